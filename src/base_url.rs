@@ -1,0 +1,141 @@
+//! The service's base URL: validated once, then joined with the operation path.
+
+use std::fmt;
+use std::net::IpAddr;
+
+use crate::reference::Reference;
+
+/// An http(s) base URL that is safe to send credentials to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrl {
+    /// Scheme, authority and path prefix, without a trailing slash.
+    prefix: String,
+    host: String,
+}
+
+impl BaseUrl {
+    /// Validates `input`: http or https, a host, no userinfo, query or fragment; plain
+    /// http only to a loopback host, so credentials never cross a network in clear text.
+    pub fn parse(input: &str) -> Result<Self, String> {
+        let s = input.trim();
+        let uri: ureq::http::Uri = s
+            .parse()
+            .map_err(|_| format!("base URL '{s}' is not a valid URL"))?;
+        let scheme = uri.scheme_str().map(str::to_ascii_lowercase);
+        let Some(scheme) = scheme.filter(|sc| sc == "http" || sc == "https") else {
+            return Err(format!(
+                "base URL '{s}' must start with https:// (e.g. https://paywithbank3d.com)"
+            ));
+        };
+        let authority = uri.authority().map(|a| a.as_str()).unwrap_or("");
+        if authority.contains('@') {
+            return Err(format!(
+                "base URL '{s}' must not carry credentials; use --client-id and a secret source"
+            ));
+        }
+        let Some(host) = uri.host().filter(|h| !h.is_empty()) else {
+            return Err(format!("base URL '{s}' has no host"));
+        };
+        if s.contains('?') || s.contains('#') {
+            return Err(format!("base URL '{s}' must not have a query or fragment"));
+        }
+        if scheme == "http" && !is_loopback(host) {
+            return Err(format!(
+                "base URL '{s}' uses plain http; use https (credentials never travel in clear \
+                 text; http is allowed only to 127.0.0.1, ::1 or localhost)"
+            ));
+        }
+        let path = uri.path().trim_end_matches('/');
+        Ok(BaseUrl {
+            prefix: format!("{scheme}://{authority}{path}"),
+            host: host.to_ascii_lowercase(),
+        })
+    }
+
+    /// The Verify Transaction URL for one reference.
+    pub fn verify_url(&self, reference: &Reference) -> String {
+        format!(
+            "{}/api/payment/verify/{}",
+            self.prefix,
+            reference.path_segment()
+        )
+    }
+
+    /// The host name, lower-case (IPv6 in brackets).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+}
+
+impl fmt::Display for BaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.prefix)
+    }
+}
+
+/// Whether a URL host is this machine: `localhost`, 127.0.0.0/8 or ::1.
+pub fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(base: &str, reference: &str) -> String {
+        BaseUrl::parse(base)
+            .unwrap()
+            .verify_url(&Reference::parse(reference).unwrap())
+    }
+
+    #[test]
+    fn joins_with_prefixes_and_trailing_slashes() {
+        assert_eq!(
+            url("https://paywithbank3d.com", "0000000000000044177"),
+            "https://paywithbank3d.com/api/payment/verify/0000000000000044177"
+        );
+        assert_eq!(
+            url("https://gw.example/prefix/", "R"),
+            "https://gw.example/prefix/api/payment/verify/R"
+        );
+        assert_eq!(
+            url("HTTPS://gw.example:8443//", "a/b"),
+            "https://gw.example:8443/api/payment/verify/a%2Fb"
+        );
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback() {
+        for ok in [
+            "http://127.0.0.1:8089",
+            "http://127.1.2.3",
+            "http://localhost:1",
+            "http://LOCALHOST",
+            "http://[::1]:8089/",
+        ] {
+            assert!(BaseUrl::parse(ok).is_ok(), "{ok}");
+        }
+        let err = BaseUrl::parse("http://paywithbank3d.com").unwrap_err();
+        assert!(err.contains("https"), "{err}");
+        assert!(BaseUrl::parse("http://10.0.0.1").is_err());
+        assert!(BaseUrl::parse("http://localhost.evil.com").is_err());
+    }
+
+    #[test]
+    fn refuses_non_urls_and_dangerous_shapes() {
+        for bad in [
+            "paywithbank3d.com",
+            "ftp://x.com",
+            "https://",
+            "https://user:pw@x.com",
+            "https://x.com/?a=1",
+            "https://x.com/#f",
+            "",
+            "not a url",
+        ] {
+            assert!(BaseUrl::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

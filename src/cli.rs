@@ -1,0 +1,267 @@
+//! Command-line types (clap derive). Parsing only: meaning is given in `settings`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use crate::exit::Exit;
+
+/// Verify payment transactions against the gateway's Verify Transaction operation.
+#[derive(Debug, Parser)]
+#[command(
+    name = "payverify",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Options every subcommand accepts, before or after the subcommand name.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted before or after any subcommand.
+#[derive(Debug, Args, Default, Clone)]
+pub struct GlobalArgs {
+    /// Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Client id (the dashboard's public key) [env: PAYVERIFY_CLIENT_ID]
+    #[arg(long, global = true, value_name = "ID")]
+    pub client_id: Option<String>,
+
+    /// Read the client secret from this file. There is no --client-secret flag on purpose:
+    /// argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub client_secret_file: Option<PathBuf>,
+
+    /// Config profile to use [env: PAYVERIFY_PROFILE] [default: the file's default_profile]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// When to colour output; `auto` colours only a terminal and honours NO_COLOR.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Log each attempt (method, URL, status, time, retry decision) to stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Print nothing on stdout or stderr: the exit status is the whole answer.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Verify a transaction by its reference and report its outcome.
+    Verify(VerifyArgs),
+}
+
+/// Arguments of `payverify verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The transaction reference (surrounding whitespace is trimmed; use `--` before one
+    /// that starts with a hyphen).
+    #[arg(value_name = "REFERENCE")]
+    pub reference: String,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Table, value_name = "FORMAT")]
+    pub output: OutputFormat,
+
+    /// Connection tuning.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+}
+
+/// How requests are made; each has a config key of the same name.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ConnectionArgs {
+    /// Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Option<Duration>,
+
+    /// Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504
+    /// [default: 2] [config: retries]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: Option<u32>,
+
+    /// How the Authorization header carries the credentials [default: standard]
+    /// [config: auth_style]
+    #[arg(long, value_enum, value_name = "STYLE")]
+    pub auth_style: Option<AuthStyle>,
+}
+
+/// Whether output is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// How a result is printed on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// A field/value table for people.
+    Table,
+    /// The service's JSON object exactly as received, pretty-printed.
+    Json,
+}
+
+/// How the credentials are written in the Authorization header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum AuthStyle {
+    /// `Basic base64(id:secret)`, RFC 7617, as the gateway's own integrations send.
+    #[default]
+    Standard,
+    /// `Basic id:secret` unencoded, as the interface document literally writes it.
+    Literal,
+}
+
+impl AuthStyle {
+    /// Parses the config-file spelling.
+    pub fn from_config(s: &str) -> Option<Self> {
+        <AuthStyle as ValueEnum>::from_str(s, true).ok()
+    }
+}
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    timeout_from_secs(secs).ok_or_else(|| format!("'{s}' must be more than 0 and at most 3600"))
+}
+
+/// A timeout from seconds, if it is positive, finite and at most an hour.
+pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
+    (secs.is_finite() && secs > 0.0 && secs <= 3600.0).then(|| Duration::from_secs_f64(secs))
+}
+
+/// The clap command with the texts that are built at run time (the exit-code table).
+pub fn command() -> clap::Command {
+    Cli::command().mut_subcommand("verify", |c| c.after_help(Exit::table()))
+}
+
+/// Parses arguments, with the run-time help texts.
+pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        try_parse_from(std::iter::once("payverify").chain(args.iter().copied()))
+    }
+
+    fn verify(cli: &Cli) -> &VerifyArgs {
+        let Command::Verify(v) = &cli.command;
+        v
+    }
+
+    #[test]
+    fn command_is_well_formed() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn global_flags_work_after_the_subcommand() {
+        let cli = parse(&[
+            "verify",
+            "REF",
+            "--base-url",
+            "https://x",
+            "--profile",
+            "p",
+            "-v",
+        ])
+        .unwrap();
+        assert_eq!(cli.global.base_url.as_deref(), Some("https://x"));
+        assert_eq!(cli.global.profile.as_deref(), Some("p"));
+        assert_eq!(cli.global.verbose, 1);
+        let cli = parse(&["--base-url", "https://y", "verify", "REF"]).unwrap();
+        assert_eq!(cli.global.base_url.as_deref(), Some("https://y"));
+    }
+
+    #[test]
+    fn verify_defaults() {
+        let cli = parse(&["verify", "REF"]).unwrap();
+        let v = verify(&cli);
+        assert_eq!(v.reference, "REF");
+        assert_eq!(v.output, OutputFormat::Table);
+        assert_eq!(v.connection.timeout, None);
+        assert_eq!(cli.global.color, ColorChoice::Auto);
+    }
+
+    #[test]
+    fn there_is_no_client_secret_flag() {
+        let err = parse(&["verify", "REF", "--client-secret", "s"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
+    }
+
+    #[test]
+    fn timeout_accepts_fractions_and_refuses_nonsense() {
+        let cli = parse(&["verify", "R", "--timeout", "0.5"]).unwrap();
+        assert_eq!(
+            verify(&cli).connection.timeout,
+            Some(Duration::from_millis(500))
+        );
+        for bad in ["0", "-1", "abc", "inf", "NaN", "100000"] {
+            assert!(parse(&["verify", "R", "--timeout", bad]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn output_and_auth_style_values() {
+        let cli = parse(&["verify", "R", "-o", "json", "--auth-style", "literal"]).unwrap();
+        assert_eq!(verify(&cli).output, OutputFormat::Json);
+        assert_eq!(verify(&cli).connection.auth_style, Some(AuthStyle::Literal));
+        assert!(parse(&["verify", "R", "-o", "xml"]).is_err());
+        assert_eq!(AuthStyle::from_config("LITERAL"), Some(AuthStyle::Literal));
+        assert_eq!(AuthStyle::from_config("weird"), None);
+    }
+
+    #[test]
+    fn reference_may_start_with_a_hyphen_after_double_dash() {
+        let cli = parse(&["verify", "-v", "--", "-abc"]).unwrap();
+        assert_eq!(cli.global.verbose, 1);
+        assert_eq!(verify(&cli).reference, "-abc");
+    }
+
+    #[test]
+    fn quiet_and_verbose_conflict() {
+        assert!(parse(&["verify", "R", "-q", "-v"]).is_err());
+    }
+
+    #[test]
+    fn verify_help_shows_the_exit_codes() {
+        let err = parse(&["verify", "--help"]).unwrap_err();
+        let help = err.to_string();
+        assert!(help.contains("Exit status:"), "{help}");
+        assert!(help.contains("130"));
+    }
+}

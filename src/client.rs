@@ -1,0 +1,360 @@
+//! The HTTP exchange: one shared agent, authentication, timeouts, retries and back-off.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use ureq::Agent;
+
+use crate::base_url::BaseUrl;
+use crate::cli::AuthStyle;
+use crate::log::Log;
+use crate::reference::Reference;
+use crate::secret::Secret;
+use crate::settings::Endpoint;
+
+/// The most body payverify reads; a verification result is well under a kilobyte.
+pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
+/// The longest `Retry-After` honoured.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// First back-off delay; it doubles each retry.
+const BACKOFF_BASE: Duration = Duration::from_millis(200);
+/// Largest back-off delay before jitter.
+const BACKOFF_CAP: Duration = Duration::from_secs(5);
+
+/// A complete HTTP response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status code.
+    pub status: u16,
+    /// The body, at most [`MAX_BODY_BYTES`].
+    pub body: Vec<u8>,
+}
+
+/// Why no complete response was had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// The attempt ran past `--timeout`.
+    Timeout(Duration),
+    /// No connection, or it broke: refused, reset, DNS failure.
+    Network(String),
+    /// The TLS handshake failed (certificate, or not TLS at the other end).
+    Tls(String),
+    /// The server did not speak HTTP properly.
+    Protocol(String),
+    /// The body is larger than [`MAX_BODY_BYTES`].
+    TooLarge,
+}
+
+impl TransportError {
+    fn retryable(&self) -> bool {
+        matches!(
+            self,
+            TransportError::Timeout(_) | TransportError::Network(_)
+        )
+    }
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Timeout(t) => write!(f, "no complete answer within {}", secs(*t)),
+            TransportError::Network(e) => write!(f, "network error: {e}"),
+            TransportError::Tls(e) => write!(f, "TLS error: {e}"),
+            TransportError::Protocol(e) => write!(f, "not a valid HTTP response: {e}"),
+            TransportError::TooLarge => {
+                write!(f, "the body is larger than {} KiB", MAX_BODY_BYTES / 1024)
+            }
+        }
+    }
+}
+
+/// The result of all attempts for one reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    /// The last response, or why there was none.
+    pub result: Result<Response, TransportError>,
+    /// How many attempts were made.
+    pub attempts: u32,
+}
+
+/// Makes Verify Transaction requests; share one across threads.
+pub struct Client {
+    agent: Agent,
+    base_url: BaseUrl,
+    authorization: Secret,
+    retries: u32,
+    timeout: Duration,
+    log: Log,
+    jitter: AtomicU64,
+}
+
+impl Client {
+    /// A client for `endpoint`; registers the secret and header with `log` for scrubbing.
+    pub fn new(endpoint: &Endpoint, timeout: Duration, retries: u32, log: Log) -> Self {
+        let authorization = authorization(endpoint);
+        log.add_secret(endpoint.client_secret.expose());
+        log.add_secret(authorization.expose().trim_start_matches("Basic "));
+        let config = Agent::config_builder()
+            .http_status_as_error(false)
+            // A redirect is a bad response; never follow it, so credentials never go
+            // to another host.
+            .max_redirects(0)
+            .timeout_global(Some(timeout))
+            .user_agent(concat!("payverify/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Client {
+            agent: config.new_agent(),
+            base_url: endpoint.base_url.clone(),
+            authorization,
+            retries,
+            timeout,
+            log,
+            jitter: AtomicU64::new(seed()),
+        }
+    }
+
+    /// Verifies one reference, retrying as configured.
+    pub fn verify(&self, reference: &Reference) -> Exchange {
+        let url = self.base_url.verify_url(reference);
+        let total = self.retries + 1;
+        self.log.trace(|| {
+            format!(
+                "> GET {url}; Accept: application/json; Content-Type: application/json; \
+                 Authorization: Basic <redacted>"
+            )
+        });
+        let mut attempt = 1;
+        loop {
+            let started = Instant::now();
+            let (result, retry_after) = self.attempt(&url);
+            let elapsed = started.elapsed().as_millis();
+            let retry = attempt < total && should_retry(&result);
+            self.log.trace(|| {
+                let what = match &result {
+                    Ok(r) => format!("HTTP {}", r.status),
+                    Err(e) => e.to_string(),
+                };
+                let next = if retry {
+                    "retrying"
+                } else if attempt < total || !should_retry(&result) {
+                    "done"
+                } else {
+                    "no retries left"
+                };
+                format!("< attempt {attempt}/{total}: {what} in {elapsed} ms; {next}")
+            });
+            if !retry {
+                return Exchange {
+                    result,
+                    attempts: attempt,
+                };
+            }
+            let delay = retry_after.unwrap_or_else(|| self.backoff(attempt));
+            self.log.trace(|| {
+                format!(
+                    "  waiting {} ms before attempt {}",
+                    delay.as_millis(),
+                    attempt + 1
+                )
+            });
+            std::thread::sleep(delay);
+            attempt += 1;
+        }
+    }
+
+    fn attempt(&self, url: &str) -> (Result<Response, TransportError>, Option<Duration>) {
+        let sent = self
+            .agent
+            .get(url)
+            .header("Accept", "application/json")
+            .header("Content-Type", "application/json")
+            .header("Authorization", self.authorization.expose())
+            .call();
+        let response = match sent {
+            Ok(r) => r,
+            Err(e) => return (Err(self.transport_error(e)), None),
+        };
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let body = response
+            .into_body()
+            .with_config()
+            .limit(MAX_BODY_BYTES)
+            .read_to_vec();
+        match body {
+            Ok(body) => (Ok(Response { status, body }), retry_after),
+            Err(e) => (Err(self.transport_error(e)), None),
+        }
+    }
+
+    fn transport_error(&self, e: ureq::Error) -> TransportError {
+        use ureq::Error as E;
+        match e {
+            E::Timeout(_) => TransportError::Timeout(self.timeout),
+            E::BodyExceedsLimit(_) => TransportError::TooLarge,
+            E::HostNotFound => {
+                TransportError::Network(format!("cannot resolve host {}", self.base_url.host()))
+            }
+            E::ConnectionFailed => TransportError::Network("connection failed".into()),
+            E::Io(io) => match io.kind() {
+                std::io::ErrorKind::TimedOut => TransportError::Timeout(self.timeout),
+                _ => TransportError::Network(crate::config::io_reason(&io)),
+            },
+            E::Tls(msg) => TransportError::Tls(msg.into()),
+            E::Rustls(e) => TransportError::Tls(e.to_string()),
+            E::Protocol(e) => TransportError::Protocol(e.to_string()),
+            E::LargeResponseHeader(..) => TransportError::Protocol("headers too large".into()),
+            E::Decompress(_, e) => TransportError::Protocol(format!("bad compressed body: {e}")),
+            other => TransportError::Network(other.to_string()),
+        }
+    }
+
+    /// Exponential back-off with up to 50% random jitter, so clients spread out.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let exp = BACKOFF_BASE.saturating_mul(1 << attempt.saturating_sub(1).min(16));
+        let base = exp.min(BACKOFF_CAP);
+        let fraction = (self.next_random() % 1000) as f64 / 2000.0;
+        base + base.mul_f64(fraction)
+    }
+
+    fn next_random(&self) -> u64 {
+        // xorshift64*: jitter needs spread, not cryptographic quality.
+        let mut x = self.jitter.load(Ordering::Relaxed);
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.jitter.store(x, Ordering::Relaxed);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// The Authorization header value for the endpoint's style.
+pub fn authorization(endpoint: &Endpoint) -> Secret {
+    let pair = format!("{}:{}", endpoint.client_id, endpoint.client_secret.expose());
+    match endpoint.auth_style {
+        AuthStyle::Standard => Secret::new(format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair)
+        )),
+        AuthStyle::Literal => Secret::new(format!("Basic {pair}")),
+    }
+}
+
+/// Whether a result is worth another attempt: network trouble, 429 and 500/502/503/504.
+pub fn should_retry(result: &Result<Response, TransportError>) -> bool {
+    match result {
+        Ok(r) => matches!(r.status, 429 | 500 | 502 | 503 | 504),
+        Err(e) => e.retryable(),
+    }
+}
+
+/// `Retry-After` in seconds (HTTP-dates are not used by this service), capped at 30 s.
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    let secs: f64 = value.trim().parse().ok()?;
+    if !secs.is_finite() || secs < 0.0 {
+        return None;
+    }
+    Some(Duration::from_secs_f64(
+        secs.min(MAX_RETRY_AFTER.as_secs_f64()),
+    ))
+}
+
+fn seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0x9E37_79B9_7F4A_7C15);
+    (nanos ^ u64::from(std::process::id()).rotate_left(32)) | 1
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint(style: AuthStyle) -> Endpoint {
+        Endpoint {
+            base_url: BaseUrl::parse("https://x.example").unwrap(),
+            client_id: "id".into(),
+            client_secret: Secret::new("secret"),
+            auth_style: style,
+        }
+    }
+
+    #[test]
+    fn authorization_styles() {
+        assert_eq!(
+            authorization(&endpoint(AuthStyle::Standard)).expose(),
+            "Basic aWQ6c2VjcmV0"
+        );
+        assert_eq!(
+            authorization(&endpoint(AuthStyle::Literal)).expose(),
+            "Basic id:secret"
+        );
+    }
+
+    #[test]
+    fn retry_after_is_capped_and_validated() {
+        assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_retry_after(" 0.5 "), Some(Duration::from_millis(500)));
+        assert_eq!(parse_retry_after("3600"), Some(MAX_RETRY_AFTER));
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        assert_eq!(parse_retry_after("inf"), None);
+    }
+
+    #[test]
+    fn retry_policy() {
+        let status = |s| {
+            Ok(Response {
+                status: s,
+                body: vec![],
+            })
+        };
+        for s in [429, 500, 502, 503, 504] {
+            assert!(should_retry(&status(s)), "{s}");
+        }
+        for s in [200, 400, 401, 403, 404, 501, 505, 302] {
+            assert!(!should_retry(&status(s)), "{s}");
+        }
+        assert!(should_retry(&Err(TransportError::Network("reset".into()))));
+        assert!(should_retry(&Err(TransportError::Timeout(
+            Duration::from_secs(1)
+        ))));
+        assert!(!should_retry(&Err(TransportError::TooLarge)));
+        assert!(!should_retry(&Err(TransportError::Tls("x".into()))));
+    }
+
+    #[test]
+    fn backoff_grows_with_bounded_jitter() {
+        let client = Client::new(
+            &endpoint(AuthStyle::Standard),
+            Duration::from_secs(1),
+            2,
+            Log::new(crate::log::Level::Quiet),
+        );
+        for attempt in 1..=10 {
+            let d = client.backoff(attempt);
+            let base = BACKOFF_BASE
+                .saturating_mul(1 << (attempt - 1))
+                .min(BACKOFF_CAP);
+            assert!(
+                d >= base && d <= base + base / 2,
+                "attempt {attempt}: {d:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! One module per subcommand: each turns parsed arguments into an exit status.
+
+pub mod verify;

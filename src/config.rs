@@ -1,0 +1,153 @@
+//! The TOML config file: profiles of base URL, credentials and defaults.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::exit::Failure;
+use crate::secret::Secret;
+
+/// The whole config file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The profile used when neither `--profile` nor `PAYVERIFY_PROFILE` names one.
+    pub default_profile: Option<String>,
+    /// Named profiles, e.g. `live` and `staging`.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+/// One `[profiles.NAME]` table. Unknown keys are refused so a typo is not silently ignored.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Base URL of the service, e.g. `https://paywithbank3d.com`.
+    pub base_url: Option<String>,
+    /// Client id (the dashboard's public key).
+    pub client_id: Option<String>,
+    /// Client secret inline; prefer `client_secret_file`.
+    pub client_secret: Option<Secret>,
+    /// A file holding the client secret.
+    pub client_secret_file: Option<PathBuf>,
+    /// `standard` (base64, RFC 7617) or `literal`.
+    pub auth_style: Option<String>,
+    /// Per-attempt timeout in seconds.
+    pub timeout: Option<f64>,
+    /// Retries after the first attempt.
+    pub retries: Option<u32>,
+}
+
+/// Where the config file is looked for, and whether it must exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigLocation {
+    /// The path.
+    pub path: PathBuf,
+    /// True when the user named it (`--config`/`PAYVERIFY_CONFIG`): then it must exist.
+    pub explicit: bool,
+}
+
+/// The platform default: `$XDG_CONFIG_HOME/payverify/config.toml` on Linux.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "payverify").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Reads and parses the config file; a missing default file is an empty config.
+pub fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Failure> {
+    let text = match std::fs::read_to_string(&location.path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !location.explicit => {
+            return Ok(None);
+        }
+        Err(e) => {
+            return Err(Failure::config(format!(
+                "cannot read config file {}: {} (check --config / PAYVERIFY_CONFIG)",
+                location.path.display(),
+                io_reason(&e)
+            )));
+        }
+    };
+    parse(&text, &location.path).map(Some)
+}
+
+/// Parses config text, turning TOML errors into one line with the line number.
+pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
+    toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let at = line.map(|l| format!(" line {l}:")).unwrap_or_default();
+        let message = e.message().replace('\n', " ");
+        Failure::config(format!(
+            "config file {} is invalid:{at} {}",
+            path.display(),
+            message.trim()
+        ))
+    })
+}
+
+/// An io::Error's reason without the "(os error N)" noise.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_owned(),
+                None => s,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_example_config() {
+        let text = include_str!("../config.example.toml");
+        let cfg = parse(text, Path::new("config.example.toml")).unwrap();
+        assert_eq!(cfg.default_profile.as_deref(), Some("live"));
+        assert!(cfg.profiles.contains_key("live"));
+        assert!(cfg.profiles.contains_key("staging"));
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_a_line_number() {
+        let text = "[profiles.live]\nbase_url = \"https://x\"\nclient_sekret = \"s\"\n";
+        let err = parse(text, Path::new("c.toml")).unwrap_err();
+        assert_eq!(err.exit, crate::exit::Exit::Config);
+        assert!(err.message.contains("line 3"), "{}", err.message);
+        assert!(err.message.contains("client_sekret"), "{}", err.message);
+        assert!(!err.message.contains('\n'));
+    }
+
+    #[test]
+    fn missing_default_file_is_fine_but_named_one_is_not() {
+        let missing = PathBuf::from("/nonexistent/payverify/config.toml");
+        let implicit = ConfigLocation {
+            path: missing.clone(),
+            explicit: false,
+        };
+        assert!(load(&implicit).unwrap().is_none());
+        let explicit = ConfigLocation {
+            path: missing,
+            explicit: true,
+        };
+        let err = load(&explicit).unwrap_err();
+        assert!(err.message.contains("no such file"), "{}", err.message);
+    }
+
+    #[test]
+    fn secret_in_config_is_redacted_in_debug() {
+        let cfg = parse(
+            "[profiles.p]\nclient_secret = \"topsecret\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert!(!format!("{cfg:?}").contains("topsecret"));
+    }
+}

@@ -1,0 +1,197 @@
+//! The exit-code contract: the one enum every outcome is mapped to.
+//!
+//! Scripts gate on these numbers, so they never change meaning. `payverify verify --help`
+//! and the README print the table that [`Exit::table`] renders from this enum.
+
+use std::fmt;
+
+/// A process exit status with a documented meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Exit {
+    /// The transaction is SUCCESSFUL and every requested check passed.
+    Successful,
+    /// The service reports the transaction did not succeed (FAILED).
+    Failed,
+    /// Bad arguments or reference.
+    Usage,
+    /// HTTP 404: no transaction has that reference.
+    NotFound,
+    /// An integrity or expectation check failed.
+    CheckFailed,
+    /// HTTP 401 or 403: the credentials were rejected.
+    AuthRejected,
+    /// Missing or invalid credentials, base URL or config file.
+    Config,
+    /// Network error, timeout, 429 or 5xx after the retries.
+    Unavailable,
+    /// A response that is not the documented shape, an unexpected HTTP status, or too large.
+    BadResponse,
+    /// A status other than SUCCESSFUL or FAILED.
+    NotFinal,
+    /// payverify could not do its own local work (e.g. writing the output failed).
+    Internal,
+    /// Interrupted by Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+impl Exit {
+    /// Every exit status, in table order.
+    pub const ALL: [Exit; 12] = [
+        Exit::Successful,
+        Exit::Failed,
+        Exit::Usage,
+        Exit::NotFound,
+        Exit::CheckFailed,
+        Exit::AuthRejected,
+        Exit::Config,
+        Exit::Unavailable,
+        Exit::BadResponse,
+        Exit::NotFinal,
+        Exit::Internal,
+        Exit::Interrupted,
+    ];
+
+    /// The numeric process exit status.
+    pub const fn code(self) -> u8 {
+        match self {
+            Exit::Successful => 0,
+            Exit::Failed => 1,
+            Exit::Usage => 2,
+            Exit::NotFound => 3,
+            Exit::CheckFailed => 4,
+            Exit::AuthRejected => 5,
+            Exit::Config => 6,
+            Exit::Unavailable => 7,
+            Exit::BadResponse => 8,
+            Exit::NotFinal => 9,
+            Exit::Internal => 10,
+            Exit::Interrupted => 130,
+        }
+    }
+
+    /// One line saying what the status means, as printed in `--help` and the README.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Exit::Successful => "SUCCESSFUL (and every requested check passed)",
+            Exit::Failed => "FAILED: the service reports the transaction did not succeed",
+            Exit::Usage => "usage error: bad arguments or reference",
+            Exit::NotFound => "not found: HTTP 404, no transaction has that reference",
+            Exit::CheckFailed => "check failed: hmac, expected amount, currency or merchant ref",
+            Exit::AuthRejected => "authentication rejected: HTTP 401 or 403",
+            Exit::Config => {
+                "configuration error: missing/invalid credentials, base URL or config file"
+            }
+            Exit::Unavailable => {
+                "service unavailable: network error, timeout, 429 or 5xx after the retries"
+            }
+            Exit::BadResponse => {
+                "bad response: not a JSON object, no status, other HTTP status, too large"
+            }
+            Exit::NotFinal => "not final: a status other than SUCCESSFUL or FAILED",
+            Exit::Internal => "local error: payverify could not write its output",
+            Exit::Interrupted => "interrupted by Ctrl-C or SIGTERM",
+        }
+    }
+
+    /// The merge rule for several results: the most severe (largest) code wins, so 0 means
+    /// every reference was SUCCESSFUL and passed its checks.
+    pub fn merge(self, other: Exit) -> Exit {
+        self.max(other)
+    }
+
+    /// The exit-code table as plain text, for `--help`.
+    pub fn table() -> String {
+        let mut out = String::from("Exit status:\n");
+        for exit in Exit::ALL {
+            out.push_str(&format!("  {:>3}  {}\n", exit.code(), exit.meaning()));
+        }
+        out
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> Self {
+        std::process::ExitCode::from(exit.code())
+    }
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.code())
+    }
+}
+
+/// An error that already knows its exit status and its one-line message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The exit status the process ends with.
+    pub exit: Exit,
+    /// What happened, with a hint in parentheses where one helps; never a secret.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure with the given exit status and message.
+    pub fn new(exit: Exit, message: impl Into<String>) -> Self {
+        Failure {
+            exit,
+            message: message.into(),
+        }
+    }
+
+    /// A usage error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure::new(Exit::Usage, message)
+    }
+
+    /// A configuration error (exit 6).
+    pub fn config(message: impl Into<String>) -> Self {
+        Failure::new(Exit::Config, message)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_the_documented_contract() {
+        let codes: Vec<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
+        assert_eq!(codes, vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130]);
+    }
+
+    #[test]
+    fn merge_keeps_the_most_severe() {
+        assert_eq!(Exit::Successful.merge(Exit::Failed), Exit::Failed);
+        assert_eq!(Exit::NotFinal.merge(Exit::CheckFailed), Exit::NotFinal);
+        assert_eq!(Exit::Successful.merge(Exit::Successful), Exit::Successful);
+    }
+
+    #[test]
+    fn order_follows_the_numbers() {
+        for pair in Exit::ALL.windows(2) {
+            assert!(
+                pair[0] < pair[1],
+                "{:?} should sort before {:?}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+
+    #[test]
+    fn table_lists_every_code() {
+        let table = Exit::table();
+        for exit in Exit::ALL {
+            assert!(table.contains(exit.meaning()));
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! payverify: verify payment transactions against a gateway's Verify Transaction operation.
+//!
+//! Data flows one way: arguments ([`cli`]) -> [`settings`] -> request ([`client`]) ->
+//! response ([`model`]) -> [`outcome`] -> [`render`]. [`run`] is the whole program.
+
+pub mod base_url;
+pub mod cli;
+pub mod client;
+pub mod commands;
+pub mod config;
+pub mod exit;
+pub mod log;
+pub mod model;
+pub mod money;
+pub mod outcome;
+pub mod reference;
+pub mod render;
+pub mod secret;
+pub mod settings;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::cli::{Command, GlobalArgs};
+use crate::exit::{Exit, Failure};
+use crate::log::{Level, Log};
+use crate::settings::Context;
+
+/// Runs payverify with `args` (including the program name) and returns its exit status.
+pub fn run<I, T>(args: I) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(&e),
+    };
+    let log = Log::new(level(&cli.global));
+    let ctx = Context::process();
+    let result: Result<Exit, Failure> = match &cli.command {
+        Command::Verify(args) => commands::verify::run(&cli.global, args, &log, &ctx),
+    };
+    match result {
+        Ok(exit) => exit,
+        Err(failure) => {
+            log.error(&failure.message);
+            failure.exit
+        }
+    }
+}
+
+fn level(global: &GlobalArgs) -> Level {
+    if global.quiet {
+        Level::Quiet
+    } else if global.verbose > 0 {
+        Level::Verbose
+    } else {
+        Level::Normal
+    }
+}
+
+/// Help and version go to stdout (exit 0); a usage error becomes one stderr line (exit 2).
+fn clap_error(e: &clap::Error) -> Exit {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = write!(std::io::stdout(), "{}", e.render());
+        return Exit::Successful;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = write!(std::io::stderr(), "{}", e.render());
+        return Exit::Usage;
+    }
+    let _ = writeln!(std::io::stderr(), "payverify: {}", clap_one_line(e));
+    Exit::Usage
+}
+
+/// Folds clap's multi-line message into `<what> <details> (<tips>; see --help)`.
+pub fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut lines = text.lines();
+    let first = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim()
+        .trim_start_matches("error: ")
+        .to_owned();
+    // Indented lines right after the first name the arguments concerned.
+    let mut details = Vec::new();
+    let mut tips = Vec::new();
+    for line in lines.map(str::trim) {
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip);
+        } else if line.starts_with("Usage:") || line.starts_with("For more information") {
+            continue;
+        } else if !line.is_empty() && tips.is_empty() {
+            details.push(line);
+        }
+    }
+    let mut message = first;
+    if !details.is_empty() {
+        message = format!("{message} {}", details.join(", "));
+    }
+    tips.push("see 'payverify --help'");
+    format!("{message} ({})", tips.join("; "))
+}

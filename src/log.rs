@@ -1,0 +1,152 @@
+//! Everything payverify says on stderr: errors, warnings and `-v` traces, one line each.
+//!
+//! Every line passes through [`Log::scrub`], so a secret can never reach stderr even when a
+//! service echoes it back in an error message.
+
+use std::io::Write;
+use std::sync::{Arc, RwLock};
+
+/// How much to say on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Nothing at all (`-q`).
+    Quiet,
+    /// Errors and warnings.
+    Normal,
+    /// Plus a line per attempt (`-v`).
+    Verbose,
+}
+
+/// The stderr writer; cheap to clone and shared between threads.
+#[derive(Clone)]
+pub struct Log {
+    level: Level,
+    secrets: Arc<RwLock<Vec<String>>>,
+}
+
+impl std::fmt::Debug for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Log")
+            .field("level", &self.level)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Log {
+    /// A log at the given level.
+    pub fn new(level: Level) -> Self {
+        Log {
+            level,
+            secrets: Arc::default(),
+        }
+    }
+
+    /// The level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Registers a value that must never be printed (a secret, an Authorization value).
+    pub fn add_secret(&self, secret: &str) {
+        // Very short values would redact ordinary words; a secret that short is not one.
+        if secret.len() < 4 {
+            return;
+        }
+        if let Ok(mut list) = self.secrets.write() {
+            list.push(secret.to_owned());
+        }
+    }
+
+    /// Replaces every registered secret in `text` with `<redacted>` and folds the text
+    /// onto one line.
+    pub fn scrub(&self, text: &str) -> String {
+        let mut out = one_line(text);
+        if let Ok(list) = self.secrets.read() {
+            for secret in list.iter() {
+                if out.contains(secret.as_str()) {
+                    out = out.replace(secret.as_str(), "<redacted>");
+                }
+            }
+        }
+        out
+    }
+
+    /// `payverify: <message>`, unless quiet.
+    pub fn error(&self, message: &str) {
+        if self.level != Level::Quiet {
+            self.line(&format!("payverify: {message}"));
+        }
+    }
+
+    /// `payverify: warning: <message>`, unless quiet.
+    pub fn warn(&self, message: &str) {
+        if self.level != Level::Quiet {
+            self.line(&format!("payverify: warning: {message}"));
+        }
+    }
+
+    /// A trace line, only with `-v`.
+    pub fn trace(&self, message: impl FnOnce() -> String) {
+        if self.level == Level::Verbose {
+            self.line(&format!("payverify: {}", message()));
+        }
+    }
+
+    fn line(&self, text: &str) {
+        let mut line = self.scrub(text);
+        line.push('\n');
+        // One write per line keeps lines whole when worker threads log at once; a closed
+        // stderr is not worth failing a verification for.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+/// Folds newlines and control characters so a message is exactly one line.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last_space = false;
+    for c in text.trim().chars() {
+        let c = if c.is_control() { ' ' } else { c };
+        if c == ' ' && last_space {
+            continue;
+        }
+        last_space = c == ' ';
+        out.push(c);
+    }
+    out
+}
+
+/// Trims service-provided text to a readable length.
+pub fn truncate(text: &str, max_chars: usize) -> String {
+    let text = one_line(text);
+    if text.chars().count() <= max_chars {
+        return text;
+    }
+    let mut out: String = text.chars().take(max_chars).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrub_removes_registered_secrets_and_newlines() {
+        let log = Log::new(Level::Normal);
+        log.add_secret("s3cr3t-value");
+        log.add_secret("ab");
+        assert_eq!(
+            log.scrub("bad key s3cr3t-value\nline two"),
+            "bad key <redacted> line two"
+        );
+        assert_eq!(log.scrub("ab is not redacted"), "ab is not redacted");
+    }
+
+    #[test]
+    fn one_line_and_truncate() {
+        assert_eq!(one_line("a\r\n\tb  c"), "a b c");
+        assert_eq!(truncate("abcdef", 3), "abc…");
+        assert_eq!(truncate("abc", 3), "abc");
+    }
+}

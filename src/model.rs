@@ -1,0 +1,407 @@
+//! The Verify Transaction response: the raw JSON object as received, and a typed view of it.
+//!
+//! Every field may be absent or null. The fields a decision hinges on (status, code, amount,
+//! currencyCode, merchantRef, hmac) must have their documented type when present; a wrong
+//! type there is a bad response, not something to guess around. Display-only fields are
+//! shown as whatever scalar the service sent.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::money::Kobo;
+
+/// Why a response body is not a usable verification result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyError {
+    /// Not parseable JSON (including invalid UTF-8).
+    NotJson(String),
+    /// Valid JSON, but not an object (an array, a string, null...).
+    NotAnObject(&'static str),
+    /// The same key twice in one object: ambiguous, so refused.
+    DuplicateKey(String),
+    /// A decision field with the wrong type or an impossible value.
+    BadField {
+        /// The JSON key.
+        field: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BodyError::NotJson(e) => write!(f, "the body is not valid JSON: {e}"),
+            BodyError::NotAnObject(kind) => write!(f, "the body is JSON {kind}, not an object"),
+            BodyError::DuplicateKey(k) => write!(f, "the body has the key \"{k}\" twice"),
+            BodyError::BadField { field, problem } => write!(f, "\"{field}\" {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for BodyError {}
+
+/// Parses bytes as one JSON object, refusing duplicate keys at any depth.
+pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
+    // A separate key-only pass: serde_json's Value silently keeps the last duplicate.
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    if let Err(e) = NoDuplicates::deserialize(&mut de).and_then(|_| de.end()) {
+        let text = e.to_string();
+        return Err(match text.strip_prefix(DUPLICATE_PREFIX) {
+            Some(rest) => {
+                let key = rest.split(" at line").next().unwrap_or(rest);
+                BodyError::DuplicateKey(key.to_owned())
+            }
+            None => BodyError::NotJson(text),
+        });
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(BodyError::NotAnObject(json_kind(&other))),
+        Err(e) => Err(BodyError::NotJson(e.to_string())),
+    }
+}
+
+const DUPLICATE_PREFIX: &str = "duplicate key ";
+
+/// The name of a JSON value's kind, for messages ("an array", "null").
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Walks any JSON document and fails on the first object with a repeated key.
+struct NoDuplicates;
+
+impl<'de> Deserialize<'de> for NoDuplicates {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicatesVisitor)
+    }
+}
+
+struct NoDuplicatesVisitor;
+
+impl<'de> Visitor<'de> for NoDuplicatesVisitor {
+    type Value = NoDuplicates;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_unit<E>(self) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NoDuplicates, A::Error> {
+        while seq.next_element::<NoDuplicates>()?.is_some() {}
+        Ok(NoDuplicates)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NoDuplicates, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<NoDuplicates>()?;
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX}{key}")));
+            }
+        }
+        Ok(NoDuplicates)
+    }
+}
+
+/// Card details from the `data` object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Card {
+    /// Masked card number (first six and last four digits).
+    pub pan: Option<String>,
+    /// Expiry as MM/YY.
+    pub expiry: Option<String>,
+    /// Expiry as an ISO 8601 local date-time.
+    pub expiry_date: Option<String>,
+    /// The documented-but-unseen `token` field.
+    pub token: Option<String>,
+}
+
+/// A typed view of one verification result, with the object as received kept beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    /// The response object exactly as received (key order and unknown fields kept).
+    pub raw: Map<String, Value>,
+    /// `status`: SUCCESSFUL, FAILED, or something not final.
+    pub status: Option<String>,
+    /// `code`: "00" accompanies an approval.
+    pub code: Option<String>,
+    /// `description` of the status.
+    pub description: Option<String>,
+    /// `amount` in kobo.
+    pub amount: Option<Kobo>,
+    /// `currencyCode`, e.g. NGN.
+    pub currency: Option<String>,
+    /// `merchantRef`.
+    pub merchant_ref: Option<String>,
+    /// `transactionRef`.
+    pub transaction_ref: Option<String>,
+    /// `paymentRef`.
+    pub payment_ref: Option<String>,
+    /// `hmac`, hex.
+    pub hmac: Option<String>,
+    /// `mode`, e.g. dev.
+    pub mode: Option<String>,
+    /// `option`, e.g. card.
+    pub option: Option<String>,
+    /// `nextAction`, e.g. APPROVE.
+    pub next_action: Option<String>,
+    /// `transactionDate`, ISO 8601 UTC.
+    pub transaction_date: Option<String>,
+    /// `paymentDate`, ISO 8601 UTC.
+    pub payment_date: Option<String>,
+    /// The `data` object.
+    pub card: Card,
+}
+
+impl Verification {
+    /// Reads the typed view out of a response object, enforcing types on decision fields.
+    pub fn from_object(raw: Map<String, Value>) -> Result<Self, BodyError> {
+        let strict = |key: &'static str| strict_string(&raw, key);
+        let status = strict("status")?;
+        let code = strict("code")?;
+        let currency = strict("currencyCode")?;
+        let merchant_ref = strict("merchantRef")?;
+        let hmac = strict("hmac")?;
+        let amount = amount(&raw)?;
+        let card = match raw.get("data") {
+            Some(Value::Object(data)) => Card {
+                pan: display(data, "pan"),
+                expiry: display(data, "expiry"),
+                expiry_date: display(data, "expiryDate"),
+                token: display(data, "token"),
+            },
+            _ => Card::default(),
+        };
+        Ok(Verification {
+            status,
+            code,
+            description: display(&raw, "description"),
+            amount,
+            currency,
+            merchant_ref,
+            transaction_ref: display(&raw, "transactionRef"),
+            payment_ref: display(&raw, "paymentRef"),
+            hmac,
+            mode: display(&raw, "mode"),
+            option: display(&raw, "option"),
+            next_action: display(&raw, "nextAction"),
+            transaction_date: display(&raw, "transactionDate"),
+            payment_date: display(&raw, "paymentDate"),
+            card,
+            raw,
+        })
+    }
+}
+
+fn strict_string(raw: &Map<String, Value>, key: &'static str) -> Result<Option<String>, BodyError> {
+    match raw.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(BodyError::BadField {
+            field: key,
+            problem: format!("is {}, not a string", json_kind(other)),
+        }),
+    }
+}
+
+/// A display-only field: strings as they are, other scalars as their JSON text.
+fn display(raw: &Map<String, Value>, key: &str) -> Option<String> {
+    match raw.get(key)? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Largest integer an f64 holds exactly; a float amount beyond it cannot be trusted.
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
+
+fn amount(raw: &Map<String, Value>) -> Result<Option<Kobo>, BodyError> {
+    let bad = |problem: String| BodyError::BadField {
+        field: "amount",
+        problem,
+    };
+    let n = match raw.get("amount") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Number(n)) => n,
+        Some(other) => return Err(bad(format!("is {}, not a number", json_kind(other)))),
+    };
+    let kobo = if let Some(i) = n.as_i64() {
+        i
+    } else if n.as_u64().is_some() {
+        return Err(bad(format!("{n} is too large")));
+    } else {
+        match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() <= MAX_EXACT_FLOAT => f as i64,
+            Some(f) if f.fract() == 0.0 => return Err(bad(format!("{n} is too large"))),
+            _ => return Err(bad(format!("{n} is not a whole number of kobo"))),
+        }
+    };
+    if kobo < 0 {
+        return Err(bad(format!("{n} is negative")));
+    }
+    Ok(Some(Kobo(kobo)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = include_str!("../tests/data/verify-success.json");
+
+    fn parse(s: &str) -> Result<Verification, BodyError> {
+        Verification::from_object(parse_object(s.as_bytes())?)
+    }
+
+    #[test]
+    fn reads_the_documented_sample() {
+        let v = parse(SAMPLE).unwrap();
+        assert_eq!(v.status.as_deref(), Some("SUCCESSFUL"));
+        assert_eq!(v.amount, Some(Kobo(4_000_000)));
+        assert_eq!(v.merchant_ref.as_deref(), Some("WQ-506391000507913"));
+        assert_eq!(v.card.pan.as_deref(), Some("501501******5015"));
+        assert_eq!(
+            v.card.expiry_date.as_deref(),
+            Some("2030-01-31T23:59:00.000")
+        );
+        assert_eq!(v.card.token, None);
+    }
+
+    #[test]
+    fn tolerates_absent_and_null_fields() {
+        let v = parse(r#"{"status":"FAILED","amount":null,"data":null}"#).unwrap();
+        assert_eq!(v.status.as_deref(), Some("FAILED"));
+        assert_eq!(v.amount, None);
+        assert_eq!(v.card, Card::default());
+        assert_eq!(parse("{}").unwrap().status, None);
+    }
+
+    #[test]
+    fn amount_may_be_a_whole_float() {
+        assert_eq!(
+            parse(r#"{"amount":4000000.0}"#).unwrap().amount,
+            Some(Kobo(4_000_000))
+        );
+        assert_eq!(
+            parse(r#"{"amount":4e6}"#).unwrap().amount,
+            Some(Kobo(4_000_000))
+        );
+    }
+
+    #[test]
+    fn impossible_amounts_are_bad_fields() {
+        for body in [
+            r#"{"amount":"4000000"}"#,
+            r#"{"amount":-1}"#,
+            r#"{"amount":4000000.5}"#,
+            r#"{"amount":99999999999999999999}"#,
+            r#"{"amount":1e300}"#,
+            r#"{"amount":true}"#,
+        ] {
+            assert!(
+                matches!(
+                    parse(body),
+                    Err(BodyError::BadField {
+                        field: "amount",
+                        ..
+                    })
+                ),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn decision_fields_must_be_strings() {
+        assert!(matches!(
+            parse(r#"{"status":1}"#),
+            Err(BodyError::BadField {
+                field: "status",
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse(r#"{"currencyCode":["NGN"]}"#),
+            Err(BodyError::BadField {
+                field: "currencyCode",
+                ..
+            })
+        ));
+        // Display fields are lenient.
+        assert_eq!(
+            parse(r#"{"paymentRef":330137174040}"#)
+                .unwrap()
+                .payment_ref
+                .as_deref(),
+            Some("330137174040")
+        );
+    }
+
+    #[test]
+    fn refuses_non_objects_bad_json_and_duplicates() {
+        assert_eq!(
+            parse_object(b"[1]"),
+            Err(BodyError::NotAnObject("an array"))
+        );
+        assert_eq!(parse_object(b"null"), Err(BodyError::NotAnObject("null")));
+        assert_eq!(
+            parse_object(b"\"x\""),
+            Err(BodyError::NotAnObject("a string"))
+        );
+        assert!(matches!(parse_object(b"{"), Err(BodyError::NotJson(_))));
+        assert!(matches!(parse_object(b"{} x"), Err(BodyError::NotJson(_))));
+        assert!(matches!(
+            parse_object(b"\xff\xfe"),
+            Err(BodyError::NotJson(_))
+        ));
+        assert_eq!(
+            parse_object(br#"{"status":"FAILED","status":"SUCCESSFUL"}"#),
+            Err(BodyError::DuplicateKey("status".into()))
+        );
+        assert_eq!(
+            parse_object(br#"{"data":{"pan":"1","pan":"2"}}"#),
+            Err(BodyError::DuplicateKey("pan".into()))
+        );
+    }
+
+    #[test]
+    fn raw_keeps_order_unknown_fields_and_number_text() {
+        let map = parse_object(br#"{"z":1,"fee":1.10,"a":{"big":123456789012345678901234567890}}"#)
+            .unwrap();
+        let keys: Vec<&String> = map.keys().collect();
+        assert_eq!(keys, ["z", "fee", "a"]);
+        assert_eq!(
+            serde_json::to_string(&map).unwrap(),
+            r#"{"z":1,"fee":1.10,"a":{"big":123456789012345678901234567890}}"#
+        );
+    }
+}

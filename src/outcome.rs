@@ -1,0 +1,328 @@
+//! The one place where an HTTP exchange becomes an outcome, and an outcome an exit status.
+
+use serde_json::Value;
+
+use crate::client::{Exchange, Response, TransportError};
+use crate::exit::Exit;
+use crate::log::truncate;
+use crate::model::{BodyError, Verification, parse_object};
+use crate::reference::Reference;
+
+/// What verifying one reference established.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// `status` is SUCCESSFUL.
+    Successful(Box<Verification>),
+    /// `status` is FAILED.
+    Failed(Box<Verification>),
+    /// Some other `status`: the transaction is not final yet.
+    NotFinal(Box<Verification>),
+    /// HTTP 404.
+    NotFound {
+        /// The service's message, if it sent one.
+        message: Option<String>,
+    },
+    /// HTTP 401 or 403.
+    AuthRejected {
+        /// The HTTP status.
+        status: u16,
+        /// The service's message, if it sent one.
+        message: Option<String>,
+    },
+    /// Network trouble, timeout, 429 or 5xx after the retries.
+    Unavailable {
+        /// What went wrong on the last attempt.
+        reason: String,
+        /// HTTP status of the last attempt, if it got one.
+        status: Option<u16>,
+    },
+    /// A response that is not a usable verification result.
+    BadResponse {
+        /// What is wrong with it.
+        reason: String,
+        /// HTTP status, if there was a response.
+        status: Option<u16>,
+    },
+}
+
+impl Outcome {
+    /// The exit status for this outcome, before any checks.
+    pub fn exit(&self) -> Exit {
+        match self {
+            Outcome::Successful(_) => Exit::Successful,
+            Outcome::Failed(_) => Exit::Failed,
+            Outcome::NotFinal(_) => Exit::NotFinal,
+            Outcome::NotFound { .. } => Exit::NotFound,
+            Outcome::AuthRejected { .. } => Exit::AuthRejected,
+            Outcome::Unavailable { .. } => Exit::Unavailable,
+            Outcome::BadResponse { .. } => Exit::BadResponse,
+        }
+    }
+
+    /// The machine-readable outcome name used in batch records.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Successful(_) => "SUCCESSFUL",
+            Outcome::Failed(_) => "FAILED",
+            Outcome::NotFinal(_) => "NOT_FINAL",
+            Outcome::NotFound { .. } => "NOT_FOUND",
+            Outcome::AuthRejected { .. } => "AUTH_REJECTED",
+            Outcome::Unavailable { .. } => "UNAVAILABLE",
+            Outcome::BadResponse { .. } => "BAD_RESPONSE",
+        }
+    }
+
+    /// The verification result, when the service gave one.
+    pub fn verification(&self) -> Option<&Verification> {
+        match self {
+            Outcome::Successful(v) | Outcome::Failed(v) | Outcome::NotFinal(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// One line for stderr describing this outcome for `reference`, without the prefix.
+    pub fn message(&self, reference: &Reference) -> String {
+        let service = |m: &Option<String>| m.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
+        match self {
+            Outcome::Successful(_) => format!("transaction '{reference}' is SUCCESSFUL"),
+            Outcome::Failed(v) => {
+                let why = [v.code.as_deref(), v.description.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let why = if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({why})")
+                };
+                format!("transaction '{reference}' FAILED{why}")
+            }
+            Outcome::NotFinal(v) => format!(
+                "transaction '{reference}' is not final: status {} (verify again later)",
+                v.status.as_deref().unwrap_or("-")
+            ),
+            Outcome::NotFound { message } => format!(
+                "no transaction has reference '{reference}' (HTTP 404{})",
+                service(message)
+            ),
+            Outcome::AuthRejected { status, message } => format!(
+                "the service rejected the credentials (HTTP {status}{}; check the client id, \
+                 the secret and --auth-style)",
+                service(message)
+            ),
+            Outcome::Unavailable { reason, .. } => format!("service unavailable: {reason}"),
+            Outcome::BadResponse { reason, .. } => {
+                format!("bad response from the service: {reason}")
+            }
+        }
+    }
+
+    /// The HTTP status of the final response, if there was one.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Outcome::Successful(_) | Outcome::Failed(_) | Outcome::NotFinal(_) => Some(200),
+            Outcome::NotFound { .. } => Some(404),
+            Outcome::AuthRejected { status, .. } => Some(*status),
+            Outcome::Unavailable { status, .. } | Outcome::BadResponse { status, .. } => *status,
+        }
+    }
+}
+
+/// Classifies the result of all attempts.
+pub fn classify(exchange: &Exchange) -> Outcome {
+    let attempts = match exchange.attempts {
+        1 => "1 attempt".to_owned(),
+        n => format!("{n} attempts"),
+    };
+    match &exchange.result {
+        Ok(response) => match classify_response(response) {
+            Outcome::Unavailable { reason, status } => Outcome::Unavailable {
+                reason: format!("{reason} after {attempts}"),
+                status,
+            },
+            other => other,
+        },
+        Err(TransportError::TooLarge) => Outcome::BadResponse {
+            reason: TransportError::TooLarge.to_string(),
+            status: None,
+        },
+        Err(e @ TransportError::Protocol(_)) => Outcome::BadResponse {
+            reason: e.to_string(),
+            status: None,
+        },
+        Err(e) => Outcome::Unavailable {
+            reason: format!("{e} after {attempts}"),
+            status: None,
+        },
+    }
+}
+
+/// Classifies one complete HTTP response. Total: any status and any bytes give an outcome.
+pub fn classify_response(response: &Response) -> Outcome {
+    let status = response.status;
+    match status {
+        200 => classify_body(&response.body),
+        404 => Outcome::NotFound {
+            message: service_message(&response.body),
+        },
+        401 | 403 => Outcome::AuthRejected {
+            status,
+            message: service_message(&response.body),
+        },
+        429 | 500..=599 => {
+            let what = if status == 429 {
+                "HTTP 429 (rate limited)".to_owned()
+            } else {
+                format!("HTTP {status}")
+            };
+            let message = service_message(&response.body)
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default();
+            Outcome::Unavailable {
+                reason: format!("{what}{message}"),
+                status: Some(status),
+            }
+        }
+        300..=399 => Outcome::BadResponse {
+            reason: format!("HTTP {status} redirect, which payverify does not follow"),
+            status: Some(status),
+        },
+        _ => {
+            let message = service_message(&response.body)
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default();
+            Outcome::BadResponse {
+                reason: format!("unexpected HTTP {status}{message}"),
+                status: Some(status),
+            }
+        }
+    }
+}
+
+fn classify_body(body: &[u8]) -> Outcome {
+    let bad = |e: BodyError| Outcome::BadResponse {
+        reason: e.to_string(),
+        status: Some(200),
+    };
+    let verification = match parse_object(body).and_then(Verification::from_object) {
+        Ok(v) => v,
+        Err(e) => return bad(e),
+    };
+    match verification.status.as_deref() {
+        Some("SUCCESSFUL") => Outcome::Successful(Box::new(verification)),
+        Some("FAILED") => Outcome::Failed(Box::new(verification)),
+        Some(_) => Outcome::NotFinal(Box::new(verification)),
+        None => Outcome::BadResponse {
+            reason: "the body has no \"status\"".into(),
+            status: Some(200),
+        },
+    }
+}
+
+/// The `message` (or `error`, `description`) string of a JSON error body, one line, short.
+pub fn service_message(body: &[u8]) -> Option<String> {
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(body) else {
+        return None;
+    };
+    ["message", "error", "description"]
+        .iter()
+        .find_map(|key| match map.get(*key) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(truncate(s, 200)),
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(status: u16, body: &str) -> Outcome {
+        classify_response(&Response {
+            status,
+            body: body.as_bytes().to_vec(),
+        })
+    }
+
+    #[test]
+    fn statuses_map_to_the_contract() {
+        let sample = include_str!("../tests/data/verify-success.json");
+        assert_eq!(response(200, sample).exit(), Exit::Successful);
+        assert_eq!(response(200, r#"{"status":"FAILED"}"#).exit(), Exit::Failed);
+        assert_eq!(
+            response(200, r#"{"status":"PENDING"}"#).exit(),
+            Exit::NotFinal
+        );
+        assert_eq!(response(200, r#"{"status":""}"#).exit(), Exit::NotFinal);
+        assert_eq!(response(200, r#"{"code":"00"}"#).exit(), Exit::BadResponse);
+        assert_eq!(response(200, "<html>").exit(), Exit::BadResponse);
+        assert_eq!(response(404, "").exit(), Exit::NotFound);
+        assert_eq!(response(401, "").exit(), Exit::AuthRejected);
+        assert_eq!(response(403, "").exit(), Exit::AuthRejected);
+        for s in [429, 500, 501, 502, 503, 504, 599] {
+            assert_eq!(response(s, "").exit(), Exit::Unavailable, "{s}");
+        }
+        for s in [100, 201, 204, 301, 302, 400, 405, 418, 600] {
+            assert_eq!(response(s, "").exit(), Exit::BadResponse, "{s}");
+        }
+    }
+
+    #[test]
+    fn status_matching_is_exact() {
+        assert_eq!(
+            response(200, r#"{"status":"successful"}"#).exit(),
+            Exit::NotFinal
+        );
+        assert_eq!(
+            response(200, r#"{"status":" SUCCESSFUL"}"#).exit(),
+            Exit::NotFinal
+        );
+    }
+
+    #[test]
+    fn service_messages_are_extracted_and_folded() {
+        let out = response(404, r#"{"message":"Transaction\nnot found"}"#);
+        let reference = Reference::parse("REF-1").unwrap();
+        let msg = out.message(&reference);
+        assert!(msg.contains("'REF-1'"), "{msg}");
+        assert!(msg.contains("Transaction not found"), "{msg}");
+        assert_eq!(
+            service_message(br#"{"error":"bad"}"#).as_deref(),
+            Some("bad")
+        );
+        assert_eq!(
+            service_message(br#"{"description":"d"}"#).as_deref(),
+            Some("d")
+        );
+        assert_eq!(service_message(br#"{"message":42}"#), None);
+        assert_eq!(service_message(b"[]"), None);
+        let long = format!(r#"{{"message":"{}"}}"#, "x".repeat(1000));
+        assert!(service_message(long.as_bytes()).unwrap().chars().count() <= 201);
+    }
+
+    #[test]
+    fn transport_errors_classify() {
+        let ex = |e| Exchange {
+            result: Err(e),
+            attempts: 3,
+        };
+        let out = classify(&ex(TransportError::Network("connection refused".into())));
+        assert_eq!(out.exit(), Exit::Unavailable);
+        assert!(
+            out.message(&Reference::parse("R").unwrap())
+                .contains("after 3 attempts")
+        );
+        assert_eq!(
+            classify(&ex(TransportError::TooLarge)).exit(),
+            Exit::BadResponse
+        );
+        assert_eq!(
+            classify(&ex(TransportError::Protocol("x".into()))).exit(),
+            Exit::BadResponse
+        );
+        assert_eq!(
+            classify(&ex(TransportError::Tls("x".into()))).exit(),
+            Exit::Unavailable
+        );
+    }
+}

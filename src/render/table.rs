@@ -1,0 +1,139 @@
+//! The field/value table for people.
+
+use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
+
+use crate::model::Verification;
+use crate::render::Style;
+
+/// Shown where the service sent no value.
+const MISSING: &str = "-";
+
+/// The rows of the table: label and value, in reading order.
+pub fn rows(v: &Verification) -> Vec<(&'static str, String)> {
+    let text = |o: &Option<String>| o.clone().unwrap_or_else(|| MISSING.to_owned());
+    let code = match (&v.code, &v.description) {
+        (Some(c), Some(d)) => format!("{c} ({d})"),
+        (Some(c), None) => c.clone(),
+        (None, Some(d)) => d.clone(),
+        (None, None) => MISSING.to_owned(),
+    };
+    let amount = v
+        .amount
+        .map(|k| k.display_with_currency(v.currency.as_deref()))
+        .unwrap_or_else(|| MISSING.to_owned());
+    vec![
+        ("Status", text(&v.status)),
+        ("Code", code),
+        ("Amount", amount),
+        ("Currency", text(&v.currency)),
+        ("Merchant ref", text(&v.merchant_ref)),
+        ("Transaction ref", text(&v.transaction_ref)),
+        ("Payment ref", text(&v.payment_ref)),
+        ("Option", text(&v.option)),
+        ("Next action", text(&v.next_action)),
+        ("Mode", text(&v.mode)),
+        ("Transaction date", text(&v.transaction_date)),
+        ("Payment date", text(&v.payment_date)),
+        ("Card PAN", text(&v.card.pan)),
+        ("Card expiry", text(&v.card.expiry)),
+        ("Card expiry date", text(&v.card.expiry_date)),
+    ]
+}
+
+/// The table as text (no trailing newline).
+pub fn verification(v: &Verification, style: Style) -> String {
+    let mut table = Table::new();
+    if style.tty {
+        table
+            .load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic);
+    } else {
+        // Off a terminal: aligned columns, no borders, easy for grep and awk.
+        table.load_style(presets::NOTHING).force_no_tty();
+    }
+    if style.color {
+        table.enforce_styling();
+    }
+    for (label, value) in rows(v) {
+        let mut value_cell = Cell::new(&value);
+        if style.color && label == "Status" {
+            value_cell = match value.as_str() {
+                "SUCCESSFUL" => value_cell.fg(Color::Green).add_attribute(Attribute::Bold),
+                "FAILED" => value_cell.fg(Color::Red).add_attribute(Attribute::Bold),
+                _ => value_cell.fg(Color::Yellow).add_attribute(Attribute::Bold),
+            };
+        }
+        table.add_row(vec![Cell::new(label), value_cell]);
+    }
+    if style.tty {
+        table.to_string()
+    } else {
+        table
+            .lines()
+            .map(|l| l.trim().to_owned())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::parse_object;
+
+    fn sample() -> Verification {
+        let raw = parse_object(include_bytes!("../../tests/data/verify-success.json")).unwrap();
+        Verification::from_object(raw).unwrap()
+    }
+
+    #[test]
+    fn plain_table_has_every_field_and_no_escapes() {
+        let out = verification(
+            &sample(),
+            Style {
+                color: false,
+                tty: false,
+            },
+        );
+        assert!(!out.contains('\u{1b}'));
+        for want in [
+            "SUCCESSFUL",
+            "00 (Approved by Financial Institution)",
+            "₦40,000.00 (4000000 kobo)",
+            "WQ-506391000507913",
+            "0000000000000044177",
+            "330137174040",
+            "501501******5015",
+            "01/30",
+            "2030-01-31T23:59:00.000",
+            "2022-11-14T22:34:24.913Z",
+        ] {
+            assert!(out.contains(want), "missing {want} in\n{out}");
+        }
+        assert_eq!(out.lines().count(), rows(&sample()).len());
+    }
+
+    #[test]
+    fn missing_values_show_a_dash() {
+        let v =
+            Verification::from_object(parse_object(br#"{"status":"FAILED"}"#).unwrap()).unwrap();
+        let rows = rows(&v);
+        assert!(
+            rows.iter()
+                .filter(|(l, _)| *l != "Status")
+                .all(|(_, v)| v == MISSING)
+        );
+    }
+
+    #[test]
+    fn colour_marks_the_status() {
+        let out = verification(
+            &sample(),
+            Style {
+                color: true,
+                tty: false,
+            },
+        );
+        assert!(out.contains('\u{1b}'), "{out}");
+    }
+}

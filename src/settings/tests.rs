@@ -1,0 +1,247 @@
+use std::collections::HashMap;
+use std::io::Write;
+
+use super::*;
+use crate::exit::Exit;
+
+struct Fixture {
+    dir: PathBuf,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("payverify-settings-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Fixture { dir }
+    }
+
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        path
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn resolve(global: &GlobalArgs, vars: &[(&str, &str)]) -> Result<Settings, Failure> {
+    let map: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let lookup = |k: &str| map.get(k).cloned();
+    let ctx = Context {
+        env: &lookup,
+        default_config: Some(PathBuf::from("/nonexistent/payverify/config.toml")),
+    };
+    Settings::resolve(global, &ConnectionArgs::default(), &ctx)
+}
+
+const CONFIG: &str = r#"
+default_profile = "live"
+[profiles.live]
+base_url = "https://live.example"
+client_id = "live-id"
+client_secret = "live-secret"
+timeout = 5
+retries = 1
+[profiles.staging]
+base_url = "https://staging.example"
+client_id = "staging-id"
+auth_style = "literal"
+"#;
+
+fn with_config(fx: &Fixture) -> GlobalArgs {
+    GlobalArgs {
+        config: Some(fx.file("config.toml", CONFIG)),
+        ..GlobalArgs::default()
+    }
+}
+
+#[test]
+fn flag_beats_env_beats_profile() {
+    let fx = Fixture::new("precedence");
+    let mut global = with_config(&fx);
+
+    let s = resolve(&global, &[]).unwrap();
+    assert_eq!(s.base_url.as_ref().unwrap().value, "https://live.example");
+    assert!(matches!(
+        s.base_url.unwrap().source,
+        Source::Profile {
+            key: "base_url",
+            ..
+        }
+    ));
+
+    let s = resolve(&global, &[(env::BASE_URL, "https://env.example")]).unwrap();
+    assert_eq!(s.base_url.unwrap().source, Source::Env(env::BASE_URL));
+
+    global.base_url = Some("https://flag.example".into());
+    let s = resolve(&global, &[(env::BASE_URL, "https://env.example")]).unwrap();
+    let base = s.base_url.unwrap();
+    assert_eq!(base.value, "https://flag.example");
+    assert_eq!(base.source, Source::Flag("--base-url"));
+}
+
+#[test]
+fn secret_precedence_file_flag_then_env_then_profile() {
+    let fx = Fixture::new("secret");
+    let mut global = with_config(&fx);
+    let s = resolve(&global, &[]).unwrap();
+    assert_eq!(s.client_secret.unwrap().value.expose(), "live-secret");
+
+    let s = resolve(&global, &[(env::CLIENT_SECRET, "env-secret")]).unwrap();
+    assert_eq!(s.client_secret.unwrap().value.expose(), "env-secret");
+
+    global.client_secret_file = Some(fx.file("secret", "file-secret\n"));
+    let s = resolve(&global, &[(env::CLIENT_SECRET, "env-secret")]).unwrap();
+    let secret = s.client_secret.unwrap();
+    assert_eq!(secret.value.expose(), "file-secret");
+    assert_eq!(secret.source, Source::Flag("--client-secret-file"));
+}
+
+#[test]
+fn profile_from_env_and_profile_keys() {
+    let fx = Fixture::new("profile");
+    let global = with_config(&fx);
+    let s = resolve(&global, &[(env::PROFILE, "staging")]).unwrap();
+    assert_eq!(s.client_id.unwrap().value, "staging-id");
+    assert_eq!(s.auth_style.value, AuthStyle::Literal);
+    assert_eq!(s.timeout.value, DEFAULT_TIMEOUT);
+    let live = resolve(&global, &[]).unwrap();
+    assert_eq!(live.timeout.value, Duration::from_secs(5));
+    assert_eq!(live.retries.value, 1);
+}
+
+#[test]
+fn unknown_profile_lists_the_known_ones() {
+    let fx = Fixture::new("unknown");
+    let mut global = with_config(&fx);
+    global.profile = Some("prod".into());
+    let err = resolve(&global, &[]).unwrap_err();
+    assert_eq!(err.exit, Exit::Config);
+    assert!(err.message.contains("'prod'"), "{}", err.message);
+    assert!(err.message.contains("live, staging"), "{}", err.message);
+}
+
+#[test]
+fn missing_values_name_all_three_ways() {
+    let global = GlobalArgs {
+        config: None,
+        ..GlobalArgs::default()
+    };
+    let s = resolve(&global, &[]).unwrap();
+    let err = s.endpoint().unwrap_err();
+    assert_eq!(err.exit, Exit::Config);
+    for part in ["base URL", "--base-url", env::BASE_URL, "base_url"] {
+        assert!(err.message.contains(part), "{}", err.message);
+    }
+
+    let s = resolve(&global, &[(env::BASE_URL, "https://x.example")]).unwrap();
+    let err = s.endpoint().unwrap_err();
+    for part in ["client id", "--client-id", env::CLIENT_ID, "client_id"] {
+        assert!(err.message.contains(part), "{}", err.message);
+    }
+
+    let s = resolve(
+        &global,
+        &[(env::BASE_URL, "https://x.example"), (env::CLIENT_ID, "id")],
+    )
+    .unwrap();
+    let err = s.endpoint().unwrap_err();
+    for part in [
+        "client secret",
+        "--client-secret-file",
+        env::CLIENT_SECRET,
+        "client_secret",
+    ] {
+        assert!(err.message.contains(part), "{}", err.message);
+    }
+}
+
+#[test]
+fn plain_http_base_url_is_a_config_error() {
+    let global = GlobalArgs::default();
+    let s = resolve(
+        &global,
+        &[
+            (env::BASE_URL, "http://gateway.example"),
+            (env::CLIENT_ID, "id"),
+            (env::CLIENT_SECRET, "s"),
+        ],
+    )
+    .unwrap();
+    let err = s.endpoint().unwrap_err();
+    assert_eq!(err.exit, Exit::Config);
+    assert!(err.message.contains("https"));
+    assert!(
+        err.message.contains(env::BASE_URL),
+        "names the source: {}",
+        err.message
+    );
+}
+
+#[test]
+fn named_config_must_exist_and_parse() {
+    let fx = Fixture::new("named");
+    let global = GlobalArgs {
+        config: Some(fx.dir.join("absent.toml")),
+        ..GlobalArgs::default()
+    };
+    assert_eq!(resolve(&global, &[]).unwrap_err().exit, Exit::Config);
+    let global = GlobalArgs {
+        config: Some(fx.file("bad.toml", "default_profile = [")),
+        ..GlobalArgs::default()
+    };
+    assert_eq!(resolve(&global, &[]).unwrap_err().exit, Exit::Config);
+    let err = resolve(
+        &GlobalArgs::default(),
+        &[(env::CONFIG, "/nonexistent/x.toml")],
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("/nonexistent/x.toml"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn secret_file_problems_are_config_errors_without_content() {
+    let fx = Fixture::new("secretfile");
+    let global = GlobalArgs {
+        client_secret_file: Some(fx.file("empty", "\n")),
+        ..GlobalArgs::default()
+    };
+    let err = resolve(&global, &[]).unwrap_err();
+    assert!(err.message.contains("empty"));
+    let cfg = fx.file(
+        "both.toml",
+        "[profiles.p]\nclient_secret = \"abc\"\nclient_secret_file = \"/x\"\n",
+    );
+    let global = GlobalArgs {
+        config: Some(cfg),
+        profile: Some("p".into()),
+        ..GlobalArgs::default()
+    };
+    let err = resolve(&global, &[]).unwrap_err();
+    assert!(err.message.contains("keep one"), "{}", err.message);
+    assert!(!err.message.contains("abc"));
+}
+
+#[test]
+fn debug_of_settings_redacts_the_secret() {
+    let s = resolve(
+        &GlobalArgs::default(),
+        &[(env::CLIENT_SECRET, "sup3r-s3cret")],
+    )
+    .unwrap();
+    let shown = format!("{s:?}");
+    assert!(!shown.contains("sup3r-s3cret"), "{shown}");
+}

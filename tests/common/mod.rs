@@ -1,0 +1,140 @@
+//! Helpers shared by the end-to-end tests: a hermetic command and raw TCP servers.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+/// The documented sample response.
+pub const SAMPLE: &str = include_str!("../data/verify-success.json");
+/// The secret the tests use; asserted never to appear in output.
+pub const SECRET: &str = "test-secret-Zq81xv";
+/// The client id the tests use.
+pub const CLIENT_ID: &str = "test-client";
+/// `Basic base64(test-client:test-secret-Zq81xv)`.
+pub const AUTH_STANDARD: &str = "Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQtWnE4MXh2";
+
+/// payverify with a clean environment: no PAYVERIFY_* vars, no user config, no colour.
+pub fn payverify() -> Command {
+    let mut cmd = Command::cargo_bin("payverify").unwrap();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("PAYVERIFY_") || key == "NO_COLOR" || key == "CLICOLOR_FORCE" {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .env("HOME", "/nonexistent/payverify-test-home");
+    cmd
+}
+
+/// payverify with credentials for `base_url` in the environment.
+pub fn payverify_at(base_url: &str) -> Command {
+    let mut cmd = payverify();
+    cmd.env("PAYVERIFY_BASE_URL", base_url)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET);
+    cmd
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "payverify-it-{name}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A loopback TCP server that hands each connection to `handler` on its own thread.
+/// It lives as long as the test process; tests are short.
+pub struct RawServer {
+    pub url: String,
+    pub connections: Arc<AtomicUsize>,
+}
+
+impl RawServer {
+    pub fn start<F>(handler: F) -> RawServer
+    where
+        F: Fn(TcpStream) + Send + Sync + 'static,
+    {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let connections = Arc::new(AtomicUsize::new(0));
+        let counter = connections.clone();
+        let handler = Arc::new(handler);
+        thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let handler = handler.clone();
+                thread::spawn(move || handler(stream));
+            }
+        });
+        RawServer { url, connections }
+    }
+}
+
+/// Reads the request head (up to the blank line) and returns it.
+pub fn read_head(stream: &mut TcpStream) -> String {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// Writes a complete HTTP/1.1 response with `Connection: close`.
+pub fn respond(stream: &mut TcpStream, status: &str, body: &[u8]) {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body);
+    let _ = stream.flush();
+}
+
+/// stdout of a finished command as text.
+pub fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// stderr of a finished command as text.
+pub fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
