@@ -66,6 +66,21 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Verify a transaction by its reference and report its outcome.
     Verify(VerifyArgs),
+    /// Serve a local stand-in for the service, with magic references for testing scripts.
+    Sandbox(SandboxArgs),
+}
+
+/// Arguments of `payverify sandbox`.
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 8089, value_name = "N")]
+    pub port: u16,
+
+    /// Milliseconds added to every response, to model a real network.
+    #[arg(long, default_value_t = 0, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub latency_ms: u64,
 }
 
 /// Arguments of `payverify verify`.
@@ -79,6 +94,11 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table, value_name = "FORMAT")]
     pub output: OutputFormat,
+
+    /// Verify against a sandbox started in-process on a free loopback port, with the sandbox
+    /// credentials; configured credentials and base URL are ignored. No account needed.
+    #[arg(long, conflicts_with_all = ["base_url", "client_id", "client_secret_file", "profile", "config"])]
+    pub sandbox: bool,
 
     /// Connection tuning.
     #[command(flatten)]
@@ -156,7 +176,15 @@ pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
 
 /// The clap command with the texts that are built at run time (the exit-code table).
 pub fn command() -> clap::Command {
-    Cli::command().mut_subcommand("verify", |c| c.after_help(Exit::table()))
+    let magic = format!(
+        "Magic references:\n{}\nCredentials: client id '{}', client secret '{}'.",
+        crate::sandbox::magic_table(),
+        crate::sandbox::CLIENT_ID,
+        crate::sandbox::CLIENT_SECRET
+    );
+    Cli::command()
+        .mut_subcommand("verify", |c| c.after_help(Exit::table()))
+        .mut_subcommand("sandbox", |c| c.after_help(magic))
 }
 
 /// Parses arguments, with the run-time help texts.
@@ -179,8 +207,51 @@ mod tests {
     }
 
     fn verify(cli: &Cli) -> &VerifyArgs {
-        let Command::Verify(v) = &cli.command;
-        v
+        match &cli.command {
+            Command::Verify(v) => v,
+            other => panic!("not verify: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn sandbox_flag_conflicts_with_real_endpoint_flags() {
+        assert!(
+            parse(&["verify", "R", "--sandbox"])
+                .unwrap()
+                .command_is_verify()
+        );
+        for flag in [
+            "--base-url",
+            "--client-id",
+            "--profile",
+            "--config",
+            "--client-secret-file",
+        ] {
+            let err = parse(&["verify", "R", "--sandbox", flag, "x"]).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::ArgumentConflict,
+                "{flag}"
+            );
+        }
+    }
+
+    #[test]
+    fn sandbox_defaults_and_help() {
+        let cli = parse(&["sandbox"]).unwrap();
+        let Command::Sandbox(s) = &cli.command else {
+            panic!("not sandbox")
+        };
+        assert_eq!((s.port, s.latency_ms), (8089, 0));
+        let help = parse(&["sandbox", "--help"]).unwrap_err().to_string();
+        assert!(help.contains("SANDBOX-RATELIMIT-<anything>"), "{help}");
+        assert!(parse(&["sandbox", "--latency-ms", "-1"]).is_err());
+    }
+
+    impl Cli {
+        fn command_is_verify(&self) -> bool {
+            matches!(self.command, Command::Verify(_))
+        }
     }
 
     #[test]

@@ -15,8 +15,11 @@ pub mod money;
 pub mod outcome;
 pub mod reference;
 pub mod render;
+pub mod sandbox;
 pub mod secret;
 pub mod settings;
+pub mod signal;
+pub mod signature;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -40,6 +43,7 @@ where
     let ctx = Context::process();
     let result: Result<Exit, Failure> = match &cli.command {
         Command::Verify(args) => commands::verify::run(&cli.global, args, &log, &ctx),
+        Command::Sandbox(args) => commands::sandbox::run(args, &log),
     };
     match result {
         Ok(exit) => exit,

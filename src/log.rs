@@ -78,6 +78,11 @@ impl Log {
         }
     }
 
+    /// `payverify: <message>` for information, unless quiet.
+    pub fn info(&self, message: &str) {
+        self.error(message);
+    }
+
     /// `payverify: warning: <message>`, unless quiet.
     pub fn warn(&self, message: &str) {
         if self.level != Level::Quiet {

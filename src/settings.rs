@@ -318,6 +318,27 @@ impl Settings {
         })
     }
 
+    /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
+    /// defaults for the rest; no environment and no config file are read.
+    pub fn sandbox(conn: &ConnectionArgs, base_url: &str) -> Result<Settings, Failure> {
+        let ctx = Context {
+            env: &|_| None,
+            default_config: None,
+        };
+        let mut settings = Settings::resolve(&GlobalArgs::default(), conn, &ctx)?;
+        let sandbox = |value: &str| Sourced {
+            value: value.to_owned(),
+            source: Source::Sandbox,
+        };
+        settings.base_url = Some(sandbox(base_url));
+        settings.client_id = Some(sandbox(crate::sandbox::CLIENT_ID));
+        settings.client_secret = Some(Sourced {
+            value: Secret::new(crate::sandbox::CLIENT_SECRET),
+            source: Source::Sandbox,
+        });
+        Ok(settings)
+    }
+
     /// The validated endpoint, or exit 6 naming what is missing and how to set it.
     pub fn endpoint(&self) -> Result<Endpoint, Failure> {
         let base_url = self

@@ -1,3 +1,4 @@
 //! One module per subcommand: each turns parsed arguments into an exit status.
 
+pub mod sandbox;
 pub mod verify;

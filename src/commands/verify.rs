@@ -1,6 +1,7 @@
 //! `payverify verify`: one reference, end to end.
 
 use std::io;
+use std::time::Duration;
 
 use crate::cli::{GlobalArgs, VerifyArgs};
 use crate::client::Client;
@@ -9,6 +10,7 @@ use crate::log::{Level, Log};
 use crate::outcome::{Outcome, classify};
 use crate::reference::Reference;
 use crate::render::Printer;
+use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
 
 /// Runs `payverify verify`.
@@ -20,7 +22,22 @@ pub fn run(
 ) -> Result<Exit, Failure> {
     let reference = Reference::parse(&args.reference)
         .map_err(|e| Failure::usage(format!("{e} (give the transaction reference to verify)")))?;
-    let settings = Settings::resolve(global, &args.connection, ctx)?;
+    // Kept alive until the verification is done; dropping it stops the server.
+    let sandbox = match args.sandbox {
+        true => Some(Sandbox::start(
+            sandbox::Options {
+                port: 0,
+                latency: Duration::ZERO,
+                log_requests: false,
+            },
+            log.clone(),
+        )?),
+        false => None,
+    };
+    let settings = match &sandbox {
+        Some(sandbox) => Settings::sandbox(&args.connection, sandbox.url())?,
+        None => Settings::resolve(global, &args.connection, ctx)?,
+    };
     let endpoint = settings.endpoint()?;
     let client = Client::new(
         &endpoint,

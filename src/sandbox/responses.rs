@@ -1,0 +1,345 @@
+//! What the sandbox answers: magic references, deterministic derived values, auth.
+//!
+//! Pure functions of (method, path, Authorization header, per-reference attempt count), so
+//! every reply is unit-tested without a socket.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::money::Kobo;
+use crate::reference::decode_segment;
+use crate::secret::Secret;
+use crate::signature;
+
+/// The sandbox's client id.
+pub const CLIENT_ID: &str = "sandbox";
+/// The sandbox's client secret (not a secret: it is printed in the banner).
+pub const CLIENT_SECRET: &str = "sandbox-secret";
+/// The reference of the documented sample.
+pub const SAMPLE_REFERENCE: &str = "0000000000000044177";
+/// The operation path prefix.
+pub const VERIFY_PREFIX: &str = "/api/payment/verify/";
+/// Longest delay `SANDBOX-SLOW-<ms>-` may ask for.
+pub const MAX_SLOW: Duration = Duration::from_secs(120);
+
+/// The magic references, as documented in `--help`, the banner and the README.
+pub const MAGIC_REFERENCES: [(&str, &str); 11] = [
+    (
+        SAMPLE_REFERENCE,
+        "the documented sample: SUCCESSFUL, ₦40,000.00",
+    ),
+    ("SANDBOX-OK-<anything>", "SUCCESSFUL, ₦40,000.00"),
+    (
+        "SANDBOX-AMOUNT-<kobo>-<anything>",
+        "SUCCESSFUL with that amount",
+    ),
+    (
+        "SANDBOX-FAILED-<anything>",
+        "FAILED, code 51, description Insufficient Funds",
+    ),
+    ("SANDBOX-PENDING-<anything>", "status PENDING (not final)"),
+    (
+        "SANDBOX-FLAKY-<anything>",
+        "503 on the first attempt for that reference, then SUCCESSFUL",
+    ),
+    (
+        "SANDBOX-RATELIMIT-<anything>",
+        "429 with Retry-After: 1 on the first attempt, then SUCCESSFUL",
+    ),
+    ("SANDBOX-ERROR-<anything>", "500 every time"),
+    (
+        "SANDBOX-SLOW-<ms>-<anything>",
+        "SUCCESSFUL after that delay (at most 120000 ms)",
+    ),
+    (
+        "SANDBOX-BADHMAC-<anything>",
+        "SUCCESSFUL with an hmac that does not match",
+    ),
+    ("anything else", "404 with a JSON message"),
+];
+
+/// The magic references as an aligned text table.
+pub fn magic_table() -> String {
+    let width = MAGIC_REFERENCES
+        .iter()
+        .map(|(r, _)| r.len())
+        .max()
+        .unwrap_or(0);
+    MAGIC_REFERENCES
+        .iter()
+        .map(|(r, what)| format!("  {r:<width$}  {what}\n"))
+        .collect()
+}
+
+/// One HTTP reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// JSON body.
+    pub body: Value,
+    /// `Retry-After` seconds, when set.
+    pub retry_after: Option<u32>,
+    /// Extra delay before answering (SLOW references).
+    pub delay: Duration,
+}
+
+impl Reply {
+    fn new(status: u16, body: Value) -> Self {
+        Reply {
+            status,
+            body,
+            retry_after: None,
+            delay: Duration::ZERO,
+        }
+    }
+
+    fn message(status: u16, message: &str) -> Self {
+        Reply::new(status, json!({ "message": message }))
+    }
+}
+
+/// What a reference asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Magic {
+    Sample,
+    Ok,
+    Amount(Kobo),
+    Failed,
+    Pending,
+    Flaky,
+    RateLimit,
+    Error,
+    Slow(Duration),
+    BadHmac,
+    Unknown,
+}
+
+fn magic(reference: &str) -> Magic {
+    if reference == SAMPLE_REFERENCE {
+        return Magic::Sample;
+    }
+    let Some(rest) = reference.strip_prefix("SANDBOX-") else {
+        return Magic::Unknown;
+    };
+    let simple = [
+        ("OK-", Magic::Ok),
+        ("FAILED-", Magic::Failed),
+        ("PENDING-", Magic::Pending),
+        ("FLAKY-", Magic::Flaky),
+        ("RATELIMIT-", Magic::RateLimit),
+        ("ERROR-", Magic::Error),
+        ("BADHMAC-", Magic::BadHmac),
+    ];
+    if let Some((_, m)) = simple.iter().find(|(p, _)| rest.starts_with(p)) {
+        return *m;
+    }
+    let number_then_dash = |prefix: &str| {
+        let (n, _) = rest.strip_prefix(prefix)?.split_once('-')?;
+        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| n.parse::<u64>().ok())
+            .flatten()
+    };
+    if let Some(kobo) = number_then_dash("AMOUNT-").and_then(|n| i64::try_from(n).ok()) {
+        return Magic::Amount(Kobo(kobo));
+    }
+    if let Some(ms) = number_then_dash("SLOW-").filter(|ms| *ms <= MAX_SLOW.as_millis() as u64) {
+        return Magic::Slow(Duration::from_millis(ms));
+    }
+    Magic::Unknown
+}
+
+/// Per-reference attempt counts, for the references that fail only the first time.
+#[derive(Debug, Default)]
+pub struct State {
+    attempts: Mutex<HashMap<String, u32>>,
+}
+
+impl State {
+    fn attempt(&self, reference: &str) -> u32 {
+        let Ok(mut map) = self.attempts.lock() else {
+            return 1;
+        };
+        let n = map.entry(reference.to_owned()).or_insert(0);
+        *n += 1;
+        *n
+    }
+}
+
+/// The expected `Authorization` header: `Basic base64(sandbox:sandbox-secret)`.
+pub fn expected_authorization() -> String {
+    let pair = format!("{CLIENT_ID}:{CLIENT_SECRET}");
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(pair)
+    )
+}
+
+/// The reply to one request.
+pub fn reply(state: &State, method: &str, raw_path: &str, authorization: Option<&str>) -> Reply {
+    let path = raw_path.split('?').next().unwrap_or(raw_path);
+    let Some(segment) = path
+        .strip_prefix(VERIFY_PREFIX)
+        .filter(|s| !s.contains('/'))
+    else {
+        return Reply::message(
+            404,
+            "no such endpoint; use GET /api/payment/verify/{reference}",
+        );
+    };
+    if method != "GET" {
+        return Reply::message(405, "only GET is supported");
+    }
+    if authorization != Some(expected_authorization().as_str()) {
+        return Reply::message(
+            401,
+            "invalid credentials: use client id 'sandbox' and secret 'sandbox-secret' \
+             (HTTP Basic, base64)",
+        );
+    }
+    let Some(reference) = decode_segment(segment).filter(|r| !r.is_empty()) else {
+        return Reply::message(404, "the reference is not valid percent-encoded UTF-8");
+    };
+    let ok = || {
+        Reply::new(
+            200,
+            transaction(&reference, Outcome::Successful, Kobo(4_000_000)),
+        )
+    };
+    match magic(&reference) {
+        Magic::Sample | Magic::Ok => ok(),
+        Magic::Amount(kobo) => Reply::new(200, transaction(&reference, Outcome::Successful, kobo)),
+        Magic::Failed => Reply::new(
+            200,
+            transaction(&reference, Outcome::Failed, Kobo(4_000_000)),
+        ),
+        Magic::Pending => Reply::new(
+            200,
+            transaction(&reference, Outcome::Pending, Kobo(4_000_000)),
+        ),
+        Magic::Flaky if state.attempt(&reference) == 1 => {
+            Reply::message(503, "service temporarily unavailable (sandbox: flaky)")
+        }
+        Magic::RateLimit if state.attempt(&reference) == 1 => Reply {
+            retry_after: Some(1),
+            ..Reply::message(429, "too many requests (sandbox: rate limit)")
+        },
+        Magic::Flaky | Magic::RateLimit => ok(),
+        Magic::Error => Reply::message(500, "internal server error (sandbox: error)"),
+        Magic::Slow(delay) => Reply { delay, ..ok() },
+        Magic::BadHmac => {
+            let mut body = transaction(&reference, Outcome::Successful, Kobo(4_000_000));
+            body["hmac"] = Value::String(sign(&merchant_ref(&reference), Kobo(4_000_001)));
+            Reply::new(200, body)
+        }
+        Magic::Unknown => Reply::message(
+            404,
+            &format!("no transaction with reference '{reference}' (sandbox)"),
+        ),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Outcome {
+    Successful,
+    Failed,
+    Pending,
+}
+
+fn sign(merchant_ref: &str, amount: Kobo) -> String {
+    signature::sign(
+        &Secret::new(CLIENT_SECRET),
+        &signature::message(merchant_ref, "NGN", amount),
+    )
+}
+
+/// Stable 64-bit FNV-1a: derived values must not change between runs or versions.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn merchant_ref(reference: &str) -> String {
+    if reference == SAMPLE_REFERENCE {
+        return "WQ-506391000507913".into();
+    }
+    format!("SBX-{:015}", fnv1a(reference) % 1_000_000_000_000_000)
+}
+
+fn transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
+    let h = fnv1a(reference);
+    let sample = reference == SAMPLE_REFERENCE;
+    let (payment_ref, transaction_ms) = if sample {
+        ("330137174040".to_owned(), 1_668_465_217_833)
+    } else {
+        // Some moment of 2022, fixed per reference.
+        let year_ms = 365 * 86_400_000;
+        (
+            format!("{:012}", (h >> 7) % 1_000_000_000_000),
+            1_640_995_200_000 + (h % year_ms),
+        )
+    };
+    let (status, code, description, next_action) = match outcome {
+        Outcome::Successful => (
+            "SUCCESSFUL",
+            "00",
+            "Approved by Financial Institution",
+            "APPROVE",
+        ),
+        Outcome::Failed => ("FAILED", "51", "Insufficient Funds", "DECLINE"),
+        Outcome::Pending => ("PENDING", "09", "Transaction in progress", "WAIT"),
+    };
+    let merchant = merchant_ref(reference);
+    json!({
+        "hmac": sign(&merchant, amount),
+        "mode": "dev",
+        "status": status,
+        "code": code,
+        "description": description,
+        "amount": amount.0,
+        "merchantRef": merchant,
+        "transactionRef": reference,
+        "paymentRef": payment_ref,
+        "currencyCode": "NGN",
+        "data": {
+            "pan": "501501******5015",
+            "expiry": "01/30",
+            "expiryDate": "2030-01-31T23:59:00.000"
+        },
+        "option": "card",
+        "nextAction": next_action,
+        "transactionDate": iso8601_ms(transaction_ms),
+        "paymentDate": iso8601_ms(transaction_ms + 47_080),
+    })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the Unix epoch (UTC).
+fn iso8601_ms(epoch_ms: u64) -> String {
+    let days = (epoch_ms / 86_400_000) as i64;
+    let ms_of_day = epoch_ms % 86_400_000;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        ms_of_day / 3_600_000,
+        ms_of_day / 60_000 % 60,
+        ms_of_day / 1000 % 60,
+        ms_of_day % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests;

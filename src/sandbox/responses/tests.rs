@@ -1,0 +1,161 @@
+use super::*;
+
+fn get(state: &State, reference: &str) -> Reply {
+    let path = format!(
+        "{VERIFY_PREFIX}{}",
+        crate::reference::encode_segment(reference)
+    );
+    reply(state, "GET", &path, Some(&expected_authorization()))
+}
+
+fn status_of(r: &Reply) -> &str {
+    r.body["status"].as_str().unwrap_or("-")
+}
+
+#[test]
+fn sample_reference_is_the_documented_fixture_signed_with_the_sandbox_secret() {
+    let r = get(&State::default(), SAMPLE_REFERENCE);
+    assert_eq!(r.status, 200);
+    let mut want: Value =
+        serde_json::from_str(include_str!("../../../tests/data/verify-success.json")).unwrap();
+    // Known answer computed with python3 hmac/hashlib over "WQ-506391000507913NGN4000000".
+    want["hmac"] = "77853356f563e755193ac00e060341745b9a098bec1728fb43a215eba4566581".into();
+    assert_eq!(r.body, want);
+    let keys: Vec<&String> = r.body.as_object().unwrap().keys().collect();
+    let want_keys: Vec<&String> = want.as_object().unwrap().keys().collect();
+    assert_eq!(keys, want_keys, "same field order as the fixture");
+}
+
+#[test]
+fn authorization_is_checked_exactly() {
+    let state = State::default();
+    let path = format!("{VERIFY_PREFIX}SANDBOX-OK-1");
+    assert_eq!(
+        expected_authorization(),
+        "Basic c2FuZGJveDpzYW5kYm94LXNlY3JldA=="
+    );
+    for auth in [
+        None,
+        Some("Basic sandbox:sandbox-secret"),
+        Some("Basic c2FuZGJveDp3cm9uZw=="),
+        Some("Bearer c2FuZGJveDpzYW5kYm94LXNlY3JldA=="),
+    ] {
+        let r = reply(&state, "GET", &path, auth);
+        assert_eq!(r.status, 401, "{auth:?}");
+        assert!(r.body["message"].is_string());
+    }
+}
+
+#[test]
+fn magic_references() {
+    let state = State::default();
+    assert_eq!(status_of(&get(&state, "SANDBOX-OK-x")), "SUCCESSFUL");
+    assert_eq!(status_of(&get(&state, "SANDBOX-OK-")), "SUCCESSFUL");
+    let amount = get(&state, "SANDBOX-AMOUNT-150-x");
+    assert_eq!(amount.body["amount"], 150);
+    let failed = get(&state, "SANDBOX-FAILED-x");
+    assert_eq!(status_of(&failed), "FAILED");
+    assert_eq!(failed.body["code"], "51");
+    assert_eq!(failed.body["description"], "Insufficient Funds");
+    assert_eq!(status_of(&get(&state, "SANDBOX-PENDING-x")), "PENDING");
+    assert_eq!(get(&state, "SANDBOX-ERROR-x").status, 500);
+    assert_eq!(get(&state, "SANDBOX-ERROR-x").status, 500);
+    let slow = get(&state, "SANDBOX-SLOW-250-x");
+    assert_eq!((slow.status, slow.delay), (200, Duration::from_millis(250)));
+    for unknown in [
+        "nope",
+        "SANDBOX-AMOUNT-abc-x",
+        "SANDBOX-SLOW-999999999-x",
+        "SANDBOX-OK",
+    ] {
+        let r = get(&state, unknown);
+        assert_eq!(r.status, 404, "{unknown}");
+        assert!(r.body["message"].as_str().unwrap().contains(unknown));
+    }
+}
+
+#[test]
+fn flaky_and_ratelimit_fail_only_the_first_time_per_reference() {
+    let state = State::default();
+    assert_eq!(get(&state, "SANDBOX-FLAKY-a").status, 503);
+    assert_eq!(get(&state, "SANDBOX-FLAKY-a").status, 200);
+    assert_eq!(get(&state, "SANDBOX-FLAKY-b").status, 503);
+    let limited = get(&state, "SANDBOX-RATELIMIT-a");
+    assert_eq!((limited.status, limited.retry_after), (429, Some(1)));
+    assert_eq!(get(&state, "SANDBOX-RATELIMIT-a").status, 200);
+}
+
+#[test]
+fn hmac_is_valid_except_for_badhmac() {
+    let state = State::default();
+    let secret = Secret::new(CLIENT_SECRET);
+    let check = |r: &Reply| {
+        let b = &r.body;
+        let msg = signature::message(
+            b["merchantRef"].as_str().unwrap(),
+            b["currencyCode"].as_str().unwrap(),
+            Kobo(b["amount"].as_i64().unwrap()),
+        );
+        signature::verify(&secret, &msg, b["hmac"].as_str().unwrap())
+    };
+    for good in [
+        "SANDBOX-OK-1",
+        "SANDBOX-AMOUNT-99-1",
+        "SANDBOX-FAILED-1",
+        SAMPLE_REFERENCE,
+    ] {
+        assert!(check(&get(&state, good)), "{good}");
+    }
+    assert!(!check(&get(&state, "SANDBOX-BADHMAC-1")));
+}
+
+#[test]
+fn derived_values_are_deterministic_and_differ_by_reference() {
+    let a1 = get(&State::default(), "SANDBOX-OK-a");
+    let a2 = get(&State::default(), "SANDBOX-OK-a");
+    let b = get(&State::default(), "SANDBOX-OK-b");
+    assert_eq!(a1, a2);
+    assert_ne!(a1.body["merchantRef"], b.body["merchantRef"]);
+    assert_eq!(a1.body["transactionRef"], "SANDBOX-OK-a");
+    let date = a1.body["transactionDate"].as_str().unwrap();
+    assert_eq!(date.len(), "2022-11-14T22:33:37.833Z".len());
+    assert!(date.starts_with("2022-"), "{date}");
+}
+
+#[test]
+fn awkward_paths() {
+    let state = State::default();
+    let auth = expected_authorization();
+    assert_eq!(reply(&state, "GET", "/other", Some(&auth)).status, 404);
+    assert_eq!(
+        reply(&state, "GET", "/api/payment/verify/a/b", Some(&auth)).status,
+        404
+    );
+    assert_eq!(
+        reply(&state, "GET", "/api/payment/verify/", Some(&auth)).status,
+        404
+    );
+    assert_eq!(
+        reply(&state, "GET", "/api/payment/verify/%ff", Some(&auth)).status,
+        404
+    );
+    assert_eq!(
+        reply(&state, "POST", "/api/payment/verify/x", Some(&auth)).status,
+        405
+    );
+    let r = reply(
+        &state,
+        "GET",
+        "/api/payment/verify/SANDBOX-OK-a%2Fb?x=1",
+        Some(&auth),
+    );
+    assert_eq!(r.body["transactionRef"], "SANDBOX-OK-a/b");
+}
+
+#[test]
+fn iso_dates() {
+    assert_eq!(iso8601_ms(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso8601_ms(1_668_465_217_833), "2022-11-14T22:33:37.833Z");
+    assert_eq!(iso8601_ms(1_668_465_264_913), "2022-11-14T22:34:24.913Z");
+    assert_eq!(iso8601_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+}

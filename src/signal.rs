@@ -1,0 +1,48 @@
+//! Ctrl-C and SIGTERM: a flag to poll and a way to wait for it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+
+use crate::exit::{Exit, Failure};
+
+/// Set once the process is asked to stop (SIGINT, SIGTERM, SIGHUP).
+pub struct Interrupt {
+    flag: Arc<AtomicBool>,
+    signalled: Mutex<Receiver<()>>,
+}
+
+impl Interrupt {
+    /// Installs the handler; the process can have only one.
+    pub fn install() -> Result<Self, Failure> {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = channel();
+        let set = flag.clone();
+        ctrlc::set_handler(move || {
+            set.store(true, Ordering::SeqCst);
+            let _ = tx.send(());
+        })
+        .map_err(|e| Failure::new(Exit::Internal, format!("cannot handle signals: {e}")))?;
+        Ok(Interrupt {
+            flag,
+            signalled: Mutex::new(rx),
+        })
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_set(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    /// A flag that turns true on the signal, for worker threads.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        self.flag.clone()
+    }
+
+    /// Blocks until the signal arrives.
+    pub fn wait(&self) {
+        if let Ok(rx) = self.signalled.lock() {
+            let _ = rx.recv();
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The embedded sandbox: `verify --sandbox` and the standalone `payverify sandbox` server.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::prelude::*;
+
+#[test]
+fn every_magic_reference_through_verify_sandbox() {
+    let cases = [
+        ("0000000000000044177", 0),
+        ("SANDBOX-OK-anything", 0),
+        ("SANDBOX-AMOUNT-150-x", 0),
+        ("SANDBOX-FAILED-x", 1),
+        ("SANDBOX-PENDING-x", 9),
+        ("SANDBOX-FLAKY-x", 0),
+        ("SANDBOX-RATELIMIT-x", 0),
+        ("SANDBOX-ERROR-x", 7),
+        ("SANDBOX-SLOW-200-x", 0),
+        ("SANDBOX-BADHMAC-x", 0),
+        ("no-such-reference", 3),
+    ];
+    for (reference, code) in cases {
+        payverify()
+            .args(["verify", "--sandbox", "-q", reference])
+            .assert()
+            .code(code);
+    }
+}
+
+#[test]
+fn sandbox_needs_no_config_and_ignores_the_environment() {
+    let dir = TempDir::new("sandbox-env");
+    let broken = dir.write("broken.toml", "this is not toml = = =");
+    payverify()
+        .env("PAYVERIFY_CONFIG", &broken)
+        .env("PAYVERIFY_BASE_URL", "https://must-not-be-used.example")
+        .env("PAYVERIFY_CLIENT_SECRET", "wrong")
+        .args(["verify", "--sandbox", "0000000000000044177"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("₦40,000.00 (4000000 kobo)"))
+        .stdout(predicate::str::contains("WQ-506391000507913"));
+}
+
+#[test]
+fn sandbox_sample_json_is_the_fixture_with_a_sandbox_hmac() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "0000000000000044177", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut want: serde_json::Value = serde_json::from_str(SAMPLE).unwrap();
+    want["hmac"] = "77853356f563e755193ac00e060341745b9a098bec1728fb43a215eba4566581".into();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn sandbox_amount_and_failure_details() {
+    payverify()
+        .args(["verify", "--sandbox", "SANDBOX-AMOUNT-123456-x"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("₦1,234.56 (123456 kobo)"));
+    payverify()
+        .args(["verify", "--sandbox", "SANDBOX-FAILED-x"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("FAILED (51 Insufficient Funds)"));
+}
+
+#[test]
+fn flags_still_apply_under_sandbox() {
+    // One attempt only: the flaky reference's first 503 is final.
+    payverify()
+        .args(["verify", "--sandbox", "SANDBOX-FLAKY-y", "--retries", "0"])
+        .assert()
+        .code(7);
+    // The sandbox checks the header like the real service: the literal style is refused.
+    payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-OK-y",
+            "--auth-style",
+            "literal",
+        ])
+        .assert()
+        .code(5);
+    payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-SLOW-3000-y",
+            "--timeout",
+            "0.3",
+            "--retries",
+            "0",
+        ])
+        .assert()
+        .code(7);
+}
+
+#[test]
+fn sandbox_conflicts_with_an_explicit_endpoint() {
+    payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "R",
+            "--base-url",
+            "https://x.example",
+        ])
+        .assert()
+        .code(2);
+}
+
+struct Standalone {
+    child: Child,
+    url: String,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Standalone {
+    fn start(args: &[&str]) -> Standalone {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+            .arg("sandbox")
+            .args(["--port", "0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut url = String::new();
+        stdout.read_line(&mut url).unwrap();
+        let url = url.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "first line: {url:?}");
+        Standalone {
+            child,
+            url,
+            _stdout: stdout,
+        }
+    }
+
+    fn addr(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+
+    fn terminate(mut self) -> (Option<i32>, String) {
+        Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                self.child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut stderr)
+                    .unwrap();
+                return (status.code(), stderr);
+            }
+            assert!(Instant::now() < deadline, "sandbox did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Standalone {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A plain HTTP/1.1 GET over a TCP socket: status code and body.
+fn raw_get(addr: &str, path: &str, authorization: Option<&str>) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let auth = authorization
+        .map(|a| format!("Authorization: {a}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+const SANDBOX_AUTH: &str = "Basic c2FuZGJveDpzYW5kYm94LXNlY3JldA==";
+
+#[test]
+fn standalone_server_checks_credentials_and_stops_on_sigterm() {
+    let server = Standalone::start(&[]);
+    let (status, body) = raw_get(server.addr(), "/api/payment/verify/SANDBOX-OK-1", None);
+    assert_eq!(status, 401);
+    assert!(body.contains("\"message\""), "{body}");
+    let (status, body) = raw_get(
+        server.addr(),
+        "/api/payment/verify/SANDBOX-OK-1",
+        Some(SANDBOX_AUTH),
+    );
+    assert_eq!(status, 200);
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["status"], "SUCCESSFUL");
+    let (status, _) = raw_get(
+        server.addr(),
+        "/api/payment/verify/nope",
+        Some(SANDBOX_AUTH),
+    );
+    assert_eq!(status, 404);
+
+    // The real binary, configured the way the banner says.
+    payverify_at(&server.url)
+        .env("PAYVERIFY_CLIENT_ID", "sandbox")
+        .env("PAYVERIFY_CLIENT_SECRET", "sandbox-secret")
+        .args(["verify", "-q", "SANDBOX-FAILED-z"])
+        .assert()
+        .code(1);
+
+    let (code, stderr) = server.terminate();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("sandbox stopped"), "{stderr}");
+    assert!(
+        stderr.contains("GET /api/payment/verify/SANDBOX-OK-1 -> 200"),
+        "requests are logged on stderr: {stderr}"
+    );
+}
+
+#[test]
+fn banner_gives_url_credentials_exports_and_references() {
+    let mut server = Standalone::start(&[]);
+    let url = server.url.clone();
+    let mut rest = String::new();
+    // The banner ends with the stop hint; read up to it.
+    while !rest.contains("Stop with Ctrl-C.") {
+        let mut line = String::new();
+        if server._stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        rest.push_str(&line);
+    }
+    for want in [
+        format!("export PAYVERIFY_BASE_URL={url}"),
+        "export PAYVERIFY_CLIENT_ID=sandbox".to_owned(),
+        "export PAYVERIFY_CLIENT_SECRET=sandbox-secret".to_owned(),
+        "SANDBOX-SLOW-<ms>-<anything>".to_owned(),
+        "0000000000000044177".to_owned(),
+    ] {
+        assert!(rest.contains(&want), "missing {want:?} in\n{rest}");
+    }
+}
+
+#[test]
+fn concurrent_requests_with_latency_take_about_one_latency() {
+    let latency = Duration::from_millis(400);
+    let n = 8;
+    let server = Standalone::start(&["--latency-ms", "400", "-q"]);
+    let started = Instant::now();
+    let handles: Vec<_> = (0..n)
+        .map(|i| {
+            let addr = server.addr().to_owned();
+            std::thread::spawn(move || {
+                raw_get(
+                    &addr,
+                    &format!("/api/payment/verify/SANDBOX-OK-{i}"),
+                    Some(SANDBOX_AUTH),
+                )
+                .0
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 200);
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed >= latency, "latency not applied: {elapsed:?}");
+    assert!(
+        elapsed < latency * 3,
+        "{n} parallel requests took {elapsed:?}; serial would be {:?}",
+        latency * n
+    );
+}
+
+#[test]
+fn port_in_use_is_a_clear_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    payverify()
+        .args(["sandbox", "--port", &port])
+        .timeout(Duration::from_secs(10))
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains("cannot listen on 127.0.0.1:"));
+}
