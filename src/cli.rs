@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::checks::{Expectations, HmacMode};
 use crate::exit::Exit;
+use crate::money::Kobo;
 
 /// Verify payment transactions against the gateway's Verify Transaction operation.
 #[derive(Debug, Parser)]
@@ -68,6 +70,30 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Serve a local stand-in for the service, with magic references for testing scripts.
     Sandbox(SandboxArgs),
+    /// Check payloads the gateway signed, offline.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
+}
+
+/// `payverify webhook ...`.
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Check the hmac of a webhook body or saved verify response with the client secret;
+    /// no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or
+    /// signed fields missing, 6 no secret.
+    Check(WebhookCheckArgs),
+}
+
+/// Arguments of `payverify webhook check`.
+#[derive(Debug, Args)]
+pub struct WebhookCheckArgs {
+    /// The JSON payload file, or - for stdin [default: -]
+    #[arg(value_name = "FILE|-")]
+    pub input: Option<PathBuf>,
+
+    /// Expectations.
+    #[command(flatten)]
+    pub expect: ExpectArgs,
 }
 
 /// Arguments of `payverify sandbox`.
@@ -100,14 +126,18 @@ pub struct VerifyArgs {
     #[arg(long, conflicts_with_all = ["base_url", "client_id", "client_secret_file", "profile", "config"])]
     pub sandbox: bool,
 
-    /// Connection tuning.
+    /// Settings a profile can also set.
     #[command(flatten)]
-    pub connection: ConnectionArgs,
+    pub profile_args: ProfileArgs,
+
+    /// Expectations.
+    #[command(flatten)]
+    pub expect: ExpectArgs,
 }
 
-/// How requests are made; each has a config key of the same name.
+/// Per-command settings that a config profile can also set (config key of the same name).
 #[derive(Debug, Args, Default, Clone)]
-pub struct ConnectionArgs {
+pub struct ProfileArgs {
     /// Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]
     #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
     pub timeout: Option<Duration>,
@@ -121,6 +151,52 @@ pub struct ConnectionArgs {
     /// [config: auth_style]
     #[arg(long, value_enum, value_name = "STYLE")]
     pub auth_style: Option<AuthStyle>,
+
+    /// Check the response's hmac: `warn` on a mismatch or a missing hmac, `require` it
+    /// (exit 4), or `off` [default: warn] [config: hmac]
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub hmac: Option<HmacMode>,
+}
+
+/// What the transaction must be; any mismatch fails a SUCCESSFUL verification (exit 4).
+#[derive(Debug, Args, Default, Clone)]
+pub struct ExpectArgs {
+    /// Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared
+    /// exactly in kobo.
+    #[arg(long, value_name = "NAIRA", value_parser = parse_naira,
+          conflicts_with = "expect_amount_kobo", allow_hyphen_values = true)]
+    pub expect_amount: Option<Kobo>,
+
+    /// Expected amount in kobo (an integer).
+    #[arg(long, value_name = "KOBO", value_parser = parse_kobo, allow_hyphen_values = true)]
+    pub expect_amount_kobo: Option<Kobo>,
+
+    /// Expected currency code, e.g. NGN (case-insensitive).
+    #[arg(long, value_name = "CODE")]
+    pub expect_currency: Option<String>,
+
+    /// Expected merchant reference (exact).
+    #[arg(long, value_name = "REF")]
+    pub expect_merchant_ref: Option<String>,
+}
+
+impl ExpectArgs {
+    /// The expectations these flags state.
+    pub fn expectations(&self) -> Expectations {
+        Expectations {
+            amount: self.expect_amount.or(self.expect_amount_kobo),
+            currency: self.expect_currency.clone(),
+            merchant_ref: self.expect_merchant_ref.clone(),
+        }
+    }
+}
+
+fn parse_naira(s: &str) -> Result<Kobo, String> {
+    Kobo::parse_naira(s).map_err(|e| e.to_string())
+}
+
+fn parse_kobo(s: &str) -> Result<Kobo, String> {
+    Kobo::parse_kobo(s).map_err(|e| e.to_string())
 }
 
 /// Whether output is coloured.
@@ -284,7 +360,7 @@ mod tests {
         let v = verify(&cli);
         assert_eq!(v.reference, "REF");
         assert_eq!(v.output, OutputFormat::Table);
-        assert_eq!(v.connection.timeout, None);
+        assert_eq!(v.profile_args.timeout, None);
         assert_eq!(cli.global.color, ColorChoice::Auto);
     }
 
@@ -298,7 +374,7 @@ mod tests {
     fn timeout_accepts_fractions_and_refuses_nonsense() {
         let cli = parse(&["verify", "R", "--timeout", "0.5"]).unwrap();
         assert_eq!(
-            verify(&cli).connection.timeout,
+            verify(&cli).profile_args.timeout,
             Some(Duration::from_millis(500))
         );
         for bad in ["0", "-1", "abc", "inf", "NaN", "100000"] {
@@ -310,7 +386,10 @@ mod tests {
     fn output_and_auth_style_values() {
         let cli = parse(&["verify", "R", "-o", "json", "--auth-style", "literal"]).unwrap();
         assert_eq!(verify(&cli).output, OutputFormat::Json);
-        assert_eq!(verify(&cli).connection.auth_style, Some(AuthStyle::Literal));
+        assert_eq!(
+            verify(&cli).profile_args.auth_style,
+            Some(AuthStyle::Literal)
+        );
         assert!(parse(&["verify", "R", "-o", "xml"]).is_err());
         assert_eq!(AuthStyle::from_config("LITERAL"), Some(AuthStyle::Literal));
         assert_eq!(AuthStyle::from_config("weird"), None);
@@ -321,6 +400,55 @@ mod tests {
         let cli = parse(&["verify", "-v", "--", "-abc"]).unwrap();
         assert_eq!(cli.global.verbose, 1);
         assert_eq!(verify(&cli).reference, "-abc");
+    }
+
+    #[test]
+    fn expectation_flags() {
+        let cli = parse(&[
+            "verify",
+            "R",
+            "--expect-amount",
+            "40000.5",
+            "--expect-currency",
+            "ngn",
+        ])
+        .unwrap();
+        let e = verify(&cli).expect.expectations();
+        assert_eq!(e.amount, Some(Kobo(4_000_050)));
+        assert_eq!(e.currency.as_deref(), Some("ngn"));
+        let cli = parse(&["verify", "R", "--expect-amount-kobo", "150"]).unwrap();
+        assert_eq!(verify(&cli).expect.expectations().amount, Some(Kobo(150)));
+        for bad in ["12.345", "abc", "-5", "1e3"] {
+            let err = parse(&["verify", "R", "--expect-amount", bad]).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation, "{bad}");
+        }
+        assert!(
+            parse(&[
+                "verify",
+                "R",
+                "--expect-amount",
+                "1",
+                "--expect-amount-kobo",
+                "100"
+            ])
+            .is_err()
+        );
+        let cli = parse(&["verify", "R", "--hmac", "require"]).unwrap();
+        assert_eq!(verify(&cli).profile_args.hmac, Some(HmacMode::Require));
+    }
+
+    #[test]
+    fn webhook_check_takes_a_file_or_stdin() {
+        let cli = parse(&["webhook", "check", "-", "--expect-currency", "NGN"]).unwrap();
+        let Command::Webhook(WebhookCommand::Check(w)) = &cli.command else {
+            panic!()
+        };
+        assert_eq!(w.input.as_deref(), Some(std::path::Path::new("-")));
+        let cli = parse(&["webhook", "check"]).unwrap();
+        let Command::Webhook(WebhookCommand::Check(w)) = &cli.command else {
+            panic!()
+        };
+        assert_eq!(w.input, None);
     }
 
     #[test]

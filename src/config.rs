@@ -37,6 +37,8 @@ pub struct Profile {
     pub timeout: Option<f64>,
     /// Retries after the first attempt.
     pub retries: Option<u32>,
+    /// hmac check mode: off, warn or require.
+    pub hmac: Option<String>,
 }
 
 /// Where the config file is looked for, and whether it must exist.

@@ -4,6 +4,7 @@
 //! response ([`model`]) -> [`outcome`] -> [`render`]. [`run`] is the whole program.
 
 pub mod base_url;
+pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod commands;
@@ -24,7 +25,7 @@ pub mod signature;
 use std::ffi::OsString;
 use std::io::Write;
 
-use crate::cli::{Command, GlobalArgs};
+use crate::cli::{Command, GlobalArgs, WebhookCommand};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::settings::Context;
@@ -44,6 +45,9 @@ where
     let result: Result<Exit, Failure> = match &cli.command {
         Command::Verify(args) => commands::verify::run(&cli.global, args, &log, &ctx),
         Command::Sandbox(args) => commands::sandbox::run(args, &log),
+        Command::Webhook(WebhookCommand::Check(args)) => {
+            commands::webhook::check(&cli.global, args, &log, &ctx)
+        }
     };
     match result {
         Ok(exit) => exit,

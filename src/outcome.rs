@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::checks::CheckReport;
 use crate::client::{Exchange, Response, TransportError};
 use crate::exit::Exit;
 use crate::log::truncate;
@@ -125,6 +126,34 @@ impl Outcome {
             Outcome::NotFound { .. } => Some(404),
             Outcome::AuthRejected { status, .. } => Some(*status),
             Outcome::Unavailable { status, .. } | Outcome::BadResponse { status, .. } => *status,
+        }
+    }
+}
+
+/// An outcome together with the checks run on it: what a reference finally comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// What the service said.
+    pub outcome: Outcome,
+    /// The checks, when there was a verification result to check.
+    pub checks: Option<CheckReport>,
+}
+
+impl Verdict {
+    /// The exit status: only a SUCCESSFUL transaction can become a check failure; FAILED
+    /// stays 1 and not-final stays 9 whatever the checks say.
+    pub fn exit(&self) -> Exit {
+        match (&self.outcome, &self.checks) {
+            (Outcome::Successful(_), Some(checks)) if !checks.passed() => Exit::CheckFailed,
+            (outcome, _) => outcome.exit(),
+        }
+    }
+
+    /// The machine-readable name: the outcome's, or CHECK_FAILED.
+    pub fn name(&self) -> &'static str {
+        match self.exit() {
+            Exit::CheckFailed => "CHECK_FAILED",
+            _ => self.outcome.name(),
         }
     }
 }
@@ -298,6 +327,31 @@ mod tests {
         assert_eq!(service_message(b"[]"), None);
         let long = format!(r#"{{"message":"{}"}}"#, "x".repeat(1000));
         assert!(service_message(long.as_bytes()).unwrap().chars().count() <= 201);
+    }
+
+    #[test]
+    fn only_successful_becomes_check_failed() {
+        let failing = CheckReport {
+            integrity: crate::checks::Integrity::Mismatch,
+            failures: vec!["x".into()],
+            warnings: vec![],
+        };
+        let verdict = |body: &str| Verdict {
+            outcome: response(200, body),
+            checks: Some(failing.clone()),
+        };
+        let ok = verdict(r#"{"status":"SUCCESSFUL"}"#);
+        assert_eq!((ok.exit(), ok.name()), (Exit::CheckFailed, "CHECK_FAILED"));
+        assert_eq!(verdict(r#"{"status":"FAILED"}"#).exit(), Exit::Failed);
+        assert_eq!(verdict(r#"{"status":"PENDING"}"#).exit(), Exit::NotFinal);
+        let unchecked = Verdict {
+            outcome: response(200, r#"{"status":"SUCCESSFUL"}"#),
+            checks: None,
+        };
+        assert_eq!(
+            (unchecked.exit(), unchecked.name()),
+            (Exit::Successful, "SUCCESSFUL")
+        );
     }
 
     #[test]

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::base_url::BaseUrl;
-use crate::cli::{AuthStyle, ConnectionArgs, GlobalArgs, timeout_from_secs};
+use crate::checks::HmacMode;
+use crate::cli::{AuthStyle, GlobalArgs, ProfileArgs, timeout_from_secs};
 use crate::config::{self, ConfigFile, ConfigLocation, Profile};
 use crate::exit::Failure;
 use crate::secret::Secret;
@@ -104,6 +105,8 @@ pub struct Settings {
     pub timeout: Sourced<Duration>,
     /// Retries after the first attempt.
     pub retries: Sourced<u32>,
+    /// How the response's hmac is checked.
+    pub hmac: Sourced<HmacMode>,
 }
 
 /// What a request needs: a validated base URL and a full set of credentials.
@@ -150,7 +153,7 @@ impl Settings {
     /// Resolves settings from the arguments, the environment and the config file.
     pub fn resolve(
         global: &GlobalArgs,
-        conn: &ConnectionArgs,
+        conn: &ProfileArgs,
         ctx: &Context,
     ) -> Result<Settings, Failure> {
         let env = ctx.env;
@@ -306,6 +309,26 @@ impl Settings {
             },
         };
 
+        let hmac = match (conn.hmac, profile.as_ref().and_then(|p| p.hmac.as_deref())) {
+            (Some(mode), _) => Sourced {
+                value: mode,
+                source: Source::Flag("--hmac"),
+            },
+            (None, Some(text)) => Sourced {
+                value: HmacMode::from_config(text).ok_or_else(|| {
+                    Failure::config(format!(
+                        "hmac = \"{text}\" in {} is not one of: off, warn, require",
+                        describe(&from_profile("hmac"))
+                    ))
+                })?,
+                source: from_profile("hmac").unwrap_or(Source::Default),
+            },
+            (None, None) => Sourced {
+                value: HmacMode::Warn,
+                source: Source::Default,
+            },
+        };
+
         Ok(Settings {
             config,
             profile: profile_name,
@@ -315,12 +338,13 @@ impl Settings {
             auth_style,
             timeout,
             retries,
+            hmac,
         })
     }
 
     /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
     /// defaults for the rest; no environment and no config file are read.
-    pub fn sandbox(conn: &ConnectionArgs, base_url: &str) -> Result<Settings, Failure> {
+    pub fn sandbox(conn: &ProfileArgs, base_url: &str) -> Result<Settings, Failure> {
         let ctx = Context {
             env: &|_| None,
             default_config: None,
@@ -351,20 +375,29 @@ impl Settings {
             .client_id
             .as_ref()
             .ok_or_else(|| missing("client id", "--client-id ID", env::CLIENT_ID, "client_id"))?;
-        let secret = self.client_secret.as_ref().ok_or_else(|| {
-            missing(
-                "client secret",
-                "--client-secret-file PATH",
-                env::CLIENT_SECRET,
-                "client_secret or client_secret_file",
-            )
-        })?;
         Ok(Endpoint {
             base_url: base,
             client_id: client_id.value.clone(),
-            client_secret: secret.value.clone(),
+            client_secret: self.secret()?.clone(),
             auth_style: self.auth_style.value,
         })
+    }
+}
+
+impl Settings {
+    /// The client secret, or exit 6 naming the three ways to set it.
+    pub fn secret(&self) -> Result<&Secret, Failure> {
+        self.client_secret
+            .as_ref()
+            .map(|s| &s.value)
+            .ok_or_else(|| {
+                missing(
+                    "client secret",
+                    "--client-secret-file PATH",
+                    env::CLIENT_SECRET,
+                    "client_secret or client_secret_file",
+                )
+            })
     }
 }
 

@@ -57,7 +57,7 @@ fn sandbox_sample_json_is_the_fixture_with_a_sandbox_hmac() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut want: serde_json::Value = serde_json::from_str(SAMPLE).unwrap();
+    let mut want: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
     want["hmac"] = "77853356f563e755193ac00e060341745b9a098bec1728fb43a215eba4566581".into();
     assert_eq!(got, want);
 }

@@ -12,7 +12,7 @@ use predicates::prelude::*;
 const PATH: &str = "/api/payment/verify/0000000000000044177";
 
 fn sample_with(status: &str, code: &str, description: &str) -> String {
-    let mut v: serde_json::Value = serde_json::from_str(SAMPLE).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
     v["status"] = status.into();
     v["code"] = code.into();
     v["description"] = description.into();
@@ -32,7 +32,7 @@ fn successful_prints_the_table_and_exits_0() {
             Matcher::Regex(r"^payverify/\d+\.\d+\.\d+$".into()),
         )
         .with_status(200)
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .create();
     let out = payverify_at(&server.url())
         .args(["verify", "0000000000000044177"])
@@ -62,7 +62,7 @@ fn literal_auth_style_sends_the_pair_unencoded() {
             "authorization",
             format!("Basic {CLIENT_ID}:{SECRET}").as_str(),
         )
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .create();
     payverify_at(&server.url())
         .args(["verify", "0000000000000044177", "--auth-style", "literal"])
@@ -77,7 +77,14 @@ fn json_output_is_the_object_as_received() {
     let mut server = mockito::Server::new();
     server.mock("GET", PATH).with_body(body).create();
     let out = payverify_at(&server.url())
-        .args(["verify", "0000000000000044177", "-o", "json"])
+        .args([
+            "verify",
+            "0000000000000044177",
+            "-o",
+            "json",
+            "--hmac",
+            "off",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -212,7 +219,7 @@ fn retry_after_is_honoured() {
         .create();
     let ok = server
         .mock("GET", PATH)
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .expect(1)
         .create();
     let started = Instant::now();
@@ -331,7 +338,7 @@ fn awkward_references_are_one_encoded_segment() {
     for (reference, path) in cases {
         let mock = server
             .mock("GET", path)
-            .with_body(SAMPLE)
+            .with_body(SAMPLE.as_str())
             .expect(1)
             .create();
         payverify_at(&server.url())
@@ -347,7 +354,7 @@ fn base_url_prefix_and_trailing_slash() {
     let mut server = mockito::Server::new();
     let mock = server
         .mock("GET", "/gw/api/payment/verify/R1")
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .create();
     payverify_at(&format!("{}/gw/", server.url()))
         .args(["verify", "R1", "-q"])
@@ -463,21 +470,21 @@ fn precedence_flag_over_env_over_profile() {
     };
     let m = by_profile
         .mock("GET", PATH)
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .expect(1)
         .create();
     run(&mut payverify());
     m.assert();
     let m = by_env
         .mock("GET", PATH)
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .expect(1)
         .create();
     run(payverify().env("PAYVERIFY_BASE_URL", by_env.url()));
     m.assert();
     let m = by_flag
         .mock("GET", PATH)
-        .with_body(SAMPLE)
+        .with_body(SAMPLE.as_str())
         .expect(1)
         .create();
     run(payverify()
@@ -506,7 +513,7 @@ fn unknown_profile_lists_known_profiles() {
 fn verbose_traces_attempts_without_the_secret() {
     let mut server = mockito::Server::new();
     server.mock("GET", PATH).with_status(503).expect(1).create();
-    server.mock("GET", PATH).with_body(SAMPLE).create();
+    server.mock("GET", PATH).with_body(SAMPLE.as_str()).create();
     let out = payverify_at(&server.url())
         .args(["verify", "0000000000000044177", "-v"])
         .output()
@@ -570,7 +577,7 @@ fn quiet_prints_nothing_at_all() {
 #[test]
 fn colour_always_marks_the_status_and_no_color_is_honoured() {
     let mut server = mockito::Server::new();
-    server.mock("GET", PATH).with_body(SAMPLE).create();
+    server.mock("GET", PATH).with_body(SAMPLE.as_str()).create();
     payverify_at(&server.url())
         .args(["verify", "0000000000000044177", "--color", "always"])
         .assert()

@@ -2,3 +2,4 @@
 
 pub mod sandbox;
 pub mod verify;
+pub mod webhook;

@@ -3,11 +3,12 @@
 use std::io;
 use std::time::Duration;
 
-use crate::cli::{GlobalArgs, VerifyArgs};
+use crate::checks;
+use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
 use crate::client::Client;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::outcome::{Outcome, classify};
+use crate::outcome::{Outcome, Verdict, classify};
 use crate::reference::Reference;
 use crate::render::Printer;
 use crate::sandbox::{self, Sandbox};
@@ -35,8 +36,8 @@ pub fn run(
         false => None,
     };
     let settings = match &sandbox {
-        Some(sandbox) => Settings::sandbox(&args.connection, sandbox.url())?,
-        None => Settings::resolve(global, &args.connection, ctx)?,
+        Some(sandbox) => Settings::sandbox(&args.profile_args, sandbox.url())?,
+        None => Settings::resolve(global, &args.profile_args, ctx)?,
     };
     let endpoint = settings.endpoint()?;
     let client = Client::new(
@@ -46,27 +47,46 @@ pub fn run(
         log.clone(),
     );
     let outcome = classify(&client.verify(&reference));
+    let checks = outcome.verification().map(|v| {
+        checks::evaluate(
+            v,
+            settings.hmac.value,
+            &endpoint.client_secret,
+            &args.expect.expectations(),
+        )
+    });
+    let verdict = Verdict { outcome, checks };
     let mut printer = Printer::stdout(global.color, ctx.env);
-    report(&outcome, &reference, args, log, &mut printer)
+    report(&verdict, &reference, args.output, log, &mut printer)
 }
 
-/// Prints the outcome: the result on stdout when there is one, a line on stderr otherwise.
+/// Prints the verdict: the result on stdout when there is one; on stderr, why it is not a
+/// plain success (check failures and warnings only matter for a SUCCESSFUL transaction).
 pub fn report(
-    outcome: &Outcome,
+    verdict: &Verdict,
     reference: &Reference,
-    args: &VerifyArgs,
+    format: OutputFormat,
     log: &Log,
     printer: &mut Printer,
 ) -> Result<Exit, Failure> {
-    if let Some(v) = outcome.verification()
+    let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
+    if let Some(v) = verdict.outcome.verification()
         && log.level() != Level::Quiet
     {
-        write_output(printer.verification(v, args.output))?;
+        write_output(printer.verification(v, integrity, format))?;
     }
-    if !matches!(outcome, Outcome::Successful(_)) {
-        log.error(&outcome.message(reference));
+    match (&verdict.outcome, &verdict.checks) {
+        (Outcome::Successful(_), Some(checks)) => {
+            for warning in &checks.warnings {
+                log.warn(warning);
+            }
+            for failure in &checks.failures {
+                log.error(&format!("check failed for '{reference}': {failure}"));
+            }
+        }
+        (outcome, _) => log.error(&outcome.message(reference)),
     }
-    Ok(outcome.exit())
+    Ok(verdict.exit())
 }
 
 /// A closed pipe (`| head`) is the reader's choice, not an error; anything else is.

@@ -5,6 +5,7 @@ pub mod table;
 
 use std::io::{self, IsTerminal, Write};
 
+use crate::checks::Integrity;
 use crate::cli::{ColorChoice, OutputFormat};
 use crate::model::Verification;
 use crate::settings::EnvLookup;
@@ -61,10 +62,21 @@ impl Printer {
         self.style
     }
 
+    /// Writes text as it is, for commands with their own small outputs.
+    pub fn text(&mut self, text: &str) -> io::Result<()> {
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()
+    }
+
     /// Prints one verification result in `format`.
-    pub fn verification(&mut self, v: &Verification, format: OutputFormat) -> io::Result<()> {
+    pub fn verification(
+        &mut self,
+        v: &Verification,
+        integrity: Option<&Integrity>,
+        format: OutputFormat,
+    ) -> io::Result<()> {
         let text = match format {
-            OutputFormat::Table => table::verification(v, self.style),
+            OutputFormat::Table => table::verification(v, integrity, self.style),
             OutputFormat::Json => json::object(&v.raw)?,
         };
         self.out.write_all(text.as_bytes())?;

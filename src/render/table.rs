@@ -2,6 +2,7 @@
 
 use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
+use crate::checks::Integrity;
 use crate::model::Verification;
 use crate::render::Style;
 
@@ -9,7 +10,7 @@ use crate::render::Style;
 const MISSING: &str = "-";
 
 /// The rows of the table: label and value, in reading order.
-pub fn rows(v: &Verification) -> Vec<(&'static str, String)> {
+pub fn rows(v: &Verification, integrity: Option<&Integrity>) -> Vec<(&'static str, String)> {
     let text = |o: &Option<String>| o.clone().unwrap_or_else(|| MISSING.to_owned());
     let code = match (&v.code, &v.description) {
         (Some(c), Some(d)) => format!("{c} ({d})"),
@@ -37,11 +38,17 @@ pub fn rows(v: &Verification) -> Vec<(&'static str, String)> {
         ("Card PAN", text(&v.card.pan)),
         ("Card expiry", text(&v.card.expiry)),
         ("Card expiry date", text(&v.card.expiry_date)),
+        (
+            "Integrity",
+            integrity
+                .map(Integrity::to_string)
+                .unwrap_or_else(|| MISSING.to_owned()),
+        ),
     ]
 }
 
 /// The table as text (no trailing newline).
-pub fn verification(v: &Verification, style: Style) -> String {
+pub fn verification(v: &Verification, integrity: Option<&Integrity>, style: Style) -> String {
     let mut table = Table::new();
     if style.tty {
         table
@@ -54,13 +61,24 @@ pub fn verification(v: &Verification, style: Style) -> String {
     if style.color {
         table.enforce_styling();
     }
-    for (label, value) in rows(v) {
+    for (label, value) in rows(v, integrity) {
         let mut value_cell = Cell::new(&value);
-        if style.color && label == "Status" {
-            value_cell = match value.as_str() {
-                "SUCCESSFUL" => value_cell.fg(Color::Green).add_attribute(Attribute::Bold),
-                "FAILED" => value_cell.fg(Color::Red).add_attribute(Attribute::Bold),
-                _ => value_cell.fg(Color::Yellow).add_attribute(Attribute::Bold),
+        if style.color {
+            let good = match label {
+                "Status" => Some(value == "SUCCESSFUL"),
+                "Integrity" => Some(value == Integrity::Valid.to_string()),
+                _ => None,
+            };
+            value_cell = match (label, good) {
+                (_, None) => value_cell,
+                (_, Some(true)) => value_cell.fg(Color::Green).add_attribute(Attribute::Bold),
+                ("Status", _) if value == "FAILED" => {
+                    value_cell.fg(Color::Red).add_attribute(Attribute::Bold)
+                }
+                ("Integrity", _) if value == Integrity::Mismatch.to_string() => {
+                    value_cell.fg(Color::Red).add_attribute(Attribute::Bold)
+                }
+                _ => value_cell.fg(Color::Yellow),
             };
         }
         table.add_row(vec![Cell::new(label), value_cell]);
@@ -90,12 +108,14 @@ mod tests {
     fn plain_table_has_every_field_and_no_escapes() {
         let out = verification(
             &sample(),
+            Some(&Integrity::Valid),
             Style {
                 color: false,
                 tty: false,
             },
         );
         assert!(!out.contains('\u{1b}'));
+        assert!(out.contains("Integrity         hmac valid"), "{out}");
         for want in [
             "SUCCESSFUL",
             "00 (Approved by Financial Institution)",
@@ -110,14 +130,14 @@ mod tests {
         ] {
             assert!(out.contains(want), "missing {want} in\n{out}");
         }
-        assert_eq!(out.lines().count(), rows(&sample()).len());
+        assert_eq!(out.lines().count(), rows(&sample(), None).len());
     }
 
     #[test]
     fn missing_values_show_a_dash() {
         let v =
             Verification::from_object(parse_object(br#"{"status":"FAILED"}"#).unwrap()).unwrap();
-        let rows = rows(&v);
+        let rows = rows(&v, None);
         assert!(
             rows.iter()
                 .filter(|(l, _)| *l != "Status")
@@ -129,6 +149,7 @@ mod tests {
     fn colour_marks_the_status() {
         let out = verification(
             &sample(),
+            None,
             Style {
                 color: true,
                 tty: false,

@@ -40,7 +40,7 @@ fn resolve(global: &GlobalArgs, vars: &[(&str, &str)]) -> Result<Settings, Failu
         env: &lookup,
         default_config: Some(PathBuf::from("/nonexistent/payverify/config.toml")),
     };
-    Settings::resolve(global, &ConnectionArgs::default(), &ctx)
+    Settings::resolve(global, &ProfileArgs::default(), &ctx)
 }
 
 const CONFIG: &str = r#"
@@ -51,6 +51,7 @@ client_id = "live-id"
 client_secret = "live-secret"
 timeout = 5
 retries = 1
+hmac = "require"
 [profiles.staging]
 base_url = "https://staging.example"
 client_id = "staging-id"
@@ -117,6 +118,9 @@ fn profile_from_env_and_profile_keys() {
     let live = resolve(&global, &[]).unwrap();
     assert_eq!(live.timeout.value, Duration::from_secs(5));
     assert_eq!(live.retries.value, 1);
+    assert_eq!(live.hmac.value, HmacMode::Require);
+    let staging = resolve(&global, &[(env::PROFILE, "staging")]).unwrap();
+    assert_eq!(staging.hmac.value, HmacMode::Warn);
 }
 
 #[test]

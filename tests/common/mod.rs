@@ -11,8 +11,18 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
-/// The documented sample response.
-pub const SAMPLE: &str = include_str!("../data/verify-success.json");
+/// The documented sample response, as published (signed with the gateway's own secret).
+pub const FIXTURE: &str = include_str!("../data/verify-success.json");
+/// HMAC-SHA256(SECRET, "WQ-506391000507913NGN4000000"), computed with python3 hmac/hashlib.
+pub const SAMPLE_HMAC_FOR_SECRET: &str =
+    "af9bf5ee80ea7ebd15293c9b9ba319ddf70a86aa3464b243826bf6a320adc11d";
+/// The documented sample re-signed with the tests' SECRET, as the service would send it.
+pub static SAMPLE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    FIXTURE.replace(
+        "feffc947c4a88cc1d91d5d3e7c3392838f0e50502bd3a7f8313d7854a9632714",
+        SAMPLE_HMAC_FOR_SECRET,
+    )
+});
 /// The secret the tests use; asserted never to appear in output.
 pub const SECRET: &str = "test-secret-Zq81xv";
 /// The client id the tests use.

@@ -1,0 +1,197 @@
+//! Trust checks on a verification result: hmac integrity and the caller's expectations.
+
+use std::fmt;
+
+use clap::ValueEnum;
+
+use crate::model::Verification;
+use crate::money::Kobo;
+use crate::secret::Secret;
+use crate::signature;
+
+/// How the `hmac` field is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum HmacMode {
+    /// Do not check it.
+    Off,
+    /// Check it; a mismatch or a missing hmac is a warning on stderr.
+    #[default]
+    Warn,
+    /// Check it; a mismatch or a missing hmac fails the verification (exit 4).
+    Require,
+}
+
+impl HmacMode {
+    /// Parses the config-file spelling.
+    pub fn from_config(s: &str) -> Option<Self> {
+        <HmacMode as ValueEnum>::from_str(s, true).ok()
+    }
+}
+
+/// What the caller expects of the transaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expectations {
+    /// Exact amount in kobo.
+    pub amount: Option<Kobo>,
+    /// Currency code, compared case-insensitively.
+    pub currency: Option<String>,
+    /// Merchant reference, compared exactly.
+    pub merchant_ref: Option<String>,
+}
+
+/// The integrity verdict shown in the table's Integrity row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Integrity {
+    /// The hmac matches.
+    Valid,
+    /// The hmac does not match.
+    Mismatch,
+    /// Not checked, and why.
+    NotChecked(String),
+}
+
+impl fmt::Display for Integrity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Integrity::Valid => f.write_str("hmac valid"),
+            Integrity::Mismatch => f.write_str("hmac MISMATCH"),
+            Integrity::NotChecked(why) => write!(f, "not checked ({why})"),
+        }
+    }
+}
+
+/// The result of all checks on one verification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckReport {
+    /// The hmac verdict.
+    pub integrity: Integrity,
+    /// Lines that fail the verification (exit 4 on a SUCCESSFUL transaction).
+    pub failures: Vec<String>,
+    /// Lines that are only warnings.
+    pub warnings: Vec<String>,
+}
+
+impl CheckReport {
+    /// True when nothing failed.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Checks `v`: the hmac according to `mode` under `secret`, then each expectation.
+pub fn evaluate(
+    v: &Verification,
+    mode: HmacMode,
+    secret: &Secret,
+    expect: &Expectations,
+) -> CheckReport {
+    let mut report = CheckReport {
+        integrity: Integrity::NotChecked("--hmac off".into()),
+        failures: Vec::new(),
+        warnings: Vec::new(),
+    };
+    if mode != HmacMode::Off {
+        let (integrity, problem) = integrity(v, secret);
+        report.integrity = integrity;
+        if let Some(problem) = problem {
+            match mode {
+                HmacMode::Require => report.failures.push(problem),
+                _ => report.warnings.push(problem),
+            }
+        }
+    }
+    if v.status.as_deref() == Some("SUCCESSFUL")
+        && let Some(code) = v.code.as_deref().filter(|c| *c != "00")
+    {
+        report.failures.push(format!(
+            "status is SUCCESSFUL but code is '{code}'; the gateway approves only with code 00"
+        ));
+    }
+    report.failures.extend(expectation_failures(v, expect));
+    report
+}
+
+/// The signed message of `v`, or which signed fields are missing.
+pub fn signed_message(v: &Verification) -> Result<String, String> {
+    match (&v.merchant_ref, &v.currency, v.amount) {
+        (Some(m), Some(c), Some(a)) => Ok(signature::message(m, c, a)),
+        _ => {
+            let missing: Vec<&str> = [
+                ("merchantRef", v.merchant_ref.is_none()),
+                ("currencyCode", v.currency.is_none()),
+                ("amount", v.amount.is_none()),
+            ]
+            .iter()
+            .filter(|(_, absent)| *absent)
+            .map(|(name, _)| *name)
+            .collect();
+            Err(missing.join(", "))
+        }
+    }
+}
+
+fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<String>) {
+    let Some(hmac) = v.hmac.as_deref() else {
+        let why = "the response has no hmac".to_owned();
+        return (Integrity::NotChecked(why.clone()), Some(why));
+    };
+    let message = match signed_message(v) {
+        Ok(m) => m,
+        Err(missing) => {
+            let why = format!("the response lacks {missing}, so its hmac cannot be checked");
+            return (Integrity::NotChecked(format!("no {missing}")), Some(why));
+        }
+    };
+    if signature::verify(secret, &message, hmac) {
+        (Integrity::Valid, None)
+    } else {
+        (
+            Integrity::Mismatch,
+            Some(
+                "hmac MISMATCH: the hmac does not match merchantRef + currencyCode + amount \
+                 signed with the client secret (tampered response, or the wrong secret)"
+                    .into(),
+            ),
+        )
+    }
+}
+
+fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
+    let says = |o: Option<String>| o.unwrap_or_else(|| "nothing".into());
+    let mut failures = Vec::new();
+    if let Some(want) = expect.amount
+        && v.amount != Some(want)
+    {
+        let currency = v.currency.as_deref();
+        failures.push(format!(
+            "expected amount {}, service says {}",
+            want.display_with_currency(currency),
+            says(v.amount.map(|k| k.display_with_currency(currency)))
+        ));
+    }
+    if let Some(want) = &expect.currency
+        && !v
+            .currency
+            .as_deref()
+            .is_some_and(|c| c.eq_ignore_ascii_case(want.trim()))
+    {
+        failures.push(format!(
+            "expected currency {}, service says {}",
+            want.trim().to_ascii_uppercase(),
+            says(v.currency.clone())
+        ));
+    }
+    if let Some(want) = &expect.merchant_ref
+        && v.merchant_ref.as_deref() != Some(want.trim())
+    {
+        failures.push(format!(
+            "expected merchant ref {}, service says {}",
+            want.trim(),
+            says(v.merchant_ref.clone())
+        ));
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+use serde_json::Value;
+
+use super::*;
+use crate::model::parse_object;
+
+const SANDBOX_SECRET: &str = "sandbox-secret";
+// HMAC-SHA256("sandbox-secret", "WQ-506391000507913NGN4000000"), computed with python3.
+const SAMPLE_SIG: &str = "77853356f563e755193ac00e060341745b9a098bec1728fb43a215eba4566581";
+
+fn sample(edit: impl FnOnce(&mut Value)) -> Verification {
+    let mut v: Value =
+        serde_json::from_str(include_str!("../../tests/data/verify-success.json")).unwrap();
+    v["hmac"] = SAMPLE_SIG.into();
+    edit(&mut v);
+    Verification::from_object(parse_object(v.to_string().as_bytes()).unwrap()).unwrap()
+}
+
+fn check(v: &Verification, mode: HmacMode, expect: &Expectations) -> CheckReport {
+    evaluate(v, mode, &Secret::new(SANDBOX_SECRET), expect)
+}
+
+#[test]
+fn genuine_sample_passes() {
+    let r = check(&sample(|_| {}), HmacMode::Require, &Expectations::default());
+    assert_eq!(r.integrity, Integrity::Valid);
+    assert!(r.passed() && r.warnings.is_empty(), "{r:?}");
+}
+
+#[test]
+fn upper_case_hex_is_accepted() {
+    let v = sample(|v| v["hmac"] = SAMPLE_SIG.to_uppercase().into());
+    assert_eq!(
+        check(&v, HmacMode::Require, &Expectations::default()).integrity,
+        Integrity::Valid
+    );
+}
+
+#[test]
+fn tampering_with_each_signed_field_flips_the_verdict() {
+    let edits: [fn(&mut Value); 3] = [
+        |v| v["merchantRef"] = "WQ-506391000507914".into(),
+        |v| v["currencyCode"] = "USD".into(),
+        |v| v["amount"] = 4_000_001.into(),
+    ];
+    for edit in edits {
+        let v = sample(edit);
+        let r = check(&v, HmacMode::Require, &Expectations::default());
+        assert_eq!(r.integrity, Integrity::Mismatch);
+        assert!(!r.passed());
+        let warned = check(&v, HmacMode::Warn, &Expectations::default());
+        assert!(warned.passed() && warned.warnings.len() == 1, "{warned:?}");
+    }
+}
+
+#[test]
+fn missing_hmac_or_signed_fields() {
+    let no_hmac = sample(|v| v["hmac"] = Value::Null);
+    let r = check(&no_hmac, HmacMode::Require, &Expectations::default());
+    assert!(!r.passed());
+    assert!(r.failures[0].contains("no hmac"), "{r:?}");
+    assert!(check(&no_hmac, HmacMode::Warn, &Expectations::default()).passed());
+
+    let no_amount = sample(|v| {
+        v.as_object_mut().unwrap().remove("amount");
+        v.as_object_mut().unwrap().remove("currencyCode");
+    });
+    let r = check(&no_amount, HmacMode::Require, &Expectations::default());
+    assert!(r.failures[0].contains("currencyCode, amount"), "{r:?}");
+    assert_eq!(
+        r.integrity,
+        Integrity::NotChecked("no currencyCode, amount".into())
+    );
+}
+
+#[test]
+fn off_checks_nothing_about_the_hmac() {
+    let v = sample(|v| v["hmac"] = "00".into());
+    let r = check(&v, HmacMode::Off, &Expectations::default());
+    assert!(r.passed() && r.warnings.is_empty());
+    assert_eq!(r.integrity.to_string(), "not checked (--hmac off)");
+}
+
+#[test]
+fn expectations_compare_exactly() {
+    let v = sample(|_| {});
+    let ok = Expectations {
+        amount: Some(Kobo(4_000_000)),
+        currency: Some("ngn".into()),
+        merchant_ref: Some("WQ-506391000507913".into()),
+    };
+    assert!(check(&v, HmacMode::Off, &ok).passed());
+    let wrong = Expectations {
+        amount: Some(Kobo(4_000_001)),
+        currency: Some("USD".into()),
+        merchant_ref: Some("WQ-1".into()),
+    };
+    let r = check(&v, HmacMode::Off, &wrong);
+    assert_eq!(
+        r.failures,
+        vec![
+            "expected amount ₦40,000.01 (4000001 kobo), service says ₦40,000.00 (4000000 kobo)",
+            "expected currency USD, service says NGN",
+            "expected merchant ref WQ-1, service says WQ-506391000507913",
+        ]
+    );
+    let absent = sample(|v| v["amount"] = Value::Null);
+    let r = check(&absent, HmacMode::Off, &ok);
+    assert!(r.failures[0].ends_with("service says nothing"), "{r:?}");
+}
+
+#[test]
+fn successful_needs_code_00() {
+    let v = sample(|v| v["code"] = "51".into());
+    let r = check(&v, HmacMode::Off, &Expectations::default());
+    assert!(r.failures[0].contains("code is '51'"), "{r:?}");
+    let failed = sample(|v| {
+        v["status"] = "FAILED".into();
+        v["code"] = "51".into();
+    });
+    assert!(check(&failed, HmacMode::Off, &Expectations::default()).passed());
+}
