@@ -112,14 +112,29 @@ pub struct SandboxArgs {
 /// Arguments of `payverify verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The transaction reference (surrounding whitespace is trimmed; use `--` before one
-    /// that starts with a hyphen).
-    #[arg(value_name = "REFERENCE")]
-    pub reference: String,
+    /// Transaction references; `-` reads them from stdin, one per line (surrounding
+    /// whitespace is trimmed; use `--` before one that starts with a hyphen).
+    #[arg(value_name = "REFERENCE", required_unless_present = "from")]
+    pub references: Vec<String>,
 
-    /// Output format.
+    /// Read references from FILE, one per line; blank lines and lines starting with # are
+    /// skipped.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+
+    /// Output format. One reference: table or the service's JSON object. Several: one
+    /// record per reference (json is one array of the jsonl records).
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table, value_name = "FORMAT")]
     pub output: OutputFormat,
+
+    /// Worker threads for several references (they share one connection pool).
+    #[arg(short, long, default_value_t = 4, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+
+    /// At most N requests per second across all workers (decimals allowed).
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    pub rate: Option<f64>,
 
     /// Verify against a sandbox started in-process on a free loopback port, with the sandbox
     /// credentials; configured credentials and base URL are ignored. No account needed.
@@ -216,8 +231,24 @@ pub enum ColorChoice {
 pub enum OutputFormat {
     /// A field/value table for people.
     Table,
-    /// The service's JSON object exactly as received, pretty-printed.
+    /// The service's JSON object exactly as received, pretty-printed (several references:
+    /// one array of records).
     Json,
+    /// One JSON record per reference per line.
+    Jsonl,
+    /// A header row, then one row per reference (RFC 4180 quoting).
+    Csv,
+}
+
+impl VerifyArgs {
+    /// Whether this is a batch: several references, a stream, or a record format.
+    /// One plain reference keeps the single-reference output exactly.
+    pub fn is_batch(&self) -> bool {
+        self.from.is_some()
+            || self.references.len() != 1
+            || self.references.iter().any(|r| r == "-")
+            || matches!(self.output, OutputFormat::Jsonl | OutputFormat::Csv)
+    }
 }
 
 /// How the credentials are written in the Authorization header.
@@ -234,6 +265,18 @@ impl AuthStyle {
     /// Parses the config-file spelling.
     pub fn from_config(s: &str) -> Option<Self> {
         <AuthStyle as ValueEnum>::from_str(s, true).ok()
+    }
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let rate: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of requests per second"))?;
+    if rate.is_finite() && rate > 0.0 && rate <= 100_000.0 {
+        Ok(rate)
+    } else {
+        Err(format!("'{s}' must be more than 0 and at most 100000"))
     }
 }
 
@@ -358,7 +401,9 @@ mod tests {
     fn verify_defaults() {
         let cli = parse(&["verify", "REF"]).unwrap();
         let v = verify(&cli);
-        assert_eq!(v.reference, "REF");
+        assert_eq!(v.references, ["REF"]);
+        assert!(!v.is_batch());
+        assert_eq!(v.jobs, 4);
         assert_eq!(v.output, OutputFormat::Table);
         assert_eq!(v.profile_args.timeout, None);
         assert_eq!(cli.global.color, ColorChoice::Auto);
@@ -399,7 +444,7 @@ mod tests {
     fn reference_may_start_with_a_hyphen_after_double_dash() {
         let cli = parse(&["verify", "-v", "--", "-abc"]).unwrap();
         assert_eq!(cli.global.verbose, 1);
-        assert_eq!(verify(&cli).reference, "-abc");
+        assert_eq!(verify(&cli).references, ["-abc"]);
     }
 
     #[test]
@@ -449,6 +494,22 @@ mod tests {
             panic!()
         };
         assert_eq!(w.input, None);
+    }
+
+    #[test]
+    fn batch_inputs() {
+        let batch = |args: &[&str]| verify(&parse(args).unwrap()).is_batch();
+        assert!(batch(&["verify", "A", "B"]));
+        assert!(batch(&["verify", "-"]));
+        assert!(batch(&["verify", "--from", "refs.txt"]));
+        assert!(batch(&["verify", "A", "-o", "jsonl"]));
+        assert!(batch(&["verify", "A", "-o", "csv"]));
+        assert!(!batch(&["verify", "A", "-o", "json"]));
+        let cli = parse(&["verify", "A", "B", "-j", "16", "--rate", "2.5"]).unwrap();
+        assert_eq!((verify(&cli).jobs, verify(&cli).rate), (16, Some(2.5)));
+        for bad in [["-j", "0"], ["-j", "65"], ["--rate", "0"], ["--rate", "x"]] {
+            assert!(parse(&["verify", "A", bad[0], bad[1]]).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

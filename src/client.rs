@@ -1,6 +1,7 @@
 //! The HTTP exchange: one shared agent, authentication, timeouts, retries and back-off.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -8,6 +9,7 @@ use ureq::Agent;
 
 use crate::base_url::BaseUrl;
 use crate::cli::AuthStyle;
+use crate::gate::Gate;
 use crate::log::Log;
 use crate::reference::Reference;
 use crate::secret::Secret;
@@ -78,20 +80,47 @@ pub struct Exchange {
     pub attempts: u32,
 }
 
+/// How a client behaves beyond the endpoint.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Each attempt, connect to last byte.
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// Connections kept open for reuse: one per worker.
+    pub pool: usize,
+    /// Shared pacing (429 pause, rate).
+    pub gate: Arc<Gate>,
+    /// Once set (Ctrl-C), no further retry is started.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Options {
+    /// One worker, no pacing: what a single verification needs.
+    pub fn single(timeout: Duration, retries: u32) -> Self {
+        Options {
+            timeout,
+            retries,
+            pool: 1,
+            gate: Arc::new(Gate::new()),
+            stop: None,
+        }
+    }
+}
+
 /// Makes Verify Transaction requests; share one across threads.
 pub struct Client {
     agent: Agent,
     base_url: BaseUrl,
     authorization: Secret,
-    retries: u32,
-    timeout: Duration,
+    options: Options,
     log: Log,
     jitter: AtomicU64,
 }
 
 impl Client {
     /// A client for `endpoint`; registers the secret and header with `log` for scrubbing.
-    pub fn new(endpoint: &Endpoint, timeout: Duration, retries: u32, log: Log) -> Self {
+    pub fn new(endpoint: &Endpoint, options: Options, log: Log) -> Self {
         let authorization = authorization(endpoint);
         log.add_secret(endpoint.client_secret.expose());
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
@@ -100,15 +129,16 @@ impl Client {
             // A redirect is a bad response; never follow it, so credentials never go
             // to another host.
             .max_redirects(0)
-            .timeout_global(Some(timeout))
+            .timeout_global(Some(options.timeout))
+            .max_idle_connections(options.pool.max(3))
+            .max_idle_connections_per_host(options.pool.max(3))
             .user_agent(concat!("payverify/", env!("CARGO_PKG_VERSION")))
             .build();
         Client {
             agent: config.new_agent(),
             base_url: endpoint.base_url.clone(),
             authorization,
-            retries,
-            timeout,
+            options,
             log,
             jitter: AtomicU64::new(seed()),
         }
@@ -117,7 +147,7 @@ impl Client {
     /// Verifies one reference, retrying as configured.
     pub fn verify(&self, reference: &Reference) -> Exchange {
         let url = self.base_url.verify_url(reference);
-        let total = self.retries + 1;
+        let total = self.options.retries + 1;
         self.log.trace(|| {
             format!(
                 "> GET {url}; Accept: application/json; Content-Type: application/json; \
@@ -126,10 +156,16 @@ impl Client {
         });
         let mut attempt = 1;
         loop {
+            self.options.gate.before_attempt();
             let started = Instant::now();
             let (result, retry_after) = self.attempt(&url);
             let elapsed = started.elapsed().as_millis();
-            let retry = attempt < total && should_retry(&result);
+            let stopping = self
+                .options
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::SeqCst));
+            let retry = attempt < total && should_retry(&result) && !stopping;
             self.log.trace(|| {
                 let what = match &result {
                     Ok(r) => format!("HTTP {}", r.status),
@@ -137,6 +173,8 @@ impl Client {
                 };
                 let next = if retry {
                     "retrying"
+                } else if stopping && should_retry(&result) {
+                    "interrupted, not retrying"
                 } else if attempt < total || !should_retry(&result) {
                     "done"
                 } else {
@@ -158,7 +196,12 @@ impl Client {
                     attempt + 1
                 )
             });
-            std::thread::sleep(delay);
+            if matches!(&result, Ok(r) if r.status == 429) && retry_after.is_some() {
+                // The rate limit is the client's, not this request's: every worker waits.
+                self.options.gate.pause_all(delay);
+            } else {
+                std::thread::sleep(delay);
+            }
             attempt += 1;
         }
     }
@@ -195,14 +238,14 @@ impl Client {
     fn transport_error(&self, e: ureq::Error) -> TransportError {
         use ureq::Error as E;
         match e {
-            E::Timeout(_) => TransportError::Timeout(self.timeout),
+            E::Timeout(_) => TransportError::Timeout(self.options.timeout),
             E::BodyExceedsLimit(_) => TransportError::TooLarge,
             E::HostNotFound => {
                 TransportError::Network(format!("cannot resolve host {}", self.base_url.host()))
             }
             E::ConnectionFailed => TransportError::Network("connection failed".into()),
             E::Io(io) => match io.kind() {
-                std::io::ErrorKind::TimedOut => TransportError::Timeout(self.timeout),
+                std::io::ErrorKind::TimedOut => TransportError::Timeout(self.options.timeout),
                 _ => TransportError::Network(crate::config::io_reason(&io)),
             },
             E::Tls(msg) => TransportError::Tls(msg.into()),
@@ -342,8 +385,7 @@ mod tests {
     fn backoff_grows_with_bounded_jitter() {
         let client = Client::new(
             &endpoint(AuthStyle::Standard),
-            Duration::from_secs(1),
-            2,
+            Options::single(Duration::from_secs(1), 2),
             Log::new(crate::log::Level::Quiet),
         );
         for attempt in 1..=10 {

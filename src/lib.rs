@@ -4,12 +4,14 @@
 //! response ([`model`]) -> [`outcome`] -> [`render`]. [`run`] is the whole program.
 
 pub mod base_url;
+pub mod batch;
 pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod config;
 pub mod exit;
+pub mod gate;
 pub mod log;
 pub mod model;
 pub mod money;
@@ -21,6 +23,7 @@ pub mod secret;
 pub mod settings;
 pub mod signal;
 pub mod signature;
+pub mod verifier;
 
 use std::ffi::OsString;
 use std::io::Write;

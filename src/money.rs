@@ -16,6 +16,13 @@ impl Kobo {
         format!("{sign}{}.{fraction:02}", group_thousands(whole))
     }
 
+    /// The amount in naira as a plain decimal, `40000.00`, for spreadsheets.
+    pub fn naira_decimal(self) -> String {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        format!("{sign}{}.{:02}", abs / 100, abs % 100)
+    }
+
     /// The amount for people: `₦40,000.00 (4000000 kobo)`; other currencies by code.
     pub fn display_with_currency(self, currency: Option<&str>) -> String {
         let figure = self.naira_figure();
@@ -141,6 +148,9 @@ mod tests {
             assert_eq!(Kobo(kobo).display_with_currency(Some("NGN")), want);
         }
         assert_eq!(Kobo(-150).naira_figure(), "-1.50");
+        assert_eq!(Kobo(4_000_000).naira_decimal(), "40000.00");
+        assert_eq!(Kobo(5).naira_decimal(), "0.05");
+        assert_eq!(Kobo(-150).naira_decimal(), "-1.50");
         assert_eq!(Kobo(i64::MIN).naira_figure(), "-92,233,720,368,547,758.08");
         assert_eq!(
             Kobo(250).display_with_currency(Some("USD")),

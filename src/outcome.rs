@@ -9,6 +9,18 @@ use crate::log::truncate;
 use crate::model::{BodyError, Verification, parse_object};
 use crate::reference::Reference;
 
+/// Every outcome name a record can carry, in exit-code order.
+pub const OUTCOME_NAMES: [&str; 8] = [
+    "SUCCESSFUL",
+    "FAILED",
+    "NOT_FOUND",
+    "CHECK_FAILED",
+    "AUTH_REJECTED",
+    "UNAVAILABLE",
+    "BAD_RESPONSE",
+    "NOT_FINAL",
+];
+
 /// What verifying one reference established.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -154,6 +166,26 @@ impl Verdict {
         match self.exit() {
             Exit::CheckFailed => "CHECK_FAILED",
             _ => self.outcome.name(),
+        }
+    }
+}
+
+/// The verdict for one reference: a line of batch output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The reference as verified.
+    pub reference: Reference,
+    /// What it came to.
+    pub verdict: Verdict,
+}
+
+impl Record {
+    /// Why the record is not a plain success, or `None` for a SUCCESSFUL one that passed.
+    pub fn error(&self) -> Option<String> {
+        match (self.verdict.exit(), &self.verdict.checks) {
+            (Exit::Successful, _) => None,
+            (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
+            _ => Some(self.verdict.outcome.message(&self.reference)),
         }
     }
 }

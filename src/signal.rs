@@ -19,7 +19,10 @@ impl Interrupt {
         let (tx, rx) = channel();
         let set = flag.clone();
         ctrlc::set_handler(move || {
-            set.store(true, Ordering::SeqCst);
+            // A second signal means "now": the user no longer waits for in-flight work.
+            if set.swap(true, Ordering::SeqCst) {
+                std::process::exit(i32::from(Exit::Interrupted.code()));
+            }
             let _ = tx.send(());
         })
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot handle signals: {e}")))?;

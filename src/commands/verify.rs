@@ -1,28 +1,45 @@
 //! `payverify verify`: one reference, end to end.
 
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::checks;
+use crate::batch::{Batch, Input, Source};
 use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
-use crate::client::Client;
+use crate::client::{self, Client};
 use crate::exit::{Exit, Failure};
+use crate::gate::Gate;
 use crate::log::{Level, Log};
-use crate::outcome::{Outcome, Verdict, classify};
+use crate::outcome::{Outcome, Verdict};
 use crate::reference::Reference;
-use crate::render::Printer;
+use crate::render::records::RecordWriter;
+use crate::render::{Printer, Style};
 use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
+use crate::signal::Interrupt;
+use crate::verifier::Verifier;
 
-/// Runs `payverify verify`.
+/// Runs `payverify verify`: one reference, or a batch.
 pub fn run(
     global: &GlobalArgs,
     args: &VerifyArgs,
     log: &Log,
     ctx: &Context,
 ) -> Result<Exit, Failure> {
-    let reference = Reference::parse(&args.reference)
-        .map_err(|e| Failure::usage(format!("{e} (give the transaction reference to verify)")))?;
+    // Bad input is refused before anything else happens, and before any request.
+    let (single, batch_input) = if args.is_batch() {
+        let sources = sources(args)?;
+        let known_len = Input::known_len(&sources);
+        (None, Some((Input::open(sources)?, known_len)))
+    } else {
+        let reference = args.references.first().map(String::as_str).unwrap_or("");
+        let reference = Reference::parse(reference).map_err(|e| {
+            Failure::usage(format!("{e} (give the transaction reference to verify)"))
+        })?;
+        (Some(reference), None)
+    };
+
     // Kept alive until the verification is done; dropping it stops the server.
     let sandbox = match args.sandbox {
         true => Some(Sandbox::start(
@@ -40,24 +57,66 @@ pub fn run(
         None => Settings::resolve(global, &args.profile_args, ctx)?,
     };
     let endpoint = settings.endpoint()?;
-    let client = Client::new(
-        &endpoint,
-        settings.timeout.value,
-        settings.retries.value,
-        log.clone(),
-    );
-    let outcome = classify(&client.verify(&reference));
-    let checks = outcome.verification().map(|v| {
-        checks::evaluate(
-            v,
-            settings.hmac.value,
-            &endpoint.client_secret,
-            &args.expect.expectations(),
-        )
-    });
-    let verdict = Verdict { outcome, checks };
+    let interrupt = match batch_input {
+        Some(_) => Some(Interrupt::install()?),
+        None => None,
+    };
+    let stop = interrupt
+        .as_ref()
+        .map_or_else(|| Arc::new(AtomicBool::new(false)), Interrupt::flag);
+    let options = client::Options {
+        timeout: settings.timeout.value,
+        retries: settings.retries.value,
+        pool: usize::from(args.jobs),
+        gate: Arc::new(args.rate.map_or_else(Gate::new, Gate::with_rate)),
+        stop: Some(stop.clone()),
+    };
+    let verifier = Verifier {
+        client: Client::new(&endpoint, options, log.clone()),
+        hmac: settings.hmac.value,
+        secret: endpoint.client_secret.clone(),
+        expect: args.expect.expectations(),
+    };
     let mut printer = Printer::stdout(global.color, ctx.env);
-    report(&verdict, &reference, args.output, log, &mut printer)
+    match (single, batch_input) {
+        (Some(reference), _) => {
+            let verdict = verifier.verify(&reference);
+            report(&verdict, &reference, args.output, log, &mut printer)
+        }
+        (None, Some((input, known_len))) => {
+            let batch = Batch {
+                jobs: usize::from(args.jobs),
+                known_len,
+                stop,
+            };
+            let writer = printer.into_records(args.output);
+            let quiet_writer = match log.level() {
+                Level::Quiet => RecordWriter::new(Box::new(io::sink()), args.output, Style::PLAIN),
+                _ => writer,
+            };
+            batch.run(Arc::new(verifier), input, quiet_writer, log)
+        }
+        (None, None) => Err(Failure::usage("no reference to verify")),
+    }
+}
+
+/// The batch sources in the order given; argument references are validated here, so a bad
+/// one is a usage error before any request.
+fn sources(args: &VerifyArgs) -> Result<Vec<Source>, Failure> {
+    let mut sources = Vec::new();
+    for (n, text) in args.references.iter().enumerate() {
+        if text == "-" {
+            sources.push(Source::Stdin);
+            continue;
+        }
+        Reference::parse(text)
+            .map_err(|e| Failure::usage(format!("reference argument {}: {e}", n + 1)))?;
+        sources.push(Source::Literal(text.clone()));
+    }
+    if let Some(path) = &args.from {
+        sources.push(Source::File(path.clone()));
+    }
+    Ok(sources)
 }
 
 /// Prints the verdict: the result on stdout when there is one; on stderr, why it is not a

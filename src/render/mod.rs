@@ -1,6 +1,8 @@
 //! Output on stdout: one printer owns the sink and the terminal and colour decisions.
 
+pub mod csv;
 pub mod json;
+pub mod records;
 pub mod table;
 
 use std::io::{self, IsTerminal, Write};
@@ -17,6 +19,14 @@ pub struct Style {
     pub color: bool,
     /// The sink is a terminal: borders and wrapping to its width.
     pub tty: bool,
+}
+
+impl Style {
+    /// No colour, not a terminal.
+    pub const PLAIN: Style = Style {
+        color: false,
+        tty: false,
+    };
 }
 
 /// Decides colour: `--color` first, then NO_COLOR / CLICOLOR_FORCE, then whether stdout is
@@ -62,6 +72,11 @@ impl Printer {
         self.style
     }
 
+    /// Turns the printer into a writer of batch records.
+    pub fn into_records(self, format: OutputFormat) -> records::RecordWriter {
+        records::RecordWriter::new(self.out, format, self.style)
+    }
+
     /// Writes text as it is, for commands with their own small outputs.
     pub fn text(&mut self, text: &str) -> io::Result<()> {
         self.out.write_all(text.as_bytes())?;
@@ -77,7 +92,7 @@ impl Printer {
     ) -> io::Result<()> {
         let text = match format {
             OutputFormat::Table => table::verification(v, integrity, self.style),
-            OutputFormat::Json => json::object(&v.raw)?,
+            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Csv => json::object(&v.raw)?,
         };
         self.out.write_all(text.as_bytes())?;
         self.out.write_all(b"\n")?;

@@ -148,3 +148,50 @@ pub fn stdout_of(output: &std::process::Output) -> String {
 pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// A keep-alive HTTP/1.1 server that answers every GET with `body` after `delay`, counting
+/// connections and recording when each request arrived and its path.
+pub struct KeepAliveServer {
+    pub url: String,
+    pub connections: Arc<AtomicUsize>,
+    pub requests: Arc<std::sync::Mutex<Vec<(std::time::Instant, String)>>>,
+}
+
+impl KeepAliveServer {
+    pub fn start<F>(respond_to: F) -> KeepAliveServer
+    where
+        F: Fn(&str, usize) -> (String, Vec<String>, String) + Send + Sync + 'static,
+    {
+        let requests: Arc<std::sync::Mutex<Vec<(std::time::Instant, String)>>> = Arc::default();
+        let seen = requests.clone();
+        let respond_to = Arc::new(respond_to);
+        let server = RawServer::start(move |mut stream| {
+            loop {
+                let head = read_head(&mut stream);
+                if head.is_empty() {
+                    return;
+                }
+                let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+                let n = {
+                    let mut list = seen.lock().unwrap();
+                    list.push((std::time::Instant::now(), path.clone()));
+                    list.len()
+                };
+                let (status, headers, body) = respond_to(&path, n);
+                let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
+                let reply = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}\r\n{body}",
+                    body.len()
+                );
+                if stream.write_all(reply.as_bytes()).is_err() {
+                    return;
+                }
+            }
+        });
+        KeepAliveServer {
+            url: server.url,
+            connections: server.connections,
+            requests,
+        }
+    }
+}

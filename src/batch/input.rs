@@ -1,0 +1,321 @@
+//! Where batch references come from: arguments, stdin and files, read lazily line by line.
+
+use std::collections::{HashSet, VecDeque};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+use crate::exit::Failure;
+use crate::reference::Reference;
+
+/// Longest line taken as a reference; longer lines are reported, not buffered whole.
+pub const MAX_LINE: usize = 4096;
+
+/// One source of references, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A reference given as an argument.
+    Literal(String),
+    /// `-`: lines of stdin.
+    Stdin,
+    /// `--from FILE`: lines of a file.
+    File(PathBuf),
+}
+
+/// What the input yields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// A new reference to verify.
+    Reference(Reference),
+    /// A reference already seen: verified once, reported once.
+    Duplicate {
+        /// The reference.
+        reference: String,
+        /// Where it appeared again, e.g. `stdin line 7`.
+        origin: String,
+    },
+    /// A line that is not a usable reference.
+    Invalid {
+        /// Where it is, e.g. `refs.txt line 3`.
+        origin: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// The references of all sources, deduplicated, as an iterator.
+pub struct Input {
+    pending: VecDeque<Source>,
+    current: Option<Lines>,
+    seen: HashSet<String>,
+    literal_position: usize,
+}
+
+struct Lines {
+    reader: Box<dyn BufRead + Send>,
+    name: String,
+    line: usize,
+}
+
+impl Input {
+    /// Opens every file up front, so a missing file is an error before any request.
+    pub fn open(sources: Vec<Source>) -> Result<Input, Failure> {
+        for source in &sources {
+            if let Source::File(path) = source {
+                File::open(path).map_err(|e| {
+                    Failure::usage(format!(
+                        "cannot read references from {}: {}",
+                        path.display(),
+                        crate::config::io_reason(&e)
+                    ))
+                })?;
+            }
+        }
+        Ok(Input {
+            pending: sources.into(),
+            current: None,
+            seen: HashSet::new(),
+            literal_position: 0,
+        })
+    }
+
+    /// The number of references when every source is an argument (known in advance).
+    pub fn known_len(sources: &[Source]) -> Option<usize> {
+        sources
+            .iter()
+            .all(|s| matches!(s, Source::Literal(_)))
+            .then(|| {
+                sources
+                    .iter()
+                    .filter_map(|s| match s {
+                        Source::Literal(r) => Some(r.trim()),
+                        _ => None,
+                    })
+                    .collect::<HashSet<_>>()
+                    .len()
+            })
+    }
+
+    fn accept(&mut self, text: &str, origin: String) -> Option<Item> {
+        let trimmed = text.trim();
+        match Reference::parse(trimmed) {
+            Ok(reference) => {
+                if self.seen.insert(reference.as_str().to_owned()) {
+                    Some(Item::Reference(reference))
+                } else {
+                    Some(Item::Duplicate {
+                        reference: reference.to_string(),
+                        origin,
+                    })
+                }
+            }
+            Err(e) => Some(Item::Invalid {
+                origin,
+                why: e.to_string(),
+            }),
+        }
+    }
+}
+
+impl Iterator for Input {
+    type Item = Result<Item, Failure>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(lines) = &mut self.current {
+                match read_line(&mut lines.reader) {
+                    Ok(None) => {
+                        self.current = None;
+                        continue;
+                    }
+                    Err(e) => {
+                        let name = lines.name.clone();
+                        self.current = None;
+                        return Some(Err(Failure::new(
+                            crate::exit::Exit::Internal,
+                            format!("cannot read references from {name}: {e}"),
+                        )));
+                    }
+                    Ok(Some(line)) => {
+                        lines.line += 1;
+                        let origin = format!("{} line {}", lines.name, lines.line);
+                        let line = match line {
+                            Line::TooLong => {
+                                return Some(Ok(Item::Invalid {
+                                    origin,
+                                    why: format!("longer than {MAX_LINE} bytes"),
+                                }));
+                            }
+                            Line::NotUtf8 => {
+                                return Some(Ok(Item::Invalid {
+                                    origin,
+                                    why: "not UTF-8".into(),
+                                }));
+                            }
+                            Line::Text(t) => t,
+                        };
+                        let trimmed = line.trim();
+                        if trimmed.is_empty() || trimmed.starts_with('#') {
+                            continue;
+                        }
+                        return self.accept(&line, origin).map(Ok);
+                    }
+                }
+            }
+            match self.pending.pop_front()? {
+                Source::Literal(text) => {
+                    self.literal_position += 1;
+                    let origin = format!("argument {}", self.literal_position);
+                    return self.accept(&text, origin).map(Ok);
+                }
+                Source::Stdin => {
+                    self.current = Some(Lines {
+                        reader: Box::new(BufReader::new(io::stdin())),
+                        name: "stdin".into(),
+                        line: 0,
+                    });
+                }
+                Source::File(path) => match File::open(&path) {
+                    Ok(file) => {
+                        self.current = Some(Lines {
+                            reader: Box::new(BufReader::new(file)),
+                            name: path.display().to_string(),
+                            line: 0,
+                        });
+                    }
+                    Err(e) => {
+                        return Some(Err(Failure::usage(format!(
+                            "cannot read references from {}: {}",
+                            path.display(),
+                            crate::config::io_reason(&e)
+                        ))));
+                    }
+                },
+            }
+        }
+    }
+}
+
+enum Line {
+    Text(String),
+    TooLong,
+    NotUtf8,
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes; a longer one is consumed and reported.
+fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let n = reader
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE {
+        // Discard the rest of the over-long line without holding it.
+        let mut rest = Vec::new();
+        loop {
+            rest.clear();
+            let m = reader
+                .by_ref()
+                .take(64 * 1024)
+                .read_until(b'\n', &mut rest)?;
+            if m == 0 || rest.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(Some(Line::TooLong));
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    Ok(Some(match String::from_utf8(buf) {
+        Ok(s) => Line::Text(s),
+        Err(_) => Line::NotUtf8,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(text: &str) -> Vec<Item> {
+        let dir = std::env::temp_dir().join(format!(
+            "payverify-input-{}-{}",
+            std::process::id(),
+            text.len()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("refs.txt");
+        std::fs::write(&path, text).unwrap();
+        let out: Vec<Item> = Input::open(vec![Source::File(path)])
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        out
+    }
+
+    fn reference(s: &str) -> Item {
+        Item::Reference(Reference::parse(s).unwrap())
+    }
+
+    #[test]
+    fn trims_skips_blanks_and_comments_and_collapses_duplicates() {
+        let got = items("  A  \n\n# comment\n   # indented comment\nB\r\nA\n\tC\n");
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0], reference("A"));
+        assert_eq!(got[1], reference("B"));
+        assert!(matches!(&got[2], Item::Duplicate { reference, origin }
+            if reference == "A" && origin.ends_with("line 6")));
+        assert_eq!(got[3], reference("C"));
+    }
+
+    #[test]
+    fn last_line_without_newline_counts() {
+        assert_eq!(items("A\nB"), vec![reference("A"), reference("B")]);
+    }
+
+    #[test]
+    fn overlong_and_non_utf8_lines_are_reported_not_kept() {
+        let long = "x".repeat(MAX_LINE * 3);
+        let got = items(&format!("A\n{long}\nB\n"));
+        assert_eq!(got[0], reference("A"));
+        assert!(matches!(&got[1], Item::Invalid { why, origin }
+            if why.contains("longer") && origin.ends_with("line 2")));
+        assert_eq!(got[2], reference("B"));
+        let dir = std::env::temp_dir().join(format!("payverify-bytes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bin.txt");
+        std::fs::write(&path, b"A\n\xff\xfe\nB\n").unwrap();
+        let got: Vec<Item> = Input::open(vec![Source::File(path)])
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(matches!(&got[1], Item::Invalid { why, .. } if why == "not UTF-8"));
+        assert_eq!(got.len(), 3);
+    }
+
+    #[test]
+    fn literals_in_order_and_known_length() {
+        let sources = vec![
+            Source::Literal("X".into()),
+            Source::Literal(" Y ".into()),
+            Source::Literal("X".into()),
+        ];
+        assert_eq!(Input::known_len(&sources), Some(2));
+        let got: Vec<Item> = Input::open(sources).unwrap().map(|r| r.unwrap()).collect();
+        assert_eq!(got[0], reference("X"));
+        assert_eq!(got[1], reference("Y"));
+        assert!(matches!(&got[2], Item::Duplicate { origin, .. } if origin == "argument 3"));
+        assert_eq!(Input::known_len(&[Source::Stdin]), None);
+    }
+
+    #[test]
+    fn missing_file_fails_up_front() {
+        let err = Input::open(vec![Source::File("/nonexistent/refs.txt".into())]).err();
+        assert!(err.is_some_and(|e| e.message.contains("no such file")));
+    }
+}

@@ -1,0 +1,391 @@
+//! Many references: a reader, N workers sharing one client, and one writer that keeps
+//! input order and writes each record as soon as it and every earlier one are done.
+
+pub mod input;
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::exit::{Exit, Failure};
+use crate::log::{Level, Log};
+use crate::outcome::Record;
+use crate::reference::Reference;
+use crate::render::records::RecordWriter;
+use crate::verifier::Verifier;
+pub use input::{Input, Item, Source};
+
+/// How far the reader may run ahead of the writer, per worker: bounds memory however long
+/// the input and however slow one reference is.
+const WINDOW_PER_JOB: usize = 16;
+
+/// How a batch runs.
+pub struct Batch {
+    /// Worker threads.
+    pub jobs: usize,
+    /// References known in advance (all given as arguments), for the progress bar.
+    pub known_len: Option<usize>,
+    /// Set on Ctrl-C/SIGTERM: stop starting references.
+    pub stop: Arc<AtomicBool>,
+}
+
+enum Event {
+    Done(usize, Box<Record>),
+    Skipped(usize),
+    Note(Item),
+    InputFailed(Failure),
+    InputEnd(usize),
+}
+
+/// Counts of records per outcome, and timing, for the summary line.
+#[derive(Debug, Default)]
+struct Summary {
+    counts: BTreeMap<&'static str, usize>,
+    total: usize,
+    with_warnings: usize,
+}
+
+impl Batch {
+    /// Verifies every reference of `input`, writing records to `writer`; returns the largest
+    /// exit code of all references, or 130 when interrupted.
+    pub fn run(
+        &self,
+        verifier: Arc<Verifier>,
+        input: Input,
+        mut writer: RecordWriter,
+        log: &Log,
+    ) -> Result<Exit, Failure> {
+        let started = Instant::now();
+        let window = Arc::new(Window::new(self.jobs * WINDOW_PER_JOB));
+        let issued = Arc::new(AtomicUsize::new(0));
+        let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Reference)>(self.jobs * 2);
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        let (events_tx, events) = mpsc::channel::<Event>();
+
+        spawn_reader(
+            input,
+            work_tx,
+            events_tx.clone(),
+            &window,
+            &issued,
+            &self.stop,
+        )?;
+        for n in 0..self.jobs {
+            let (work_rx, events_tx, stop) =
+                (work_rx.clone(), events_tx.clone(), self.stop.clone());
+            let verifier = verifier.clone();
+            thread::Builder::new()
+                .name(format!("verify-{n}"))
+                .spawn(move || worker(&verifier, &work_rx, &events_tx, &stop))
+                .map_err(|e| Failure::new(Exit::Internal, format!("cannot start a worker: {e}")))?;
+        }
+        drop(events_tx);
+
+        let bar = progress_bar(self.known_len, log);
+        write_or_stop(writer.begin(), &self.stop)?;
+        let mut exit = Exit::Successful;
+        let mut summary = Summary::default();
+        let mut pending: BTreeMap<usize, Option<Box<Record>>> = BTreeMap::new();
+        let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        loop {
+            match events.recv_timeout(Duration::from_millis(50)) {
+                Ok(Event::Done(i, record)) => {
+                    pending.insert(i, Some(record));
+                    completed += 1;
+                }
+                Ok(Event::Skipped(i)) => {
+                    pending.insert(i, None);
+                    completed += 1;
+                }
+                Ok(Event::Note(item)) => {
+                    let line = match item {
+                        Item::Duplicate { reference, origin } => {
+                            format!("reference '{reference}' given again ({origin}); verified once")
+                        }
+                        Item::Invalid { origin, why } => {
+                            exit = exit.merge(Exit::Usage);
+                            format!("{origin} skipped: {why}")
+                        }
+                        Item::Reference(_) => String::new(),
+                    };
+                    bar.suspend(|| log.warn(&line));
+                }
+                Ok(Event::InputFailed(failure)) => {
+                    exit = exit.merge(failure.exit);
+                    bar.suspend(|| log.error(&failure.message));
+                }
+                Ok(Event::InputEnd(n)) => total = Some(n),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            while let Some(entry) = pending.remove(&next) {
+                if let Some(record) = entry {
+                    let code = record.verdict.exit();
+                    exit = exit.merge(code);
+                    *summary.counts.entry(record.verdict.name()).or_default() += 1;
+                    summary.total += 1;
+                    if record
+                        .verdict
+                        .checks
+                        .as_ref()
+                        .is_some_and(|c| !c.warnings.is_empty())
+                    {
+                        summary.with_warnings += 1;
+                    }
+                    write_or_stop(writer.write(&record), &self.stop)?;
+                    bar.inc(1);
+                }
+                next += 1;
+                window.advance(next);
+            }
+            let drained = next == completed;
+            if drained && total == Some(completed) {
+                break;
+            }
+            if drained
+                && self.stop.load(Ordering::SeqCst)
+                && completed == issued.load(Ordering::SeqCst)
+            {
+                break;
+            }
+        }
+        bar.finish_and_clear();
+        write_or_stop(writer.finish(), &self.stop)?;
+        let interrupted = self.stop.load(Ordering::SeqCst);
+        log.info(&summary.line(started.elapsed(), interrupted));
+        Ok(if interrupted { Exit::Interrupted } else { exit })
+    }
+}
+
+fn spawn_reader(
+    input: Input,
+    work: mpsc::SyncSender<(usize, Reference)>,
+    events: mpsc::Sender<Event>,
+    window: &Arc<Window>,
+    issued: &Arc<AtomicUsize>,
+    stop: &Arc<AtomicBool>,
+) -> Result<(), Failure> {
+    let (window, issued, stop) = (window.clone(), issued.clone(), stop.clone());
+    thread::Builder::new()
+        .name("read-references".into())
+        .spawn(move || {
+            let mut index = 0;
+            for item in input {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                match item {
+                    Ok(Item::Reference(reference)) => {
+                        if !window.wait_for_room(index, &stop) {
+                            break;
+                        }
+                        issued.store(index + 1, Ordering::SeqCst);
+                        if work.send((index, reference)).is_err() {
+                            break;
+                        }
+                        index += 1;
+                    }
+                    Ok(note) => {
+                        let _ = events.send(Event::Note(note));
+                    }
+                    Err(failure) => {
+                        let _ = events.send(Event::InputFailed(failure));
+                        break;
+                    }
+                }
+            }
+            let _ = events.send(Event::InputEnd(index));
+        })
+        .map(|_| ())
+        .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
+}
+
+fn worker(
+    verifier: &Verifier,
+    work: &Mutex<mpsc::Receiver<(usize, Reference)>>,
+    events: &mpsc::Sender<Event>,
+    stop: &AtomicBool,
+) {
+    loop {
+        let job = match work.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok((index, reference)) = job else {
+            return;
+        };
+        let event = if stop.load(Ordering::SeqCst) {
+            Event::Skipped(index)
+        } else {
+            let verdict = verifier.verify(&reference);
+            Event::Done(index, Box::new(Record { reference, verdict }))
+        };
+        if events.send(event).is_err() {
+            return;
+        }
+    }
+}
+
+/// A closed stdout stops the batch quietly; any other write error is exit 10.
+fn write_or_stop(result: io::Result<()>, stop: &AtomicBool) -> Result<(), Failure> {
+    if let Err(e) = &result
+        && e.kind() == io::ErrorKind::BrokenPipe
+    {
+        stop.store(true, Ordering::SeqCst);
+        return Ok(());
+    }
+    crate::commands::verify::write_output(result)
+}
+
+fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
+    let wanted = io::stderr().is_terminal() && log.level() == Level::Normal && known_len != Some(1);
+    if !wanted {
+        return ProgressBar::hidden();
+    }
+    let (bar, template) = match known_len {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr()),
+            "{bar:30} {pos}/{len} verified  {per_sec}  {elapsed}",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            "{spinner} {pos} verified  {per_sec}  {elapsed}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+impl Summary {
+    fn line(&self, elapsed: Duration, interrupted: bool) -> String {
+        let secs = elapsed.as_secs_f64();
+        let rate = if secs > 0.0 {
+            self.total as f64 / secs
+        } else {
+            0.0
+        };
+        let counts = crate::outcome::OUTCOME_NAMES
+            .iter()
+            .filter_map(|name| self.counts.get(name).map(|n| format!("{n} {name}")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let counts = if counts.is_empty() {
+            "nothing verified".to_owned()
+        } else {
+            counts
+        };
+        let noun = if self.total == 1 {
+            "reference"
+        } else {
+            "references"
+        };
+        let head = if interrupted {
+            "interrupted after "
+        } else {
+            ""
+        };
+        let warned = match self.with_warnings {
+            0 => String::new(),
+            n => format!("; {n} with warnings (see their checks)"),
+        };
+        format!(
+            "{head}{} {noun} in {secs:.2}s ({rate:.1}/s): {counts}{warned}",
+            self.total
+        )
+    }
+}
+
+/// Lets the reader run at most `size` references ahead of the writer.
+struct Window {
+    written: Mutex<usize>,
+    moved: Condvar,
+    size: usize,
+}
+
+impl Window {
+    fn new(size: usize) -> Self {
+        Window {
+            written: Mutex::new(0),
+            moved: Condvar::new(),
+            size,
+        }
+    }
+
+    /// Waits until reference `index` may be issued; false when stopping.
+    fn wait_for_room(&self, index: usize, stop: &AtomicBool) -> bool {
+        let Ok(mut written) = self.written.lock() else {
+            return false;
+        };
+        while index >= *written + self.size {
+            if stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            match self.moved.wait_timeout(written, Duration::from_millis(100)) {
+                Ok((guard, _)) => written = guard,
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+
+    fn advance(&self, written: usize) {
+        if let Ok(mut w) = self.written.lock() {
+            *w = written;
+        }
+        self.moved.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_lists_outcomes_in_contract_order() {
+        let mut s = Summary::default();
+        s.counts.insert("NOT_FOUND", 2);
+        s.counts.insert("SUCCESSFUL", 3);
+        s.total = 5;
+        let line = s.line(Duration::from_secs(2), false);
+        assert_eq!(
+            line,
+            "5 references in 2.00s (2.5/s): 3 SUCCESSFUL, 2 NOT_FOUND"
+        );
+        assert!(
+            s.line(Duration::from_secs(1), true)
+                .starts_with("interrupted after 5")
+        );
+        s.with_warnings = 1;
+        assert!(
+            s.line(Duration::from_secs(1), false)
+                .ends_with("; 1 with warnings (see their checks)")
+        );
+    }
+
+    #[test]
+    fn window_blocks_the_reader_until_the_writer_advances() {
+        let window = Arc::new(Window::new(2));
+        let stop = AtomicBool::new(false);
+        assert!(window.wait_for_room(1, &stop));
+        let w = window.clone();
+        let advancer = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(100));
+            w.advance(1);
+        });
+        let started = Instant::now();
+        assert!(window.wait_for_room(2, &stop));
+        assert!(started.elapsed() >= Duration::from_millis(90));
+        advancer.join().unwrap();
+        stop.store(true, Ordering::SeqCst);
+        assert!(!window.wait_for_room(10, &stop));
+    }
+}

@@ -1,0 +1,96 @@
+//! Pacing shared by every worker: a common pause after a 429, and an optional request rate.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Decides when the next attempt may start; one per run, shared by all workers.
+#[derive(Debug, Default)]
+pub struct Gate {
+    paused_until: Mutex<Option<Instant>>,
+    rate: Option<Rate>,
+}
+
+#[derive(Debug)]
+struct Rate {
+    interval: Duration,
+    next_slot: Mutex<Option<Instant>>,
+}
+
+impl Gate {
+    /// A gate with no rate limit.
+    pub fn new() -> Self {
+        Gate::default()
+    }
+
+    /// A gate that starts at most `per_second` attempts per second across all workers.
+    pub fn with_rate(per_second: f64) -> Self {
+        Gate {
+            paused_until: Mutex::default(),
+            rate: Some(Rate {
+                interval: Duration::from_secs_f64(1.0 / per_second),
+                next_slot: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Blocks until an attempt may start: after any shared pause, in the next rate slot.
+    pub fn before_attempt(&self) {
+        loop {
+            let until = self.paused_until.lock().ok().and_then(|p| *p);
+            match until {
+                Some(t) if t > Instant::now() => std::thread::sleep(t - Instant::now()),
+                _ => break,
+            }
+        }
+        if let Some(rate) = &self.rate {
+            let slot = {
+                let Ok(mut next) = rate.next_slot.lock() else {
+                    return;
+                };
+                let now = Instant::now();
+                let slot = next.map_or(now, |n| n.max(now));
+                *next = Some(slot + rate.interval);
+                slot
+            };
+            let now = Instant::now();
+            if slot > now {
+                std::thread::sleep(slot - now);
+            }
+        }
+    }
+
+    /// Makes every worker wait `delay` from now (a 429 with Retry-After is about the
+    /// client, not the one request that got it).
+    pub fn pause_all(&self, delay: Duration) {
+        if let Ok(mut paused) = self.paused_until.lock() {
+            let until = Instant::now() + delay;
+            *paused = Some(paused.map_or(until, |p| p.max(until)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_spaces_attempts() {
+        let gate = Gate::with_rate(20.0);
+        let started = Instant::now();
+        for _ in 0..5 {
+            gate.before_attempt();
+        }
+        // Slots at 0, 50, 100, 150, 200 ms: the fifth starts no earlier than 200 ms.
+        assert!(started.elapsed() >= Duration::from_millis(200));
+    }
+
+    #[test]
+    fn pause_holds_every_caller_and_only_extends() {
+        let gate = Gate::new();
+        gate.pause_all(Duration::from_millis(150));
+        gate.pause_all(Duration::from_millis(10));
+        let started = Instant::now();
+        gate.before_attempt();
+        assert!(started.elapsed() >= Duration::from_millis(140));
+    }
+}

@@ -1,0 +1,31 @@
+//! One reference from request to verdict: the step the single path and every batch worker
+//! share.
+
+use crate::checks::{self, Expectations, HmacMode};
+use crate::client::Client;
+use crate::outcome::{Verdict, classify};
+use crate::reference::Reference;
+use crate::secret::Secret;
+
+/// Verifies references and checks the results; shared by reference across workers.
+pub struct Verifier {
+    /// The HTTP client.
+    pub client: Client,
+    /// How the hmac is checked.
+    pub hmac: HmacMode,
+    /// The secret that signs responses.
+    pub secret: Secret,
+    /// What the caller expects.
+    pub expect: Expectations,
+}
+
+impl Verifier {
+    /// Requests, classifies and checks one reference.
+    pub fn verify(&self, reference: &Reference) -> Verdict {
+        let outcome = classify(&self.client.verify(reference));
+        let checks = outcome
+            .verification()
+            .map(|v| checks::evaluate(v, self.hmac, &self.secret, &self.expect));
+        Verdict { outcome, checks }
+    }
+}

@@ -1,0 +1,403 @@
+//! Batch verification end to end: order, duplicates, formats, exit status, interruption,
+//! connection reuse and shared back-off.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn jsonl(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
+#[test]
+fn order_is_preserved_under_concurrency() {
+    // Slow ones first: with 8 workers they finish last but must still come out first.
+    let refs: Vec<String> = (0..16)
+        .map(|i| format!("SANDBOX-SLOW-{}-{i}", (16 - i) * 20))
+        .collect();
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "-j", "8"])
+        .args(&refs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let got: Vec<String> = jsonl(&out.stdout)
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(got, refs);
+}
+
+#[test]
+fn records_have_the_documented_fields() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "SANDBOX-OK-1", "nope"])
+        .output()
+        .unwrap();
+    let records = jsonl(&out.stdout);
+    let keys: Vec<&String> = records[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "reference",
+            "outcome",
+            "exit_code",
+            "http_status",
+            "error",
+            "checks",
+            "response"
+        ]
+    );
+    assert_eq!(records[0]["outcome"], "SUCCESSFUL");
+    assert_eq!(records[0]["response"]["transactionRef"], "SANDBOX-OK-1");
+    assert_eq!(records[0]["checks"]["integrity"], "hmac valid");
+    assert_eq!(records[1]["outcome"], "NOT_FOUND");
+    assert_eq!(records[1]["exit_code"], 3);
+    assert_eq!(records[1]["http_status"], 404);
+    assert_eq!(records[1]["response"], Value::Null);
+    assert!(records[1]["error"].as_str().unwrap().contains("'nope'"));
+}
+
+#[test]
+fn every_outcome_name_and_exit_is_the_max() {
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "--retries",
+            "0",
+            "--hmac",
+            "require",
+        ])
+        .args([
+            "SANDBOX-OK-1",
+            "SANDBOX-FAILED-1",
+            "nope",
+            "SANDBOX-BADHMAC-1",
+            "SANDBOX-ERROR-1",
+            "SANDBOX-PENDING-1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9), "max of 0,1,3,4,7,9");
+    let outcomes: Vec<String> = jsonl(&out.stdout)
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            "SUCCESSFUL",
+            "FAILED",
+            "NOT_FOUND",
+            "CHECK_FAILED",
+            "UNAVAILABLE",
+            "NOT_FINAL"
+        ]
+    );
+    assert!(stderr_of(&out).contains("6 references in"));
+    assert!(stderr_of(&out).contains(
+        "1 SUCCESSFUL, 1 FAILED, 1 NOT_FOUND, 1 CHECK_FAILED, 1 UNAVAILABLE, 1 NOT_FINAL"
+    ));
+    payverify()
+        .args(["verify", "--sandbox", "-q", "SANDBOX-OK-1", "SANDBOX-OK-2"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+}
+
+#[test]
+fn stdin_and_file_skip_blanks_and_comments_and_collapse_duplicates() {
+    let dir = TempDir::new("batch-input");
+    let file = dir.write(
+        "refs.txt",
+        "# settlement 2026-11-21\nSANDBOX-OK-b\n\n  SANDBOX-OK-a  \n",
+    );
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "-", "--from"])
+        .arg(&file)
+        .write_stdin("SANDBOX-OK-a\n\n# comment\nSANDBOX-OK-c\r\nSANDBOX-OK-a\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let got: Vec<String> = jsonl(&out.stdout)
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(got, ["SANDBOX-OK-a", "SANDBOX-OK-c", "SANDBOX-OK-b"]);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("reference 'SANDBOX-OK-a' given again (stdin line 5); verified once"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("given again (") && stderr.contains("refs.txt line 4"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("3 references in"), "{stderr}");
+}
+
+#[test]
+fn invalid_lines_are_reported_and_raise_the_exit_status() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "-"])
+        .write_stdin("SANDBOX-OK-a\nbad\u{1}ref\nSANDBOX-OK-b\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(jsonl(&out.stdout).len(), 2);
+    assert!(
+        stderr_of(&out)
+            .contains("stdin line 2 skipped: the reference contains a control character")
+    );
+}
+
+#[test]
+fn csv_has_a_header_and_quotes_per_rfc_4180() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "csv", "SANDBOX-OK-1", "a,b\"c"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = stdout_of(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "reference,outcome,exit_code,status,code,amount_kobo,amount,currency,merchant_ref,transaction_ref,payment_ref,transaction_date,payment_date,error"
+    );
+    assert!(
+        lines[1].starts_with("SANDBOX-OK-1,SUCCESSFUL,0,SUCCESSFUL,00,4000000,40000.00,NGN,SBX-")
+    );
+    assert!(
+        lines[1].ends_with(','),
+        "no error for a success: {}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("\"a,b\"\"c\",NOT_FOUND,3,"),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(lines.len(), 3);
+}
+
+#[test]
+fn json_is_one_array_of_the_records() {
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "json",
+            "SANDBOX-OK-1",
+            "SANDBOX-FAILED-1",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let records = v.as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[1]["outcome"], "FAILED");
+    let empty = payverify()
+        .args(["verify", "--sandbox", "-o", "json", "-"])
+        .write_stdin("# nothing\n")
+        .output()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&empty.stdout).unwrap(),
+        Value::Array(vec![])
+    );
+}
+
+#[test]
+fn table_has_one_row_per_reference() {
+    payverify()
+        .args(["verify", "--sandbox", "SANDBOX-OK-1", "SANDBOX-FAILED-1"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Reference"))
+        .stdout(predicate::function(|s: &str| {
+            s.lines().filter(|l| l.contains("SANDBOX-")).count() == 2
+        }));
+}
+
+#[test]
+fn single_reference_with_a_record_format_is_one_record() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    assert_eq!(jsonl(&out.stdout).len(), 1);
+}
+
+#[test]
+fn bad_arguments_fail_before_any_request() {
+    payverify()
+        .args(["verify", "--sandbox", "-j", "65", "A", "B"])
+        .assert()
+        .code(2);
+    payverify()
+        .args(["verify", "--sandbox", "A", "", "B"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "reference argument 2: the reference is empty",
+        ));
+    payverify()
+        .args(["verify", "--sandbox", "--from", "/nonexistent/refs.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no such file"));
+}
+
+#[test]
+fn connections_are_reused() {
+    let server = KeepAliveServer::start(|path, _| {
+        let reference = path.rsplit('/').next().unwrap_or("");
+        let body = format!(r#"{{"status":"SUCCESSFUL","transactionRef":"{reference}"}}"#);
+        ("200 OK".into(), vec![], body)
+    });
+    let refs: String = (0..200).map(|i| format!("R{i}\n")).collect();
+    let out = payverify_at(&server.url)
+        .args(["verify", "-", "-o", "jsonl", "-j", "4", "--hmac", "off"])
+        .write_stdin(refs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(jsonl(&out.stdout).len(), 200);
+    let connections = server.connections.load(Ordering::SeqCst);
+    assert!(
+        connections <= 8,
+        "200 requests over {connections} connections: the pool is not reused"
+    );
+}
+
+#[test]
+fn rate_limits_requests_per_second() {
+    let started = Instant::now();
+    payverify()
+        .args(["verify", "--sandbox", "-q", "--rate", "20", "-j", "4"])
+        .args((0..10).map(|i| format!("SANDBOX-OK-{i}")))
+        .assert()
+        .code(0);
+    // Ten slots 50 ms apart: the last starts no earlier than 450 ms.
+    assert!(
+        started.elapsed() >= Duration::from_millis(450),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_429_pauses_every_worker() {
+    let server = KeepAliveServer::start(|path, n| {
+        std::thread::sleep(Duration::from_millis(50));
+        if n == 1 {
+            return (
+                "429 Too Many Requests".into(),
+                vec!["Retry-After: 1".into()],
+                r#"{"message":"slow down"}"#.into(),
+            );
+        }
+        let reference = path.rsplit('/').next().unwrap_or("");
+        (
+            "200 OK".into(),
+            vec![],
+            format!(r#"{{"status":"SUCCESSFUL","transactionRef":"{reference}"}}"#),
+        )
+    });
+    let refs: String = (0..12).map(|i| format!("R{i}\n")).collect();
+    payverify_at(&server.url)
+        .args(["verify", "-", "-q", "-j", "4", "--hmac", "off"])
+        .write_stdin(refs)
+        .assert()
+        .code(0);
+    let requests = server.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 13, "12 references plus one retry");
+    let limited_at = requests[0].0;
+    // Requests already in flight when the 429 came back may land within its 50 ms; after
+    // that nobody may start until Retry-After has passed.
+    let during_pause: Vec<_> = requests
+        .iter()
+        .filter(|(t, _)| {
+            *t > limited_at + Duration::from_millis(120)
+                && *t < limited_at + Duration::from_millis(950)
+        })
+        .collect();
+    let timeline: Vec<_> = requests
+        .iter()
+        .map(|(t, p)| (t.duration_since(limited_at).as_millis(), p.clone()))
+        .collect();
+    assert!(
+        during_pause.is_empty(),
+        "requests during the shared pause: {timeline:?}"
+    );
+}
+
+#[test]
+fn interrupted_batch_keeps_finished_lines_and_exits_130() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(["verify", "--sandbox", "-o", "jsonl", "-j", "2", "-"])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..40 {
+        writeln!(stdin, "SANDBOX-SLOW-200-{i}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // stdin stays open: the reader is blocked on it when the signal comes.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        lines.push(line);
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(5), "slow to stop");
+    lines.extend(rest.lines().map(|l| format!("{l}\n")));
+    assert!(lines.len() < 40, "it stopped early: {} lines", lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        assert!(line.ends_with('\n'), "torn line {line:?}");
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            v["reference"],
+            format!("SANDBOX-SLOW-200-{i}"),
+            "in order, no gap"
+        );
+        assert_eq!(v["outcome"], "SUCCESSFUL");
+    }
+    assert!(
+        stderr.contains(&format!("interrupted after {} references", lines.len())),
+        "{stderr}"
+    );
+}
