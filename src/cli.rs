@@ -171,6 +171,16 @@ pub struct ProfileArgs {
     /// (exit 4), or `off` [default: warn] [config: hmac]
     #[arg(long, value_enum, value_name = "MODE")]
     pub hmac: Option<HmacMode>,
+
+    /// Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY]
+    /// [config: proxy]
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+
+    /// Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection
+    /// CA [config: ca_cert]
+    #[arg(long, value_name = "PATH")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// What the transaction must be; any mismatch fails a SUCCESSFUL verification (exit 4).

@@ -4,11 +4,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-use ureq::Agent;
+use std::path::Path;
 
-use crate::base_url::BaseUrl;
+use base64::Engine as _;
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig, parse_pem};
+use ureq::{Agent, Proxy};
+
+use crate::base_url::{BaseUrl, is_loopback};
 use crate::cli::AuthStyle;
+use crate::exit::Failure;
 use crate::gate::Gate;
 use crate::log::Log;
 use crate::reference::Reference;
@@ -120,11 +124,19 @@ pub struct Client {
 
 impl Client {
     /// A client for `endpoint`; registers the secret and header with `log` for scrubbing.
-    pub fn new(endpoint: &Endpoint, options: Options, log: Log) -> Self {
+    /// Fails (exit 6) on an unusable proxy URL or CA file.
+    pub fn new(endpoint: &Endpoint, options: Options, log: Log) -> Result<Self, Failure> {
         let authorization = authorization(endpoint);
         log.add_secret(endpoint.client_secret.expose());
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
+        let proxy = proxy(endpoint)?;
+        let mut tls = TlsConfig::builder();
+        if let Some(path) = &endpoint.ca_cert {
+            tls = tls.root_certs(roots_with(path)?);
+        }
         let config = Agent::config_builder()
+            .proxy(proxy)
+            .tls_config(tls.build())
             .http_status_as_error(false)
             // A redirect is a bad response; never follow it, so credentials never go
             // to another host.
@@ -134,14 +146,14 @@ impl Client {
             .max_idle_connections_per_host(options.pool.max(3))
             .user_agent(concat!("payverify/", env!("CARGO_PKG_VERSION")))
             .build();
-        Client {
+        Ok(Client {
             agent: config.new_agent(),
             base_url: endpoint.base_url.clone(),
             authorization,
             options,
             log,
             jitter: AtomicU64::new(seed()),
-        }
+        })
     }
 
     /// Verifies one reference, retrying as configured.
@@ -276,6 +288,44 @@ impl Client {
     }
 }
 
+/// The proxy to use: none for loopback (a plain-http loopback request must never hand the
+/// Authorization header to a proxy), else `--proxy`/config, else HTTPS_PROXY, HTTP_PROXY and
+/// NO_PROXY from the environment.
+fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
+    if is_loopback(endpoint.base_url.host()) {
+        return Ok(None);
+    }
+    match &endpoint.proxy {
+        Some(url) => Proxy::new(url).map(Some).map_err(|_| {
+            Failure::config(format!(
+                "proxy '{url}' is not a usable proxy URL (e.g. http://proxy.example:3128)"
+            ))
+        }),
+        None => Ok(Proxy::try_from_env()),
+    }
+}
+
+/// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file.
+fn roots_with(path: &Path) -> Result<RootCerts, Failure> {
+    let fail = |why: String| Failure::config(format!("CA file {}: {why}", path.display()));
+    let pem = std::fs::read(path).map_err(|e| fail(crate::config::io_reason(&e)))?;
+    let mut extra = Vec::new();
+    for item in parse_pem(&pem) {
+        match item {
+            Ok(PemItem::Certificate(cert)) => extra.push(cert),
+            Ok(_) => {}
+            Err(e) => return Err(fail(format!("not valid PEM: {e}"))),
+        }
+    }
+    if extra.is_empty() {
+        return Err(fail("holds no PEM certificate".into()));
+    }
+    let mozilla = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .map(|der| Certificate::from_der(der.as_ref()));
+    Ok(RootCerts::from(mozilla.chain(extra)))
+}
+
 /// The Authorization header value for the endpoint's style.
 pub fn authorization(endpoint: &Endpoint) -> Secret {
     let pair = format!("{}:{}", endpoint.client_id, endpoint.client_secret.expose());
@@ -334,6 +384,8 @@ mod tests {
             client_id: "id".into(),
             client_secret: Secret::new("secret"),
             auth_style: style,
+            proxy: None,
+            ca_cert: None,
         }
     }
 
@@ -387,7 +439,8 @@ mod tests {
             &endpoint(AuthStyle::Standard),
             Options::single(Duration::from_secs(1), 2),
             Log::new(crate::log::Level::Quiet),
-        );
+        )
+        .unwrap();
         for attempt in 1..=10 {
             let d = client.backoff(attempt);
             let base = BACKOFF_BASE

@@ -39,6 +39,12 @@ pub struct Profile {
     pub retries: Option<u32>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
+    /// A command whose output is the client secret (a password manager).
+    pub client_secret_command: Option<crate::settings::secret::CommandSpec>,
+    /// Proxy URL.
+    pub proxy: Option<String>,
+    /// Extra PEM root certificate file.
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// Where the config file is looked for, and whether it must exist.

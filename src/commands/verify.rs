@@ -56,7 +56,8 @@ pub fn run(
         Some(sandbox) => Settings::sandbox(&args.profile_args, sandbox.url())?,
         None => Settings::resolve(global, &args.profile_args, ctx)?,
     };
-    let endpoint = settings.endpoint()?;
+    settings.warn(log);
+    let endpoint = settings.endpoint(log)?;
     let interrupt = match batch_input {
         Some(_) => Some(Interrupt::install()?),
         None => None,
@@ -72,7 +73,7 @@ pub fn run(
         stop: Some(stop.clone()),
     };
     let verifier = Verifier {
-        client: Client::new(&endpoint, options, log.clone()),
+        client: Client::new(&endpoint, options, log.clone())?,
         hmac: settings.hmac.value,
         secret: endpoint.client_secret.clone(),
         expect: args.expect.expectations(),

@@ -32,10 +32,15 @@ pub fn check(
         return Err(bad("the payload has no hmac to check".into()));
     };
     let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
-    let secret = settings.secret()?;
-    log.add_secret(secret.expose());
-    let genuine = signature::verify(secret, &message, hmac);
-    let report = checks::evaluate(&payload, HmacMode::Off, secret, &args.expect.expectations());
+    settings.warn(log);
+    let secret = settings.secret(log)?;
+    let genuine = signature::verify(&secret, &message, hmac);
+    let report = checks::evaluate(
+        &payload,
+        HmacMode::Off,
+        &secret,
+        &args.expect.expectations(),
+    );
 
     if log.level() != Level::Quiet {
         let amount = payload

@@ -3,6 +3,15 @@ use std::io::Write;
 
 use super::*;
 use crate::exit::Exit;
+use crate::log::{Level, Log};
+
+fn quiet() -> Log {
+    Log::new(Level::Quiet)
+}
+
+fn secret_of(s: &Settings) -> String {
+    s.secret(&quiet()).unwrap().expose().to_owned()
+}
 
 struct Fixture {
     dir: PathBuf,
@@ -81,6 +90,7 @@ fn flag_beats_env_beats_profile() {
     ));
 
     let s = resolve(&global, &[(env::BASE_URL, "https://env.example")]).unwrap();
+    assert_eq!(s.shadowed, [(env::BASE_URL, "base_url")]);
     assert_eq!(s.base_url.unwrap().source, Source::Env(env::BASE_URL));
 
     global.base_url = Some("https://flag.example".into());
@@ -95,16 +105,23 @@ fn secret_precedence_file_flag_then_env_then_profile() {
     let fx = Fixture::new("secret");
     let mut global = with_config(&fx);
     let s = resolve(&global, &[]).unwrap();
-    assert_eq!(s.client_secret.unwrap().value.expose(), "live-secret");
+    assert_eq!(secret_of(&s), "live-secret");
 
     let s = resolve(&global, &[(env::CLIENT_SECRET, "env-secret")]).unwrap();
-    assert_eq!(s.client_secret.unwrap().value.expose(), "env-secret");
+    assert_eq!(secret_of(&s), "env-secret");
+    assert_eq!(
+        s.shadowed,
+        [(env::CLIENT_SECRET, "client_secret")],
+        "env over config is noted"
+    );
 
     global.client_secret_file = Some(fx.file("secret", "file-secret\n"));
     let s = resolve(&global, &[(env::CLIENT_SECRET, "env-secret")]).unwrap();
-    let secret = s.client_secret.unwrap();
-    assert_eq!(secret.value.expose(), "file-secret");
-    assert_eq!(secret.source, Source::Flag("--client-secret-file"));
+    assert_eq!(secret_of(&s), "file-secret");
+    assert_eq!(
+        s.client_secret.unwrap().source,
+        Source::Flag("--client-secret-file")
+    );
 }
 
 #[test]
@@ -141,14 +158,14 @@ fn missing_values_name_all_three_ways() {
         ..GlobalArgs::default()
     };
     let s = resolve(&global, &[]).unwrap();
-    let err = s.endpoint().unwrap_err();
+    let err = s.endpoint(&quiet()).unwrap_err();
     assert_eq!(err.exit, Exit::Config);
     for part in ["base URL", "--base-url", env::BASE_URL, "base_url"] {
         assert!(err.message.contains(part), "{}", err.message);
     }
 
     let s = resolve(&global, &[(env::BASE_URL, "https://x.example")]).unwrap();
-    let err = s.endpoint().unwrap_err();
+    let err = s.endpoint(&quiet()).unwrap_err();
     for part in ["client id", "--client-id", env::CLIENT_ID, "client_id"] {
         assert!(err.message.contains(part), "{}", err.message);
     }
@@ -158,7 +175,7 @@ fn missing_values_name_all_three_ways() {
         &[(env::BASE_URL, "https://x.example"), (env::CLIENT_ID, "id")],
     )
     .unwrap();
-    let err = s.endpoint().unwrap_err();
+    let err = s.endpoint(&quiet()).unwrap_err();
     for part in [
         "client secret",
         "--client-secret-file",
@@ -181,7 +198,7 @@ fn plain_http_base_url_is_a_config_error() {
         ],
     )
     .unwrap();
-    let err = s.endpoint().unwrap_err();
+    let err = s.endpoint(&quiet()).unwrap_err();
     assert_eq!(err.exit, Exit::Config);
     assert!(err.message.contains("https"));
     assert!(
@@ -223,7 +240,7 @@ fn secret_file_problems_are_config_errors_without_content() {
         client_secret_file: Some(fx.file("empty", "\n")),
         ..GlobalArgs::default()
     };
-    let err = resolve(&global, &[]).unwrap_err();
+    let err = resolve(&global, &[]).unwrap().secret(&quiet()).unwrap_err();
     assert!(err.message.contains("empty"));
     let cfg = fx.file(
         "both.toml",
@@ -236,6 +253,27 @@ fn secret_file_problems_are_config_errors_without_content() {
     };
     let err = resolve(&global, &[]).unwrap_err();
     assert!(err.message.contains("keep one"), "{}", err.message);
+    let cmd = fx.file(
+        "cmd.toml",
+        "[profiles.p]\nclient_secret_command = \"printf 'from-command'\"\n",
+    );
+    let global = GlobalArgs {
+        config: Some(cmd),
+        profile: Some("p".into()),
+        ..GlobalArgs::default()
+    };
+    let s = resolve(&global, &[]).unwrap();
+    assert_eq!(secret_of(&s), "from-command");
+    let array = fx.file(
+        "array.toml",
+        "[profiles.p]\nclient_secret_command = [\"printf\", \"a b\"]\n",
+    );
+    let global = GlobalArgs {
+        config: Some(array),
+        profile: Some("p".into()),
+        ..GlobalArgs::default()
+    };
+    assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "a b");
     assert!(!err.message.contains("abc"));
 }
 

@@ -1,0 +1,541 @@
+//! Flags, environment and config profile resolved once into the settings the rest uses.
+//!
+//! Precedence for every value: command-line flag > environment variable > config profile >
+//! built-in default. Each value remembers where it came from, for messages and `config show`.
+
+pub mod secret;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::base_url::BaseUrl;
+use crate::checks::HmacMode;
+use crate::cli::{AuthStyle, GlobalArgs, ProfileArgs, timeout_from_secs};
+use crate::config::{self, ConfigFile, ConfigLocation, Profile};
+use crate::exit::Failure;
+use crate::log::Log;
+use crate::secret::Secret;
+pub use secret::SecretSource;
+
+/// Environment variable names: part of the contract.
+pub mod env {
+    /// Base URL of the service.
+    pub const BASE_URL: &str = "PAYVERIFY_BASE_URL";
+    /// Client id.
+    pub const CLIENT_ID: &str = "PAYVERIFY_CLIENT_ID";
+    /// Client secret (there is no flag for it).
+    pub const CLIENT_SECRET: &str = "PAYVERIFY_CLIENT_SECRET";
+    /// Profile name.
+    pub const PROFILE: &str = "PAYVERIFY_PROFILE";
+    /// Config file path.
+    pub const CONFIG: &str = "PAYVERIFY_CONFIG";
+}
+
+/// Default seconds an attempt may take.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default retries after the first attempt.
+pub const DEFAULT_RETRIES: u32 = 2;
+/// Most retries accepted.
+pub const MAX_RETRIES: u32 = 10;
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A command-line flag, e.g. `--base-url`.
+    Flag(&'static str),
+    /// An environment variable.
+    Env(&'static str),
+    /// A key of a config profile.
+    Profile {
+        /// The config file.
+        path: PathBuf,
+        /// The profile name.
+        profile: String,
+        /// The key.
+        key: &'static str,
+    },
+    /// A top-level key of the config file.
+    File {
+        /// The config file.
+        path: PathBuf,
+        /// The key.
+        key: &'static str,
+    },
+    /// The built-in default.
+    Default,
+    /// Forced by `--sandbox`.
+    Sandbox,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Flag(flag) => write!(f, "flag {flag}"),
+            Source::Env(name) => write!(f, "env {name}"),
+            Source::Profile { path, profile, key } => {
+                write!(f, "{} [profiles.{profile}] {key}", path.display())
+            }
+            Source::File { path, key } => write!(f, "{} {key}", path.display()),
+            Source::Default => f.write_str("default"),
+            Source::Sandbox => f.write_str("--sandbox"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Its source.
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: Source) -> Self {
+        Sourced { value, source }
+    }
+}
+
+/// Everything resolved from flags, environment and config; any of it may still be missing.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The config file looked at, if any path could be determined.
+    pub config: Option<ConfigLocation>,
+    /// Whether that file exists and was read.
+    pub config_loaded: bool,
+    /// Profile names in the file, and its default_profile.
+    pub profiles: (Vec<String>, Option<String>),
+    /// The selected profile.
+    pub profile: Option<Sourced<String>>,
+    /// Base URL, unvalidated.
+    pub base_url: Option<Sourced<String>>,
+    /// Client id.
+    pub client_id: Option<Sourced<String>>,
+    /// Where the client secret comes from.
+    pub client_secret: Option<Sourced<SecretSource>>,
+    /// How the Authorization header is written.
+    pub auth_style: Sourced<AuthStyle>,
+    /// Per-attempt timeout.
+    pub timeout: Sourced<Duration>,
+    /// Retries after the first attempt.
+    pub retries: Sourced<u32>,
+    /// How the response's hmac is checked.
+    pub hmac: Sourced<HmacMode>,
+    /// Explicit proxy URL (otherwise HTTPS_PROXY/HTTP_PROXY/NO_PROXY apply).
+    pub proxy: Option<Sourced<String>>,
+    /// Extra PEM root certificates.
+    pub ca_cert: Option<Sourced<PathBuf>>,
+    /// Keys set in the profile but overridden by an environment variable.
+    pub shadowed: Vec<(&'static str, &'static str)>,
+    /// Problems worth a warning (a secret-holding config file readable by others).
+    pub warnings: Vec<String>,
+}
+
+/// What a request needs: a validated base URL and a full set of credentials.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    /// Where to send requests.
+    pub base_url: BaseUrl,
+    /// Client id.
+    pub client_id: String,
+    /// Client secret.
+    pub client_secret: Secret,
+    /// Header style.
+    pub auth_style: AuthStyle,
+    /// Explicit proxy URL.
+    pub proxy: Option<String>,
+    /// Extra PEM root certificates.
+    pub ca_cert: Option<PathBuf>,
+}
+
+/// Looks up an environment variable; empty counts as unset.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// What resolution reads from outside the arguments; injected so tests need no
+/// process-global state and never see the developer's own config file.
+pub struct Context<'a> {
+    /// Environment lookup.
+    pub env: EnvLookup<'a>,
+    /// The config file used when none is named.
+    pub default_config: Option<PathBuf>,
+}
+
+/// The real process environment.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+impl Context<'static> {
+    /// The real environment and platform config directory.
+    pub fn process() -> Self {
+        Context {
+            env: &process_env,
+            default_config: config::default_path(),
+        }
+    }
+}
+
+impl Context<'_> {
+    /// The config file to use: `--config`, then `PAYVERIFY_CONFIG`, then the default.
+    pub fn config_location(&self, flag: Option<&PathBuf>) -> Option<ConfigLocation> {
+        let explicit = |path: PathBuf| ConfigLocation {
+            path,
+            explicit: true,
+        };
+        match (flag, self.var(env::CONFIG)) {
+            (Some(path), _) => Some(explicit(path.clone())),
+            (None, Some(path)) => Some(explicit(PathBuf::from(path))),
+            (None, None) => self.default_config.clone().map(|path| ConfigLocation {
+                path,
+                explicit: false,
+            }),
+        }
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name).filter(|v| !v.trim().is_empty())
+    }
+}
+
+impl Settings {
+    /// Resolves settings from the arguments, the environment and the config file.
+    pub fn resolve(
+        global: &GlobalArgs,
+        args: &ProfileArgs,
+        ctx: &Context,
+    ) -> Result<Settings, Failure> {
+        let config = ctx.config_location(global.config.as_ref());
+        let file = match &config {
+            Some(location) => config::load(location)?,
+            None => None,
+        };
+        let path = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
+        let profile_name = pick(&global.profile, "--profile", ctx, env::PROFILE).or_else(|| {
+            let name = file.as_ref()?.default_profile.clone()?;
+            let source = Source::File {
+                path: path.clone(),
+                key: "default_profile",
+            };
+            Some(Sourced::new(name, source))
+        });
+        let profile = match &profile_name {
+            Some(name) => select_profile(file.as_ref(), config.as_ref(), &name.value)?,
+            None => Profile::default(),
+        };
+        let layer = Layer {
+            profile: &profile,
+            name: profile_name.as_ref().map(|n| n.value.clone()),
+            path,
+        };
+
+        let mut shadowed = Vec::new();
+        let mut string =
+            |flag: &Option<String>, flag_name, env_name, key, value: &Option<String>| {
+                let picked = pick(flag, flag_name, ctx, env_name);
+                if matches!(
+                    picked,
+                    Some(Sourced {
+                        source: Source::Env(_),
+                        ..
+                    })
+                ) && value.is_some()
+                {
+                    shadowed.push((env_name, key));
+                }
+                picked.or_else(|| layer.sourced(value.clone(), key))
+            };
+        let base_url = string(
+            &global.base_url,
+            "--base-url",
+            env::BASE_URL,
+            "base_url",
+            &profile.base_url,
+        );
+        let client_id = string(
+            &global.client_id,
+            "--client-id",
+            env::CLIENT_ID,
+            "client_id",
+            &profile.client_id,
+        );
+
+        let client_secret = if let Some(path) = &global.client_secret_file {
+            Some(Sourced::new(
+                SecretSource::File(path.clone()),
+                Source::Flag("--client-secret-file"),
+            ))
+        } else if let Some(value) = (ctx.env)(env::CLIENT_SECRET).filter(|v| !v.is_empty()) {
+            if profile_secret(&layer)?.is_some() {
+                shadowed.push((env::CLIENT_SECRET, "client_secret"));
+            }
+            Some(Sourced::new(
+                SecretSource::Value(Secret::new(value.trim())),
+                Source::Env(env::CLIENT_SECRET),
+            ))
+        } else {
+            profile_secret(&layer)?
+        };
+
+        let auth_style = layer.choose(
+            args.auth_style.map(|v| (v, "--auth-style")),
+            profile.auth_style.as_deref(),
+            "auth_style",
+            |text| AuthStyle::from_config(text).ok_or("is not one of: standard, literal"),
+            AuthStyle::Standard,
+        )?;
+        let timeout = layer.choose(
+            args.timeout.map(|v| (v, "--timeout")),
+            profile.timeout,
+            "timeout",
+            |secs| timeout_from_secs(secs).ok_or("must be more than 0 and at most 3600 seconds"),
+            DEFAULT_TIMEOUT,
+        )?;
+        let retries = layer.choose(
+            args.retries.map(|v| (v, "--retries")),
+            profile.retries,
+            "retries",
+            |n| (n <= MAX_RETRIES).then_some(n).ok_or("must be at most 10"),
+            DEFAULT_RETRIES,
+        )?;
+        let hmac = layer.choose(
+            args.hmac.map(|v| (v, "--hmac")),
+            profile.hmac.as_deref(),
+            "hmac",
+            |text| HmacMode::from_config(text).ok_or("is not one of: off, warn, require"),
+            HmacMode::Warn,
+        )?;
+        let proxy = match &args.proxy {
+            Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
+            None => layer.sourced(profile.proxy.clone(), "proxy"),
+        };
+        let ca_cert = match &args.ca_cert {
+            Some(path) => Some(Sourced::new(path.clone(), Source::Flag("--ca-cert"))),
+            None => layer.sourced(profile.ca_cert.clone(), "ca_cert"),
+        };
+
+        let holds_secret = file
+            .as_ref()
+            .is_some_and(|f| f.profiles.values().any(|p| p.client_secret.is_some()));
+        let warnings = match (&config, holds_secret) {
+            (Some(location), true) => secret::exposed_file_warning(&location.path)
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
+        Ok(Settings {
+            config_loaded: file.is_some(),
+            profiles: file
+                .as_ref()
+                .map(|f| {
+                    (
+                        f.profiles.keys().cloned().collect(),
+                        f.default_profile.clone(),
+                    )
+                })
+                .unwrap_or_default(),
+            config,
+            profile: profile_name,
+            base_url,
+            client_id,
+            client_secret,
+            auth_style,
+            timeout,
+            retries,
+            hmac,
+            proxy,
+            ca_cert,
+            shadowed,
+            warnings,
+        })
+    }
+
+    /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
+    /// defaults for the rest; no environment and no config file are read.
+    pub fn sandbox(args: &ProfileArgs, base_url: &str) -> Result<Settings, Failure> {
+        let ctx = Context {
+            env: &|_| None,
+            default_config: None,
+        };
+        let mut settings = Settings::resolve(&GlobalArgs::default(), args, &ctx)?;
+        let sandbox = |value: &str| Sourced::new(value.to_owned(), Source::Sandbox);
+        settings.base_url = Some(sandbox(base_url));
+        settings.client_id = Some(sandbox(crate::sandbox::CLIENT_ID));
+        settings.client_secret = Some(Sourced::new(
+            SecretSource::Value(Secret::new(crate::sandbox::CLIENT_SECRET)),
+            Source::Sandbox,
+        ));
+        Ok(settings)
+    }
+
+    /// Prints the resolution's warnings (secret files readable by others).
+    pub fn warn(&self, log: &Log) {
+        for warning in &self.warnings {
+            log.warn(warning);
+        }
+    }
+
+    /// The validated endpoint, or exit 6 naming what is missing and how to set it.
+    pub fn endpoint(&self, log: &Log) -> Result<Endpoint, Failure> {
+        let base_url = self
+            .base_url
+            .as_ref()
+            .ok_or_else(|| missing("base URL", "--base-url URL", env::BASE_URL, "base_url"))?;
+        let base = BaseUrl::parse(&base_url.value)
+            .map_err(|e| Failure::config(format!("{e}; it came from {}", base_url.source)))?;
+        let client_id = self
+            .client_id
+            .as_ref()
+            .ok_or_else(|| missing("client id", "--client-id ID", env::CLIENT_ID, "client_id"))?;
+        Ok(Endpoint {
+            base_url: base,
+            client_id: client_id.value.clone(),
+            client_secret: self.secret(log)?,
+            auth_style: self.auth_style.value,
+            proxy: self.proxy.as_ref().map(|p| p.value.clone()),
+            ca_cert: self.ca_cert.as_ref().map(|c| c.value.clone()),
+        })
+    }
+
+    /// The client secret, read from its source; exit 6 naming the ways to set it if none.
+    pub fn secret(&self, log: &Log) -> Result<Secret, Failure> {
+        let source = self.client_secret.as_ref().ok_or_else(|| {
+            missing(
+                "client secret",
+                "--client-secret-file PATH",
+                env::CLIENT_SECRET,
+                "client_secret, client_secret_file or client_secret_command",
+            )
+        })?;
+        source
+            .value
+            .read(log, log.level() == crate::log::Level::Quiet)
+    }
+}
+
+/// The selected profile and where its keys live, for sourcing values.
+struct Layer<'a> {
+    profile: &'a Profile,
+    name: Option<String>,
+    path: PathBuf,
+}
+
+impl Layer<'_> {
+    fn source(&self, key: &'static str) -> Source {
+        match &self.name {
+            Some(profile) => Source::Profile {
+                path: self.path.clone(),
+                profile: profile.clone(),
+                key,
+            },
+            None => Source::Default,
+        }
+    }
+
+    fn sourced<T>(&self, value: Option<T>, key: &'static str) -> Option<Sourced<T>> {
+        value.map(|v| Sourced::new(v, self.source(key)))
+    }
+
+    /// Flag, else the profile's key (validated by `parse`), else the default.
+    fn choose<T, R: fmt::Display + Copy>(
+        &self,
+        flag: Option<(T, &'static str)>,
+        raw: Option<R>,
+        key: &'static str,
+        parse: impl Fn(R) -> Result<T, &'static str>,
+        default: T,
+    ) -> Result<Sourced<T>, Failure> {
+        if let Some((value, flag)) = flag {
+            return Ok(Sourced::new(value, Source::Flag(flag)));
+        }
+        match raw {
+            Some(raw) => parse(raw)
+                .map(|v| Sourced::new(v, self.source(key)))
+                .map_err(|why| {
+                    Failure::config(format!("{key} = {raw} in {} {why}", self.source(key)))
+                }),
+            None => Ok(Sourced::new(default, Source::Default)),
+        }
+    }
+}
+
+fn pick(
+    flag: &Option<String>,
+    flag_name: &'static str,
+    ctx: &Context,
+    env_name: &'static str,
+) -> Option<Sourced<String>> {
+    match (flag, ctx.var(env_name)) {
+        (Some(value), _) => Some(Sourced::new(value.clone(), Source::Flag(flag_name))),
+        (None, Some(value)) => Some(Sourced::new(value, Source::Env(env_name))),
+        (None, None) => None,
+    }
+}
+
+fn missing(what: &str, flag: &str, env_name: &str, key: &str) -> Failure {
+    Failure::config(format!(
+        "no {what} configured (pass {flag}, set {env_name}, or set {key} in a config profile)"
+    ))
+}
+
+fn select_profile(
+    file: Option<&ConfigFile>,
+    location: Option<&ConfigLocation>,
+    name: &str,
+) -> Result<Profile, Failure> {
+    let path = location
+        .map(|l| l.path.display().to_string())
+        .unwrap_or_else(|| "(no config path)".into());
+    let Some(file) = file else {
+        return Err(Failure::config(format!(
+            "profile '{name}' was requested but there is no config file at {path} \
+             (create one with `payverify config init`, or point --config / PAYVERIFY_CONFIG at it)"
+        )));
+    };
+    file.profiles.get(name).cloned().ok_or_else(|| {
+        let names: Vec<&str> = file.profiles.keys().map(String::as_str).collect();
+        let known = if names.is_empty() {
+            "it defines no profiles".to_owned()
+        } else {
+            format!("profiles: {}", names.join(", "))
+        };
+        Failure::config(format!("no profile '{name}' in {path} ({known})"))
+    })
+}
+
+fn profile_secret(layer: &Layer) -> Result<Option<Sourced<SecretSource>>, Failure> {
+    let p = layer.profile;
+    let set = [
+        p.client_secret.is_some(),
+        p.client_secret_file.is_some(),
+        p.client_secret_command.is_some(),
+    ];
+    if set.iter().filter(|s| **s).count() > 1 {
+        return Err(Failure::config(format!(
+            "more than one of client_secret, client_secret_file and client_secret_command is \
+             set in {}; keep one",
+            layer.source("client_secret")
+        )));
+    }
+    if let Some(secret) = &p.client_secret {
+        let value = SecretSource::Value(Secret::new(secret.expose().trim()));
+        return Ok(layer.sourced(Some(value), "client_secret"));
+    }
+    if let Some(path) = &p.client_secret_file {
+        return Ok(layer.sourced(Some(SecretSource::File(path.clone())), "client_secret_file"));
+    }
+    if let Some(spec) = &p.client_secret_command {
+        let argv = spec.argv().map_err(|why| {
+            Failure::config(format!(
+                "client_secret_command in {} {why}",
+                layer.source("client_secret_command")
+            ))
+        })?;
+        return Ok(layer.sourced(Some(SecretSource::Command(argv)), "client_secret_command"));
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests;

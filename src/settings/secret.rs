@@ -1,0 +1,325 @@
+//! Where the client secret comes from, and reading it only when it is needed.
+//!
+//! Resolution records the source; the value is read on use, so `config show` can report a
+//! secret command without running a password manager.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use crate::config::io_reason;
+use crate::exit::Failure;
+use crate::log::Log;
+use crate::secret::Secret;
+
+/// How long a secret command may take (a password manager waiting on an unlock prompt).
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A configured source of the client secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretSource {
+    /// The value itself (environment variable or inline config).
+    Value(Secret),
+    /// A file whose trimmed contents are the secret.
+    File(PathBuf),
+    /// A command whose trimmed stdout is the secret (no shell).
+    Command(Vec<String>),
+}
+
+/// `client_secret_command` as written in the config: a string split like a shell would
+/// (quotes, backslashes; no expansion) or an array of arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum CommandSpec {
+    /// `"pass show payments/live"`.
+    Line(String),
+    /// `["op", "read", "op://vault/item/secret"]`.
+    Args(Vec<String>),
+}
+
+impl CommandSpec {
+    /// The argument vector, or why it cannot be one.
+    pub fn argv(&self) -> Result<Vec<String>, String> {
+        let argv = match self {
+            CommandSpec::Line(line) => split_words(line)?,
+            CommandSpec::Args(args) => args.clone(),
+        };
+        if argv.first().is_none_or(|a| a.is_empty()) {
+            return Err("is empty".into());
+        }
+        Ok(argv)
+    }
+}
+
+impl SecretSource {
+    /// How the source is described to people (never the value).
+    pub fn describe(&self) -> String {
+        match self {
+            SecretSource::Value(_) => "<redacted>".into(),
+            SecretSource::File(path) => format!("<redacted> (read from {})", path.display()),
+            SecretSource::Command(argv) => {
+                format!("<redacted> (output of `{}`)", argv.join(" "))
+            }
+        }
+    }
+
+    /// Reads the secret; file permissions that expose it are warned about on `log`.
+    pub fn read(&self, log: &Log, quiet: bool) -> Result<Secret, Failure> {
+        let secret = match self {
+            SecretSource::Value(secret) => secret.clone(),
+            SecretSource::File(path) => read_file(path, log)?,
+            SecretSource::Command(argv) => run_command(argv, quiet)?,
+        };
+        log.add_secret(secret.expose());
+        Ok(secret)
+    }
+}
+
+/// Reads a secret file: surrounding whitespace (the trailing newline) is not part of it.
+pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Failure::config(format!(
+            "cannot read client secret file {}: {}",
+            path.display(),
+            io_reason(&e)
+        ))
+    })?;
+    let secret = Secret::new(text.trim());
+    if secret.is_empty() {
+        return Err(Failure::config(format!(
+            "client secret file {} is empty",
+            path.display()
+        )));
+    }
+    if let Some(warning) = exposed_file_warning(path) {
+        log.warn(&warning);
+    }
+    Ok(secret)
+}
+
+/// A warning when `path` (which holds a secret) is readable by group or others.
+#[cfg(unix)]
+pub fn exposed_file_warning(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "{} holds a client secret and is readable by others (mode {:o}); run: chmod 600 {}",
+            path.display(),
+            mode & 0o777,
+            path.display()
+        )
+    })
+}
+
+/// Permissions are not checked off Unix.
+#[cfg(not(unix))]
+pub fn exposed_file_warning(_path: &Path) -> Option<String> {
+    None
+}
+
+fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
+    let shown = argv.join(" ");
+    let fail = |why: String| Failure::config(format!("client_secret_command `{shown}` {why}"));
+    let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(if quiet {
+            Stdio::null()
+        } else {
+            Stdio::inherit()
+        })
+        .spawn()
+        .map_err(|e| fail(format!("could not start: {}", io_reason(&e))))?;
+    let mut stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| fail("has no stdout".into()))?;
+    // Read on a thread so a command that fills the pipe cannot deadlock the wait below.
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = stdout.by_ref().take(64 * 1024).read_to_end(&mut out);
+        out
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > COMMAND_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(fail(format!(
+                    "did not finish within {} s",
+                    COMMAND_TIMEOUT.as_secs()
+                )));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(fail(format!("could not be waited for: {e}"))),
+        }
+    };
+    let out = reader.join().unwrap_or_default();
+    if !status.success() {
+        let how = status
+            .code()
+            .map(|c| format!("exited with status {c}"))
+            .unwrap_or_else(|| "was killed by a signal".into());
+        return Err(fail(how));
+    }
+    let text =
+        String::from_utf8(out).map_err(|_| fail("printed something that is not UTF-8".into()))?;
+    let secret = Secret::new(text.trim());
+    if secret.is_empty() {
+        return Err(fail("printed nothing".into()));
+    }
+    Ok(secret)
+}
+
+/// Splits a command line into words: whitespace separates, '…' and "…" quote, \ escapes.
+/// No variables, globs or other shell expansion happen.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(ch) => word.push(ch),
+                        None => return Err("has an unclosed ' quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(ch) => word.push(ch),
+                            None => return Err("ends with a backslash".into()),
+                        },
+                        Some(ch) => word.push(ch),
+                        None => return Err("has an unclosed \" quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next().ok_or("ends with a backslash")?);
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Level;
+
+    #[test]
+    fn splits_like_a_shell_without_expansion() {
+        let w = |s: &str| split_words(s).unwrap();
+        assert_eq!(
+            w("pass show payments/live"),
+            ["pass", "show", "payments/live"]
+        );
+        assert_eq!(
+            w(r#"op read "op://vault/my item/secret""#),
+            ["op", "read", "op://vault/my item/secret"]
+        );
+        assert_eq!(
+            w("sh -c 'echo $HOME | tr a b'"),
+            ["sh", "-c", "echo $HOME | tr a b"]
+        );
+        assert_eq!(w(r"a\ b c"), ["a b", "c"]);
+        assert_eq!(w("  "), Vec::<String>::new());
+        assert_eq!(w("''"), [""]);
+        assert!(split_words("echo 'open").is_err());
+        assert!(split_words("echo \"open").is_err());
+        assert!(split_words("echo \\").is_err());
+    }
+
+    #[test]
+    fn command_output_is_trimmed_and_failures_name_the_command_only() {
+        let log = Log::new(Level::Quiet);
+        let ok = SecretSource::Command(vec!["printf".into(), "  s3cret-out \n".into()]);
+        assert_eq!(ok.read(&log, true).unwrap().expose(), "s3cret-out");
+        let failing = SecretSource::Command(vec![
+            "sh".into(),
+            "-c".into(),
+            // Prints "leaked-output" without those words standing in the command itself.
+            "printf '%s-%s' leaked output; exit 3".into(),
+        ]);
+        let err = failing.read(&log, true).unwrap_err();
+        assert_eq!(err.exit, crate::exit::Exit::Config);
+        assert!(
+            err.message.contains("exited with status 3"),
+            "{}",
+            err.message
+        );
+        assert!(!err.message.contains("leaked-output"), "{}", err.message);
+        let empty = SecretSource::Command(vec!["true".into()]);
+        assert!(
+            empty
+                .read(&log, true)
+                .unwrap_err()
+                .message
+                .contains("printed nothing")
+        );
+        let missing = SecretSource::Command(vec!["/nonexistent/pw-tool".into()]);
+        assert!(
+            missing
+                .read(&log, true)
+                .unwrap_err()
+                .message
+                .contains("could not start")
+        );
+    }
+
+    #[test]
+    fn describe_never_shows_the_value() {
+        let s = SecretSource::Value(Secret::new("v4lue-xyz"));
+        assert!(!s.describe().contains("v4lue"));
+        let c = SecretSource::Command(vec!["pass".into(), "show".into(), "x".into()]);
+        assert_eq!(c.describe(), "<redacted> (output of `pass show x`)");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn group_readable_secret_files_are_pointed_out() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("payverify-perm-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("secret");
+        std::fs::write(&path, "abc\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let warning = exposed_file_warning(&path).unwrap();
+        assert!(warning.contains("chmod 600"), "{warning}");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(exposed_file_warning(&path), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
