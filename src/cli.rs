@@ -73,6 +73,35 @@ pub enum Command {
     /// Check payloads the gateway signed, offline.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Inspect or create the config file.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout.
+    Man,
+}
+
+/// `payverify config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the config file that would be used.
+    Path,
+    /// Print the effective settings of the selected profile and where each comes from.
+    Show,
+    /// Write a commented config file (mode 0600), taking --profile, --base-url and
+    /// --client-id; never overwrites one without --force.
+    Init {
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the profiles, marking the default.
+    Profiles,
 }
 
 /// `payverify webhook ...`.
@@ -520,6 +549,20 @@ mod tests {
         for bad in [["-j", "0"], ["-j", "65"], ["--rate", "0"], ["--rate", "x"]] {
             assert!(parse(&["verify", "A", bad[0], bad[1]]).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn config_and_tooling_subcommands() {
+        let cli = parse(&["config", "init", "--profile", "staging", "--force"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Config(ConfigCommand::Init { force: true })
+        ));
+        assert_eq!(cli.global.profile.as_deref(), Some("staging"));
+        assert!(parse(&["config", "show"]).is_ok());
+        assert!(parse(&["completions", "zsh"]).is_ok());
+        assert!(parse(&["completions", "tcsh"]).is_err());
+        assert!(parse(&["man"]).is_ok());
     }
 
     #[test]

@@ -95,6 +95,54 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
     })
 }
 
+/// A commented config file with one profile, for `payverify config init`.
+pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) -> String {
+    let base_url = base_url.unwrap_or(if profile == "staging" {
+        "https://staging.paywithbank3d.com"
+    } else {
+        "https://paywithbank3d.com"
+    });
+    let client_id = match client_id {
+        Some(id) => format!("client_id = {}", toml_string(id)),
+        None => "# client_id = \"your-public-key\"".to_owned(),
+    };
+    format!(
+        "# payverify configuration (see config.example.toml in the payverify sources for every key).\n\
+         # Precedence: command-line flag > environment variable > this file > default.\n\
+         # Keep this file private (chmod 600) if it ever holds a secret.\n\
+         \n\
+         default_profile = {name}\n\
+         \n\
+         [profiles.{table}]\n\
+         base_url = {base}\n\
+         {client_id}\n\
+         # One secret source: a file, a password-manager command (no shell), or inline.\n\
+         # client_secret_file = \"/path/to/secret\"\n\
+         # client_secret_command = \"pass show payments/{profile}\"\n\
+         # client_secret = \"...\"\n\
+         # hmac = \"warn\"          # off | warn | require\n\
+         # timeout = 30\n\
+         # retries = 2\n\
+         # auth_style = \"standard\" # or \"literal\"\n\
+         # proxy = \"http://proxy.example:3128\"\n\
+         # ca_cert = \"/path/to/corporate-root.pem\"\n",
+        name = toml_string(profile),
+        table = toml_key(profile),
+        base = toml_string(base_url),
+    )
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+fn toml_key(s: &str) -> String {
+    let bare = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if bare { s.to_owned() } else { toml_string(s) }
+}
+
 /// An io::Error's reason without the "(os error N)" noise.
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
@@ -147,6 +195,27 @@ mod tests {
         };
         let err = load(&explicit).unwrap_err();
         assert!(err.message.contains("no such file"), "{}", err.message);
+    }
+
+    #[test]
+    fn template_parses_and_selects_its_profile() {
+        for (name, url, id) in [
+            ("live", None, None),
+            ("staging", None, Some("pk_1")),
+            (
+                "weird name \"x\"",
+                Some("https://gw.example/p"),
+                Some("a\"b"),
+            ),
+        ] {
+            let text = template(name, url, id);
+            let cfg = parse(&text, Path::new("t.toml")).unwrap();
+            assert_eq!(cfg.default_profile.as_deref(), Some(name));
+            let p = &cfg.profiles[name];
+            assert!(p.base_url.is_some());
+            assert_eq!(p.client_id.as_deref(), id);
+        }
+        assert!(template("staging", None, None).contains("https://staging.paywithbank3d.com"));
     }
 
     #[test]

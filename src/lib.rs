@@ -51,6 +51,9 @@ where
         Command::Webhook(WebhookCommand::Check(args)) => {
             commands::webhook::check(&cli.global, args, &log, &ctx)
         }
+        Command::Config(command) => commands::config::run(&cli.global, command, &log, &ctx),
+        Command::Completions { shell } => commands::docs::completions(*shell),
+        Command::Man => commands::docs::man(),
     };
     match result {
         Ok(exit) => exit,

@@ -34,7 +34,8 @@ pub const AUTH_STANDARD: &str = "Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQtWnE4MXh2"
 pub fn payverify() -> Command {
     let mut cmd = Command::cargo_bin("payverify").unwrap();
     for (key, _) in std::env::vars() {
-        if key.starts_with("PAYVERIFY_") || key == "NO_COLOR" || key == "CLICOLOR_FORCE" {
+        let proxy = key.to_ascii_lowercase().ends_with("_proxy");
+        if key.starts_with("PAYVERIFY_") || key == "NO_COLOR" || key == "CLICOLOR_FORCE" || proxy {
             cmd.env_remove(key);
         }
     }

@@ -1,0 +1,354 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'payverify'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'payverify' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Check payloads the gateway signed, offline')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Inspect or create the config file')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) on stdout')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Verify a transaction by its reference and report its outcome')
+            [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a local stand-in for the service, with magic references for testing scripts')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'payverify;webhook' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'payverify;webhook;check' {
+            [CompletionResult]::new('--expect-amount', '--expect-amount', [CompletionResultType]::ParameterName, 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo')
+            [CompletionResult]::new('--expect-amount-kobo', '--expect-amount-kobo', [CompletionResultType]::ParameterName, 'Expected amount in kobo (an integer)')
+            [CompletionResult]::new('--expect-currency', '--expect-currency', [CompletionResultType]::ParameterName, 'Expected currency code, e.g. NGN (case-insensitive)')
+            [CompletionResult]::new('--expect-merchant-ref', '--expect-merchant-ref', [CompletionResultType]::ParameterName, 'Expected merchant reference (exact)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;webhook;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'payverify;webhook;help;check' {
+            break
+        }
+        'payverify;webhook;help;help' {
+            break
+        }
+        'payverify;config' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file that would be used')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of the selected profile and where each comes from')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'payverify;config;path' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;config;show' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;config;init' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing file')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;config;profiles' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;config;help' {
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file that would be used')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of the selected profile and where each comes from')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'payverify;config;help;path' {
+            break
+        }
+        'payverify;config;help;show' {
+            break
+        }
+        'payverify;config;help;init' {
+            break
+        }
+        'payverify;config;help;profiles' {
+            break
+        }
+        'payverify;config;help;help' {
+            break
+        }
+        'payverify;completions' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;man' {
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;verify' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Read references from FILE, one per line; blank lines and lines starting with # are skipped')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format. One reference: table or the service''s JSON object. Several: one record per reference (json is one array of the jsonl records)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format. One reference: table or the service''s JSON object. Several: one record per reference (json is one array of the jsonl records)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for several references (they share one connection pool)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads for several references (they share one connection pool)')
+            [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'At most N requests per second across all workers (decimals allowed)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]')
+            [CompletionResult]::new('--auth-style', '--auth-style', [CompletionResultType]::ParameterName, 'How the Authorization header carries the credentials [default: standard] [config: auth_style]')
+            [CompletionResult]::new('--hmac', '--hmac', [CompletionResultType]::ParameterName, 'Check the response''s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]')
+            [CompletionResult]::new('--ca-cert', '--ca-cert', [CompletionResultType]::ParameterName, 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]')
+            [CompletionResult]::new('--expect-amount', '--expect-amount', [CompletionResultType]::ParameterName, 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo')
+            [CompletionResult]::new('--expect-amount-kobo', '--expect-amount-kobo', [CompletionResultType]::ParameterName, 'Expected amount in kobo (an integer)')
+            [CompletionResult]::new('--expect-currency', '--expect-currency', [CompletionResultType]::ParameterName, 'Expected currency code, e.g. NGN (case-insensitive)')
+            [CompletionResult]::new('--expect-merchant-ref', '--expect-merchant-ref', [CompletionResultType]::ParameterName, 'Expected merchant reference (exact)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;sandbox' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port on 127.0.0.1 (0 picks a free one)')
+            [CompletionResult]::new('--latency-ms', '--latency-ms', [CompletionResultType]::ParameterName, 'Milliseconds added to every response, to model a real network')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'payverify;help' {
+            [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Check payloads the gateway signed, offline')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Inspect or create the config file')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) on stdout')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Verify a transaction by its reference and report its outcome')
+            [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a local stand-in for the service, with magic references for testing scripts')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'payverify;help;webhook' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret')
+            break
+        }
+        'payverify;help;webhook;check' {
+            break
+        }
+        'payverify;help;config' {
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file that would be used')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of the selected profile and where each comes from')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
+            break
+        }
+        'payverify;help;config;path' {
+            break
+        }
+        'payverify;help;config;show' {
+            break
+        }
+        'payverify;help;config;init' {
+            break
+        }
+        'payverify;help;config;profiles' {
+            break
+        }
+        'payverify;help;completions' {
+            break
+        }
+        'payverify;help;man' {
+            break
+        }
+        'payverify;help;verify' {
+            break
+        }
+        'payverify;help;sandbox' {
+            break
+        }
+        'payverify;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,315 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[payverify] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'payverify'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'payverify'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand webhook 'Check payloads the gateway signed, offline'
+            cand config 'Inspect or create the config file'
+            cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+            cand man 'Print the man page (roff) on stdout'
+            cand verify 'Verify a transaction by its reference and report its outcome'
+            cand sandbox 'Serve a local stand-in for the service, with magic references for testing scripts'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'payverify;webhook'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand check 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'payverify;webhook;check'= {
+            cand --expect-amount 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo'
+            cand --expect-amount-kobo 'Expected amount in kobo (an integer)'
+            cand --expect-currency 'Expected currency code, e.g. NGN (case-insensitive)'
+            cand --expect-merchant-ref 'Expected merchant reference (exact)'
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;webhook;help'= {
+            cand check 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'payverify;webhook;help;check'= {
+        }
+        &'payverify;webhook;help;help'= {
+        }
+        &'payverify;config'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand path 'Print the config file that would be used'
+            cand show 'Print the effective settings of the selected profile and where each comes from'
+            cand init 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+            cand profiles 'List the profiles, marking the default'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'payverify;config;path'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;config;show'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;config;init'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand --force 'Replace an existing file'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;config;profiles'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;config;help'= {
+            cand path 'Print the config file that would be used'
+            cand show 'Print the effective settings of the selected profile and where each comes from'
+            cand init 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+            cand profiles 'List the profiles, marking the default'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'payverify;config;help;path'= {
+        }
+        &'payverify;config;help;show'= {
+        }
+        &'payverify;config;help;init'= {
+        }
+        &'payverify;config;help;profiles'= {
+        }
+        &'payverify;config;help;help'= {
+        }
+        &'payverify;completions'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;man'= {
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;verify'= {
+            cand --from 'Read references from FILE, one per line; blank lines and lines starting with # are skipped'
+            cand -o 'Output format. One reference: table or the service''s JSON object. Several: one record per reference (json is one array of the jsonl records)'
+            cand --output 'Output format. One reference: table or the service''s JSON object. Several: one record per reference (json is one array of the jsonl records)'
+            cand -j 'Worker threads for several references (they share one connection pool)'
+            cand --jobs 'Worker threads for several references (they share one connection pool)'
+            cand --rate 'At most N requests per second across all workers (decimals allowed)'
+            cand --timeout 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]'
+            cand --retries 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]'
+            cand --auth-style 'How the Authorization header carries the credentials [default: standard] [config: auth_style]'
+            cand --hmac 'Check the response''s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]'
+            cand --proxy 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]'
+            cand --ca-cert 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]'
+            cand --expect-amount 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo'
+            cand --expect-amount-kobo 'Expected amount in kobo (an integer)'
+            cand --expect-currency 'Expected currency code, e.g. NGN (case-insensitive)'
+            cand --expect-merchant-ref 'Expected merchant reference (exact)'
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand --sandbox 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;sandbox'= {
+            cand --port 'Port on 127.0.0.1 (0 picks a free one)'
+            cand --latency-ms 'Milliseconds added to every response, to model a real network'
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'payverify;help'= {
+            cand webhook 'Check payloads the gateway signed, offline'
+            cand config 'Inspect or create the config file'
+            cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+            cand man 'Print the man page (roff) on stdout'
+            cand verify 'Verify a transaction by its reference and report its outcome'
+            cand sandbox 'Serve a local stand-in for the service, with magic references for testing scripts'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'payverify;help;webhook'= {
+            cand check 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret'
+        }
+        &'payverify;help;webhook;check'= {
+        }
+        &'payverify;help;config'= {
+            cand path 'Print the config file that would be used'
+            cand show 'Print the effective settings of the selected profile and where each comes from'
+            cand init 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+            cand profiles 'List the profiles, marking the default'
+        }
+        &'payverify;help;config;path'= {
+        }
+        &'payverify;help;config;show'= {
+        }
+        &'payverify;help;config;init'= {
+        }
+        &'payverify;help;config;profiles'= {
+        }
+        &'payverify;help;completions'= {
+        }
+        &'payverify;help;man'= {
+        }
+        &'payverify;help;verify'= {
+        }
+        &'payverify;help;sandbox'= {
+        }
+        &'payverify;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

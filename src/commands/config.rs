@@ -1,0 +1,256 @@
+//! `payverify config path|show|init|profiles`.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use comfy_table::{Table, presets};
+
+use crate::base_url::BaseUrl;
+use crate::cli::{ConfigCommand, GlobalArgs, ProfileArgs};
+use crate::commands::verify::write_output;
+use crate::config::{io_reason, template};
+use crate::exit::{Exit, Failure};
+use crate::log::Log;
+use crate::render::Printer;
+use crate::settings::{Context, Settings, Source, Sourced};
+
+/// Runs a `config` subcommand.
+pub fn run(
+    global: &GlobalArgs,
+    command: &ConfigCommand,
+    log: &Log,
+    ctx: &Context,
+) -> Result<Exit, Failure> {
+    let mut printer = Printer::stdout(global.color, ctx.env);
+    match command {
+        ConfigCommand::Path => {
+            let location = ctx
+                .config_location(global.config.as_ref())
+                .ok_or_else(no_config_dir)?;
+            if !location.path.exists() {
+                log.info(&format!(
+                    "{} does not exist yet (payverify config init creates it)",
+                    location.path.display()
+                ));
+            }
+            write_output(printer.text(&format!("{}\n", location.path.display())))?;
+        }
+        ConfigCommand::Profiles => {
+            let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
+            if !settings.config_loaded {
+                log.info("no config file (payverify config path says where it would be)");
+            }
+            let (names, default) = &settings.profiles;
+            let text: String = names
+                .iter()
+                .map(|name| match default {
+                    Some(d) if d == name => format!("{name} (default)\n"),
+                    _ => format!("{name}\n"),
+                })
+                .collect();
+            write_output(printer.text(&text))?;
+        }
+        ConfigCommand::Show => {
+            let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
+            settings.warn(log);
+            for (env_name, key) in &settings.shadowed {
+                log.warn(&format!(
+                    "{env_name} is set and overrides {key} from the config profile; unset it \
+                     to use the profile's value"
+                ));
+            }
+            write_output(printer.text(&show(&settings, ctx)))?;
+        }
+        ConfigCommand::Init { force } => {
+            let location = ctx
+                .config_location(global.config.as_ref())
+                .ok_or_else(no_config_dir)?;
+            if let Some(url) = &global.base_url {
+                BaseUrl::parse(url).map_err(Failure::config)?;
+            }
+            let profile = global.profile.as_deref().unwrap_or("live");
+            let text = template(
+                profile,
+                global.base_url.as_deref(),
+                global.client_id.as_deref(),
+            );
+            write_private(&location.path, &text, *force)?;
+            write_output(printer.text(&format!("{}\n", location.path.display())))?;
+            log.info(&format!(
+                "wrote profile '{profile}'; next, set its client_id and a secret source \
+                 (client_secret_file or client_secret_command) in {}",
+                location.path.display()
+            ));
+        }
+    }
+    Ok(Exit::Successful)
+}
+
+fn no_config_dir() -> Failure {
+    Failure::config("cannot tell where the config directory is (no HOME?); use --config PATH")
+}
+
+/// The `config show` table: key, value, source.
+fn show(s: &Settings, ctx: &Context) -> String {
+    let mut table = Table::new();
+    table.load_style(presets::NOTHING).force_no_tty();
+    let none = || "-".to_owned();
+    let row = |table: &mut Table, key: &str, value: String, source: String| {
+        table.add_row(vec![key.to_owned(), value, source]);
+    };
+    let src = |source: &Source| source.to_string();
+    let text = |v: &Option<Sourced<String>>| {
+        v.as_ref()
+            .map(|v| (v.value.clone(), src(&v.source)))
+            .unwrap_or_else(|| (none(), "not set".into()))
+    };
+    let config = match &s.config {
+        Some(c) if s.config_loaded => (c.path.display().to_string(), "loaded".into()),
+        Some(c) => (c.path.display().to_string(), "does not exist".into()),
+        None => (none(), "no config directory".into()),
+    };
+    row(&mut table, "config", config.0, config.1);
+    let (v, w) = text(&s.profile);
+    row(&mut table, "profile", v, w);
+    let (v, w) = text(&s.base_url);
+    row(&mut table, "base_url", v, w);
+    let (v, w) = text(&s.client_id);
+    row(&mut table, "client_id", v, w);
+    let secret = s
+        .client_secret
+        .as_ref()
+        .map(|c| (c.value.describe(), src(&c.source)))
+        .unwrap_or_else(|| (none(), "not set".into()));
+    row(&mut table, "client_secret", secret.0, secret.1);
+    row(
+        &mut table,
+        "auth_style",
+        format!("{:?}", s.auth_style.value).to_lowercase(),
+        src(&s.auth_style.source),
+    );
+    row(
+        &mut table,
+        "timeout",
+        format!("{}s", s.timeout.value.as_secs_f64()),
+        src(&s.timeout.source),
+    );
+    row(
+        &mut table,
+        "retries",
+        s.retries.value.to_string(),
+        src(&s.retries.source),
+    );
+    row(
+        &mut table,
+        "hmac",
+        format!("{:?}", s.hmac.value).to_lowercase(),
+        src(&s.hmac.source),
+    );
+    let proxy = match &s.proxy {
+        Some(p) => (redact_userinfo(&p.value), src(&p.source)),
+        None => [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+        ]
+        .iter()
+        .find_map(|name| {
+            (ctx.env)(name).filter(|v| !v.is_empty()).map(|v| {
+                (
+                    redact_userinfo(&v),
+                    format!("env {name} (not for loopback)"),
+                )
+            })
+        })
+        .unwrap_or_else(|| (none(), "not set".into())),
+    };
+    row(&mut table, "proxy", proxy.0, proxy.1);
+    let ca = s
+        .ca_cert
+        .as_ref()
+        .map(|c| (c.value.display().to_string(), src(&c.source)))
+        .unwrap_or_else(|| (none(), "built-in Mozilla roots".into()));
+    row(&mut table, "ca_cert", ca.0, ca.1);
+    let mut out: String = table.lines().map(|l| format!("{}\n", l.trim())).collect();
+    if out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// `http://user:pass@host` shown as `http://user:<redacted>@host`.
+fn redact_userinfo(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!(
+                "{scheme}://{user}:<redacted>@{host}{}",
+                &rest[authority_end..]
+            )
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// Writes `text` to `path` readable only by its owner, creating parent directories.
+fn write_private(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
+    let fail = |what: &str, e: std::io::Error| {
+        Failure::config(format!(
+            "cannot {what} {}: {}",
+            path.display(),
+            io_reason(&e)
+        ))
+    };
+    if path.exists() && !force {
+        return Err(Failure::config(format!(
+            "{} already exists; payverify config init --force replaces it",
+            path.display()
+        )));
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(parent)
+            .map_err(|e| fail("create the directory for", e))?;
+    }
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(|e| fail("write", e))?;
+    // mode() applies only to new files; an existing one replaced with --force is narrowed too.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+            .map_err(|e| fail("set permissions on", e))?;
+    }
+    file.write_all(text.as_bytes())
+        .and_then(|_| file.flush())
+        .map_err(|e| fail("write", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_redacted() {
+        assert_eq!(
+            redact_userinfo("http://bob:pw@proxy:3128/x"),
+            "http://bob:<redacted>@proxy:3128/x"
+        );
+        assert_eq!(redact_userinfo("http://proxy:3128"), "http://proxy:3128");
+        assert_eq!(redact_userinfo("proxy:3128"), "proxy:3128");
+    }
+}

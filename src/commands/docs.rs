@@ -1,0 +1,196 @@
+//! `payverify completions SHELL` and `payverify man`.
+
+use std::io::Write;
+
+use roff::{Roff, bold, italic, roman};
+
+use crate::cli;
+use crate::commands::verify::write_output;
+use crate::exit::{Exit, Failure};
+use crate::settings::env;
+
+/// The completion script for `shell`, as committed under `completions/`.
+pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut cmd = cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "payverify", &mut out);
+    out
+}
+
+/// Prints the completion script for `shell`.
+pub fn completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
+    let mut stdout = std::io::stdout().lock();
+    write_output(
+        stdout
+            .write_all(&completion_script(shell))
+            .and_then(|_| stdout.flush()),
+    )?;
+    Ok(Exit::Successful)
+}
+
+/// The man page as roff.
+pub fn man_page() -> Result<Vec<u8>, std::io::Error> {
+    let mut cmd = cli::command();
+    // Propagates global args into subcommands, which are rendered on their own below.
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    man.render_subcommands_section(&mut out)?;
+    out.extend(subcommand_sections(&cmd).into_bytes());
+    out.extend(extra_sections().into_bytes());
+    man.render_version_section(&mut out)?;
+    Ok(out)
+}
+
+/// One section per subcommand (nested ones too) listing its own arguments; the global
+/// ones are in OPTIONS already.
+fn subcommand_sections(cmd: &clap::Command) -> String {
+    let mut r = Roff::new();
+    let mut stack: Vec<(String, &clap::Command)> = cmd
+        .get_subcommands()
+        .map(|s| (s.get_name().to_owned(), s))
+        .collect();
+    stack.reverse();
+    while let Some((path, sub)) = stack.pop() {
+        let own: Vec<&clap::Arg> = sub
+            .get_arguments()
+            .filter(|a| !a.is_global_set() && !a.is_hide_set())
+            .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+            .collect();
+        if !own.is_empty() {
+            r.control("SH", [format!("{} OPTIONS", path.to_uppercase()).as_str()]);
+            for arg in own {
+                r.control("TP", []);
+                r.text([bold(arg_synopsis(arg))]);
+                let help = arg
+                    .get_long_help()
+                    .or(arg.get_help())
+                    .map(|h| h.to_string());
+                r.text([roman(help.unwrap_or_default())]);
+            }
+        }
+        for nested in sub.get_subcommands() {
+            stack.push((format!("{path} {}", nested.get_name()), nested));
+        }
+    }
+    r.render()
+}
+
+fn arg_synopsis(arg: &clap::Arg) -> String {
+    let value = arg
+        .get_value_names()
+        .and_then(|v| v.first())
+        .map(|v| v.to_string())
+        .unwrap_or_else(|| arg.get_id().to_string().to_uppercase());
+    let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
+    let mut names = Vec::new();
+    if let Some(short) = arg.get_short() {
+        names.push(format!("-{short}"));
+    }
+    if let Some(long) = arg.get_long() {
+        names.push(format!("--{long}"));
+    }
+    match (names.is_empty(), takes_value) {
+        (true, _) => format!("<{value}>"),
+        (false, true) => format!("{} <{value}>", names.join(", ")),
+        (false, false) => names.join(", "),
+    }
+}
+
+fn extra_sections() -> String {
+    let mut r = Roff::new();
+    r.control("SH", ["EXIT STATUS"]);
+    for exit in Exit::ALL {
+        r.control("TP", []);
+        r.text([bold(exit.code().to_string())]);
+        r.text([roman(exit.meaning())]);
+    }
+    r.control("SH", ["ENVIRONMENT"]);
+    let vars = [
+        (
+            env::BASE_URL,
+            "Base URL of the service (below --base-url, above the profile).",
+        ),
+        (
+            env::CLIENT_ID,
+            "Client id (the merchant dashboard's public key).",
+        ),
+        (
+            env::CLIENT_SECRET,
+            "Client secret. There is no flag for it: argv is visible to all.",
+        ),
+        (env::PROFILE, "Config profile to use."),
+        (env::CONFIG, "Config file to use."),
+        ("NO_COLOR", "Disables colour when --color is auto."),
+        (
+            "CLICOLOR_FORCE",
+            "Forces colour when --color is auto and NO_COLOR is unset.",
+        ),
+        (
+            "HTTPS_PROXY, HTTP_PROXY, NO_PROXY",
+            "Proxy for remote hosts when --proxy is not given.",
+        ),
+        ("XDG_CONFIG_HOME", "Where the default config file lives."),
+    ];
+    for (name, what) in vars {
+        r.control("TP", []);
+        r.text([bold(name)]);
+        r.text([roman(what)]);
+    }
+    r.control("SH", ["FILES"]);
+    r.control("TP", []);
+    r.text([italic("$XDG_CONFIG_HOME/payverify/config.toml")]);
+    r.text([roman(
+        "The config file (usually ~/.config/payverify/config.toml): default_profile and \
+         [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
+         client_secret_command, auth_style, timeout, retries, hmac, proxy and ca_cert. \
+         Create one with payverify config init.",
+    )]);
+    r.control("SH", ["EXAMPLES"]);
+    let examples = [
+        (
+            "Try it with no account:",
+            "payverify verify --sandbox 0000000000000044177",
+        ),
+        (
+            "Gate a shipment on one exit status:",
+            "payverify verify -q --hmac require --expect-amount 40000 \"$ref\" && ship",
+        ),
+        (
+            "Pipe the service's JSON into jq:",
+            "payverify verify \"$ref\" -o json | jq -r .status",
+        ),
+        (
+            "Reconcile a day's references to CSV:",
+            "payverify verify --from refs.txt -j 16 -o csv > verified.csv",
+        ),
+        (
+            "Check a webhook payload offline:",
+            "payverify webhook check payload.json",
+        ),
+        (
+            "See where each setting comes from:",
+            "payverify config show",
+        ),
+    ];
+    for (what, command) in examples {
+        r.control("TP", []);
+        r.text([roman(what)]);
+        r.text([bold(command)]);
+    }
+    r.render()
+}
+
+/// Prints the man page.
+pub fn man() -> Result<Exit, Failure> {
+    let page = man_page()
+        .map_err(|e| Failure::new(Exit::Internal, format!("cannot render the man page: {e}")))?;
+    let mut stdout = std::io::stdout().lock();
+    write_output(stdout.write_all(&page).and_then(|_| stdout.flush()))?;
+    Ok(Exit::Successful)
+}

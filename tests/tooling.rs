@@ -1,0 +1,425 @@
+//! Shell and team fit: completions, man page, config commands, secret sources, proxies.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Read;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use predicates::prelude::*;
+
+const SHELLS: [(&str, &str); 5] = [
+    ("bash", "payverify.bash"),
+    ("zsh", "_payverify"),
+    ("fish", "payverify.fish"),
+    ("powershell", "_payverify.ps1"),
+    ("elvish", "payverify.elv"),
+];
+
+#[test]
+fn committed_completions_match_the_binary() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    for (shell, file) in SHELLS {
+        let out = payverify().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let committed = std::fs::read(dir.join(file)).unwrap_or_default();
+        assert!(
+            committed == out.stdout,
+            "completions/{file} is stale; regenerate it with:\n  \
+             cargo run -- completions {shell} > completions/{file}"
+        );
+    }
+}
+
+#[test]
+fn man_page_has_the_documented_sections() {
+    let out = payverify().arg("man").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let page = stdout_of(&out);
+    assert!(
+        page.starts_with(".ie") || page.starts_with(".TH"),
+        "roff: {}",
+        &page[..40]
+    );
+    for section in [
+        ".SH \"EXIT STATUS\"",
+        ".SH ENVIRONMENT",
+        ".SH FILES",
+        ".SH EXAMPLES",
+        ".SH \"VERIFY OPTIONS\"",
+    ] {
+        assert!(page.contains(section), "missing {section}");
+    }
+    assert!(page.contains("PAYVERIFY_CLIENT_SECRET"));
+    assert!(page.contains("130"));
+}
+
+fn config_env(dir: &TempDir) -> assert_cmd::Command {
+    let mut cmd = payverify();
+    cmd.env("XDG_CONFIG_HOME", dir.path());
+    cmd
+}
+
+#[test]
+fn config_path_follows_flag_env_and_xdg() {
+    let dir = TempDir::new("config-path");
+    let want = dir.path().join("payverify").join("config.toml");
+    config_env(&dir)
+        .args(["config", "path"])
+        .assert()
+        .code(0)
+        .stdout(format!("{}\n", want.display()))
+        .stderr(predicate::str::contains("does not exist yet"));
+    config_env(&dir)
+        .args(["config", "path"])
+        .env("PAYVERIFY_CONFIG", "/tmp/elsewhere.toml")
+        .assert()
+        .stdout("/tmp/elsewhere.toml\n");
+    config_env(&dir)
+        .args(["config", "path", "--config", "/tmp/flag.toml"])
+        .env("PAYVERIFY_CONFIG", "/tmp/elsewhere.toml")
+        .assert()
+        .stdout("/tmp/flag.toml\n");
+}
+
+#[test]
+fn config_init_writes_a_private_file_and_never_overwrites() {
+    let dir = TempDir::new("config-init");
+    let path = dir.path().join("payverify").join("config.toml");
+    config_env(&dir)
+        .args([
+            "config",
+            "init",
+            "--profile",
+            "staging",
+            "--client-id",
+            "pk_staging",
+        ])
+        .assert()
+        .code(0)
+        .stdout(format!("{}\n", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("[profiles.staging]"));
+    assert!(text.contains("base_url = \"https://staging.paywithbank3d.com\""));
+    assert!(text.contains("client_id = \"pk_staging\""));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    config_env(&dir)
+        .args(["config", "init"])
+        .assert()
+        .code(6)
+        .stderr(predicate::str::contains("already exists"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "untouched");
+    config_env(&dir)
+        .args([
+            "config",
+            "init",
+            "--force",
+            "--base-url",
+            "https://gw.example",
+        ])
+        .assert()
+        .code(0);
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("https://gw.example")
+    );
+    // The written file works: its profile is selected by default.
+    config_env(&dir)
+        .args(["config", "profiles"])
+        .assert()
+        .code(0)
+        .stdout("live (default)\n");
+}
+
+#[test]
+fn config_init_never_waits_on_stdin() {
+    let dir = TempDir::new("config-init-stdin");
+    // stdin left open and empty: a prompt would hang; the timeout fails the test if so.
+    config_env(&dir)
+        .args(["config", "init"])
+        .write_stdin("")
+        .timeout(Duration::from_secs(10))
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn config_show_gives_values_and_sources_and_points_out_env_overrides() {
+    let dir = TempDir::new("config-show");
+    let secret_file = dir.write("live.secret", &format!("{SECRET}\n"));
+    let config = dir.write(
+        "config.toml",
+        &format!(
+            "default_profile = \"live\"\n[profiles.live]\nbase_url = \"https://live.example\"\n\
+             client_id = \"pk_live\"\nclient_secret_file = \"{}\"\nhmac = \"require\"\n\
+             [profiles.staging]\nbase_url = \"https://staging.example\"\n",
+            secret_file.display()
+        ),
+    );
+    let out = payverify()
+        .args(["config", "show", "--config"])
+        .arg(&config)
+        .env("PAYVERIFY_BASE_URL", "https://env.example")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = stdout_of(&out);
+    let line = |key: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} line in\n{stdout}"))
+            .to_owned()
+    };
+    assert!(line("profile").contains("live") && line("profile").contains("default_profile"));
+    assert!(line("base_url").contains("https://env.example"));
+    assert!(line("base_url").contains("env PAYVERIFY_BASE_URL"));
+    assert!(line("client_id").contains("[profiles.live] client_id"));
+    assert!(line("client_secret").contains("<redacted>"));
+    assert!(line("client_secret").contains("client_secret_file"));
+    assert!(line("hmac").contains("require"));
+    assert!(line("timeout").contains("default"));
+    assert!(!stdout.contains(SECRET));
+    assert!(!stderr_of(&out).contains(SECRET));
+    assert!(
+        stderr_of(&out).contains("PAYVERIFY_BASE_URL is set and overrides base_url"),
+        "{}",
+        stderr_of(&out)
+    );
+    payverify()
+        .args(["config", "profiles", "--config"])
+        .arg(&config)
+        .assert()
+        .stdout("live (default)\nstaging\n");
+}
+
+#[test]
+fn config_show_does_not_run_the_secret_command() {
+    let dir = TempDir::new("config-show-cmd");
+    let marker = dir.path().join("ran");
+    let config = dir.write(
+        "config.toml",
+        &format!(
+            "[profiles.p]\nclient_secret_command = [\"touch\", \"{}\"]\n",
+            marker.display()
+        ),
+    );
+    payverify()
+        .args(["config", "show", "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("output of `touch"));
+    assert!(
+        !marker.exists(),
+        "config show ran the password-manager command"
+    );
+}
+
+#[test]
+fn secret_command_supplies_the_secret_and_its_failure_is_exit_6() {
+    let mut server = mockito::Server::new();
+    let mock = server
+        .mock("GET", "/api/payment/verify/R1")
+        .match_header("authorization", AUTH_STANDARD)
+        .with_body(SAMPLE.as_str())
+        .create();
+    let dir = TempDir::new("secret-cmd");
+    let config = dir.write(
+        "config.toml",
+        &format!(
+            "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\n\
+             client_secret_command = \"printf '%s' {SECRET}\"\n\
+             [profiles.broken]\nbase_url = \"{}\"\nclient_id = \"x\"\n\
+             client_secret_command = [\"sh\", \"-c\", \"exit 2\"]\n",
+            server.url(),
+            server.url()
+        ),
+    );
+    payverify()
+        .args(["verify", "R1", "-q", "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(0);
+    mock.assert();
+    payverify()
+        .args(["verify", "R1", "--profile", "broken", "--config"])
+        .arg(&config)
+        .assert()
+        .code(6)
+        .stderr(predicate::str::contains(
+            "client_secret_command `sh -c exit 2` exited with status 2",
+        ));
+}
+
+#[cfg(unix)]
+#[test]
+fn readable_secret_files_get_one_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut server = mockito::Server::new();
+    server
+        .mock("GET", "/api/payment/verify/R1")
+        .with_body(SAMPLE.as_str())
+        .create();
+    let dir = TempDir::new("perm");
+    let secret = dir.write("secret", SECRET);
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = payverify()
+        .env("PAYVERIFY_BASE_URL", server.url())
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .args(["verify", "R1", "--client-secret-file"])
+        .arg(&secret)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = stderr_of(&out);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("chmod 600 {}", secret.display())),
+        "{stderr}"
+    );
+
+    let config = dir.write(
+        "config.toml",
+        &format!(
+            "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{SECRET}\"\n",
+            server.url()
+        ),
+    );
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640)).unwrap();
+    payverify()
+        .args(["verify", "R1", "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "holds a client secret and is readable by others",
+        ));
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    payverify()
+        .args(["verify", "R1", "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(0)
+        .stderr("");
+}
+
+/// A proxy that records the first request line it is sent, then closes.
+fn recording_proxy() -> (String, Arc<Mutex<Vec<String>>>) {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let record = seen.clone();
+    let server = RawServer::start(move |mut stream| {
+        let head = read_head(&mut stream);
+        record
+            .lock()
+            .unwrap()
+            .push(head.lines().next().unwrap_or("").to_owned());
+        let _ = std::io::Write::write_all(
+            &mut stream,
+            b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        let mut rest = Vec::new();
+        let _ = stream.read_to_end(&mut rest);
+    });
+    (server.url, seen)
+}
+
+#[test]
+fn proxies_from_env_and_flag_are_used_for_remote_hosts() {
+    let (proxy, seen) = recording_proxy();
+    payverify_at("https://gateway.example")
+        .env("HTTPS_PROXY", &proxy)
+        .args(["verify", "R1", "--retries", "0", "--timeout", "5"])
+        .assert()
+        .code(7);
+    let (flag_proxy, flag_seen) = recording_proxy();
+    payverify_at("https://gateway.example")
+        .args([
+            "verify",
+            "R1",
+            "--retries",
+            "0",
+            "--timeout",
+            "5",
+            "--proxy",
+            &flag_proxy,
+        ])
+        .assert()
+        .code(7);
+    for seen in [seen, flag_seen] {
+        let lines = seen.lock().unwrap().clone();
+        assert_eq!(lines, ["CONNECT gateway.example:443 HTTP/1.1"], "{lines:?}");
+    }
+}
+
+#[test]
+fn loopback_is_never_proxied() {
+    let (proxy, seen) = recording_proxy();
+    let mut server = mockito::Server::new();
+    server
+        .mock("GET", "/api/payment/verify/R1")
+        .with_body(SAMPLE.as_str())
+        .create();
+    payverify_at(&server.url())
+        .env("HTTP_PROXY", &proxy)
+        .env("ALL_PROXY", &proxy)
+        .args(["verify", "R1", "-q", "--proxy", &proxy])
+        .assert()
+        .code(0);
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "credentials went to a proxy"
+    );
+}
+
+#[test]
+fn bad_proxy_and_ca_cert_are_config_errors() {
+    payverify_at("https://gateway.example")
+        .args(["verify", "R1", "--proxy", "::not a url::"])
+        .assert()
+        .code(6)
+        .stderr(predicate::str::contains("not a usable proxy URL"));
+    let dir = TempDir::new("ca");
+    let junk = dir.write("junk.pem", "not a certificate\n");
+    for (path, why) in [
+        (junk.display().to_string(), "holds no PEM certificate"),
+        ("/nonexistent/ca.pem".to_owned(), "no such file"),
+    ] {
+        payverify_at("https://gateway.example")
+            .args(["verify", "R1", "--ca-cert", &path])
+            .assert()
+            .code(6)
+            .stderr(predicate::str::contains(why));
+    }
+}
+
+#[test]
+fn a_valid_ca_cert_is_accepted() {
+    let (proxy, seen) = recording_proxy();
+    let ca = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-root-ca.pem");
+    // The request gets as far as the (recording) proxy: the CA file was loaded.
+    payverify_at("https://gateway.example")
+        .args([
+            "verify",
+            "R1",
+            "--retries",
+            "0",
+            "--timeout",
+            "5",
+            "--proxy",
+            &proxy,
+            "--ca-cert",
+        ])
+        .arg(&ca)
+        .assert()
+        .code(7);
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
