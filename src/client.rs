@@ -66,7 +66,11 @@ impl std::fmt::Display for TransportError {
         match self {
             TransportError::Timeout(t) => write!(f, "no complete answer within {}", secs(*t)),
             TransportError::Network(e) => write!(f, "network error: {e}"),
-            TransportError::Tls(e) => write!(f, "TLS error: {e}"),
+            TransportError::Tls(e) => write!(
+                f,
+                "TLS error: {e} (does the base URL's scheme match the server? behind TLS \
+                 inspection, --ca-cert adds its root)"
+            ),
             TransportError::Protocol(e) => write!(f, "not a valid HTTP response: {e}"),
             TransportError::TooLarge => {
                 write!(f, "the body is larger than {} KiB", MAX_BODY_BYTES / 1024)
@@ -258,6 +262,11 @@ impl Client {
             E::ConnectionFailed => TransportError::Network("connection failed".into()),
             E::Io(io) => match io.kind() {
                 std::io::ErrorKind::TimedOut => TransportError::Timeout(self.options.timeout),
+                // rustls reports a handshake it cannot accept (e.g. plain HTTP on the other
+                // end) as InvalidData: the peer's answer, not a passing network fault.
+                std::io::ErrorKind::InvalidData => {
+                    TransportError::Tls(crate::config::io_reason(&io))
+                }
                 _ => TransportError::Network(crate::config::io_reason(&io)),
             },
             E::Tls(msg) => TransportError::Tls(msg.into()),

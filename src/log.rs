@@ -4,7 +4,24 @@
 //! service echoes it back in an error message.
 
 use std::io::Write;
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
+
+/// Every value registered as secret, process-wide, so the panic hook scrubs them too.
+static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Replaces every registered secret in `text` with `<redacted>` and folds the text onto
+/// one line. Used for all stderr output, including panic messages.
+pub fn scrub(text: &str) -> String {
+    let mut out = one_line(text);
+    if let Ok(list) = SECRETS.read() {
+        for secret in list.iter() {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), "<redacted>");
+            }
+        }
+    }
+    out
+}
 
 /// How much to say on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +38,6 @@ pub enum Level {
 #[derive(Clone)]
 pub struct Log {
     level: Level,
-    secrets: Arc<RwLock<Vec<String>>>,
 }
 
 impl std::fmt::Debug for Log {
@@ -35,10 +51,7 @@ impl std::fmt::Debug for Log {
 impl Log {
     /// A log at the given level.
     pub fn new(level: Level) -> Self {
-        Log {
-            level,
-            secrets: Arc::default(),
-        }
+        Log { level }
     }
 
     /// The level.
@@ -52,23 +65,11 @@ impl Log {
         if secret.len() < 4 {
             return;
         }
-        if let Ok(mut list) = self.secrets.write() {
+        if let Ok(mut list) = SECRETS.write()
+            && !list.iter().any(|s| s == secret)
+        {
             list.push(secret.to_owned());
         }
-    }
-
-    /// Replaces every registered secret in `text` with `<redacted>` and folds the text
-    /// onto one line.
-    pub fn scrub(&self, text: &str) -> String {
-        let mut out = one_line(text);
-        if let Ok(list) = self.secrets.read() {
-            for secret in list.iter() {
-                if out.contains(secret.as_str()) {
-                    out = out.replace(secret.as_str(), "<redacted>");
-                }
-            }
-        }
-        out
     }
 
     /// `payverify: <message>`, unless quiet.
@@ -98,7 +99,7 @@ impl Log {
     }
 
     fn line(&self, text: &str) {
-        let mut line = self.scrub(text);
+        let mut line = scrub(text);
         line.push('\n');
         // One write per line keeps lines whole when worker threads log at once; a closed
         // stderr is not worth failing a verification for.
@@ -142,10 +143,10 @@ mod tests {
         log.add_secret("s3cr3t-value");
         log.add_secret("ab");
         assert_eq!(
-            log.scrub("bad key s3cr3t-value\nline two"),
+            scrub("bad key s3cr3t-value\nline two"),
             "bad key <redacted> line two"
         );
-        assert_eq!(log.scrub("ab is not redacted"), "ab is not redacted");
+        assert_eq!(scrub("ab is not redacted"), "ab is not redacted");
     }
 
     #[test]

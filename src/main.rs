@@ -13,7 +13,7 @@ fn main() -> ExitCode {
             .map(|s| (*s).to_owned())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".into());
-        let line = payverify::log::one_line(&format!(
+        let line = payverify::log::scrub(&format!(
             "payverify: internal error (a bug, please report it): {what}"
         ));
         let _ = writeln!(std::io::stderr(), "{line}");
