@@ -1,16 +1,16 @@
 //! The HTTP exchange: one shared agent, authentication, timeouts, retries and back-off.
 
+pub mod network;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use std::path::Path;
-
 use base64::Engine as _;
-use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig, parse_pem};
-use ureq::{Agent, Proxy};
+use ureq::Agent;
+use ureq::tls::TlsConfig;
 
-use crate::base_url::{BaseUrl, is_loopback};
+use crate::base_url::BaseUrl;
 use crate::cli::AuthStyle;
 use crate::exit::Failure;
 use crate::gate::Gate;
@@ -133,10 +133,10 @@ impl Client {
         let authorization = authorization(endpoint);
         log.add_secret(endpoint.client_secret.expose());
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
-        let proxy = proxy(endpoint)?;
+        let proxy = network::proxy(endpoint)?;
         let mut tls = TlsConfig::builder();
         if let Some(path) = &endpoint.ca_cert {
-            tls = tls.root_certs(roots_with(path)?);
+            tls = tls.root_certs(network::roots_with(path)?);
         }
         let config = Agent::config_builder()
             .proxy(proxy)
@@ -196,7 +196,7 @@ impl Client {
                 } else {
                     "no retries left"
                 };
-                format!("< attempt {attempt}/{total}: {what} in {elapsed} ms; {next}")
+                format!("< GET {url} attempt {attempt}/{total}: {what} in {elapsed} ms; {next}")
             });
             if !retry {
                 return Exchange {
@@ -295,44 +295,6 @@ impl Client {
         self.jitter.store(x, Ordering::Relaxed);
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-}
-
-/// The proxy to use: none for loopback (a plain-http loopback request must never hand the
-/// Authorization header to a proxy), else `--proxy`/config, else HTTPS_PROXY, HTTP_PROXY and
-/// NO_PROXY from the environment.
-fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
-    if is_loopback(endpoint.base_url.host()) {
-        return Ok(None);
-    }
-    match &endpoint.proxy {
-        Some(url) => Proxy::new(url).map(Some).map_err(|_| {
-            Failure::config(format!(
-                "proxy '{url}' is not a usable proxy URL (e.g. http://proxy.example:3128)"
-            ))
-        }),
-        None => Ok(Proxy::try_from_env()),
-    }
-}
-
-/// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file.
-fn roots_with(path: &Path) -> Result<RootCerts, Failure> {
-    let fail = |why: String| Failure::config(format!("CA file {}: {why}", path.display()));
-    let pem = std::fs::read(path).map_err(|e| fail(crate::config::io_reason(&e)))?;
-    let mut extra = Vec::new();
-    for item in parse_pem(&pem) {
-        match item {
-            Ok(PemItem::Certificate(cert)) => extra.push(cert),
-            Ok(_) => {}
-            Err(e) => return Err(fail(format!("not valid PEM: {e}"))),
-        }
-    }
-    if extra.is_empty() {
-        return Err(fail("holds no PEM certificate".into()));
-    }
-    let mozilla = webpki_root_certs::TLS_SERVER_ROOT_CERTS
-        .iter()
-        .map(|der| Certificate::from_der(der.as_ref()));
-    Ok(RootCerts::from(mozilla.chain(extra)))
 }
 
 /// The Authorization header value for the endpoint's style.

@@ -107,6 +107,18 @@ impl Log {
     }
 }
 
+/// The one stderr line for a panic: what it said, scrubbed of every registered secret.
+pub fn panic_line(payload: &(dyn std::any::Any + Send)) -> String {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    scrub(&format!(
+        "payverify: internal error (a bug, please report it): {what}"
+    ))
+}
+
 /// Folds newlines and control characters so a message is exactly one line.
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -147,6 +159,22 @@ mod tests {
             "bad key <redacted> line two"
         );
         assert_eq!(scrub("ab is not redacted"), "ab is not redacted");
+    }
+
+    #[test]
+    fn panic_output_is_scrubbed() {
+        let log = Log::new(Level::Normal);
+        log.add_secret("panic-s3cret-77");
+        let payload: Box<dyn std::any::Any + Send> =
+            Box::new(String::from("boom with panic-s3cret-77\nsecond line"));
+        let line = panic_line(payload.as_ref());
+        assert_eq!(
+            line,
+            "payverify: internal error (a bug, please report it): boom with <redacted> second line"
+        );
+        let caught = std::panic::catch_unwind(|| panic!("static panic-s3cret-77"));
+        let line = panic_line(caught.unwrap_err().as_ref());
+        assert!(line.ends_with("static <redacted>"), "{line}");
     }
 
     #[test]

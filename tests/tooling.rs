@@ -312,6 +312,13 @@ fn readable_secret_files_get_one_warning() {
         .stderr("");
 }
 
+/// `verify R1` at a remote-looking host, one short attempt (nothing there answers).
+fn remote_verify() -> assert_cmd::Command {
+    let mut cmd = payverify_at("https://gateway.example");
+    cmd.args(["verify", "R1", "--retries", "0", "--timeout", "5"]);
+    cmd
+}
+
 /// A proxy that records the first request line it is sent, then closes.
 fn recording_proxy() -> (String, Arc<Mutex<Vec<String>>>) {
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -335,23 +342,10 @@ fn recording_proxy() -> (String, Arc<Mutex<Vec<String>>>) {
 #[test]
 fn proxies_from_env_and_flag_are_used_for_remote_hosts() {
     let (proxy, seen) = recording_proxy();
-    payverify_at("https://gateway.example")
-        .env("HTTPS_PROXY", &proxy)
-        .args(["verify", "R1", "--retries", "0", "--timeout", "5"])
-        .assert()
-        .code(7);
+    remote_verify().env("HTTPS_PROXY", &proxy).assert().code(7);
     let (flag_proxy, flag_seen) = recording_proxy();
-    payverify_at("https://gateway.example")
-        .args([
-            "verify",
-            "R1",
-            "--retries",
-            "0",
-            "--timeout",
-            "5",
-            "--proxy",
-            &flag_proxy,
-        ])
+    remote_verify()
+        .args(["--proxy", &flag_proxy])
         .assert()
         .code(7);
     for seen in [seen, flag_seen] {
@@ -406,18 +400,8 @@ fn a_valid_ca_cert_is_accepted() {
     let (proxy, seen) = recording_proxy();
     let ca = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-root-ca.pem");
     // The request gets as far as the (recording) proxy: the CA file was loaded.
-    payverify_at("https://gateway.example")
-        .args([
-            "verify",
-            "R1",
-            "--retries",
-            "0",
-            "--timeout",
-            "5",
-            "--proxy",
-            &proxy,
-            "--ca-cert",
-        ])
+    remote_verify()
+        .args(["--proxy", &proxy, "--ca-cert"])
         .arg(&ca)
         .assert()
         .code(7);

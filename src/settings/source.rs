@@ -1,0 +1,130 @@
+//! The vocabulary of settings: where a value came from, and what resolution may read.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::config::{self, ConfigLocation};
+
+/// Environment variable names: part of the contract.
+pub mod env {
+    /// Base URL of the service.
+    pub const BASE_URL: &str = "PAYVERIFY_BASE_URL";
+    /// Client id.
+    pub const CLIENT_ID: &str = "PAYVERIFY_CLIENT_ID";
+    /// Client secret (there is no flag for it).
+    pub const CLIENT_SECRET: &str = "PAYVERIFY_CLIENT_SECRET";
+    /// Profile name.
+    pub const PROFILE: &str = "PAYVERIFY_PROFILE";
+    /// Config file path.
+    pub const CONFIG: &str = "PAYVERIFY_CONFIG";
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A command-line flag, e.g. `--base-url`.
+    Flag(&'static str),
+    /// An environment variable.
+    Env(&'static str),
+    /// A key of a config profile.
+    Profile {
+        /// The config file.
+        path: PathBuf,
+        /// The profile name.
+        profile: String,
+        /// The key.
+        key: &'static str,
+    },
+    /// A top-level key of the config file.
+    File {
+        /// The config file.
+        path: PathBuf,
+        /// The key.
+        key: &'static str,
+    },
+    /// The built-in default.
+    Default,
+    /// Forced by `--sandbox`.
+    Sandbox,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Flag(flag) => write!(f, "flag {flag}"),
+            Source::Env(name) => write!(f, "env {name}"),
+            Source::Profile { path, profile, key } => {
+                write!(f, "{} [profiles.{profile}] {key}", path.display())
+            }
+            Source::File { path, key } => write!(f, "{} {key}", path.display()),
+            Source::Default => f.write_str("default"),
+            Source::Sandbox => f.write_str("--sandbox"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Its source.
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    /// A value with its source.
+    pub fn new(value: T, source: Source) -> Self {
+        Sourced { value, source }
+    }
+}
+
+/// Looks up an environment variable; empty counts as unset.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// What resolution reads from outside the arguments; injected so tests need no
+/// process-global state and never see the developer's own config file.
+pub struct Context<'a> {
+    /// Environment lookup.
+    pub env: EnvLookup<'a>,
+    /// The config file used when none is named.
+    pub default_config: Option<PathBuf>,
+}
+
+/// The real process environment.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+impl Context<'static> {
+    /// The real environment and platform config directory.
+    pub fn process() -> Self {
+        Context {
+            env: &process_env,
+            default_config: config::default_path(),
+        }
+    }
+}
+
+impl Context<'_> {
+    /// The config file to use: `--config`, then `PAYVERIFY_CONFIG`, then the default.
+    pub fn config_location(&self, flag: Option<&PathBuf>) -> Option<ConfigLocation> {
+        let explicit = |path: PathBuf| ConfigLocation {
+            path,
+            explicit: true,
+        };
+        match (flag, self.var(env::CONFIG)) {
+            (Some(path), _) => Some(explicit(path.clone())),
+            (None, Some(path)) => Some(explicit(PathBuf::from(path))),
+            (None, None) => self.default_config.clone().map(|path| ConfigLocation {
+                path,
+                explicit: false,
+            }),
+        }
+    }
+
+    /// A non-blank environment variable.
+    pub fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name).filter(|v| !v.trim().is_empty())
+    }
+}
