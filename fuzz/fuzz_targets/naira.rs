@@ -17,10 +17,16 @@ fuzz_target!(|data: &[u8]| {
         let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
         let digits = format!("{whole}{frac:0<2}");
         let digits = digits.trim_start_matches('0');
-        assert_eq!(if digits.is_empty() { "0" } else { digits }, kobo.0.to_string());
+        assert_eq!(
+            if digits.is_empty() { "0" } else { digits },
+            kobo.0.to_string()
+        );
     }
     if let Ok(kobo) = Kobo::parse_kobo(text) {
         let digits = text.trim().trim_start_matches('0');
-        assert_eq!(kobo.0.to_string(), if digits.is_empty() { "0" } else { digits });
+        assert_eq!(
+            kobo.0.to_string(),
+            if digits.is_empty() { "0" } else { digits }
+        );
     }
 });

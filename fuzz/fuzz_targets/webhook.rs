@@ -20,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if signature::verify(&secret, &message, hmac) {
-        assert_eq!(hmac.trim().to_ascii_lowercase(), signature::sign(&secret, &message));
+        assert_eq!(
+            hmac.trim().to_ascii_lowercase(),
+            signature::sign(&secret, &message)
+        );
     }
 });

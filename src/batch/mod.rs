@@ -251,15 +251,18 @@ fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
     let (bar, template) = match known_len {
         Some(n) => (
             ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr()),
-            "{bar:30} {pos}/{len} verified  {per_sec}  {elapsed}",
+            "{bar:30} {pos}/{len} verified  {rate}  {elapsed}",
         ),
         None => (
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-            "{spinner} {pos} verified  {per_sec}  {elapsed}",
+            "{spinner} {pos} verified  {rate}  {elapsed}",
         ),
     };
     if let Ok(style) = ProgressStyle::with_template(template) {
-        bar.set_style(style);
+        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.1}/s", state.per_sec());
+        };
+        bar.set_style(style.with_key("rate", rate));
     }
     bar.enable_steady_tick(Duration::from_millis(100));
     bar
