@@ -274,6 +274,35 @@ fn banner_gives_url_credentials_exports_and_references() {
 }
 
 #[test]
+fn quiet_sandbox_prints_only_its_url() {
+    let mut server = Standalone::start(&["-q"]);
+    let (code, stderr) = {
+        let url = server.url.clone();
+        let mut rest = String::new();
+        // Terminate first so stdout reaches EOF, then read what followed the URL line.
+        let child_id = server.child.id().to_string();
+        Command::new("kill")
+            .args(["-TERM", &child_id])
+            .status()
+            .unwrap();
+        server._stdout.read_to_string(&mut rest).unwrap();
+        assert_eq!(rest, "", "only the URL line with -q, got more after {url}");
+        let status = server.child.wait().unwrap();
+        let mut stderr = String::new();
+        server
+            .child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (status.code(), stderr)
+    };
+    assert_eq!(code, Some(0));
+    assert_eq!(stderr, "");
+}
+
+#[test]
 fn concurrent_requests_with_latency_take_about_one_latency() {
     let latency = Duration::from_millis(400);
     let n = 8;

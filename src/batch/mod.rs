@@ -240,7 +240,7 @@ fn write_or_stop(result: io::Result<()>, stop: &AtomicBool) -> Result<(), Failur
         stop.store(true, Ordering::SeqCst);
         return Ok(());
     }
-    crate::commands::verify::write_output(result)
+    crate::render::write_output(result)
 }
 
 fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {

@@ -8,11 +8,11 @@ use comfy_table::{Table, presets};
 
 use crate::base_url::BaseUrl;
 use crate::cli::{ConfigCommand, GlobalArgs, ProfileArgs};
-use crate::commands::verify::write_output;
 use crate::config::{io_reason, template};
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
 use crate::render::Printer;
+use crate::render::write_output;
 use crate::settings::{Context, Settings, Source, Sourced};
 
 /// Runs a `config` subcommand.

@@ -5,8 +5,8 @@ use std::io::Write;
 use roff::{Roff, bold, italic, roman};
 
 use crate::cli;
-use crate::commands::verify::write_output;
 use crate::exit::{Exit, Failure};
+use crate::render::write_output;
 use crate::settings::env;
 
 /// The completion script for `shell`, as committed under `completions/`.

@@ -20,18 +20,22 @@ pub fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
         },
         log.clone(),
     )?;
-    crate::commands::verify::write_output(print_banner(server.url(), args.latency_ms))?;
+    let quiet = log.level() == Level::Quiet;
+    crate::render::write_output(print_banner(server.url(), args.latency_ms, quiet))?;
     interrupt.wait();
     drop(server);
     log.info("sandbox stopped");
     Ok(Exit::Successful)
 }
 
-/// The base URL first (scripts read that line), then how to use it.
-fn print_banner(url: &str, latency_ms: u64) -> std::io::Result<()> {
+/// The base URL first (scripts read that line), then, unless quiet, how to use it.
+fn print_banner(url: &str, latency_ms: u64, quiet: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{url}")?;
     out.flush()?;
+    if quiet {
+        return Ok(());
+    }
     let latency = match latency_ms {
         0 => String::new(),
         ms => format!(" Every response is delayed {ms} ms."),

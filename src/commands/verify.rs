@@ -14,7 +14,7 @@ use crate::log::{Level, Log};
 use crate::outcome::{Outcome, Verdict};
 use crate::reference::Reference;
 use crate::render::records::RecordWriter;
-use crate::render::{Printer, Style};
+use crate::render::{Printer, Style, write_output};
 use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
 use crate::signal::Interrupt;
@@ -147,15 +147,4 @@ pub fn report(
         (outcome, _) => log.error(&outcome.message(reference)),
     }
     Ok(verdict.exit())
-}
-
-/// A closed pipe (`| head`) is the reader's choice, not an error; anything else is.
-pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
-    match result {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::new(
-            Exit::Internal,
-            format!("cannot write the output: {}", crate::config::io_reason(&e)),
-        )),
-        _ => Ok(()),
-    }
 }

@@ -6,11 +6,11 @@ use std::path::Path;
 use crate::checks::{self, HmacMode};
 use crate::cli::{GlobalArgs, ProfileArgs, WebhookCheckArgs};
 use crate::client::MAX_BODY_BYTES;
-use crate::commands::verify::write_output;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::model::{Verification, parse_object};
 use crate::render::Printer;
+use crate::render::write_output;
 use crate::settings::{Context, Settings};
 use crate::signature;
 

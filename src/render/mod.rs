@@ -9,6 +9,7 @@ use std::io::{self, IsTerminal, Write};
 
 use crate::checks::Integrity;
 use crate::cli::{ColorChoice, OutputFormat};
+use crate::exit::{Exit, Failure};
 use crate::model::Verification;
 use crate::settings::EnvLookup;
 
@@ -19,6 +20,17 @@ pub struct Style {
     pub color: bool,
     /// The sink is a terminal: borders and wrapping to its width.
     pub tty: bool,
+}
+
+/// A closed pipe (`| head`) is the reader's choice, not an error; anything else is.
+pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
+    match result {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::new(
+            Exit::Internal,
+            format!("cannot write the output: {}", crate::config::io_reason(&e)),
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl Style {
