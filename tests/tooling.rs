@@ -142,13 +142,29 @@ fn config_init_writes_a_private_file_and_never_overwrites() {
 #[test]
 fn config_init_never_waits_on_stdin() {
     let dir = TempDir::new("config-init-stdin");
-    // stdin left open and empty: a prompt would hang; the timeout fails the test if so.
-    config_env(&dir)
+    // stdin is a pipe held open and never written: a prompt would block forever.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
         .args(["config", "init"])
-        .write_stdin("")
-        .timeout(Duration::from_secs(10))
-        .assert()
-        .code(0);
+        .env("XDG_CONFIG_HOME", dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _held_open = child.stdin.take();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("config init waited on stdin");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(dir.path().join("payverify/config.toml").exists());
 }
 
 #[test]
