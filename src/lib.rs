@@ -25,6 +25,9 @@ pub mod signal;
 pub mod signature;
 pub mod verifier;
 
+#[cfg(test)]
+mod testutil;
+
 use std::ffi::OsString;
 use std::io::Write;
 

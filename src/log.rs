@@ -72,16 +72,21 @@ impl Log {
         }
     }
 
-    /// `payverify: <message>`, unless quiet.
+    /// `payverify: <message>` for what went wrong, unless quiet.
     pub fn error(&self, message: &str) {
-        if self.level != Level::Quiet {
-            self.line(&format!("payverify: {message}"));
-        }
+        self.say(message);
     }
 
     /// `payverify: <message>` for information, unless quiet.
     pub fn info(&self, message: &str) {
-        self.error(message);
+        self.say(message);
+    }
+
+    /// Errors and information share one form; the names say which a caller means.
+    fn say(&self, message: &str) {
+        if self.level != Level::Quiet {
+            self.line(&format!("payverify: {message}"));
+        }
     }
 
     /// `payverify: warning: <message>`, unless quiet.

@@ -32,11 +32,6 @@ impl Interrupt {
         })
     }
 
-    /// Whether a stop was asked for.
-    pub fn is_set(&self) -> bool {
-        self.flag.load(Ordering::SeqCst)
-    }
-
     /// A flag that turns true on the signal, for worker threads.
     pub fn flag(&self) -> Arc<AtomicBool> {
         self.flag.clone()

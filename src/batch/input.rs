@@ -14,8 +14,8 @@ pub const MAX_LINE: usize = 4096;
 /// One source of references, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// A reference given as an argument.
-    Literal(String),
+    /// A reference given as an argument, validated when the arguments were read.
+    Literal(Reference),
     /// `-`: lines of stdin.
     Stdin,
     /// `--from FILE`: lines of a file.
@@ -88,7 +88,7 @@ impl Input {
                 sources
                     .iter()
                     .filter_map(|s| match s {
-                        Source::Literal(r) => Some(r.trim()),
+                        Source::Literal(r) => Some(r.as_str()),
                         _ => None,
                     })
                     .collect::<HashSet<_>>()
@@ -96,23 +96,25 @@ impl Input {
             })
     }
 
-    fn accept(&mut self, text: &str, origin: String) -> Option<Item> {
-        let trimmed = text.trim();
-        match Reference::parse(trimmed) {
-            Ok(reference) => {
-                if self.seen.insert(reference.as_str().to_owned()) {
-                    Some(Item::Reference(reference))
-                } else {
-                    Some(Item::Duplicate {
-                        reference: reference.to_string(),
-                        origin,
-                    })
-                }
-            }
-            Err(e) => Some(Item::Invalid {
+    /// A line of input: a reference to dedup, or why it is not one.
+    fn accept(&mut self, text: &str, origin: String) -> Item {
+        match Reference::parse(text) {
+            Ok(reference) => self.dedup(reference, origin),
+            Err(e) => Item::Invalid {
                 origin,
                 why: e.to_string(),
-            }),
+            },
+        }
+    }
+
+    fn dedup(&mut self, reference: Reference, origin: String) -> Item {
+        if self.seen.insert(reference.as_str().to_owned()) {
+            Item::Reference(reference)
+        } else {
+            Item::Duplicate {
+                reference: reference.to_string(),
+                origin,
+            }
         }
     }
 }
@@ -158,15 +160,15 @@ impl Iterator for Input {
                         if trimmed.is_empty() || trimmed.starts_with('#') {
                             continue;
                         }
-                        return self.accept(&line, origin).map(Ok);
+                        return Some(Ok(self.accept(&line, origin)));
                     }
                 }
             }
             match self.pending.pop_front()? {
-                Source::Literal(text) => {
+                Source::Literal(reference) => {
                     self.literal_position += 1;
                     let origin = format!("argument {}", self.literal_position);
-                    return self.accept(&text, origin).map(Ok);
+                    return Some(Ok(self.dedup(reference, origin)));
                 }
                 Source::Stdin => {
                     self.current = Some(Lines {
@@ -239,22 +241,15 @@ fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::TempDir;
 
-    fn items(text: &str) -> Vec<Item> {
-        let dir = std::env::temp_dir().join(format!(
-            "payverify-input-{}-{}",
-            std::process::id(),
-            text.len()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("refs.txt");
-        std::fs::write(&path, text).unwrap();
-        let out: Vec<Item> = Input::open(vec![Source::File(path)])
+    fn items(contents: impl AsRef<[u8]>) -> Vec<Item> {
+        let dir = TempDir::new("input");
+        let path = dir.write("refs.txt", contents);
+        Input::open(vec![Source::File(path)])
             .unwrap()
             .map(|r| r.unwrap())
-            .collect();
-        let _ = std::fs::remove_dir_all(&dir);
-        out
+            .collect()
     }
 
     fn reference(s: &str) -> Item {
@@ -280,20 +275,12 @@ mod tests {
     #[test]
     fn overlong_and_non_utf8_lines_are_reported_not_kept() {
         let long = "x".repeat(MAX_LINE * 3);
-        let got = items(&format!("A\n{long}\nB\n"));
+        let got = items(format!("A\n{long}\nB\n"));
         assert_eq!(got[0], reference("A"));
         assert!(matches!(&got[1], Item::Invalid { why, origin }
             if why.contains("longer") && origin.ends_with("line 2")));
         assert_eq!(got[2], reference("B"));
-        let dir = std::env::temp_dir().join(format!("payverify-bytes-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("bin.txt");
-        std::fs::write(&path, b"A\n\xff\xfe\nB\n").unwrap();
-        let got: Vec<Item> = Input::open(vec![Source::File(path)])
-            .unwrap()
-            .map(|r| r.unwrap())
-            .collect();
-        let _ = std::fs::remove_dir_all(&dir);
+        let got = items(b"A\n\xff\xfe\nB\n");
         assert!(matches!(&got[1], Item::Invalid { why, .. } if why == "not UTF-8"));
         assert_eq!(got.len(), 3);
     }
@@ -301,9 +288,9 @@ mod tests {
     #[test]
     fn literals_in_order_and_known_length() {
         let sources = vec![
-            Source::Literal("X".into()),
-            Source::Literal(" Y ".into()),
-            Source::Literal("X".into()),
+            Source::Literal(Reference::parse("X").unwrap()),
+            Source::Literal(Reference::parse(" Y ").unwrap()),
+            Source::Literal(Reference::parse("X").unwrap()),
         ];
         assert_eq!(Input::known_len(&sources), Some(2));
         let got: Vec<Item> = Input::open(sources).unwrap().map(|r| r.unwrap()).collect();

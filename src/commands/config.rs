@@ -4,15 +4,15 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
-use comfy_table::{Table, presets};
+use comfy_table::Table;
 
 use crate::base_url::BaseUrl;
 use crate::cli::{ConfigCommand, GlobalArgs, ProfileArgs};
 use crate::config::{io_reason, template};
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
-use crate::render::Printer;
 use crate::render::write_output;
+use crate::render::{Printer, Style, new_table, table_text};
 use crate::settings::{Context, Settings, Source, Sourced};
 
 /// Runs a `config` subcommand.
@@ -93,8 +93,8 @@ fn no_config_dir() -> Failure {
 
 /// The `config show` table: key, value, source.
 fn show(s: &Settings, ctx: &Context) -> String {
-    let mut table = Table::new();
-    table.load_style(presets::NOTHING).force_no_tty();
+    // Plain even on a terminal: three columns people copy values out of.
+    let mut table = new_table(Style::PLAIN);
     let none = || "-".to_owned();
     let row = |table: &mut Table, key: &str, value: String, source: String| {
         table.add_row(vec![key.to_owned(), value, source]);
@@ -174,10 +174,8 @@ fn show(s: &Settings, ctx: &Context) -> String {
         .map(|c| (c.value.display().to_string(), src(&c.source)))
         .unwrap_or_else(|| (none(), "built-in Mozilla roots".into()));
     row(&mut table, "ca_cert", ca.0, ca.1);
-    let mut out: String = table.lines().map(|l| format!("{}\n", l.trim())).collect();
-    if out.is_empty() {
-        out.push('\n');
-    }
+    let mut out = table_text(&table, Style::PLAIN);
+    out.push('\n');
     out
 }
 

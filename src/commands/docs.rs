@@ -1,12 +1,10 @@
 //! `payverify completions SHELL` and `payverify man`.
 
-use std::io::Write;
-
 use roff::{Roff, bold, italic, roman};
 
 use crate::cli;
 use crate::exit::{Exit, Failure};
-use crate::render::write_output;
+use crate::render::{Printer, write_output};
 use crate::settings::env;
 
 /// The completion script for `shell`, as committed under `completions/`.
@@ -19,12 +17,7 @@ pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
 
 /// Prints the completion script for `shell`.
 pub fn completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
-    let mut stdout = std::io::stdout().lock();
-    write_output(
-        stdout
-            .write_all(&completion_script(shell))
-            .and_then(|_| stdout.flush()),
-    )?;
+    write_output(Printer::plain_stdout().bytes(&completion_script(shell)))?;
     Ok(Exit::Successful)
 }
 
@@ -190,7 +183,6 @@ fn extra_sections() -> String {
 pub fn man() -> Result<Exit, Failure> {
     let page = man_page()
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot render the man page: {e}")))?;
-    let mut stdout = std::io::stdout().lock();
-    write_output(stdout.write_all(&page).and_then(|_| stdout.flush()))?;
+    write_output(Printer::plain_stdout().bytes(&page))?;
     Ok(Exit::Successful)
 }

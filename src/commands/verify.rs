@@ -110,9 +110,9 @@ fn sources(args: &VerifyArgs) -> Result<Vec<Source>, Failure> {
             sources.push(Source::Stdin);
             continue;
         }
-        Reference::parse(text)
+        let reference = Reference::parse(text)
             .map_err(|e| Failure::usage(format!("reference argument {}: {e}", n + 1)))?;
-        sources.push(Source::Literal(text.clone()));
+        sources.push(Source::Literal(reference));
     }
     if let Some(path) = &args.from {
         sources.push(Source::File(path.clone()));

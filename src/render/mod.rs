@@ -7,6 +7,8 @@ pub mod table;
 
 use std::io::{self, IsTerminal, Write};
 
+use comfy_table::{ContentArrangement, Table, presets};
+
 use crate::checks::Integrity;
 use crate::cli::{ColorChoice, OutputFormat};
 use crate::exit::{Exit, Failure};
@@ -31,6 +33,36 @@ pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
         )),
         _ => Ok(()),
     }
+}
+
+/// A table styled for its sink: borders and wrapping to the width on a terminal; aligned
+/// columns without borders elsewhere, easy for grep and awk.
+pub fn new_table(style: Style) -> Table {
+    let mut table = Table::new();
+    if style.tty {
+        table
+            .load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic);
+    } else {
+        table.load_style(presets::NOTHING).force_no_tty();
+    }
+    if style.color {
+        table.enforce_styling();
+    }
+    table
+}
+
+/// A table from [`new_table`] as text, without a trailing newline; off a terminal the cell
+/// padding around each line is removed.
+pub fn table_text(table: &Table, style: Style) -> String {
+    if style.tty {
+        return table.to_string();
+    }
+    table
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(&l).trim_end().to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Style {
@@ -79,9 +111,9 @@ impl Printer {
         Printer { out, style }
     }
 
-    /// The style in use.
-    pub fn style(&self) -> Style {
-        self.style
+    /// A printer on stdout for output that is never coloured (scripts, roff).
+    pub fn plain_stdout() -> Self {
+        Printer::new(Box::new(io::stdout()), Style::PLAIN)
     }
 
     /// Turns the printer into a writer of batch records.
@@ -91,7 +123,12 @@ impl Printer {
 
     /// Writes text as it is, for commands with their own small outputs.
     pub fn text(&mut self, text: &str) -> io::Result<()> {
-        self.out.write_all(text.as_bytes())?;
+        self.bytes(text.as_bytes())
+    }
+
+    /// Writes bytes as they are.
+    pub fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)?;
         self.out.flush()
     }
 

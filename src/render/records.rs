@@ -2,14 +2,13 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{ContentArrangement, Table, presets};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::cli::OutputFormat;
 use crate::log::truncate;
 use crate::outcome::Record;
-use crate::render::{Style, csv};
+use crate::render::{Style, csv, new_table, table_text};
 
 /// The CSV columns, in order.
 pub const CSV_COLUMNS: [&str; 14] = [
@@ -179,14 +178,7 @@ impl RecordWriter {
                 self.out.write_all(close.as_bytes())?;
             }
             OutputFormat::Table => {
-                let mut table = Table::new();
-                if self.style.tty {
-                    table
-                        .load_style(presets::UTF8_FULL_CONDENSED)
-                        .set_content_arrangement(ContentArrangement::Dynamic);
-                } else {
-                    table.load_style(presets::NOTHING).force_no_tty();
-                }
+                let mut table = new_table(self.style);
                 table.set_header([
                     "Reference",
                     "Outcome",
@@ -198,14 +190,7 @@ impl RecordWriter {
                 for row in self.table_rows.drain(..) {
                     table.add_row(row);
                 }
-                let mut text = table.to_string();
-                if !self.style.tty {
-                    text = text
-                        .lines()
-                        .map(str::trim_end)
-                        .collect::<Vec<_>>()
-                        .join("\n");
-                }
+                let mut text = table_text(&table, self.style);
                 text.push('\n');
                 self.out.write_all(text.as_bytes())?;
             }

@@ -1,10 +1,10 @@
 //! The field/value table for people.
 
-use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
+use comfy_table::{Attribute, Cell, Color};
 
 use crate::checks::Integrity;
 use crate::model::Verification;
-use crate::render::Style;
+use crate::render::{Style, new_table, table_text};
 
 /// Shown where the service sent no value.
 const MISSING: &str = "-";
@@ -49,18 +49,7 @@ pub fn rows(v: &Verification, integrity: Option<&Integrity>) -> Vec<(&'static st
 
 /// The table as text (no trailing newline).
 pub fn verification(v: &Verification, integrity: Option<&Integrity>, style: Style) -> String {
-    let mut table = Table::new();
-    if style.tty {
-        table
-            .load_style(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
-    } else {
-        // Off a terminal: aligned columns, no borders, easy for grep and awk.
-        table.load_style(presets::NOTHING).force_no_tty();
-    }
-    if style.color {
-        table.enforce_styling();
-    }
+    let mut table = new_table(style);
     for (label, value) in rows(v, integrity) {
         let mut value_cell = Cell::new(&value);
         if style.color {
@@ -83,15 +72,7 @@ pub fn verification(v: &Verification, integrity: Option<&Integrity>, style: Styl
         }
         table.add_row(vec![Cell::new(label), value_cell]);
     }
-    if style.tty {
-        table.to_string()
-    } else {
-        table
-            .lines()
-            .map(|l| l.trim().to_owned())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+    table_text(&table, style)
 }
 
 #[cfg(test)]

@@ -311,15 +311,12 @@ mod tests {
     #[test]
     fn group_readable_secret_files_are_pointed_out() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("payverify-perm-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("secret");
-        std::fs::write(&path, "abc\n").unwrap();
+        let dir = crate::testutil::TempDir::new("perm");
+        let path = dir.write("secret", "abc\n");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
         let warning = exposed_file_warning(&path).unwrap();
         assert!(warning.contains("chmod 600"), "{warning}");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert_eq!(exposed_file_warning(&path), None);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

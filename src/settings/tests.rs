@@ -1,9 +1,9 @@
 use std::collections::HashMap;
-use std::io::Write;
 
 use super::*;
 use crate::exit::Exit;
 use crate::log::{Level, Log};
+use crate::testutil::TempDir;
 
 fn quiet() -> Log {
     Log::new(Level::Quiet)
@@ -11,32 +11,6 @@ fn quiet() -> Log {
 
 fn secret_of(s: &Settings) -> String {
     s.secret(&quiet()).unwrap().expose().to_owned()
-}
-
-struct Fixture {
-    dir: PathBuf,
-}
-
-impl Fixture {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("payverify-settings-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Fixture { dir }
-    }
-
-    fn file(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.dir.join(name);
-        let mut f = std::fs::File::create(&path).unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        path
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 fn resolve(global: &GlobalArgs, vars: &[(&str, &str)]) -> Result<Settings, Failure> {
@@ -67,16 +41,16 @@ client_id = "staging-id"
 auth_style = "literal"
 "#;
 
-fn with_config(fx: &Fixture) -> GlobalArgs {
+fn with_config(fx: &TempDir) -> GlobalArgs {
     GlobalArgs {
-        config: Some(fx.file("config.toml", CONFIG)),
+        config: Some(fx.write("config.toml", CONFIG)),
         ..GlobalArgs::default()
     }
 }
 
 #[test]
 fn flag_beats_env_beats_profile() {
-    let fx = Fixture::new("precedence");
+    let fx = TempDir::new("precedence");
     let mut global = with_config(&fx);
 
     let s = resolve(&global, &[]).unwrap();
@@ -102,7 +76,7 @@ fn flag_beats_env_beats_profile() {
 
 #[test]
 fn secret_precedence_file_flag_then_env_then_profile() {
-    let fx = Fixture::new("secret");
+    let fx = TempDir::new("secret");
     let mut global = with_config(&fx);
     let s = resolve(&global, &[]).unwrap();
     assert_eq!(secret_of(&s), "live-secret");
@@ -115,7 +89,7 @@ fn secret_precedence_file_flag_then_env_then_profile() {
         "env over config is noted"
     );
 
-    global.client_secret_file = Some(fx.file("secret", "file-secret\n"));
+    global.client_secret_file = Some(fx.write("secret", "file-secret\n"));
     let s = resolve(&global, &[(env::CLIENT_SECRET, "env-secret")]).unwrap();
     assert_eq!(secret_of(&s), "file-secret");
     assert_eq!(
@@ -126,7 +100,7 @@ fn secret_precedence_file_flag_then_env_then_profile() {
 
 #[test]
 fn profile_from_env_and_profile_keys() {
-    let fx = Fixture::new("profile");
+    let fx = TempDir::new("profile");
     let global = with_config(&fx);
     let s = resolve(&global, &[(env::PROFILE, "staging")]).unwrap();
     assert_eq!(s.client_id.unwrap().value, "staging-id");
@@ -142,7 +116,7 @@ fn profile_from_env_and_profile_keys() {
 
 #[test]
 fn unknown_profile_lists_the_known_ones() {
-    let fx = Fixture::new("unknown");
+    let fx = TempDir::new("unknown");
     let mut global = with_config(&fx);
     global.profile = Some("prod".into());
     let err = resolve(&global, &[]).unwrap_err();
@@ -210,14 +184,14 @@ fn plain_http_base_url_is_a_config_error() {
 
 #[test]
 fn named_config_must_exist_and_parse() {
-    let fx = Fixture::new("named");
+    let fx = TempDir::new("named");
     let global = GlobalArgs {
-        config: Some(fx.dir.join("absent.toml")),
+        config: Some(fx.path().join("absent.toml")),
         ..GlobalArgs::default()
     };
     assert_eq!(resolve(&global, &[]).unwrap_err().exit, Exit::Config);
     let global = GlobalArgs {
-        config: Some(fx.file("bad.toml", "default_profile = [")),
+        config: Some(fx.write("bad.toml", "default_profile = [")),
         ..GlobalArgs::default()
     };
     assert_eq!(resolve(&global, &[]).unwrap_err().exit, Exit::Config);
@@ -235,14 +209,14 @@ fn named_config_must_exist_and_parse() {
 
 #[test]
 fn secret_file_problems_are_config_errors_without_content() {
-    let fx = Fixture::new("secretfile");
+    let fx = TempDir::new("secretfile");
     let global = GlobalArgs {
-        client_secret_file: Some(fx.file("empty", "\n")),
+        client_secret_file: Some(fx.write("empty", "\n")),
         ..GlobalArgs::default()
     };
     let err = resolve(&global, &[]).unwrap().secret(&quiet()).unwrap_err();
     assert!(err.message.contains("empty"));
-    let cfg = fx.file(
+    let cfg = fx.write(
         "both.toml",
         "[profiles.p]\nclient_secret = \"abc\"\nclient_secret_file = \"/x\"\n",
     );
@@ -253,7 +227,7 @@ fn secret_file_problems_are_config_errors_without_content() {
     };
     let err = resolve(&global, &[]).unwrap_err();
     assert!(err.message.contains("keep one"), "{}", err.message);
-    let cmd = fx.file(
+    let cmd = fx.write(
         "cmd.toml",
         "[profiles.p]\nclient_secret_command = \"printf 'from-command'\"\n",
     );
@@ -264,7 +238,7 @@ fn secret_file_problems_are_config_errors_without_content() {
     };
     let s = resolve(&global, &[]).unwrap();
     assert_eq!(secret_of(&s), "from-command");
-    let array = fx.file(
+    let array = fx.write(
         "array.toml",
         "[profiles.p]\nclient_secret_command = [\"printf\", \"a b\"]\n",
     );
