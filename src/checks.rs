@@ -156,7 +156,8 @@ fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<String>) {
     }
 }
 
-fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
+/// One line per expectation `v` does not meet.
+pub fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
     let says = |o: Option<String>| o.unwrap_or_else(|| "nothing".into());
     let mut failures = Vec::new();
     if let Some(want) = expect.amount

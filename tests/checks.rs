@@ -293,6 +293,21 @@ fn webhook_check_expectations() {
 }
 
 #[test]
+fn webhook_check_exit_is_about_genuineness_not_the_approval_code() {
+    // verify treats SUCCESSFUL with a code other than 00 as a failed check; webhook check's
+    // contract is 0 for a genuine payload, whatever it reports.
+    let payload = SAMPLE.replace("\"code\": \"00\"", "\"code\": \"05\"");
+    assert_ne!(payload, *SAMPLE);
+    webhook()
+        .arg("-")
+        .write_stdin(payload)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("verdict       genuine"))
+        .stderr("");
+}
+
+#[test]
 fn webhook_check_missing_file_is_a_usage_error() {
     webhook()
         .arg("/nonexistent/payload.json")
