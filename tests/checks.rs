@@ -151,7 +151,7 @@ fn hmac_mode_from_the_config_profile() {
     let dir = TempDir::new("hmac-config");
     let config = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{SECRET}\"\nhmac = \"require\"\n",
             server.url()
         ),
@@ -192,7 +192,7 @@ fn webhook() -> assert_cmd::Command {
 #[test]
 fn webhook_check_genuine_from_a_file_and_stdin() {
     let dir = TempDir::new("webhook");
-    let file = dir.write("payload.json", &SAMPLE);
+    let file = dir.write("payload.json", SAMPLE.as_str());
     webhook()
         .arg(&file)
         .assert()
@@ -226,7 +226,7 @@ fn webhook_check_needs_no_base_url_but_a_secret() {
         .code(6)
         .stderr(predicate::str::contains("no client secret"));
     let dir = TempDir::new("webhook-secret");
-    let secret_file = dir.write("secret", &format!("{SECRET}\n"));
+    let secret_file = dir.write("secret", format!("{SECRET}\n"));
     payverify()
         .args(["webhook", "check", "-", "--client-secret-file"])
         .arg(&secret_file)

@@ -170,10 +170,10 @@ fn config_init_never_waits_on_stdin() {
 #[test]
 fn config_show_gives_values_and_sources_and_points_out_env_overrides() {
     let dir = TempDir::new("config-show");
-    let secret_file = dir.write("live.secret", &format!("{SECRET}\n"));
+    let secret_file = dir.write("live.secret", format!("{SECRET}\n"));
     let config = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "default_profile = \"live\"\n[profiles.live]\nbase_url = \"https://live.example\"\n\
              client_id = \"pk_live\"\nclient_secret_file = \"{}\"\nhmac = \"require\"\n\
              [profiles.staging]\nbase_url = \"https://staging.example\"\n",
@@ -223,7 +223,7 @@ fn config_show_does_not_run_the_secret_command() {
     let marker = dir.path().join("ran");
     let config = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "[profiles.p]\nclient_secret_command = [\"touch\", \"{}\"]\n",
             marker.display()
         ),
@@ -251,7 +251,7 @@ fn secret_command_supplies_the_secret_and_its_failure_is_exit_6() {
     let dir = TempDir::new("secret-cmd");
     let config = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\n\
              client_secret_command = \"printf '%s' {SECRET}\"\n\
              [profiles.broken]\nbase_url = \"{}\"\nclient_id = \"x\"\n\
@@ -305,7 +305,7 @@ fn readable_secret_files_get_one_warning() {
 
     let config = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{SECRET}\"\n",
             server.url()
         ),

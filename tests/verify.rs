@@ -457,7 +457,7 @@ fn precedence_flag_over_env_over_profile() {
     let dir = TempDir::new("precedence");
     let config = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "default_profile = \"main\"\n[profiles.main]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{SECRET}\"\n",
             by_profile.url()
         ),
