@@ -17,7 +17,17 @@ impl BaseUrl {
     /// Validates `input`: http or https, a host, no userinfo, query or fragment; plain
     /// http only to a loopback host, so credentials never cross a network in clear text.
     pub fn parse(input: &str) -> Result<Self, String> {
-        let s = input.trim();
+        let raw = input.trim();
+        // Checked on the text before anything else, so no message ever quotes the userinfo
+        // (even of a URL too broken to parse).
+        if userinfo(raw).is_some() {
+            return Err(format!(
+                "base URL '{}' must not carry credentials (user:password@); set them with \
+                 --client-id and a client secret source instead",
+                without_userinfo(raw)
+            ));
+        }
+        let s = raw;
         let uri: ureq::http::Uri = s
             .parse()
             .map_err(|_| format!("base URL '{s}' is not a valid URL"))?;
@@ -28,11 +38,6 @@ impl BaseUrl {
             ));
         };
         let authority = uri.authority().map(|a| a.as_str()).unwrap_or("");
-        if authority.contains('@') {
-            return Err(format!(
-                "base URL '{s}' must not carry credentials; use --client-id and a secret source"
-            ));
-        }
         let Some(host) = uri.host().filter(|h| !h.is_empty()) else {
             return Err(format!("base URL '{s}' has no host"));
         };
@@ -70,6 +75,24 @@ impl BaseUrl {
 impl fmt::Display for BaseUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.prefix)
+    }
+}
+
+/// The userinfo part of a URL's authority (`user:pw` in `https://user:pw@host/`), found
+/// textually: everything between `//` and the last `@` before the path.
+fn userinfo(url: &str) -> Option<(usize, usize)> {
+    let start = url.find("//")? + 2;
+    let rest = &url[start..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let at = rest[..end].rfind('@')?;
+    Some((start, start + at))
+}
+
+/// `url` with any userinfo replaced by `<redacted>`, for showing a URL that may carry one.
+pub fn without_userinfo(url: &str) -> String {
+    match userinfo(url) {
+        Some((start, at)) => format!("{}<redacted>{}", &url[..start], &url[at..]),
+        None => url.to_owned(),
     }
 }
 
@@ -121,6 +144,27 @@ mod tests {
         assert!(err.contains("https"), "{err}");
         assert!(BaseUrl::parse("http://10.0.0.1").is_err());
         assert!(BaseUrl::parse("http://localhost.evil.com").is_err());
+    }
+
+    #[test]
+    fn userinfo_is_refused_without_being_quoted() {
+        for bad in [
+            "https://cid:S3CRET-x@127.0.0.1:9",
+            "https://S3CRET-x@gw.example/p",
+            "https://cid:S3CR@ET-x@gw.example",
+            "https://cid:S3CRET-x @gw.example",
+            "http://:S3CRET-x@localhost",
+        ] {
+            let err = BaseUrl::parse(bad).unwrap_err();
+            assert!(err.contains("must not carry credentials"), "{err}");
+            assert!(!err.contains("S3CR"), "{err}");
+            assert!(!err.contains("ET-x"), "{err}");
+        }
+        assert_eq!(
+            without_userinfo("https://a:b@h:1/p@q"),
+            "https://<redacted>@h:1/p@q"
+        );
+        assert_eq!(without_userinfo("https://h/p@q"), "https://h/p@q");
     }
 
     #[test]

@@ -79,20 +79,83 @@ pub fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Failure> {
     parse(&text, &location.path).map(Some)
 }
 
-/// Parses config text, turning TOML errors into one line with the line number.
+/// Parses config text, turning TOML errors into one line naming the file, line and key.
+///
+/// The message never quotes a value from the file, whatever its key: a secret can sit
+/// under any key (a misspelled `client_secret`, a pasted line), so only key names, types
+/// and what was expected are shown.
 pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
     toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-        let at = line.map(|l| format!(" line {l}:")).unwrap_or_default();
-        let message = e.message().replace('\n', " ");
+        let start = e.span().map(|span| span.start.min(text.len()));
+        let at = match start {
+            Some(start) => {
+                let line = text[..start].matches('\n').count() + 1;
+                match key_on_line(text, start) {
+                    Some(key) => format!(" line {line}, key {key}:"),
+                    None => format!(" line {line}:"),
+                }
+            }
+            None => String::new(),
+        };
         Failure::config(format!(
             "config file {} is invalid:{at} {}",
             path.display(),
-            message.trim()
+            without_values(e.message()).trim()
         ))
     })
+}
+
+/// The key being set on the line holding byte `at`: the text before its `=`, when that
+/// is a plain TOML key. A line without `=` is not shown (it may be a pasted secret).
+fn key_on_line(text: &str, at: usize) -> Option<String> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next()?;
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    plain.then(|| key.to_owned())
+}
+
+/// A TOML/serde message with the offending value taken out: `invalid type: integer
+/// \`987654321987\`, expected a string` becomes `invalid type: integer, expected a string`.
+/// Backquoted key names and syntax (`unknown field \`x\``, `expected \`=\``) stay.
+fn without_values(message: &str) -> String {
+    const KINDS: [&str; 7] = [
+        "integer ",
+        "floating point ",
+        "boolean ",
+        "string ",
+        "character ",
+        "char ",
+        "bytes ",
+    ];
+    let mut out = String::new();
+    let mut rest = message.replace('\n', " ");
+    while !rest.is_empty() {
+        let next = KINDS
+            .iter()
+            .filter_map(|kind| rest.find(kind).map(|i| (i, kind.len())))
+            .min();
+        let Some((i, len)) = next else {
+            out.push_str(&rest);
+            break;
+        };
+        out.push_str(&rest[..i + len - 1]);
+        let after = &rest[i + len..];
+        // The value follows the kind in `...` or "..." quotes; drop it, quotes and all.
+        let skipped = match after.chars().next() {
+            Some(q @ ('`' | '"')) => after[1..].find(q).map(|end| &after[end + 2..]),
+            _ => None,
+        };
+        rest = match skipped {
+            Some(tail) => tail.to_owned(),
+            None => format!(" {after}"),
+        };
+    }
+    out
 }
 
 /// A commented config file with one profile, for `payverify config init`.
@@ -179,6 +242,50 @@ mod tests {
         assert!(err.message.contains("line 3"), "{}", err.message);
         assert!(err.message.contains("client_sekret"), "{}", err.message);
         assert!(!err.message.contains('\n'));
+    }
+
+    #[test]
+    fn errors_name_line_and_key_but_never_a_value() {
+        for (line, want) in [
+            (
+                "client_secret = 987654321987",
+                "line 2, key client_secret: invalid type: integer, expected a string",
+            ),
+            (
+                "client_secret = 9876543.21987",
+                "line 2, key client_secret: invalid type: floating point, expected a string",
+            ),
+            (
+                "timeout = \"987654321987\"",
+                "line 2, key timeout: invalid type: string, expected f64",
+            ),
+            (
+                "client_secret = 987654321987abc",
+                "line 2, key client_secret:",
+            ),
+            (
+                "client_secret = \"987654321987",
+                "line 2, key client_secret:",
+            ),
+            ("987654321987", "line 2:"),
+            (
+                "retries = -987654321987",
+                "line 2, key retries: invalid value",
+            ),
+            (
+                "client_secrte = \"987654321987\"",
+                "unknown field `client_secrte`",
+            ),
+        ] {
+            let text = format!("[profiles.p]\n{line}\n");
+            let err = parse(&text, Path::new("c.toml")).unwrap_err();
+            assert!(err.message.contains(want), "{line}: {}", err.message);
+            assert!(
+                !err.message.contains("987654321"),
+                "{line}: {}",
+                err.message
+            );
+        }
     }
 
     #[test]

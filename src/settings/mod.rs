@@ -6,7 +6,6 @@
 pub mod secret;
 pub mod source;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -318,7 +317,7 @@ impl Layer<'_> {
     }
 
     /// Flag, else the profile's key (validated by `parse`), else the default.
-    fn choose<T, R: fmt::Display + Copy>(
+    fn choose<T, R: Copy>(
         &self,
         flag: Option<(T, &'static str)>,
         raw: Option<R>,
@@ -332,9 +331,8 @@ impl Layer<'_> {
         match raw {
             Some(raw) => parse(raw)
                 .map(|v| Sourced::new(v, self.source(key)))
-                .map_err(|why| {
-                    Failure::config(format!("{key} = {raw} in {} {why}", self.source(key)))
-                }),
+                // The value is not quoted: config errors never quote values (see config::parse).
+                .map_err(|why| Failure::config(format!("{key} in {} {why}", self.source(key)))),
             None => Ok(Sourced::new(default, Source::Default)),
         }
     }
