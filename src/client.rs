@@ -131,7 +131,7 @@ impl Client {
     /// Fails (exit 6) on an unusable proxy URL or CA file.
     pub fn new(endpoint: &Endpoint, options: Options, log: Log) -> Result<Self, Failure> {
         let authorization = authorization(endpoint);
-        log.add_secret(endpoint.client_secret.expose());
+        crate::secret::register_credentials(&endpoint.client_id, &endpoint.client_secret);
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
         let proxy = network::proxy(endpoint)?;
         let mut tls = TlsConfig::builder();

@@ -23,6 +23,7 @@ pub mod secret;
 pub mod settings;
 pub mod signal;
 pub mod signature;
+pub mod terminal;
 pub mod verifier;
 
 #[cfg(test)]

@@ -1,26 +1,18 @@
 //! Everything payverify says on stderr: errors, warnings and `-v` traces, one line each.
 //!
-//! Every line passes through [`Log::scrub`], so a secret can never reach stderr even when a
-//! service echoes it back in an error message.
+//! Every line passes through [`Log::line`]: registered secrets are redacted from the whole
+//! line first, then the terminal sanitiser escapes control characters, so neither a secret
+//! nor an escape sequence echoed by a service reaches stderr.
 
 use std::io::Write;
-use std::sync::RwLock;
 
-/// Every value registered as secret, process-wide, so the panic hook scrubs them too.
-static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+use crate::secret;
+use crate::terminal;
 
-/// Replaces every registered secret in `text` with `<redacted>` and folds the text onto
-/// one line. Used for all stderr output, including panic messages.
+/// A stderr line as it is written: every registered secret form redacted, then control
+/// characters escaped. Used for all stderr output, including panic messages.
 pub fn scrub(text: &str) -> String {
-    let mut out = one_line(text);
-    if let Ok(list) = SECRETS.read() {
-        for secret in list.iter() {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), "<redacted>");
-            }
-        }
-    }
-    out
+    terminal::safe(&secret::redact(text)).into_owned()
 }
 
 /// How much to say on stderr.
@@ -59,17 +51,9 @@ impl Log {
         self.level
     }
 
-    /// Registers a value that must never be printed (a secret, an Authorization value).
-    pub fn add_secret(&self, secret: &str) {
-        // Very short values would redact ordinary words; a secret that short is not one.
-        if secret.len() < 4 {
-            return;
-        }
-        if let Ok(mut list) = SECRETS.write()
-            && !list.iter().any(|s| s == secret)
-        {
-            list.push(secret.to_owned());
-        }
+    /// Registers a value that must never be printed (see [`secret::register`]).
+    pub fn add_secret(&self, value: &str) {
+        secret::register(value);
     }
 
     /// `payverify: <message>` for what went wrong, unless quiet.
@@ -124,12 +108,14 @@ pub fn panic_line(payload: &(dyn std::any::Any + Send)) -> String {
     ))
 }
 
-/// Folds newlines and control characters so a message is exactly one line.
+/// Folds runs of ASCII whitespace (newlines, tabs) into one space. Other control
+/// characters are left for the terminal sanitiser to show escaped. Callers redact secrets
+/// before folding, so a secret with two spaces in it is still recognised.
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last_space = false;
-    for c in text.trim().chars() {
-        let c = if c.is_control() { ' ' } else { c };
+    for c in text.trim_matches(|c: char| c.is_ascii_whitespace()).chars() {
+        let c = if c.is_ascii_whitespace() { ' ' } else { c };
         if c == ' ' && last_space {
             continue;
         }
@@ -139,7 +125,8 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
-/// Trims service-provided text to a readable length.
+/// Folds service-provided text onto one line and cuts it to a readable length. Redact
+/// secrets before calling this: a cut can leave part of a secret unrecognisable.
 pub fn truncate(text: &str, max_chars: usize) -> String {
     let text = one_line(text);
     if text.chars().count() <= max_chars {
@@ -155,13 +142,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scrub_removes_registered_secrets_and_newlines() {
+    fn scrub_removes_registered_secrets_and_escapes_controls() {
         let log = Log::new(Level::Normal);
         log.add_secret("s3cr3t-value");
         log.add_secret("ab");
         assert_eq!(
-            scrub("bad key s3cr3t-value\nline two"),
-            "bad key <redacted> line two"
+            scrub("bad key s3cr3t-value\nline two\u{1b}[2K"),
+            "bad key <redacted>\\nline two\\e[2K"
         );
         assert_eq!(scrub("ab is not redacted"), "ab is not redacted");
     }
@@ -175,7 +162,7 @@ mod tests {
         let line = panic_line(payload.as_ref());
         assert_eq!(
             line,
-            "payverify: internal error (a bug, please report it): boom with <redacted> second line"
+            "payverify: internal error (a bug, please report it): boom with <redacted>\\nsecond line"
         );
         let caught = std::panic::catch_unwind(|| panic!("static panic-s3cret-77"));
         let line = panic_line(caught.unwrap_err().as_ref());
@@ -185,6 +172,7 @@ mod tests {
     #[test]
     fn one_line_and_truncate() {
         assert_eq!(one_line("a\r\n\tb  c"), "a b c");
+        assert_eq!(one_line("a\u{1b}b"), "a\u{1b}b");
         assert_eq!(truncate("abcdef", 3), "abc…");
         assert_eq!(truncate("abc", 3), "abc");
     }

@@ -1,4 +1,9 @@
 //! The one place where an HTTP exchange becomes an outcome, and an outcome an exit status.
+//!
+//! It is also where the service's text enters payverify, so it is where registered secrets
+//! are redacted from it ([`crate::secret::redact`]): in the whole text of every message and
+//! reason, and in every string of a response object, before anything is truncated, folded,
+//! checked or rendered.
 
 use serde_json::Value;
 
@@ -8,6 +13,8 @@ use crate::exit::Exit;
 use crate::log::truncate;
 use crate::model::{BodyError, Verification, parse_object};
 use crate::reference::Reference;
+use crate::secret::{redact, redact_json};
+use crate::terminal::quoted;
 
 /// Every outcome name a record can carry, in exit-code order.
 pub const OUTCOME_NAMES: [&str; 8] = [
@@ -113,7 +120,7 @@ impl Outcome {
             }
             Outcome::NotFinal(v) => format!(
                 "transaction '{reference}' is not final: status {} (verify again later)",
-                v.status.as_deref().unwrap_or("-")
+                v.status.as_deref().map_or_else(|| "-".to_owned(), quoted)
             ),
             Outcome::NotFound { message } => format!(
                 "no transaction has reference '{reference}' (HTTP 404{})",
@@ -204,16 +211,12 @@ pub fn classify(exchange: &Exchange) -> Outcome {
             },
             other => other,
         },
-        Err(TransportError::TooLarge) => Outcome::BadResponse {
-            reason: TransportError::TooLarge.to_string(),
-            status: None,
-        },
-        Err(e @ TransportError::Protocol(_)) => Outcome::BadResponse {
-            reason: e.to_string(),
+        Err(e @ (TransportError::TooLarge | TransportError::Protocol(_))) => Outcome::BadResponse {
+            reason: redact(&e.to_string()),
             status: None,
         },
         Err(e) => Outcome::Unavailable {
-            reason: format!("{e} after {attempts}"),
+            reason: format!("{} after {attempts}", redact(&e.to_string())),
             status: None,
         },
     }
@@ -261,12 +264,26 @@ pub fn classify_response(response: &Response) -> Outcome {
     }
 }
 
+/// The body as a JSON object with every registered secret redacted from its strings and
+/// keys; the error, if any, redacted too (a duplicated key can be the secret).
+fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
+    let mut object = Value::Object(parse_object(body).map_err(|e| redact(&e.to_string()))?);
+    redact_json(&mut object);
+    match object {
+        Value::Object(map) => Ok(map),
+        _ => Err("the body is not an object".into()),
+    }
+}
+
 fn classify_body(body: &[u8]) -> Outcome {
-    let bad = |e: BodyError| Outcome::BadResponse {
-        reason: e.to_string(),
+    let bad = |reason: String| Outcome::BadResponse {
+        reason,
         status: Some(200),
     };
-    let verification = match parse_object(body).and_then(Verification::from_object) {
+    let parsed = redacted_object(body).and_then(|map| {
+        Verification::from_object(map).map_err(|e: BodyError| redact(&e.to_string()))
+    });
+    let verification = match parsed {
         Ok(v) => v,
         Err(e) => return bad(e),
     };
@@ -281,9 +298,10 @@ fn classify_body(body: &[u8]) -> Outcome {
     }
 }
 
-/// The `message` (or `error`, `description`) string of a JSON error body, one line, short.
+/// The `message` (or `error`, `description`) string of a JSON error body, one line, short:
+/// secrets are redacted from the whole string before it is folded and cut.
 pub fn service_message(body: &[u8]) -> Option<String> {
-    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(body) else {
+    let Ok(map) = redacted_object(body) else {
         return None;
     };
     ["message", "error", "description"]

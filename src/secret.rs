@@ -1,6 +1,98 @@
-//! A string that must never be printed: client secrets and the Authorization header.
+//! A string that must never be printed: client secrets and the Authorization header, and
+//! the process-wide list of every form of them that [`redact`] removes from text.
 
 use std::fmt;
+use std::sync::RwLock;
+
+use base64::Engine as _;
+
+/// Every registered secret form, longest first, process-wide so the panic hook sees them.
+static FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// What a secret form is replaced with.
+pub const REDACTED: &str = "<redacted>";
+
+/// Registers `value` as never to be printed. Values shorter than 4 characters are ignored:
+/// they would redact ordinary words, and a secret that short is refused elsewhere.
+pub fn register(value: &str) {
+    if value.chars().count() < 4 {
+        return;
+    }
+    if let Ok(mut forms) = FORMS.write()
+        && !forms.iter().any(|s| s == value)
+    {
+        forms.push(value.to_owned());
+        // Longest first, so `id:secret` and padded base64 go whole, not in pieces.
+        forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+}
+
+/// Registers the secret and every form of it a service could echo: the secret, the
+/// `id:secret` pair, and the base64 of both (padded and unpadded), which is what an
+/// Authorization header carries.
+pub fn register_credentials(client_id: &str, secret: &Secret) {
+    let secret = secret.expose();
+    let pair = format!("{client_id}:{secret}");
+    let engine = &base64::engine::general_purpose::STANDARD;
+    let unpadded = &base64::engine::general_purpose::STANDARD_NO_PAD;
+    for form in [
+        secret.to_owned(),
+        engine.encode(&pair),
+        unpadded.encode(&pair),
+        engine.encode(secret),
+        unpadded.encode(secret),
+        pair,
+    ] {
+        register(&form);
+    }
+}
+
+/// `text` with every registered secret form replaced by `<redacted>`. Callers pass the
+/// whole text, before any truncation or whitespace folding, so no part of a secret is cut
+/// off or changed before it is recognised.
+pub fn redact(text: &str) -> String {
+    let mut out = text.to_owned();
+    if let Ok(forms) = FORMS.read() {
+        for form in forms.iter() {
+            if out.contains(form.as_str()) {
+                out = out.replace(form.as_str(), REDACTED);
+            }
+        }
+    }
+    out
+}
+
+/// Redacts every string (and object key) inside a JSON value, in place: a service that
+/// echoes the secret in a field must not get it into a record or the table. Numbers,
+/// booleans and untouched strings stay exactly as received.
+pub fn redact_json(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    let any = FORMS.read().is_ok_and(|f| !f.is_empty());
+    if !any {
+        return;
+    }
+    match value {
+        Value::String(s) => {
+            let clean = redact(s);
+            if clean != *s {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_json),
+        Value::Object(map) => {
+            let leaks = map.keys().any(|k| redact(k) != *k);
+            if leaks {
+                // Rebuild to rename keys; key order is kept.
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    map.insert(redact(&k), v);
+                }
+            }
+            map.values_mut().for_each(redact_json);
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
 
 /// A secret value whose `Debug` output is redacted and which has no `Display`.
 ///
@@ -40,6 +132,23 @@ impl<'de> serde::Deserialize<'de> for Secret {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_form_is_redacted_whole_before_anything_else() {
+        register_credentials("cid-77", &Secret::new("pass  word-1234"));
+        // base64("cid-77:pass  word-1234") and the unpadded form of it.
+        let b64 = base64::engine::general_purpose::STANDARD.encode("cid-77:pass  word-1234");
+        assert_eq!(
+            redact(&format!(
+                "a pass  word-1234 b cid-77:pass  word-1234 c {b64}"
+            )),
+            "a <redacted> b <redacted> c <redacted>"
+        );
+        let long = format!("{}pass  word-1234", "x".repeat(176));
+        assert_eq!(redact(&long), format!("{}<redacted>", "x".repeat(176)));
+        register("abc");
+        assert_eq!(redact("abc"), "abc");
+    }
 
     #[test]
     fn debug_never_shows_the_value() {

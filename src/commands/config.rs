@@ -97,7 +97,12 @@ fn show(s: &Settings, ctx: &Context) -> String {
     let mut table = new_table(Style::PLAIN);
     let none = || "-".to_owned();
     let row = |table: &mut Table, key: &str, value: String, source: String| {
-        table.add_row(vec![key.to_owned(), value, source]);
+        // Values and paths can come from the environment or a file: shown escaped.
+        table.add_row(vec![
+            key.to_owned(),
+            crate::terminal::safe(&value).into_owned(),
+            crate::terminal::safe(&source).into_owned(),
+        ]);
     };
     let src = |source: &Source| source.to_string();
     let text = |v: &Option<Sourced<String>>| {
@@ -114,7 +119,13 @@ fn show(s: &Settings, ctx: &Context) -> String {
     let (v, w) = text(&s.profile);
     row(&mut table, "profile", v, w);
     let (v, w) = text(&s.base_url);
-    row(&mut table, "base_url", v, w);
+    let shown = crate::base_url::without_userinfo(&v);
+    let w = if shown == v {
+        w
+    } else {
+        format!("{w} (refused: credentials belong in client_id and a secret source)")
+    };
+    row(&mut table, "base_url", shown, w);
     let (v, w) = text(&s.client_id);
     row(&mut table, "client_id", v, w);
     let secret = s

@@ -86,6 +86,26 @@ pub fn decide_color(choice: ColorChoice, tty: bool, env: EnvLookup) -> bool {
     }
 }
 
+/// The last guard on stdout: each write is redacted of every registered secret form as a
+/// whole (records and tables are written in one piece). Secrets are already redacted where
+/// the service's text enters ([`crate::outcome`]); this catches what never came from it,
+/// such as a reference that happens to be the secret.
+struct Redacting(Box<dyn Write + Send>);
+
+impl Write for Redacting {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) => self.0.write_all(crate::secret::redact(text).as_bytes())?,
+            Err(_) => self.0.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// The one writer of stdout.
 pub struct Printer {
     out: Box<dyn Write + Send>,
@@ -100,15 +120,15 @@ impl Printer {
             color: decide_color(choice, tty, env),
             tty,
         };
-        Printer {
-            out: Box::new(io::stdout()),
-            style,
-        }
+        Printer::new(Box::new(io::stdout()), style)
     }
 
-    /// A printer on any writer, for tests.
+    /// A printer on any writer.
     pub fn new(out: Box<dyn Write + Send>, style: Style) -> Self {
-        Printer { out, style }
+        Printer {
+            out: Box::new(Redacting(out)),
+            style,
+        }
     }
 
     /// A printer on stdout for output that is never coloured (scripts, roff).

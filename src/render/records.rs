@@ -188,7 +188,7 @@ impl RecordWriter {
                     "Error",
                 ]);
                 for row in self.table_rows.drain(..) {
-                    table.add_row(row);
+                    table.add_row(row.iter().map(|cell| crate::terminal::safe(cell)));
                 }
                 let mut text = table_text(&table, self.style);
                 text.push('\n');

@@ -51,7 +51,7 @@ pub fn rows(v: &Verification, integrity: Option<&Integrity>) -> Vec<(&'static st
 pub fn verification(v: &Verification, integrity: Option<&Integrity>, style: Style) -> String {
     let mut table = new_table(style);
     for (label, value) in rows(v, integrity) {
-        let mut value_cell = Cell::new(&value);
+        let mut value_cell = Cell::new(crate::terminal::safe(&value));
         if style.color {
             let good = match label {
                 "Status" => Some(value == "SUCCESSFUL"),
