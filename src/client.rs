@@ -50,6 +50,12 @@ pub enum TransportError {
     Protocol(String),
     /// The body is larger than [`MAX_BODY_BYTES`].
     TooLarge,
+    /// The body came with a `Content-Encoding` payverify did not ask for (it asks for
+    /// none), so it is not read, let alone decoded.
+    Encoded(String),
+    /// Both `Transfer-Encoding` and `Content-Length`: where the body ends is ambiguous
+    /// (RFC 9112 section 6.3), the shape of a request-smuggling proxy.
+    AmbiguousLength,
 }
 
 impl TransportError {
@@ -75,6 +81,15 @@ impl std::fmt::Display for TransportError {
             TransportError::TooLarge => {
                 write!(f, "the body is larger than {} KiB", MAX_BODY_BYTES / 1024)
             }
+            TransportError::Encoded(encoding) => write!(
+                f,
+                "the body has Content-Encoding {encoding}, which payverify did not ask for \
+                 (it sends no Accept-Encoding and reads only plain bodies)"
+            ),
+            TransportError::AmbiguousLength => f.write_str(
+                "the response has both Transfer-Encoding and Content-Length, so where its body \
+                 ends is ambiguous",
+            ),
         }
     }
 }
@@ -235,8 +250,11 @@ impl Client {
             Err(e) => return (Err(self.transport_error(e)), None),
         };
         let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
+        let headers = response.headers();
+        if let Err(e) = plain_framing(headers) {
+            return (Err(e), None);
+        }
+        let retry_after = headers
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(parse_retry_after);
@@ -273,7 +291,6 @@ impl Client {
             E::Rustls(e) => TransportError::Tls(e.to_string()),
             E::Protocol(e) => TransportError::Protocol(e.to_string()),
             E::LargeResponseHeader(..) => TransportError::Protocol("headers too large".into()),
-            E::Decompress(_, e) => TransportError::Protocol(format!("bad compressed body: {e}")),
             other => TransportError::Network(other.to_string()),
         }
     }
@@ -307,6 +324,24 @@ pub fn authorization(endpoint: &Endpoint) -> Secret {
         )),
         AuthStyle::Literal => Secret::new(format!("Basic {pair}")),
     }
+}
+
+/// Refuses a body payverify cannot take at face value: one with a `Content-Encoding` other
+/// than `identity`, or with both `Transfer-Encoding` and `Content-Length`.
+fn plain_framing(headers: &ureq::http::HeaderMap) -> Result<(), TransportError> {
+    for value in headers.get_all("content-encoding") {
+        let text = String::from_utf8_lossy(value.as_bytes());
+        let text = text.trim();
+        if !text.eq_ignore_ascii_case("identity") && !text.is_empty() {
+            // The name is the service's text: redacted whole, then cut to a readable length.
+            let shown = crate::log::truncate(&crate::secret::redact(text), 40);
+            return Err(TransportError::Encoded(shown));
+        }
+    }
+    if headers.contains_key("transfer-encoding") && headers.contains_key("content-length") {
+        return Err(TransportError::AmbiguousLength);
+    }
+    Ok(())
 }
 
 /// Whether a result is worth another attempt: network trouble, 429 and 500/502/503/504.

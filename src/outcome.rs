@@ -211,7 +211,12 @@ pub fn classify(exchange: &Exchange) -> Outcome {
             },
             other => other,
         },
-        Err(e @ (TransportError::TooLarge | TransportError::Protocol(_))) => Outcome::BadResponse {
+        Err(
+            e @ (TransportError::TooLarge
+            | TransportError::Protocol(_)
+            | TransportError::Encoded(_)
+            | TransportError::AmbiguousLength),
+        ) => Outcome::BadResponse {
             reason: redact(&e.to_string()),
             status: None,
         },
