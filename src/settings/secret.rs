@@ -121,11 +121,29 @@ pub fn exposed_file_warning(_path: &Path) -> Option<String> {
     None
 }
 
+/// How long a secret command's stdout may stay open after the command exited 0 (a
+/// background child it started still holding it) before its output is taken as complete.
+const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
+
 fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
+    run_command_within(argv, quiet, COMMAND_TIMEOUT)
+}
+
+/// Runs the secret command; `deadline` bounds everything: the command's run and the read
+/// of its output.
+///
+/// The command gets its own process group. If it has not exited by the deadline, the whole
+/// group is killed (background children too) and this fails (exit 6). If it exits 0 but a
+/// background child keeps its stdout open, what the command printed before exiting is its
+/// whole output (a process writes to a pipe before it exits); it is used after
+/// [`AFTER_EXIT_GRACE`], and the child is left alone (it may be the password manager's
+/// agent).
+fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Result<Secret, Failure> {
     let shown = argv.join(" ");
     let fail = |why: String| Failure::config(format!("client_secret_command `{shown}` {why}"));
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -133,36 +151,53 @@ fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
             Stdio::null()
         } else {
             Stdio::inherit()
-        })
+        });
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
         .spawn()
         .map_err(|e| fail(format!("could not start: {}", io_reason(&e))))?;
     let mut stdout = child
         .stdout
         .take()
         .ok_or_else(|| fail("has no stdout".into()))?;
-    // Read on a thread so a command that fills the pipe cannot deadlock the wait below.
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = stdout.by_ref().take(64 * 1024).read_to_end(&mut out);
-        out
+    // Read on a thread so a command that fills the pipe cannot deadlock the wait below;
+    // what has been read is shared, so it is available even while the pipe stays open.
+    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (done_tx, done) = std::sync::mpsc::channel::<()>();
+    let sink = output.clone();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        let mut total = 0usize;
+        while let Ok(n) = stdout.read(&mut chunk) {
+            if n == 0 || total >= 64 * 1024 {
+                break;
+            }
+            total += n;
+            if let Ok(mut out) = sink.lock() {
+                out.extend_from_slice(&chunk[..n]);
+            }
+        }
+        let _ = done_tx.send(());
     });
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > COMMAND_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
+            Ok(None) if started.elapsed() >= deadline => {
+                kill_group(&mut child);
                 return Err(fail(format!(
-                    "did not finish within {} s",
-                    COMMAND_TIMEOUT.as_secs()
+                    "did not finish within {} s; it and its child processes were stopped",
+                    deadline.as_secs()
                 )));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(fail(format!("could not be waited for: {e}"))),
+            Err(e) => {
+                kill_group(&mut child);
+                return Err(fail(format!("could not be waited for: {e}")));
+            }
         }
     };
-    let out = reader.join().unwrap_or_default();
     if !status.success() {
         let how = status
             .code()
@@ -170,6 +205,10 @@ fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
             .unwrap_or_else(|| "was killed by a signal".into());
         return Err(fail(how));
     }
+    let left = deadline.saturating_sub(started.elapsed());
+    // End of output, or the grace for a background child holding the pipe, whichever first.
+    let _ = done.recv_timeout(left.min(AFTER_EXIT_GRACE));
+    let out = output.lock().map(|o| o.clone()).unwrap_or_default();
     let text =
         String::from_utf8(out).map_err(|_| fail("printed something that is not UTF-8".into()))?;
     let secret = Secret::new(text.trim());
@@ -177,6 +216,19 @@ fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
         return Err(fail("printed nothing".into()));
     }
     Ok(secret)
+}
+
+/// Kills the command's whole process group (it leads its own), then reaps the command.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(child.id()) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Splits a command line into words: whitespace separates, '…' and "…" quote, \ escapes.
@@ -305,6 +357,65 @@ mod tests {
         assert!(!s.describe().contains("v4lue"));
         let c = SecretSource::Command(vec!["pass".into(), "show".into(), "x".into()]);
         assert_eq!(c.describe(), "<redacted> (output of `pass show x`)");
+    }
+
+    /// Whether process `pid` still exists (a zombie counts as gone).
+    #[cfg(target_os = "linux")]
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.contains(") Z "))
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_deadline_bounds_the_read_and_kills_the_whole_group() {
+        let dir = crate::testutil::TempDir::new("cmd-deadline");
+        let pids = dir.path().join("pids");
+        // The command prints a secret, starts a background child holding stdout, and then
+        // itself runs past the deadline.
+        let script = format!(
+            "printf '%s-%s' s3cret early; sleep 75 & echo $! > {}; exec sleep 75",
+            pids.display()
+        );
+        let argv = vec!["sh".into(), "-c".into(), script];
+        let started = Instant::now();
+        let err = run_command_within(&argv, true, Duration::from_secs(2)).unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(err.exit, crate::exit::Exit::Config);
+        assert!(
+            err.message.contains("did not finish within 2 s"),
+            "{}",
+            err.message
+        );
+        assert!(!err.message.contains("s3cret-early"), "{}", err.message);
+        let background = std::fs::read_to_string(&pids).unwrap();
+        let background = background.trim();
+        let gone = (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            !alive(background)
+        });
+        assert!(gone, "background child {background} survived the deadline");
+    }
+
+    #[test]
+    fn a_background_child_holding_stdout_does_not_hold_the_secret_back() {
+        let log = Log::new(Level::Quiet);
+        let argv = SecretSource::Command(vec![
+            "sh".into(),
+            "-c".into(),
+            "echo s3cret-bg; sleep 20 &".into(),
+        ]);
+        let started = Instant::now();
+        assert_eq!(argv.read(&log, true).unwrap().expose(), "s3cret-bg");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[cfg(unix)]
