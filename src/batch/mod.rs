@@ -25,6 +25,10 @@ pub use input::{Input, Item, Source};
 /// the input and however slow one reference is.
 const WINDOW_PER_JOB: usize = 16;
 
+/// Input notes (duplicates, skipped lines) shown one by one, per kind; the rest are counted
+/// and summed up at the end, so a file of a million duplicates costs no memory or scroll.
+pub const NOTES_SHOWN: usize = 10;
+
 /// How a batch runs.
 pub struct Batch {
     /// Worker threads.
@@ -40,7 +44,14 @@ enum Event {
     Skipped(usize),
     Note(Item),
     InputFailed(Failure),
-    InputEnd(usize),
+    InputEnd(usize, Unshown),
+}
+
+/// Notes counted but not shown, per kind.
+#[derive(Debug, Default, Clone, Copy)]
+struct Unshown {
+    duplicates: usize,
+    invalid: usize,
 }
 
 /// Counts of records per outcome, and timing, for the summary line.
@@ -93,6 +104,7 @@ impl Batch {
         let mut summary = Summary::default();
         let mut pending: BTreeMap<usize, Option<Box<Record>>> = BTreeMap::new();
         let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        let mut unshown = Unshown::default();
         loop {
             match events.recv_timeout(Duration::from_millis(50)) {
                 Ok(Event::Done(i, record)) => {
@@ -120,7 +132,10 @@ impl Batch {
                     exit = exit.merge(failure.exit);
                     bar.suspend(|| log.error(&failure.message));
                 }
-                Ok(Event::InputEnd(n)) => total = Some(n),
+                Ok(Event::InputEnd(n, rest)) => {
+                    total = Some(n);
+                    unshown = rest;
+                }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
@@ -156,6 +171,19 @@ impl Batch {
             }
         }
         bar.finish_and_clear();
+        if unshown.duplicates > 0 {
+            log.warn(&format!(
+                "{} more references were given again and verified once (the first \
+                 {NOTES_SHOWN} are listed above)",
+                unshown.duplicates
+            ));
+        }
+        if unshown.invalid > 0 {
+            log.warn(&format!(
+                "{} more lines were skipped (the first {NOTES_SHOWN} are listed above)",
+                unshown.invalid
+            ));
+        }
         write_or_stop(writer.finish(), &self.stop)?;
         let interrupted = self.stop.load(Ordering::SeqCst);
         log.info(&summary.line(started.elapsed(), interrupted));
@@ -176,6 +204,7 @@ fn spawn_reader(
         .name("read-references".into())
         .spawn(move || {
             let mut index = 0;
+            let (mut duplicates, mut invalid) = (0usize, 0usize);
             for item in input {
                 if stop.load(Ordering::SeqCst) {
                     break;
@@ -192,7 +221,14 @@ fn spawn_reader(
                         index += 1;
                     }
                     Ok(note) => {
-                        let _ = events.send(Event::Note(note));
+                        let seen = match note {
+                            Item::Duplicate { .. } => &mut duplicates,
+                            _ => &mut invalid,
+                        };
+                        *seen += 1;
+                        if *seen <= NOTES_SHOWN {
+                            let _ = events.send(Event::Note(note));
+                        }
                     }
                     Err(failure) => {
                         let _ = events.send(Event::InputFailed(failure));
@@ -200,7 +236,11 @@ fn spawn_reader(
                     }
                 }
             }
-            let _ = events.send(Event::InputEnd(index));
+            let unshown = Unshown {
+                duplicates: duplicates.saturating_sub(NOTES_SHOWN),
+                invalid: invalid.saturating_sub(NOTES_SHOWN),
+            };
+            let _ = events.send(Event::InputEnd(index, unshown));
         })
         .map(|_| ())
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
