@@ -135,9 +135,10 @@ fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
 /// The command gets its own process group. If it has not exited by the deadline, the whole
 /// group is killed (background children too) and this fails (exit 6). If it exits 0 but a
 /// background child keeps its stdout open, what the command printed before exiting is its
-/// whole output (a process writes to a pipe before it exits); it is used after
-/// [`AFTER_EXIT_GRACE`], and the child is left alone (it may be the password manager's
-/// agent).
+/// whole output (a process writes to a pipe before it exits); it is used after at most
+/// [`AFTER_EXIT_GRACE`]. Either way nothing of the group outlives the read: a leftover
+/// child would hold payverify's stdout or stderr open. (A daemonising agent starts its own
+/// session, so it is not in the group.)
 fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Result<Secret, Failure> {
     let shown = argv.join(" ");
     let fail = |why: String| Failure::config(format!("client_secret_command `{shown}` {why}"));
@@ -208,6 +209,9 @@ fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Resul
     let left = deadline.saturating_sub(started.elapsed());
     // End of output, or the grace for a background child holding the pipe, whichever first.
     let _ = done.recv_timeout(left.min(AFTER_EXIT_GRACE));
+    // Whatever the command left behind in its group would hold payverify's stdout or
+    // stderr open (a caller reading them would hang); daemons leave the group themselves.
+    kill_group(&mut child);
     let out = output.lock().map(|o| o.clone()).unwrap_or_default();
     let text =
         String::from_utf8(out).map_err(|_| fail("printed something that is not UTF-8".into()))?;
@@ -218,7 +222,8 @@ fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Resul
     Ok(secret)
 }
 
-/// Kills the command's whole process group (it leads its own), then reaps the command.
+/// Kills the command's whole process group (it leads its own, so this is never
+/// payverify's group), then reaps the command.
 fn kill_group(child: &mut std::process::Child) {
     #[cfg(unix)]
     if let Ok(pid) = i32::try_from(child.id()) {

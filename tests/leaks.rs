@@ -1,0 +1,621 @@
+//! Nothing leaks, nothing balloons: the real binary against hostile local services that
+//! echo the secret, send compressed or ambiguous bodies, or try to drive the terminal.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use common::*;
+
+/// The three forms of the credentials that must never be printed.
+fn forms(id: &str, secret: &str) -> Vec<String> {
+    let pair = format!("{id}:{secret}");
+    vec![
+        secret.to_owned(),
+        pair.clone(),
+        base64::engine::general_purpose::STANDARD.encode(&pair),
+        base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair),
+    ]
+}
+
+/// Asserts that no form of the test credentials is in either output channel.
+fn assert_clean(out: &std::process::Output, what: &str) {
+    let both = format!("{}\n{}", stdout_of(out), stderr_of(out));
+    for form in forms(CLIENT_ID, SECRET) {
+        assert!(!both.contains(&form), "{what}: {form} leaked:\n{both}");
+    }
+}
+
+/// A server answering every request with `status`, extra header lines and `body`, where
+/// the path's last segment picks the answer through `answer`.
+fn serve<F>(answer: F) -> RawServer
+where
+    F: Fn(&str) -> (String, Vec<String>, Vec<u8>) + Send + Sync + 'static,
+{
+    let answer = Arc::new(answer);
+    RawServer::start(move |mut stream| {
+        let head = read_head(&mut stream);
+        let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let reference = path.rsplit('/').next().unwrap_or("").to_owned();
+        let (status, headers, body) = answer(&reference);
+        let mut reply = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\n");
+        if !headers.iter().any(|h| h.starts_with("Transfer-Encoding")) {
+            reply.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        for h in headers {
+            reply.push_str(&h);
+            reply.push_str("\r\n");
+        }
+        reply.push_str("Connection: close\r\n\r\n");
+        let _ = stream.write_all(reply.as_bytes());
+        let _ = stream.write_all(&body);
+    })
+}
+
+/// The echoing service: every answer echoes the secret, its pair and base64 in a header,
+/// and in the body of each kind of answer.
+fn echoing_service() -> RawServer {
+    let b64 = forms(CLIENT_ID, SECRET)[2].clone();
+    let echo = format!("bad secret {SECRET} for {CLIENT_ID}:{SECRET} (Basic {b64})");
+    serve(move |reference| {
+        let headers = vec![
+            format!("X-Echo: {SECRET}"),
+            format!("WWW-Authenticate: Basic realm=\"{CLIENT_ID}:{SECRET}\""),
+            format!("X-Authorization: Basic {b64}"),
+        ];
+        let message = serde_json::json!({ "message": echo }).to_string();
+        let (status, body) = match reference {
+            "e401" => ("401 Unauthorized", message),
+            "e404" => ("404 Not Found", message),
+            "e503" => ("503 Service Unavailable", message),
+            "e418" => ("418 Teapot", message),
+            "ok" => {
+                // A SUCCESSFUL answer carrying the secret in a field, nested and as a key.
+                let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+                v["echo"] = echo.clone().into();
+                v["data"]["note"] = format!("\u{1b}[2K{SECRET}").into();
+                v["merchantRefs"] = serde_json::json!({ SECRET: [echo.clone()] });
+                ("200 OK", v.to_string())
+            }
+            "failed" => {
+                let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+                v["status"] = "FAILED".into();
+                v["code"] = "51".into();
+                v["description"] = echo.clone().into();
+                ("200 OK", v.to_string())
+            }
+            "pending" => (
+                "200 OK",
+                serde_json::json!({ "status": format!("PENDING {SECRET}") }).to_string(),
+            ),
+            "dupkey" => (
+                "200 OK",
+                format!(r#"{{"status":"FAILED","{SECRET}":1,"{SECRET}":2}}"#),
+            ),
+            "encoded" => ("200 OK", SAMPLE.clone()),
+            _ => ("200 OK", "not json".to_owned()),
+        };
+        let mut headers = headers;
+        if reference == "encoded" {
+            headers.push(format!("Content-Encoding: {SECRET}"));
+        }
+        (status.to_owned(), headers, body.into_bytes())
+    })
+}
+
+const ECHO_REFERENCES: [&str; 9] = [
+    "ok", "failed", "pending", "e401", "e404", "e503", "e418", "dupkey", "encoded",
+];
+
+#[test]
+fn an_echoed_secret_reaches_no_format_and_no_channel_in_a_batch() {
+    let server = echoing_service();
+    for format in ["table", "json", "jsonl", "csv"] {
+        for verbosity in [None, Some("-v"), Some("-vv")] {
+            let out = payverify_at(&server.url)
+                .args(["verify", "--retries", "0", "-o", format])
+                .args(verbosity)
+                .args(ECHO_REFERENCES)
+                .output()
+                .unwrap();
+            assert_clean(&out, &format!("batch -o {format} {verbosity:?}"));
+            let stdout = stdout_of(&out);
+            // The records are there, with the echo redacted rather than dropped.
+            assert!(stdout.contains("<redacted>"), "-o {format}: {stdout}");
+            // The worst of them: 9 (not final) outranks 8 (bad response).
+            assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+        }
+    }
+}
+
+#[test]
+fn an_echoed_secret_reaches_no_format_and_no_channel_for_one_reference() {
+    let server = echoing_service();
+    let mut codes = Vec::new();
+    for reference in ECHO_REFERENCES {
+        for format in ["table", "json", "jsonl", "csv"] {
+            let out = payverify_at(&server.url)
+                .args(["verify", reference, "--retries", "0", "-v", "-o", format])
+                .args(["--hmac", "require", "--expect-amount", "40000"])
+                .output()
+                .unwrap();
+            assert_clean(&out, &format!("{reference} -o {format}"));
+            codes.push(out.status.code().unwrap_or(-1));
+        }
+    }
+    codes.sort_unstable();
+    codes.dedup();
+    // SUCCESSFUL (0), FAILED, not final, 401, 404, 503 and bad responses all went through.
+    assert_eq!(codes, [0, 1, 3, 5, 7, 8, 9]);
+}
+
+#[test]
+fn the_secret_is_redacted_before_the_message_is_cut_or_folded() {
+    let long = format!("{}{SECRET}", "x".repeat(176));
+    let spaced = "pass  word-1234";
+    for (secret, message) in [(SECRET, long), (spaced, format!("bad secret {spaced}"))] {
+        let body = serde_json::json!({ "message": message }).to_string();
+        let server = serve(move |_| ("401 Unauthorized".into(), vec![], body.clone().into()));
+        for args in [vec!["verify", "R"], vec!["verify", "R", "S", "-o", "jsonl"]] {
+            let out = payverify()
+                .env("PAYVERIFY_BASE_URL", &server.url)
+                .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+                .env("PAYVERIFY_CLIENT_SECRET", secret)
+                .args(args.iter().chain(&["--retries", "0"]))
+                .output()
+                .unwrap();
+            let both = format!("{}{}", stdout_of(&out), stderr_of(&out));
+            assert_eq!(out.status.code(), Some(5), "{both}");
+            assert!(both.contains("<redacted>"), "{both}");
+            // No piece of the secret survives: not its first 24 characters, not a folded form.
+            for piece in [&secret[..secret.len() - 4], "pass word-1234", "test-secret"] {
+                assert!(!both.contains(piece), "{piece} in {both}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_exit_status_keeps_every_form_of_the_secret_out() {
+    let b64 = forms(CLIENT_ID, SECRET)[2].clone();
+    let pair = format!("{CLIENT_ID}:{SECRET}");
+    let cases: Vec<(&str, String)> = vec![
+        ("200 OK", SAMPLE.clone()),
+        ("200 OK", SAMPLE.replace("SUCCESSFUL", "FAILED")),
+        ("404 No", format!(r#"{{"message":"no {pair}"}}"#)),
+        ("200 OK", SAMPLE.replace("4000000", "1")),
+        ("401 No", format!(r#"{{"message":"bad {b64}"}}"#)),
+        ("503 No", format!(r#"{{"error":"{SECRET}"}}"#)),
+        ("418 No", format!(r#"{{"description":"{pair}"}}"#)),
+        ("200 OK", SAMPLE.replace("SUCCESSFUL", "PENDING")),
+    ];
+    let mut codes = Vec::new();
+    for (status, body) in cases {
+        let server = serve(move |_| (status.to_owned(), vec![], body.clone().into()));
+        for format in ["table", "json", "jsonl", "csv"] {
+            let out = payverify_at(&server.url)
+                .args(["verify", "R", "-vv", "--retries", "0", "-o", format])
+                .args(["--expect-amount", "40000", "--hmac", "require"])
+                .output()
+                .unwrap();
+            assert_clean(&out, &format!("{status} -o {format}"));
+            codes.push(out.status.code().unwrap_or(-1));
+        }
+    }
+    // 2 (usage) with the secret in the environment; 6 (config) with a bad base URL.
+    let out = payverify_at("http://127.0.0.1:9")
+        .args(["verify", "R", "--jobs", "0", "-v"])
+        .output()
+        .unwrap();
+    assert_clean(&out, "usage error");
+    codes.push(out.status.code().unwrap_or(-1));
+    let out = payverify_at("http://gateway.example")
+        .args(["verify", "R", "-v"])
+        .output()
+        .unwrap();
+    assert_clean(&out, "config error");
+    codes.push(out.status.code().unwrap_or(-1));
+    codes.sort_unstable();
+    codes.dedup();
+    assert_eq!(
+        codes,
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        "every exit was exercised"
+    );
+}
+
+#[test]
+fn config_errors_and_config_show_never_quote_a_secret_value() {
+    let dir = TempDir::new("leak-config");
+    let config = dir.write(
+        "config.toml",
+        "[profiles.p]\nbase_url = \"http://127.0.0.1:9\"\nclient_secret = 987654321987\n",
+    );
+    for args in [vec!["config", "show"], vec!["verify", "R"]] {
+        let out = payverify()
+            .arg("--config")
+            .arg(&config)
+            .args(["--profile", "p"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(6), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("line 3, key client_secret: invalid type: integer, expected a string"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("987654321987"), "{stderr}");
+        assert_eq!(stdout_of(&out), "");
+    }
+    // A bad value of any key is named by key, not quoted.
+    let config = dir.write(
+        "other.toml",
+        format!("[profiles.p]\nhmac = \"{SECRET}\"\nclient_secrte = \"{SECRET}\"\n"),
+    );
+    let out = payverify()
+        .arg("--config")
+        .arg(&config)
+        .args(["--profile", "p", "config", "show"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert!(
+        stderr_of(&out).contains("client_secrte"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_clean(&out, "misspelled key");
+}
+
+#[test]
+fn a_base_url_with_credentials_is_refused_without_printing_them() {
+    let url = format!("https://cid:{SECRET}@127.0.0.1:9");
+    let out = payverify_at("http://127.0.0.1:9")
+        .args(["verify", "R", "--base-url", &url])
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(6), "{stderr}");
+    assert!(stderr.contains("must not carry credentials"), "{stderr}");
+    assert!(
+        stderr.contains("https://<redacted>@127.0.0.1:9"),
+        "{stderr}"
+    );
+    assert_clean(&out, "userinfo");
+    // config show does not run the secret through, and shows the URL without it.
+    let out = payverify()
+        .env("PAYVERIFY_BASE_URL", &url)
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert!(
+        stdout.contains("https://<redacted>@127.0.0.1:9"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("refused"), "{stdout}");
+    assert_clean(&out, "config show userinfo");
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+#[test]
+fn a_compressed_body_is_exit_8_and_never_decoded() {
+    // A valid SUCCESSFUL answer, gzip-encoded: decoded, it would be exit 0.
+    let body = gzip(SAMPLE.as_bytes());
+    let server = serve(move |_| {
+        let headers = vec!["Content-Encoding: gzip".to_owned()];
+        ("200 OK".into(), headers, body.clone())
+    });
+    let out = payverify_at(&server.url)
+        .args(["verify", "R", "--hmac", "off"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: bad response from the service: the body has Content-Encoding gzip, which \
+         payverify did not ask for (it sends no Accept-Encoding and reads only plain bodies)\n"
+    );
+    assert_eq!(stdout_of(&out), "");
+    for (encoding, shown) in [("br", "br"), ("deflate, gzip", "deflate, gzip")] {
+        let server = serve(move |_| {
+            let headers = vec![format!("Content-Encoding: {encoding}")];
+            ("200 OK".into(), headers, SAMPLE.clone().into_bytes())
+        });
+        let out = payverify_at(&server.url)
+            .args(["verify", "R"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(8));
+        assert!(
+            stderr_of(&out).contains(&format!("Content-Encoding {shown},")),
+            "{}",
+            stderr_of(&out)
+        );
+    }
+    // payverify does not invite compression.
+    let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    let server = RawServer::start(move |mut stream| {
+        seen.lock().unwrap().push(read_head(&mut stream));
+        respond(&mut stream, "200 OK", SAMPLE.as_bytes());
+    });
+    payverify_at(&server.url)
+        .args(["verify", "R"])
+        .output()
+        .unwrap();
+    let heads = heads.lock().unwrap();
+    assert!(
+        !heads[0].to_ascii_lowercase().contains("accept-encoding"),
+        "{heads:?}"
+    );
+}
+
+#[test]
+fn gzip_bombs_at_16_jobs_are_refused_quickly_and_small() {
+    // 1000 MiB of zeros compress to about 1 MiB: decoded, 16 of them would take GBs.
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..1000 {
+        enc.write_all(&zeros).unwrap();
+    }
+    let bomb = Arc::new(enc.finish().unwrap());
+    assert!(bomb.len() < 1_100_000, "{}", bomb.len());
+    let server = serve(move |_| {
+        let headers = vec!["Content-Encoding: gzip".to_owned()];
+        ("200 OK".into(), headers, bomb.to_vec())
+    });
+    let refs: Vec<String> = (0..32).map(|i| format!("B{i}")).collect();
+    let started = Instant::now();
+    let out = payverify_at(&server.url)
+        .args(["verify", "-j", "16", "-o", "jsonl", "--hmac", "off"])
+        .args(&refs)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    assert_eq!(stdout.lines().count(), 32);
+    assert!(
+        stdout.lines().all(|l| l.contains("Content-Encoding gzip")),
+        "{stdout}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn ambiguous_framing_is_exit_8() {
+    let server = serve(|_| {
+        let headers = vec![
+            "Transfer-Encoding: chunked".to_owned(),
+            "Content-Length: 5".to_owned(),
+        ];
+        let body = b"14\r\n{\"status\":\"FAILED\"} \r\n0\r\n\r\n".to_vec();
+        ("200 OK".into(), headers, body)
+    });
+    let out = payverify_at(&server.url)
+        .args(["verify", "R"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("both Transfer-Encoding and Content-Length"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+/// Control bytes that would act on a terminal: everything below space but newline, DEL,
+/// and the UTF-8 encodings of C1 controls and bidi overrides.
+fn control_bytes(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| c != '\n' && payverify::terminal::is_unsafe(c))
+        .collect()
+}
+
+fn hostile_response() -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+    v["status"] = "FAILED".into();
+    v["code"] = "51".into();
+    v["description"] = "\r\u{1b}[2K\u{1b}[1A\u{1b}[2K\u{1b}[32mStatus SUCCESSFUL".into();
+    v["merchantRef"] = "\u{1b}]0;pwned\u{7}M-\u{202e}cba\u{9b}31m".into();
+    v["paymentRef"] = "=HYPERLINK(\"http://evil\",\"x\")".into();
+    v["transactionRef"] = "\u{7f}\u{0}\u{2028}".into();
+    v.to_string()
+}
+
+#[test]
+fn service_text_reaches_tables_csv_and_stderr_escaped() {
+    let body = hostile_response();
+    let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into()));
+    for args in [
+        vec!["verify", "R"],
+        vec!["verify", "R", "--color", "always"],
+        vec!["verify", "R", "S"],
+        vec!["verify", "R", "S", "-o", "csv"],
+    ] {
+        let out = payverify_at(&server.url).args(&args).output().unwrap();
+        let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        let colour = args.contains(&"always");
+        if !colour {
+            assert_eq!(
+                control_bytes(&stdout),
+                [] as [char; 0],
+                "{args:?}: {stdout:?}"
+            );
+        } else {
+            // Only payverify's own colour sequences: ESC followed by `[`...`m`.
+            assert!(
+                !stdout.contains("\u{1b}[2K") && !stdout.contains("\u{1b}]"),
+                "{stdout:?}"
+            );
+        }
+        assert_eq!(
+            control_bytes(&stderr),
+            [] as [char; 0],
+            "{args:?}: {stderr:?}"
+        );
+        if args.len() == 2 {
+            assert!(
+                stdout.contains("\\r\\e[2K\\e[1A\\e[2K\\e[32mStatus SUCCESSFUL"),
+                "{stdout}"
+            );
+            assert!(
+                stdout.contains("\\e]0;pwned\\u{7}M-\\u{202e}cba\\u{9b}31m"),
+                "{stdout}"
+            );
+            assert!(stderr.contains("\\e[32mStatus SUCCESSFUL"), "{stderr}");
+        }
+    }
+    // JSON stays exact: the values round-trip.
+    let out = payverify_at(&server.url)
+        .args(["verify", "R", "S", "-o", "jsonl"])
+        .output()
+        .unwrap();
+    let line: serde_json::Value =
+        serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&hostile_response()).unwrap();
+    assert_eq!(line["response"], sent);
+    assert!(!stdout_of(&out).contains('\u{1b}'));
+}
+
+#[test]
+fn csv_cells_that_look_like_formulas_are_defused() {
+    let body = hostile_response();
+    let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into()));
+    let out = payverify_at(&server.url)
+        .args(["verify", "R", "S", "-o", "csv"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    let mut lines = stdout.lines();
+    lines.next();
+    let row = lines.next().unwrap();
+    assert!(
+        row.contains(r#""'=HYPERLINK(""http://evil"",""x"")""#),
+        "{row}"
+    );
+    // Plain numbers stay numbers.
+    assert!(row.contains(",4000000,40000.00,"), "{row}");
+}
+
+#[test]
+fn a_status_with_surrounding_space_is_shown_quoted() {
+    let body = SAMPLE.replace("\"SUCCESSFUL\"", "\" SUCCESSFUL\"");
+    let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into()));
+    let out = payverify_at(&server.url)
+        .args(["verify", "R"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9));
+    assert!(
+        stderr_of(&out).contains("is not final: status \" SUCCESSFUL\" (verify again later)"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn duplicate_and_skipped_line_warnings_are_bounded() {
+    let server = serve(|_| ("200 OK".into(), vec![], SAMPLE.clone().into()));
+    let dir = TempDir::new("dups");
+    let mut text = String::new();
+    for _ in 0..500 {
+        text.push_str("A\n\u{1}bad\n");
+    }
+    let refs = dir.write("refs.txt", text);
+    let out = payverify_at(&server.url)
+        .args(["verify", "--from"])
+        .arg(&refs)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.matches("given again (").count(), 10, "{stderr}");
+    assert_eq!(stderr.matches("skipped: ").count(), 10, "{stderr}");
+    assert!(
+        stderr.contains("489 more references were given again and verified once"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("490 more lines were skipped"), "{stderr}");
+    assert!(stderr.lines().count() < 30, "{stderr}");
+}
+
+#[test]
+fn a_secret_command_with_a_background_child_does_not_hang() {
+    let server = serve(|_| ("200 OK".into(), vec![], SAMPLE.clone().into()));
+    let dir = TempDir::new("cmd-bg");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\n\
+             client_secret_command = [\"sh\", \"-c\", \"echo {SECRET}; sleep 75 &\"]\n",
+            server.url
+        ),
+    );
+    let started = Instant::now();
+    let out = payverify()
+        .arg("--config")
+        .arg(&config)
+        .args(["--profile", "p", "verify", "R", "--hmac", "require"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_secret_command_past_its_deadline_is_killed_with_its_group() {
+    // The real 60 s limit: the command prints the secret, leaves a background child and
+    // then hangs itself. Both are gone after the deadline, and it is exit 6.
+    let dir = TempDir::new("cmd-deadline");
+    let pid_file = dir.path().join("bg.pid");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"http://127.0.0.1:9\"\nclient_id = \"{CLIENT_ID}\"\n\
+             client_secret_command = [\"sh\", \"-c\", \"echo {SECRET}; sleep 300 & echo $! > {}; exec sleep 300\"]\n",
+            pid_file.display()
+        ),
+    );
+    let started = Instant::now();
+    let out = payverify()
+        .arg("--config")
+        .arg(&config)
+        .args(["--profile", "p", "verify", "R"])
+        .timeout(Duration::from_secs(200))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(6), "{stderr}");
+    assert!(stderr.contains("did not finish within 60 s"), "{stderr}");
+    assert!(elapsed < Duration::from_secs(120), "{elapsed:?}");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = format!("/proc/{}/stat", pid.trim());
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        std::fs::read_to_string(&stat).map_or(true, |s| s.contains(") Z "))
+    });
+    assert!(gone, "the background child outlived the deadline");
+}
