@@ -128,7 +128,9 @@ fn other_status_is_not_final_exit_9() {
         .args(["verify", "0000000000000044177"])
         .assert()
         .code(9)
-        .stderr(predicate::str::contains("not final: status PENDING"));
+        .stderr(predicate::str::contains(
+            "not final: status \"PENDING\" (verify again later)",
+        ));
 }
 
 #[test]
