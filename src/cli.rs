@@ -158,11 +158,12 @@ pub struct VerifyArgs {
     pub output: OutputFormat,
 
     /// Worker threads for several references (they share one connection pool).
-    #[arg(short, long, default_value_t = 4, value_name = "N", value_parser = parse_jobs)]
+    #[arg(short, long, default_value_t = 4, value_name = "N", value_parser = parse_jobs,
+          allow_negative_numbers = true)]
     pub jobs: u16,
 
     /// At most N requests per second across all workers (decimals allowed).
-    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    #[arg(long, value_name = "N", value_parser = parse_rate, allow_negative_numbers = true)]
     pub rate: Option<f64>,
 
     /// Verify against a sandbox started in-process on a free loopback port, with the sandbox
@@ -183,12 +184,12 @@ pub struct VerifyArgs {
 #[derive(Debug, Args, Default, Clone)]
 pub struct ProfileArgs {
     /// Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]
-    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
     pub timeout: Option<Duration>,
 
     /// Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504
     /// [default: 2] [config: retries]
-    #[arg(long, value_name = "N", value_parser = parse_retries)]
+    #[arg(long, value_name = "N", value_parser = parse_retries, allow_negative_numbers = true)]
     pub retries: Option<u32>,
 
     /// How the Authorization header carries the credentials [default: standard]

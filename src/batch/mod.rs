@@ -190,8 +190,8 @@ impl Batch {
         if self.stop.load(Ordering::SeqCst) {
             stopped = Some(Stopped::Interrupted);
         }
-        log.info(&summary.line(started.elapsed(), stopped));
         if stopped == Some(Stopped::Interrupted) {
+            log.info(&summary.line(started.elapsed(), stopped));
             return Ok(Exit::Interrupted);
         }
         if summary.total == 0 && lost == 0 && stopped.is_none() {
@@ -200,6 +200,7 @@ impl Batch {
             log.error(&format!("no references to verify{what}"));
             return Ok(exit.merge(Exit::Usage));
         }
+        log.info(&summary.line(started.elapsed(), stopped));
         Ok(exit)
     }
 
