@@ -59,7 +59,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -85,7 +85,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             break
         }
         'payverify;webhook;help' {
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -307,7 +307,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             break
         }
         'payverify;help;webhook' {
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret')
             break
         }
         'payverify;help;webhook;check' {

@@ -55,7 +55,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand check 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret'
+            cand check 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'payverify;webhook;check'= {
@@ -79,7 +79,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --version 'Print version'
         }
         &'payverify;webhook;help'= {
-            cand check 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret'
+            cand check 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'payverify;webhook;help;check'= {
@@ -282,7 +282,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'payverify;help;webhook'= {
-            cand check 'Check the hmac of a webhook body or saved verify response with the client secret; no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or signed fields missing, 6 no secret'
+            cand check 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
         }
         &'payverify;help;webhook;check'= {
         }

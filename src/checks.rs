@@ -100,15 +100,55 @@ pub fn evaluate(
             }
         }
     }
-    if v.status.as_deref() == Some("SUCCESSFUL")
-        && let Some(code) = v.code.as_deref().filter(|c| *c != "00")
-    {
-        report.failures.push(format!(
-            "status is SUCCESSFUL but code is '{code}'; the gateway approves only with code 00"
-        ));
+    if v.status.as_deref() == Some("SUCCESSFUL") {
+        // The gateway's own integrations decide on `code === '00'` alone: without it, a
+        // SUCCESSFUL status is not an approval anyone else would act on.
+        match v.code.as_deref() {
+            Some(APPROVED) => {}
+            Some(code) => report.failures.push(format!(
+                "status is SUCCESSFUL but code is '{code}'; the gateway approves only with code 00"
+            )),
+            None => report
+                .failures
+                .push("approval code missing: status is SUCCESSFUL but there is no code 00".into()),
+        }
     }
     report.failures.extend(expectation_failures(v, expect));
     report
+}
+
+/// The approval code that must accompany a SUCCESSFUL status.
+pub const APPROVED: &str = "00";
+
+/// Whether the response is about `requested`: when it names any of transactionRef,
+/// merchantRef or paymentRef, one of them must be the requested reference. `None` when it
+/// is (or names none of them); otherwise the failure line.
+pub fn answers_for(v: &Verification, requested: &str) -> Option<String> {
+    let named = [
+        ("transactionRef", v.transaction_ref.as_deref()),
+        ("merchantRef", v.merchant_ref.as_deref()),
+        ("paymentRef", v.payment_ref.as_deref()),
+    ];
+    let present: Vec<(&str, &str)> = named
+        .iter()
+        .filter_map(|(key, value)| value.map(|value| (*key, value)))
+        .collect();
+    if present.is_empty() || present.iter().any(|(_, value)| *value == requested) {
+        return None;
+    }
+    let (first_key, first) = present[0];
+    let others = present[1..]
+        .iter()
+        .map(|(key, value)| format!("{key} {value}"))
+        .collect::<Vec<_>>();
+    let others = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", others.join(", "))
+    };
+    Some(format!(
+        "response is for {first_key} {first}{others}, not the requested reference {requested}"
+    ))
 }
 
 /// The signed message of `v`, or which signed fields are missing.
@@ -142,6 +182,12 @@ fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<String>) {
             return (Integrity::NotChecked(format!("no {missing}")), Some(why));
         }
     };
+    if !signature::is_well_formed(hmac) {
+        return (
+            Integrity::Mismatch,
+            Some("hmac MISMATCH: hmac is not 64 hex digits".into()),
+        );
+    }
     if signature::verify(secret, &message, hmac) {
         (Integrity::Valid, None)
     } else {

@@ -107,9 +107,10 @@ pub enum ConfigCommand {
 /// `payverify webhook ...`.
 #[derive(Debug, Subcommand)]
 pub enum WebhookCommand {
-    /// Check the hmac of a webhook body or saved verify response with the client secret;
-    /// no base URL or network needed. Exit 0 genuine, 4 mismatch, 8 not a JSON object or
-    /// signed fields missing, 6 no secret.
+    /// Check a webhook body or saved verify response with the client secret, offline.
+    /// Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a
+    /// paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final;
+    /// 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret.
     Check(WebhookCheckArgs),
 }
 
@@ -157,12 +158,12 @@ pub struct VerifyArgs {
     pub output: OutputFormat,
 
     /// Worker threads for several references (they share one connection pool).
-    #[arg(short, long, default_value_t = 4, value_name = "N",
-          value_parser = clap::value_parser!(u16).range(1..=64))]
+    #[arg(short, long, default_value_t = 4, value_name = "N", value_parser = parse_jobs,
+          allow_negative_numbers = true)]
     pub jobs: u16,
 
     /// At most N requests per second across all workers (decimals allowed).
-    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    #[arg(long, value_name = "N", value_parser = parse_rate, allow_negative_numbers = true)]
     pub rate: Option<f64>,
 
     /// Verify against a sandbox started in-process on a free loopback port, with the sandbox
@@ -183,12 +184,12 @@ pub struct VerifyArgs {
 #[derive(Debug, Args, Default, Clone)]
 pub struct ProfileArgs {
     /// Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]
-    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
     pub timeout: Option<Duration>,
 
     /// Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504
     /// [default: 2] [config: retries]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10))]
+    #[arg(long, value_name = "N", value_parser = parse_retries, allow_negative_numbers = true)]
     pub retries: Option<u32>,
 
     /// How the Authorization header carries the credentials [default: standard]
@@ -307,29 +308,62 @@ impl AuthStyle {
     }
 }
 
+/// Fewest requests per second `--rate` accepts: one every 1000 s. Below it the interval
+/// between requests is not a duration a clock can hold.
+pub const MIN_RATE: f64 = 0.001;
+/// Most requests per second `--rate` accepts.
+pub const MAX_RATE: f64 = 100_000.0;
+/// Shortest `--timeout`, in seconds.
+pub const MIN_TIMEOUT_SECS: f64 = 0.001;
+/// Longest `--timeout`, in seconds.
+pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
+/// Most worker threads.
+pub const MAX_JOBS: u16 = 64;
+
 fn parse_rate(s: &str) -> Result<f64, String> {
-    let rate: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a number of requests per second"))?;
-    if rate.is_finite() && rate > 0.0 && rate <= 100_000.0 {
-        Ok(rate)
-    } else {
-        Err(format!("'{s}' must be more than 0 and at most 100000"))
+    let range = format!("a number from {MIN_RATE} to {MAX_RATE} (requests per second)");
+    match s.trim().parse::<f64>() {
+        Ok(rate) if (MIN_RATE..=MAX_RATE).contains(&rate) => Ok(rate),
+        _ => Err(format!("'{s}' is not {range}")),
     }
 }
 
 fn parse_timeout(s: &str) -> Result<Duration, String> {
-    let secs: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
-    timeout_from_secs(secs).ok_or_else(|| format!("'{s}' must be more than 0 and at most 3600"))
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(timeout_from_secs)
+        .ok_or_else(|| {
+            format!(
+                "'{s}' is not a number of seconds from {MIN_TIMEOUT_SECS} to {MAX_TIMEOUT_SECS}"
+            )
+        })
 }
 
-/// A timeout from seconds, if it is positive, finite and at most an hour.
+fn parse_jobs(s: &str) -> Result<u16, String> {
+    whole_in_range(s, 1, u64::from(MAX_JOBS))
+        .and_then(|n| u16::try_from(n).map_err(|e| e.to_string()))
+}
+
+fn parse_retries(s: &str) -> Result<u32, String> {
+    whole_in_range(s, 0, u64::from(crate::settings::MAX_RETRIES))
+        .and_then(|n| u32::try_from(n).map_err(|e| e.to_string()))
+}
+
+/// A whole number from `low` to `high`, or a message naming that range.
+fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
+    let t = s.trim();
+    match t.parse::<u64>() {
+        Ok(n) if t.bytes().all(|b| b.is_ascii_digit()) && (low..=high).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from {low} to {high}")),
+    }
+}
+
+/// A timeout from seconds, if it is finite and from 1 ms to an hour.
 pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
-    (secs.is_finite() && secs > 0.0 && secs <= 3600.0).then(|| Duration::from_secs_f64(secs))
+    (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS)
+        .contains(&secs)
+        .then(|| Duration::from_secs_f64(secs))
 }
 
 /// The clap command with the texts that are built at run time (the exit-code table).

@@ -352,15 +352,26 @@ pub fn should_retry(result: &Result<Response, TransportError>) -> bool {
     }
 }
 
-/// `Retry-After` in seconds (HTTP-dates are not used by this service), capped at 30 s.
+/// `Retry-After` as seconds or as an HTTP date (RFC 9110 section 10.2.3), capped at 30 s;
+/// a date in the past means "now".
 pub fn parse_retry_after(value: &str) -> Option<Duration> {
-    let secs: f64 = value.trim().parse().ok()?;
-    if !secs.is_finite() || secs < 0.0 {
-        return None;
-    }
-    Some(Duration::from_secs_f64(
-        secs.min(MAX_RETRY_AFTER.as_secs_f64()),
-    ))
+    parse_retry_after_at(value, std::time::SystemTime::now())
+}
+
+/// [`parse_retry_after`] as of `now`.
+pub fn parse_retry_after_at(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    let delay = match value.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs >= 0.0 => {
+            Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64()))
+        }
+        Ok(_) => return None,
+        Err(_) => {
+            let at = httpdate::parse_http_date(value).ok()?;
+            at.duration_since(now).unwrap_or(Duration::ZERO)
+        }
+    };
+    Some(delay.min(MAX_RETRY_AFTER))
 }
 
 fn seed() -> u64 {
@@ -413,8 +424,30 @@ mod tests {
         assert_eq!(parse_retry_after(" 0.5 "), Some(Duration::from_millis(500)));
         assert_eq!(parse_retry_after("3600"), Some(MAX_RETRY_AFTER));
         assert_eq!(parse_retry_after("-1"), None);
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
         assert_eq!(parse_retry_after("inf"), None);
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn retry_after_dates_are_honoured_and_capped() {
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
+        let at = |v| parse_retry_after_at(v, now);
+        assert_eq!(
+            at("Wed, 21 Oct 2015 07:28:20 GMT"),
+            Some(Duration::from_secs(20))
+        );
+        // The two obsolete forms RFC 9110 still requires recipients to read.
+        assert_eq!(
+            at("Wednesday, 21-Oct-15 07:28:20 GMT"),
+            Some(Duration::from_secs(20))
+        );
+        assert_eq!(
+            at("Wed Oct 21 07:28:20 2015"),
+            Some(Duration::from_secs(20))
+        );
+        assert_eq!(at("Wed, 21 Oct 2015 09:00:00 GMT"), Some(MAX_RETRY_AFTER));
+        assert_eq!(at("Wed, 21 Oct 2015 07:00:00 GMT"), Some(Duration::ZERO));
+        assert_eq!(at("Wed, 32 Oct 2015 07:28:20 GMT"), None);
     }
 
     #[test]

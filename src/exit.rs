@@ -28,7 +28,8 @@ pub enum Exit {
     BadResponse,
     /// A status other than SUCCESSFUL or FAILED.
     NotFinal,
-    /// payverify could not do its own local work (e.g. writing the output failed).
+    /// payverify could not do its own local work (writing the output failed, a worker
+    /// failed): nothing about the payment is known.
     Internal,
     /// Interrupted by Ctrl-C or SIGTERM.
     Interrupted,
@@ -76,7 +77,10 @@ impl Exit {
             Exit::Failed => "FAILED: the service reports the transaction did not succeed",
             Exit::Usage => "usage error: bad arguments or reference",
             Exit::NotFound => "not found: HTTP 404, no transaction has that reference",
-            Exit::CheckFailed => "check failed: hmac, expected amount, currency or merchant ref",
+            Exit::CheckFailed => {
+                "check failed: hmac, code 00, reference match, expected amount, currency or \
+                 merchant ref"
+            }
             Exit::AuthRejected => "authentication rejected: HTTP 401 or 403",
             Exit::Config => {
                 "configuration error: missing/invalid credentials, base URL or config file"
@@ -88,7 +92,9 @@ impl Exit {
                 "bad response: not a JSON object, no status, other HTTP status, too large"
             }
             Exit::NotFinal => "not final: a status other than SUCCESSFUL or FAILED",
-            Exit::Internal => "local error: payverify could not write its output",
+            Exit::Internal => {
+                "local error: payverify could not write its output, or failed internally"
+            }
             Exit::Interrupted => "interrupted by Ctrl-C or SIGTERM",
         }
     }

@@ -27,7 +27,9 @@ impl Gate {
         Gate {
             paused_until: Mutex::default(),
             rate: Some(Rate {
-                interval: Duration::from_secs_f64(1.0 / per_second),
+                // The CLI bounds the rate; a value outside them must still not panic.
+                interval: Duration::try_from_secs_f64(1.0 / per_second)
+                    .unwrap_or(Duration::from_secs(1000)),
                 next_slot: Mutex::default(),
             }),
         }

@@ -98,14 +98,20 @@ impl Log {
 
 /// The one stderr line for a panic: what it said, scrubbed of every registered secret.
 pub fn panic_line(payload: &(dyn std::any::Any + Send)) -> String {
+    format!(
+        "payverify: internal error (a bug, please report it): {}",
+        panic_message(payload)
+    )
+}
+
+/// A panic's message, scrubbed of secrets and folded to one line.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let what = payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown".into());
-    scrub(&format!(
-        "payverify: internal error (a bug, please report it): {what}"
-    ))
+    one_line(&scrub(&what))
 }
 
 /// Folds runs of ASCII whitespace (newlines, tabs) into one space. Other control

@@ -242,34 +242,24 @@ fn display(raw: &Map<String, Value>, key: &str) -> Option<String> {
     }
 }
 
-/// Largest integer an f64 holds exactly; a float amount beyond it cannot be trusted.
-const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
-
 fn amount(raw: &Map<String, Value>) -> Result<Option<Kobo>, BodyError> {
-    let bad = |problem: String| BodyError::BadField {
-        field: "amount",
-        problem,
-    };
     let n = match raw.get("amount") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Number(n)) => n,
-        Some(other) => return Err(bad(format!("is {}, not a number", json_kind(other)))),
-    };
-    let kobo = if let Some(i) = n.as_i64() {
-        i
-    } else if n.as_u64().is_some() {
-        return Err(bad(format!("{n} is too large")));
-    } else {
-        match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() <= MAX_EXACT_FLOAT => f as i64,
-            Some(f) if f.fract() == 0.0 => return Err(bad(format!("{n} is too large"))),
-            _ => return Err(bad(format!("{n} is not a whole number of kobo"))),
+        Some(other) => {
+            return Err(BodyError::BadField {
+                field: "amount",
+                problem: format!("is {}, not a number", json_kind(other)),
+            });
         }
     };
-    if kobo < 0 {
-        return Err(bad(format!("{n} is negative")));
-    }
-    Ok(Some(Kobo(kobo)))
+    // `arbitrary_precision` keeps the number's text: decide on it exactly, never via f64.
+    Kobo::from_json_number(n.as_str())
+        .map(Some)
+        .map_err(|problem| BodyError::BadField {
+            field: "amount",
+            problem: format!("{n} {problem}"),
+        })
 }
 
 #[cfg(test)]
@@ -326,6 +316,9 @@ mod tests {
             r#"{"amount":99999999999999999999}"#,
             r#"{"amount":1e300}"#,
             r#"{"amount":true}"#,
+            r#"{"amount":3999999.9999999999999}"#,
+            r#"{"amount":4000000.00000000000000001}"#,
+            r#"{"amount":-0}"#,
         ] {
             assert!(
                 matches!(

@@ -67,6 +67,78 @@ impl Kobo {
             .ok_or_else(|| AmountError::TooLarge(input.to_owned()))
     }
 
+    /// Reads a JSON number's text exactly as a whole, non-negative number of kobo.
+    ///
+    /// `4000000`, `4000000.0` and `4000000.00` are 4000000. An exponent is applied in exact
+    /// integer arithmetic (`4e6` and `4.0E+6` are 4000000; `4000000e-1` is not whole). Any
+    /// non-zero fraction, any minus sign (even `-0`), or a value beyond `i64` is refused
+    /// with the reason, so a near-miss such as `3999999.9999999999999` can never round to a
+    /// figure the caller expects.
+    pub fn from_json_number(text: &str) -> Result<Kobo, &'static str> {
+        if text.starts_with('-') {
+            return Err("is negative");
+        }
+        let (mantissa, exponent) = match text.find(['e', 'E']) {
+            Some(at) => (&text[..at], Some(&text[at + 1..])),
+            None => (text, None),
+        };
+        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        if whole.is_empty() || !digits(whole) || !digits(fraction) {
+            return Err("is not a plain number");
+        }
+        // The value is DIGITS * 10^shift, where DIGITS is the mantissa without its point.
+        let exponent: i64 = match exponent {
+            None => 0,
+            Some(e) => {
+                let unsigned = e.strip_prefix(['+', '-']).unwrap_or(e);
+                if unsigned.is_empty() || !digits(unsigned) {
+                    return Err("is not a plain number");
+                }
+                // An exponent too long for i64 saturates: the outcome is the same (zero
+                // stays zero; anything else is not whole, or too large).
+                match e.parse() {
+                    Ok(n) => n,
+                    Err(_) if e.starts_with('-') => i64::MIN,
+                    Err(_) => i64::MAX,
+                }
+            }
+        };
+        let all = format!("{whole}{fraction}");
+        let significant = all.trim_start_matches('0');
+        if significant.is_empty() {
+            return Ok(Kobo(0));
+        }
+        let shift = i128::from(exponent) - fraction.len() as i128;
+        let kept = if shift < 0 {
+            let dropped = usize::try_from(-shift).unwrap_or(usize::MAX);
+            if dropped > significant.len() {
+                return Err("is not a whole number of kobo");
+            }
+            let (kept, dropped) = significant.split_at(significant.len() - dropped);
+            if dropped.bytes().any(|b| b != b'0') {
+                return Err("is not a whole number of kobo");
+            }
+            kept
+        } else {
+            significant
+        };
+        let base: i64 = if kept.is_empty() {
+            0
+        } else {
+            kept.parse().map_err(|_| "is too large")?
+        };
+        let scale = if shift > 0 {
+            u32::try_from(shift)
+                .ok()
+                .and_then(|s| 10_i64.checked_pow(s))
+                .ok_or("is too large")?
+        } else {
+            1
+        };
+        base.checked_mul(scale).map(Kobo).ok_or("is too large")
+    }
+
     /// Parses a whole number of kobo (non-negative).
     pub fn parse_kobo(input: &str) -> Result<Kobo, AmountError> {
         let s = input.trim();
@@ -107,7 +179,14 @@ impl fmt::Display for AmountError {
                 )
             }
             AmountError::TooLarge(s) => write!(f, "'{s}' is too large"),
-        }
+        }?;
+        // Every refusal names what is accepted.
+        write!(
+            f,
+            " (accepted: 0 to {} naira with at most two decimals, or 0 to {} kobo)",
+            Kobo(i64::MAX).naira_decimal(),
+            i64::MAX
+        )
     }
 }
 
@@ -178,6 +257,50 @@ mod tests {
             Kobo::parse_naira("92233720368547758.08"),
             Err(AmountError::TooLarge(_))
         ));
+    }
+
+    #[test]
+    fn json_numbers_are_read_exactly() {
+        let whole = [
+            ("4000000", 4_000_000),
+            ("4000000.0", 4_000_000),
+            ("4000000.00", 4_000_000),
+            ("4e6", 4_000_000),
+            ("4E+6", 4_000_000),
+            ("4.0e6", 4_000_000),
+            ("40000000e-1", 4_000_000),
+            ("0", 0),
+            ("0.000", 0),
+            ("0e999999999999999999999", 0),
+            ("9223372036854775807", i64::MAX),
+            ("9223372036854775807.000", i64::MAX),
+        ];
+        for (text, kobo) in whole {
+            assert_eq!(Kobo::from_json_number(text), Ok(Kobo(kobo)), "{text}");
+        }
+        let refused = [
+            ("3999999.9999999999999", "is not a whole number of kobo"),
+            ("4000000.00000000000000001", "is not a whole number of kobo"),
+            ("9007199254740993.5", "is not a whole number of kobo"),
+            ("4000001e-1", "is not a whole number of kobo"),
+            ("4e-1", "is not a whole number of kobo"),
+            ("1e-99999999999999999999", "is not a whole number of kobo"),
+            ("9223372036854775808", "is too large"),
+            ("1e19", "is too large"),
+            ("1e99999999999999999999", "is too large"),
+            ("99999999999999999999.0", "is too large"),
+            ("-1", "is negative"),
+            ("-0", "is negative"),
+            ("-0.0", "is negative"),
+        ];
+        for (text, why) in refused {
+            assert_eq!(Kobo::from_json_number(text), Err(why), "{text}");
+        }
+        // Beyond f64's exact range, the text still decides.
+        assert_eq!(
+            Kobo::from_json_number("9007199254740993.0"),
+            Ok(Kobo(9_007_199_254_740_993))
+        );
     }
 
     #[test]

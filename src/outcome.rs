@@ -17,7 +17,7 @@ use crate::secret::{redact, redact_json};
 use crate::terminal::quoted;
 
 /// Every outcome name a record can carry, in exit-code order.
-pub const OUTCOME_NAMES: [&str; 8] = [
+pub const OUTCOME_NAMES: [&str; 9] = [
     "SUCCESSFUL",
     "FAILED",
     "NOT_FOUND",
@@ -26,6 +26,7 @@ pub const OUTCOME_NAMES: [&str; 8] = [
     "UNAVAILABLE",
     "BAD_RESPONSE",
     "NOT_FINAL",
+    "INTERNAL_ERROR",
 ];
 
 /// What verifying one reference established.
@@ -63,6 +64,11 @@ pub enum Outcome {
         /// HTTP status, if there was a response.
         status: Option<u16>,
     },
+    /// payverify itself failed while verifying (a worker panicked): nothing is known.
+    Internal {
+        /// What failed.
+        reason: String,
+    },
 }
 
 impl Outcome {
@@ -76,6 +82,7 @@ impl Outcome {
             Outcome::AuthRejected { .. } => Exit::AuthRejected,
             Outcome::Unavailable { .. } => Exit::Unavailable,
             Outcome::BadResponse { .. } => Exit::BadResponse,
+            Outcome::Internal { .. } => Exit::Internal,
         }
     }
 
@@ -89,6 +96,7 @@ impl Outcome {
             Outcome::AuthRejected { .. } => "AUTH_REJECTED",
             Outcome::Unavailable { .. } => "UNAVAILABLE",
             Outcome::BadResponse { .. } => "BAD_RESPONSE",
+            Outcome::Internal { .. } => "INTERNAL_ERROR",
         }
     }
 
@@ -116,7 +124,13 @@ impl Outcome {
                 } else {
                     format!(" ({why})")
                 };
-                format!("transaction '{reference}' FAILED{why}")
+                // The gateway's own plugins decide on code 00 alone and would ship this.
+                let disagree = if v.code.as_deref() == Some(crate::checks::APPROVED) {
+                    "; status FAILED and code 00 disagree, and payverify goes by the status"
+                } else {
+                    ""
+                };
+                format!("transaction '{reference}' FAILED{why}{disagree}")
             }
             Outcome::NotFinal(v) => format!(
                 "transaction '{reference}' is not final: status {} (verify again later)",
@@ -135,6 +149,9 @@ impl Outcome {
             Outcome::BadResponse { reason, .. } => {
                 format!("bad response from the service: {reason}")
             }
+            Outcome::Internal { reason } => {
+                format!("internal error while verifying '{reference}': {reason}")
+            }
         }
     }
 
@@ -145,6 +162,7 @@ impl Outcome {
             Outcome::NotFound { .. } => Some(404),
             Outcome::AuthRejected { status, .. } => Some(*status),
             Outcome::Unavailable { status, .. } | Outcome::BadResponse { status, .. } => *status,
+            Outcome::Internal { .. } => None,
         }
     }
 }

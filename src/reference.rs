@@ -13,7 +13,12 @@ pub enum ReferenceError {
     Empty,
     /// Contains a control character (newline, tab, NUL, ...), which no real reference has.
     ControlCharacter,
+    /// Longer than [`MAX_LEN`] bytes: no real reference is, and no server takes such a URL.
+    TooLong(usize),
 }
+
+/// The longest reference accepted, in bytes (UTF-8), on every path.
+pub const MAX_LEN: usize = 4096;
 
 impl fmt::Display for ReferenceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -22,6 +27,10 @@ impl fmt::Display for ReferenceError {
             ReferenceError::ControlCharacter => {
                 f.write_str("the reference contains a control character")
             }
+            ReferenceError::TooLong(len) => write!(
+                f,
+                "the reference is {len} bytes long; the most accepted is {MAX_LEN}"
+            ),
         }
     }
 }
@@ -34,6 +43,9 @@ impl Reference {
         let trimmed = input.trim();
         if trimmed.is_empty() {
             return Err(ReferenceError::Empty);
+        }
+        if trimmed.len() > MAX_LEN {
+            return Err(ReferenceError::TooLong(trimmed.len()));
         }
         if trimmed.chars().any(char::is_control) {
             return Err(ReferenceError::ControlCharacter);
@@ -113,6 +125,20 @@ mod tests {
         assert_eq!(
             Reference::parse("a\u{0}b"),
             Err(ReferenceError::ControlCharacter)
+        );
+    }
+
+    #[test]
+    fn length_is_bounded_in_bytes() {
+        assert!(Reference::parse(&"x".repeat(MAX_LEN)).is_ok());
+        assert_eq!(
+            Reference::parse(&"x".repeat(MAX_LEN + 1)),
+            Err(ReferenceError::TooLong(MAX_LEN + 1))
+        );
+        // Two bytes each: 2049 of them is over the limit though under 4096 characters.
+        assert_eq!(
+            Reference::parse(&"é".repeat(2049)),
+            Err(ReferenceError::TooLong(4098))
         );
     }
 

@@ -26,21 +26,32 @@ pub fn sign(secret: &Secret, message: &str) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Whether `hex` (either case) is the signature of `message`, compared in constant time.
+/// Whether `hex` has the signature's form: exactly 64 hex digits (either case), nothing
+/// around them. Nothing is trimmed or read numerically, so `+9` never stands for `09`.
+pub fn is_well_formed(hex: &str) -> bool {
+    hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `hex` is the signature of `message`: well formed, and equal in constant time.
 pub fn verify(secret: &Secret, message: &str, hex: &str) -> bool {
-    match decode_hex(hex.trim()) {
+    match decode_hex(hex) {
         Some(bytes) => mac(secret, message).verify_slice(&bytes).is_ok(),
         None => false,
     }
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 || !hex.is_ascii() {
+    if !is_well_formed(hex) {
         return None;
     }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+    let nibble = |b: u8| {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
+    hex.as_bytes()
+        .chunks(2)
+        .map(|pair| Some((nibble(pair[0])? << 4) | nibble(pair[1])?))
         .collect()
 }
 
@@ -81,5 +92,24 @@ mod tests {
         assert!(!verify(&secret, SAMPLE_MESSAGE, "zz"));
         assert!(!verify(&secret, SAMPLE_MESSAGE, ""));
         assert!(!verify(&secret, SAMPLE_MESSAGE, "é1"));
+    }
+
+    #[test]
+    fn only_exactly_64_hex_digits_are_read() {
+        let secret = Secret::new("sandbox-secret");
+        for near_miss in [
+            format!(" {SANDBOX_SIG}"),
+            format!("{SANDBOX_SIG}\n"),
+            format!("0x{}", &SANDBOX_SIG[2..]),
+            format!("+{}", &SANDBOX_SIG[1..]),
+            format!("{SANDBOX_SIG}00"),
+        ] {
+            assert!(!is_well_formed(&near_miss), "{near_miss:?}");
+            assert!(
+                !verify(&secret, SAMPLE_MESSAGE, &near_miss),
+                "{near_miss:?}"
+            );
+        }
+        assert!(is_well_formed(&SANDBOX_SIG.to_uppercase()));
     }
 }

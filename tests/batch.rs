@@ -268,7 +268,8 @@ fn bad_arguments_fail_before_any_request() {
 fn connections_are_reused() {
     let server = KeepAliveServer::start(|path, _| {
         let reference = path.rsplit('/').next().unwrap_or("");
-        let body = format!(r#"{{"status":"SUCCESSFUL","transactionRef":"{reference}"}}"#);
+        let body =
+            format!(r#"{{"status":"SUCCESSFUL","code":"00","transactionRef":"{reference}"}}"#);
         ("200 OK".into(), vec![], body)
     });
     let refs: String = (0..200).map(|i| format!("R{i}\n")).collect();
@@ -317,7 +318,7 @@ fn a_429_pauses_every_worker() {
         (
             "200 OK".into(),
             vec![],
-            format!(r#"{{"status":"SUCCESSFUL","transactionRef":"{reference}"}}"#),
+            format!(r#"{{"status":"SUCCESSFUL","code":"00","transactionRef":"{reference}"}}"#),
         )
     });
     let refs: String = (0..12).map(|i| format!("R{i}\n")).collect();

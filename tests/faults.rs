@@ -21,7 +21,7 @@ struct Fault {
 fn verify_against(base: &str, extra: &[&str]) -> Fault {
     let started = Instant::now();
     let out = payverify_at(base)
-        .args(["verify", "R"])
+        .args(["verify", "0000000000000044177"])
         .args(extra)
         .timeout(Duration::from_secs(60))
         .output()
@@ -306,7 +306,7 @@ fn the_secret_never_appears_for_any_exit_code() {
         let out = payverify_at(&server.url)
             .args([
                 "verify",
-                "R",
+                "0000000000000044177",
                 "-v",
                 "--retries",
                 "0",
@@ -348,11 +348,11 @@ fn a_slow_reader_of_stdout_does_not_lose_the_exit_status() {
     // `| head -c 10`: the reader goes away; payverify still reports the outcome.
     let mut server = mockito::Server::new();
     server
-        .mock("GET", "/api/payment/verify/R")
+        .mock("GET", "/api/payment/verify/0000000000000044177")
         .with_body(SAMPLE.as_str())
         .create();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
-        .args(["verify", "R"])
+        .args(["verify", "0000000000000044177"])
         .env("PAYVERIFY_BASE_URL", server.url())
         .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
         .env("PAYVERIFY_CLIENT_SECRET", SECRET)

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use common::*;
 
+/// The documented sample's own transaction reference: the sample response answers for it.
+const REF: &str = "0000000000000044177";
+
 /// The three forms of the credentials that must never be printed.
 fn forms(id: &str, secret: &str) -> Vec<String> {
     let pair = format!("{id}:{secret}");
@@ -76,6 +79,8 @@ fn echoing_service() -> RawServer {
             "ok" => {
                 // A SUCCESSFUL answer carrying the secret in a field, nested and as a key.
                 let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+                // It answers for the reference asked ("ok"), so only the echo is hostile.
+                v["transactionRef"] = "ok".into();
                 v["echo"] = echo.clone().into();
                 v["data"]["note"] = format!("\u{1b}[2K{SECRET}").into();
                 v["merchantRefs"] = serde_json::json!({ SECRET: [echo.clone()] });
@@ -160,7 +165,7 @@ fn the_secret_is_redacted_before_the_message_is_cut_or_folded() {
     for (secret, message) in [(SECRET, long), (spaced, format!("bad secret {spaced}"))] {
         let body = serde_json::json!({ "message": message }).to_string();
         let server = serve(move |_| ("401 Unauthorized".into(), vec![], body.clone().into()));
-        for args in [vec!["verify", "R"], vec!["verify", "R", "S", "-o", "jsonl"]] {
+        for args in [vec!["verify", REF], vec!["verify", REF, "S", "-o", "jsonl"]] {
             let out = payverify()
                 .env("PAYVERIFY_BASE_URL", &server.url)
                 .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
@@ -198,7 +203,7 @@ fn every_exit_status_keeps_every_form_of_the_secret_out() {
         let server = serve(move |_| (status.to_owned(), vec![], body.clone().into()));
         for format in ["table", "json", "jsonl", "csv"] {
             let out = payverify_at(&server.url)
-                .args(["verify", "R", "-vv", "--retries", "0", "-o", format])
+                .args(["verify", REF, "-vv", "--retries", "0", "-o", format])
                 .args(["--expect-amount", "40000", "--hmac", "require"])
                 .output()
                 .unwrap();
@@ -208,13 +213,13 @@ fn every_exit_status_keeps_every_form_of_the_secret_out() {
     }
     // 2 (usage) with the secret in the environment; 6 (config) with a bad base URL.
     let out = payverify_at("http://127.0.0.1:9")
-        .args(["verify", "R", "--jobs", "0", "-v"])
+        .args(["verify", REF, "--jobs", "0", "-v"])
         .output()
         .unwrap();
     assert_clean(&out, "usage error");
     codes.push(out.status.code().unwrap_or(-1));
     let out = payverify_at("http://gateway.example")
-        .args(["verify", "R", "-v"])
+        .args(["verify", REF, "-v"])
         .output()
         .unwrap();
     assert_clean(&out, "config error");
@@ -235,7 +240,7 @@ fn config_errors_and_config_show_never_quote_a_secret_value() {
         "config.toml",
         "[profiles.p]\nbase_url = \"http://127.0.0.1:9\"\nclient_secret = 987654321987\n",
     );
-    for args in [vec!["config", "show"], vec!["verify", "R"]] {
+    for args in [vec!["config", "show"], vec!["verify", REF]] {
         let out = payverify()
             .arg("--config")
             .arg(&config)
@@ -276,7 +281,7 @@ fn config_errors_and_config_show_never_quote_a_secret_value() {
 fn a_base_url_with_credentials_is_refused_without_printing_them() {
     let url = format!("https://cid:{SECRET}@127.0.0.1:9");
     let out = payverify_at("http://127.0.0.1:9")
-        .args(["verify", "R", "--base-url", &url])
+        .args(["verify", REF, "--base-url", &url])
         .output()
         .unwrap();
     let stderr = stderr_of(&out);
@@ -317,7 +322,7 @@ fn a_compressed_body_is_exit_8_and_never_decoded() {
         ("200 OK".into(), headers, body.clone())
     });
     let out = payverify_at(&server.url)
-        .args(["verify", "R", "--hmac", "off"])
+        .args(["verify", REF, "--hmac", "off"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
@@ -333,7 +338,7 @@ fn a_compressed_body_is_exit_8_and_never_decoded() {
             ("200 OK".into(), headers, SAMPLE.clone().into_bytes())
         });
         let out = payverify_at(&server.url)
-            .args(["verify", "R"])
+            .args(["verify", REF])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(8));
@@ -351,7 +356,7 @@ fn a_compressed_body_is_exit_8_and_never_decoded() {
         respond(&mut stream, "200 OK", SAMPLE.as_bytes());
     });
     payverify_at(&server.url)
-        .args(["verify", "R"])
+        .args(["verify", REF])
         .output()
         .unwrap();
     let heads = heads.lock().unwrap();
@@ -408,7 +413,7 @@ fn ambiguous_framing_is_exit_8() {
         ("200 OK".into(), headers, body)
     });
     let out = payverify_at(&server.url)
-        .args(["verify", "R"])
+        .args(["verify", REF])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
@@ -443,10 +448,10 @@ fn service_text_reaches_tables_csv_and_stderr_escaped() {
     let body = hostile_response();
     let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into()));
     for args in [
-        vec!["verify", "R"],
-        vec!["verify", "R", "--color", "always"],
-        vec!["verify", "R", "S"],
-        vec!["verify", "R", "S", "-o", "csv"],
+        vec!["verify", REF],
+        vec!["verify", REF, "--color", "always"],
+        vec!["verify", REF, "S"],
+        vec!["verify", REF, "S", "-o", "csv"],
     ] {
         let out = payverify_at(&server.url).args(&args).output().unwrap();
         let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
@@ -484,7 +489,7 @@ fn service_text_reaches_tables_csv_and_stderr_escaped() {
     }
     // JSON stays exact: the values round-trip.
     let out = payverify_at(&server.url)
-        .args(["verify", "R", "S", "-o", "jsonl"])
+        .args(["verify", REF, "S", "-o", "jsonl"])
         .output()
         .unwrap();
     let line: serde_json::Value =
@@ -499,7 +504,7 @@ fn csv_cells_that_look_like_formulas_are_defused() {
     let body = hostile_response();
     let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into()));
     let out = payverify_at(&server.url)
-        .args(["verify", "R", "S", "-o", "csv"])
+        .args(["verify", REF, "S", "-o", "csv"])
         .output()
         .unwrap();
     let stdout = stdout_of(&out);
@@ -519,7 +524,7 @@ fn a_status_with_surrounding_space_is_shown_quoted() {
     let body = SAMPLE.replace("\"SUCCESSFUL\"", "\" SUCCESSFUL\"");
     let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into()));
     let out = payverify_at(&server.url)
-        .args(["verify", "R"])
+        .args(["verify", REF])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(9));
@@ -536,7 +541,7 @@ fn duplicate_and_skipped_line_warnings_are_bounded() {
     let dir = TempDir::new("dups");
     let mut text = String::new();
     for _ in 0..500 {
-        text.push_str("A\n\u{1}bad\n");
+        text.push_str(&format!("{REF}\n\u{1}bad\n"));
     }
     let refs = dir.write("refs.txt", text);
     let out = payverify_at(&server.url)
@@ -572,7 +577,7 @@ fn a_secret_command_with_a_background_child_does_not_hang() {
     let out = payverify()
         .arg("--config")
         .arg(&config)
-        .args(["--profile", "p", "verify", "R", "--hmac", "require"])
+        .args(["--profile", "p", "verify", REF, "--hmac", "require"])
         .timeout(Duration::from_secs(60))
         .output()
         .unwrap();
@@ -602,7 +607,7 @@ fn a_secret_command_past_its_deadline_is_killed_with_its_group() {
     let out = payverify()
         .arg("--config")
         .arg(&config)
-        .args(["--profile", "p", "verify", "R"])
+        .args(["--profile", "p", "verify", REF])
         .timeout(Duration::from_secs(200))
         .output()
         .unwrap();

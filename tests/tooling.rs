@@ -244,7 +244,7 @@ fn config_show_does_not_run_the_secret_command() {
 fn secret_command_supplies_the_secret_and_its_failure_is_exit_6() {
     let mut server = mockito::Server::new();
     let mock = server
-        .mock("GET", "/api/payment/verify/R1")
+        .mock("GET", "/api/payment/verify/0000000000000044177")
         .match_header("authorization", AUTH_STANDARD)
         .with_body(SAMPLE.as_str())
         .create();
@@ -261,13 +261,26 @@ fn secret_command_supplies_the_secret_and_its_failure_is_exit_6() {
         ),
     );
     payverify()
-        .args(["verify", "R1", "-q", "--profile", "p", "--config"])
+        .args([
+            "verify",
+            "0000000000000044177",
+            "-q",
+            "--profile",
+            "p",
+            "--config",
+        ])
         .arg(&config)
         .assert()
         .code(0);
     mock.assert();
     payverify()
-        .args(["verify", "R1", "--profile", "broken", "--config"])
+        .args([
+            "verify",
+            "0000000000000044177",
+            "--profile",
+            "broken",
+            "--config",
+        ])
         .arg(&config)
         .assert()
         .code(6)
@@ -282,7 +295,7 @@ fn readable_secret_files_get_one_warning() {
     use std::os::unix::fs::PermissionsExt;
     let mut server = mockito::Server::new();
     server
-        .mock("GET", "/api/payment/verify/R1")
+        .mock("GET", "/api/payment/verify/0000000000000044177")
         .with_body(SAMPLE.as_str())
         .create();
     let dir = TempDir::new("perm");
@@ -291,7 +304,7 @@ fn readable_secret_files_get_one_warning() {
     let out = payverify()
         .env("PAYVERIFY_BASE_URL", server.url())
         .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
-        .args(["verify", "R1", "--client-secret-file"])
+        .args(["verify", "0000000000000044177", "--client-secret-file"])
         .arg(&secret)
         .output()
         .unwrap();
@@ -312,7 +325,13 @@ fn readable_secret_files_get_one_warning() {
     );
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640)).unwrap();
     payverify()
-        .args(["verify", "R1", "--profile", "p", "--config"])
+        .args([
+            "verify",
+            "0000000000000044177",
+            "--profile",
+            "p",
+            "--config",
+        ])
         .arg(&config)
         .assert()
         .code(0)
@@ -321,7 +340,13 @@ fn readable_secret_files_get_one_warning() {
         ));
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
     payverify()
-        .args(["verify", "R1", "--profile", "p", "--config"])
+        .args([
+            "verify",
+            "0000000000000044177",
+            "--profile",
+            "p",
+            "--config",
+        ])
         .arg(&config)
         .assert()
         .code(0)
@@ -331,7 +356,14 @@ fn readable_secret_files_get_one_warning() {
 /// `verify R1` at a remote-looking host, one short attempt (nothing there answers).
 fn remote_verify() -> assert_cmd::Command {
     let mut cmd = payverify_at("https://gateway.example");
-    cmd.args(["verify", "R1", "--retries", "0", "--timeout", "5"]);
+    cmd.args([
+        "verify",
+        "0000000000000044177",
+        "--retries",
+        "0",
+        "--timeout",
+        "5",
+    ]);
     cmd
 }
 
@@ -375,13 +407,13 @@ fn loopback_is_never_proxied() {
     let (proxy, seen) = recording_proxy();
     let mut server = mockito::Server::new();
     server
-        .mock("GET", "/api/payment/verify/R1")
+        .mock("GET", "/api/payment/verify/0000000000000044177")
         .with_body(SAMPLE.as_str())
         .create();
     payverify_at(&server.url())
         .env("HTTP_PROXY", &proxy)
         .env("ALL_PROXY", &proxy)
-        .args(["verify", "R1", "-q", "--proxy", &proxy])
+        .args(["verify", "0000000000000044177", "-q", "--proxy", &proxy])
         .assert()
         .code(0);
     assert!(
@@ -393,7 +425,7 @@ fn loopback_is_never_proxied() {
 #[test]
 fn bad_proxy_and_ca_cert_are_config_errors() {
     payverify_at("https://gateway.example")
-        .args(["verify", "R1", "--proxy", "::not a url::"])
+        .args(["verify", "0000000000000044177", "--proxy", "::not a url::"])
         .assert()
         .code(6)
         .stderr(predicate::str::contains("not a usable proxy URL"));
@@ -404,7 +436,7 @@ fn bad_proxy_and_ca_cert_are_config_errors() {
         ("/nonexistent/ca.pem".to_owned(), "no such file"),
     ] {
         payverify_at("https://gateway.example")
-            .args(["verify", "R1", "--ca-cert", &path])
+            .args(["verify", "0000000000000044177", "--ca-cert", &path])
             .assert()
             .code(6)
             .stderr(predicate::str::contains(why));

@@ -9,7 +9,7 @@ use crate::exit::Failure;
 use crate::reference::Reference;
 
 /// Longest line taken as a reference; longer lines are reported, not buffered whole.
-pub const MAX_LINE: usize = 4096;
+pub const MAX_LINE: usize = crate::reference::MAX_LEN;
 
 /// One source of references, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +49,38 @@ pub struct Input {
     current: Option<Lines>,
     seen: HashSet<String>,
     literal_position: usize,
+    counts: Counts,
+}
+
+/// What the input held, for the message when it held no reference at all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Lines read from stdin and files.
+    pub lines: usize,
+    /// Lines with nothing but whitespace.
+    pub blank: usize,
+    /// Lines starting with `#`.
+    pub comments: usize,
+    /// Lines (or arguments) that are not a usable reference.
+    pub invalid: usize,
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        write!(
+            f,
+            "{} read, {} blank, {}",
+            plural(self.lines, "line", "lines"),
+            self.blank,
+            plural(self.comments, "comment", "comments")
+        )?;
+        if self.invalid > 0 {
+            write!(f, ", {} not a reference", self.invalid)?;
+        }
+        Ok(())
+    }
 }
 
 struct Lines {
@@ -76,7 +108,13 @@ impl Input {
             current: None,
             seen: HashSet::new(),
             literal_position: 0,
+            counts: Counts::default(),
         })
+    }
+
+    /// What has been read so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
     }
 
     /// The number of references when every source is an argument (known in advance).
@@ -100,10 +138,13 @@ impl Input {
     fn accept(&mut self, text: &str, origin: String) -> Item {
         match Reference::parse(text) {
             Ok(reference) => self.dedup(reference, origin),
-            Err(e) => Item::Invalid {
-                origin,
-                why: e.to_string(),
-            },
+            Err(e) => {
+                self.counts.invalid += 1;
+                Item::Invalid {
+                    origin,
+                    why: e.to_string(),
+                }
+            }
         }
     }
 
@@ -140,15 +181,18 @@ impl Iterator for Input {
                     }
                     Ok(Some(line)) => {
                         lines.line += 1;
+                        self.counts.lines += 1;
                         let origin = format!("{} line {}", lines.name, lines.line);
                         let line = match line {
                             Line::TooLong => {
+                                self.counts.invalid += 1;
                                 return Some(Ok(Item::Invalid {
                                     origin,
                                     why: format!("longer than {MAX_LINE} bytes"),
                                 }));
                             }
                             Line::NotUtf8 => {
+                                self.counts.invalid += 1;
                                 return Some(Ok(Item::Invalid {
                                     origin,
                                     why: "not UTF-8".into(),
@@ -157,7 +201,12 @@ impl Iterator for Input {
                             Line::Text(t) => t,
                         };
                         let trimmed = line.trim();
-                        if trimmed.is_empty() || trimmed.starts_with('#') {
+                        if trimmed.is_empty() {
+                            self.counts.blank += 1;
+                            continue;
+                        }
+                        if trimmed.starts_with('#') {
+                            self.counts.comments += 1;
                             continue;
                         }
                         return Some(Ok(self.accept(&line, origin)));
@@ -265,6 +314,28 @@ mod tests {
         assert!(matches!(&got[2], Item::Duplicate { reference, origin }
             if reference == "A" && origin.ends_with("line 6")));
         assert_eq!(got[3], reference("C"));
+    }
+
+    #[test]
+    fn counts_what_was_read() {
+        let dir = TempDir::new("input-counts");
+        let path = dir.write("refs.txt", b"\n  \n#ORDER-17\n\xff\n");
+        let mut input = Input::open(vec![Source::File(path)]).unwrap();
+        assert_eq!(input.by_ref().count(), 1);
+        let counts = input.counts();
+        assert_eq!(
+            counts,
+            Counts {
+                lines: 4,
+                blank: 2,
+                comments: 1,
+                invalid: 1
+            }
+        );
+        assert_eq!(
+            counts.to_string(),
+            "4 lines read, 2 blank, 1 comment, 1 not a reference"
+        );
     }
 
     #[test]

@@ -15,11 +15,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::outcome::Record;
+use crate::outcome::{Outcome, Record, Verdict};
 use crate::reference::Reference;
 use crate::render::records::RecordWriter;
 use crate::verifier::Verifier;
-pub use input::{Input, Item, Source};
+pub use input::{Counts, Input, Item, Source};
 
 /// How far the reader may run ahead of the writer, per worker: bounds memory however long
 /// the input and however slow one reference is.
@@ -35,8 +35,11 @@ pub struct Batch {
     pub jobs: usize,
     /// References known in advance (all given as arguments), for the progress bar.
     pub known_len: Option<usize>,
-    /// Set on Ctrl-C/SIGTERM: stop starting references.
+    /// Set on Ctrl-C/SIGTERM: stop starting references, exit 130.
     pub stop: Arc<AtomicBool>,
+    /// Set by the batch when it stops starting references for any reason (a signal, or
+    /// the reader of stdout went away); the client stops retrying when it is set.
+    pub halt: Arc<AtomicBool>,
 }
 
 enum Event {
@@ -44,7 +47,7 @@ enum Event {
     Skipped(usize),
     Note(Item),
     InputFailed(Failure),
-    InputEnd(usize, Unshown),
+    InputEnd(usize, Counts, Unshown),
 }
 
 /// Notes counted but not shown, per kind.
@@ -62,9 +65,19 @@ struct Summary {
     with_warnings: usize,
 }
 
+/// Why a batch stopped before its input ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    Interrupted,
+    OutputClosed,
+}
+
 impl Batch {
-    /// Verifies every reference of `input`, writing records to `writer`; returns the largest
-    /// exit code of all references, or 130 when interrupted.
+    /// Verifies every reference of `input`, writing records to `writer`; returns the merge
+    /// (largest exit code) of every reference's record, 2 when there was no reference at
+    /// all, or 130 when interrupted. Every reference issued to a worker ends as a record,
+    /// even when the worker fails; a reader of stdout going away stops the batch without
+    /// lowering its exit status.
     pub fn run(
         &self,
         verifier: Arc<Verifier>,
@@ -85,26 +98,28 @@ impl Batch {
             events_tx.clone(),
             &window,
             &issued,
-            &self.stop,
+            &self.halt,
         )?;
         for n in 0..self.jobs {
-            let (work_rx, events_tx, stop) =
-                (work_rx.clone(), events_tx.clone(), self.stop.clone());
+            let (work_rx, events_tx, halt) =
+                (work_rx.clone(), events_tx.clone(), self.halt.clone());
             let verifier = verifier.clone();
             thread::Builder::new()
                 .name(format!("verify-{n}"))
-                .spawn(move || worker(&verifier, &work_rx, &events_tx, &stop))
+                .spawn(move || worker(&verifier, &work_rx, &events_tx, &halt))
                 .map_err(|e| Failure::new(Exit::Internal, format!("cannot start a worker: {e}")))?;
         }
         drop(events_tx);
 
         let bar = progress_bar(self.known_len, log);
-        write_or_stop(writer.begin(), &self.stop)?;
+        let mut stopped = None;
+        self.write(writer.begin(), &mut stopped)?;
         let mut exit = Exit::Successful;
         let mut summary = Summary::default();
         let mut pending: BTreeMap<usize, Option<Box<Record>>> = BTreeMap::new();
-        let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        let (mut next, mut completed, mut total, mut counts) = (0usize, 0usize, None, None);
         let mut unshown = Unshown::default();
+        let mut disconnected = false;
         loop {
             match events.recv_timeout(Duration::from_millis(50)) {
                 Ok(Event::Done(i, record)) => {
@@ -132,28 +147,29 @@ impl Batch {
                     exit = exit.merge(failure.exit);
                     bar.suspend(|| log.error(&failure.message));
                 }
-                Ok(Event::InputEnd(n, rest)) => {
-                    total = Some(n);
+                Ok(Event::InputEnd(n, c, rest)) => {
+                    (total, counts) = (Some(n), Some(c));
                     unshown = rest;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    disconnected = true;
+                    break;
+                }
+            }
+            if stopped.is_none() && self.stop.load(Ordering::SeqCst) {
+                stopped = Some(Stopped::Interrupted);
+                self.halt.store(true, Ordering::SeqCst);
             }
             while let Some(entry) = pending.remove(&next) {
                 if let Some(record) = entry {
-                    let code = record.verdict.exit();
-                    exit = exit.merge(code);
-                    *summary.counts.entry(record.verdict.name()).or_default() += 1;
-                    summary.total += 1;
-                    if record
-                        .verdict
-                        .checks
-                        .as_ref()
-                        .is_some_and(|c| !c.warnings.is_empty())
-                    {
-                        summary.with_warnings += 1;
+                    // Merged before it is written: output that cannot be written never
+                    // lowers the exit status.
+                    exit = exit.merge(record.verdict.exit());
+                    summary.add(&record);
+                    if stopped != Some(Stopped::OutputClosed) {
+                        self.write(writer.write(&record), &mut stopped)?;
                     }
-                    write_or_stop(writer.write(&record), &self.stop)?;
                     bar.inc(1);
                 }
                 next += 1;
@@ -164,7 +180,7 @@ impl Batch {
                 break;
             }
             if drained
-                && self.stop.load(Ordering::SeqCst)
+                && self.halt.load(Ordering::SeqCst)
                 && completed == issued.load(Ordering::SeqCst)
             {
                 break;
@@ -184,34 +200,75 @@ impl Batch {
                 unshown.invalid
             ));
         }
-        write_or_stop(writer.finish(), &self.stop)?;
-        let interrupted = self.stop.load(Ordering::SeqCst);
-        log.info(&summary.line(started.elapsed(), interrupted));
-        Ok(if interrupted { Exit::Interrupted } else { exit })
+        // Every thread is gone: every issued reference must have come back as a record.
+        // One that did not is a failure of payverify itself, never a silent gap.
+        let lost = match disconnected {
+            true => issued.load(Ordering::SeqCst).saturating_sub(next),
+            false => 0,
+        };
+        if lost > 0 {
+            exit = exit.merge(Exit::Internal);
+            log.error(&format!(
+                "internal error: {lost} reference(s) got no result (a worker failed)"
+            ));
+        }
+        if stopped != Some(Stopped::OutputClosed) {
+            self.write(writer.finish(), &mut stopped)?;
+        }
+        if self.stop.load(Ordering::SeqCst) {
+            stopped = Some(Stopped::Interrupted);
+        }
+        if stopped == Some(Stopped::Interrupted) {
+            log.info(&summary.line(started.elapsed(), stopped));
+            return Ok(Exit::Interrupted);
+        }
+        if summary.total == 0 && lost == 0 && stopped.is_none() {
+            // Verifying nothing proves nothing: an empty file must never read as success.
+            let what = counts.map(|c| format!(": {c}")).unwrap_or_default();
+            log.error(&format!("no references to verify{what}"));
+            return Ok(exit.merge(Exit::Usage));
+        }
+        log.info(&summary.line(started.elapsed(), stopped));
+        Ok(exit)
+    }
+
+    /// Writes batch output; a reader that went away (`| head -1`) stops the batch: no new
+    /// references start and nothing more is written. Any other error is exit 10.
+    fn write(&self, result: io::Result<()>, stopped: &mut Option<Stopped>) -> Result<(), Failure> {
+        if let Err(e) = &result
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            if stopped.is_none() {
+                *stopped = Some(Stopped::OutputClosed);
+            }
+            self.halt.store(true, Ordering::SeqCst);
+            return Ok(());
+        }
+        crate::render::write_output(result)
     }
 }
 
 fn spawn_reader(
-    input: Input,
+    mut input: Input,
     work: mpsc::SyncSender<(usize, Reference)>,
     events: mpsc::Sender<Event>,
     window: &Arc<Window>,
     issued: &Arc<AtomicUsize>,
-    stop: &Arc<AtomicBool>,
+    halt: &Arc<AtomicBool>,
 ) -> Result<(), Failure> {
-    let (window, issued, stop) = (window.clone(), issued.clone(), stop.clone());
+    let (window, issued, halt) = (window.clone(), issued.clone(), halt.clone());
     thread::Builder::new()
         .name("read-references".into())
         .spawn(move || {
             let mut index = 0;
             let (mut duplicates, mut invalid) = (0usize, 0usize);
-            for item in input {
-                if stop.load(Ordering::SeqCst) {
+            for item in input.by_ref() {
+                if halt.load(Ordering::SeqCst) {
                     break;
                 }
                 match item {
                     Ok(Item::Reference(reference)) => {
-                        if !window.wait_for_room(index, &stop) {
+                        if !window.wait_for_room(index, &halt) {
                             break;
                         }
                         issued.store(index + 1, Ordering::SeqCst);
@@ -240,7 +297,7 @@ fn spawn_reader(
                 duplicates: duplicates.saturating_sub(NOTES_SHOWN),
                 invalid: invalid.saturating_sub(NOTES_SHOWN),
             };
-            let _ = events.send(Event::InputEnd(index, unshown));
+            let _ = events.send(Event::InputEnd(index, input.counts(), unshown));
         })
         .map(|_| ())
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
@@ -250,7 +307,7 @@ fn worker(
     verifier: &Verifier,
     work: &Mutex<mpsc::Receiver<(usize, Reference)>>,
     events: &mpsc::Sender<Event>,
-    stop: &AtomicBool,
+    halt: &AtomicBool,
 ) {
     loop {
         let job = match work.lock() {
@@ -260,10 +317,10 @@ fn worker(
         let Ok((index, reference)) = job else {
             return;
         };
-        let event = if stop.load(Ordering::SeqCst) {
+        let event = if halt.load(Ordering::SeqCst) {
             Event::Skipped(index)
         } else {
-            let verdict = verifier.verify(&reference);
+            let verdict = verify_or_record_failure(verifier, &reference);
             Event::Done(index, Box::new(Record { reference, verdict }))
         };
         if events.send(event).is_err() {
@@ -272,16 +329,35 @@ fn worker(
     }
 }
 
-/// A closed stdout stops the batch quietly; any other write error is exit 10.
-fn write_or_stop(result: io::Result<()>, stop: &AtomicBool) -> Result<(), Failure> {
-    if let Err(e) = &result
-        && e.kind() == io::ErrorKind::BrokenPipe
-    {
-        stop.store(true, Ordering::SeqCst);
-        return Ok(());
-    }
-    crate::render::write_output(result)
+/// Verifies one reference; a panic while doing so becomes that reference's record (exit 10)
+/// instead of a lost index, and the worker goes on with the next reference.
+pub fn verify_or_record_failure(verifier: &Verifier, reference: &Reference) -> Verdict {
+    // The verifier holds no state a panic could leave half-updated that a later
+    // verification relies on (the gate's mutexes recover from poisoning).
+    let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        inject_failure(reference);
+        verifier.verify(reference)
+    }));
+    attempt.unwrap_or_else(|payload| Verdict {
+        outcome: Outcome::Internal {
+            reason: crate::log::panic_message(payload.as_ref()),
+        },
+        checks: None,
+    })
 }
+
+/// Debug builds only: `PAYVERIFY_DEBUG_PANIC_ON=<reference>` makes verifying that reference
+/// panic, so the tests can prove a failed worker still yields a record and exit 10. Release
+/// builds compile this to nothing and ignore the variable.
+#[cfg(debug_assertions)]
+fn inject_failure(reference: &Reference) {
+    if std::env::var_os("PAYVERIFY_DEBUG_PANIC_ON").is_some_and(|r| r == reference.as_str()) {
+        panic!("injected failure (PAYVERIFY_DEBUG_PANIC_ON)");
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn inject_failure(_: &Reference) {}
 
 fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
     let wanted = io::stderr().is_terminal() && log.level() == Level::Normal && known_len != Some(1);
@@ -309,7 +385,20 @@ fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
 }
 
 impl Summary {
-    fn line(&self, elapsed: Duration, interrupted: bool) -> String {
+    fn add(&mut self, record: &Record) {
+        *self.counts.entry(record.verdict.name()).or_default() += 1;
+        self.total += 1;
+        if record
+            .verdict
+            .checks
+            .as_ref()
+            .is_some_and(|c| !c.warnings.is_empty())
+        {
+            self.with_warnings += 1;
+        }
+    }
+
+    fn line(&self, elapsed: Duration, stopped: Option<Stopped>) -> String {
         let secs = elapsed.as_secs_f64();
         let rate = if secs > 0.0 {
             self.total as f64 / secs
@@ -331,10 +420,10 @@ impl Summary {
         } else {
             "references"
         };
-        let head = if interrupted {
-            "interrupted after "
-        } else {
-            ""
+        let head = match stopped {
+            Some(Stopped::Interrupted) => "interrupted after ",
+            Some(Stopped::OutputClosed) => "output closed; stopped after ",
+            None => "",
         };
         let warned = match self.with_warnings {
             0 => String::new(),
@@ -398,18 +487,18 @@ mod tests {
         s.counts.insert("NOT_FOUND", 2);
         s.counts.insert("SUCCESSFUL", 3);
         s.total = 5;
-        let line = s.line(Duration::from_secs(2), false);
+        let line = s.line(Duration::from_secs(2), None);
         assert_eq!(
             line,
             "5 references in 2.00s (2.5/s): 3 SUCCESSFUL, 2 NOT_FOUND"
         );
         assert!(
-            s.line(Duration::from_secs(1), true)
+            s.line(Duration::from_secs(1), Some(Stopped::Interrupted))
                 .starts_with("interrupted after 5")
         );
         s.with_warnings = 1;
         assert!(
-            s.line(Duration::from_secs(1), false)
+            s.line(Duration::from_secs(1), None)
                 .ends_with("; 1 with warnings (see their checks)")
         );
     }

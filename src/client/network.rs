@@ -19,7 +19,8 @@ pub fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
     match &endpoint.proxy {
         Some(url) => Proxy::new(url).map(Some).map_err(|_| {
             Failure::config(format!(
-                "proxy '{url}' is not a usable proxy URL (e.g. http://proxy.example:3128)"
+                "proxy '{url}' is not a usable proxy URL (supported schemes: http, https, \
+                 socks4, socks4a, socks5, socks5h; e.g. http://proxy.example:3128)"
             ))
         }),
         None => Ok(Proxy::try_from_env()),

@@ -1,8 +1,9 @@
 //! `payverify verify`: one reference, end to end.
 
 use std::io;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::thread;
 use std::time::Duration;
 
 use crate::batch::{Batch, Input, Source};
@@ -58,19 +59,15 @@ pub fn run(
     };
     settings.warn(log);
     let endpoint = settings.endpoint(log)?;
-    let interrupt = match batch_input {
-        Some(_) => Some(Interrupt::install()?),
-        None => None,
-    };
-    let stop = interrupt
-        .as_ref()
-        .map_or_else(|| Arc::new(AtomicBool::new(false)), Interrupt::flag);
+    // Both paths: a signal must end in the documented 130, never the shell's 143.
+    let interrupt = Interrupt::install()?;
+    let halt = Arc::new(AtomicBool::new(false));
     let options = client::Options {
         timeout: settings.timeout.value,
         retries: settings.retries.value,
         pool: usize::from(args.jobs),
         gate: Arc::new(args.rate.map_or_else(Gate::new, Gate::with_rate)),
-        stop: Some(stop.clone()),
+        stop: Some(halt.clone()),
     };
     let verifier = Verifier {
         client: Client::new(&endpoint, options, log.clone())?,
@@ -81,14 +78,21 @@ pub fn run(
     let mut printer = Printer::stdout(global.color, ctx.env);
     match (single, batch_input) {
         (Some(reference), _) => {
-            let verdict = verifier.verify(&reference);
+            let Some(verdict) = verify_interruptibly(verifier, &reference, &interrupt, &halt)
+            else {
+                log.error(&format!(
+                    "interrupted before '{reference}' was verified; nothing is known about it"
+                ));
+                return Ok(Exit::Interrupted);
+            };
             report(&verdict, &reference, args.output, log, &mut printer)
         }
         (None, Some((input, known_len))) => {
             let batch = Batch {
                 jobs: usize::from(args.jobs),
                 known_len,
-                stop,
+                stop: interrupt.flag(),
+                halt,
             };
             let writer = printer.into_records(args.output);
             let quiet_writer = match log.level() {
@@ -98,6 +102,48 @@ pub fn run(
             batch.run(Arc::new(verifier), input, quiet_writer, log)
         }
         (None, None) => Err(Failure::usage("no reference to verify")),
+    }
+}
+
+/// Verifies one reference on its own thread, so a signal ends the run at once with 130;
+/// `None` when interrupted. A panic while verifying is a record of exit 10, as in a batch.
+fn verify_interruptibly(
+    verifier: Verifier,
+    reference: &Reference,
+    interrupt: &Interrupt,
+    halt: &Arc<AtomicBool>,
+) -> Option<Verdict> {
+    let (tx, rx) = mpsc::channel();
+    let job = reference.clone();
+    let spawned = thread::Builder::new().name("verify".into()).spawn(move || {
+        let _ = tx.send(crate::batch::verify_or_record_failure(&verifier, &job));
+    });
+    if let Err(e) = spawned {
+        return Some(Verdict {
+            outcome: Outcome::Internal {
+                reason: format!("cannot start a thread: {e}"),
+            },
+            checks: None,
+        });
+    }
+    let flag = interrupt.flag();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(verdict) => return Some(verdict),
+            Err(mpsc::RecvTimeoutError::Timeout) if flag.load(Ordering::SeqCst) => {
+                halt.store(true, Ordering::SeqCst);
+                return None;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Some(Verdict {
+                    outcome: Outcome::Internal {
+                        reason: "the verification thread ended without a result".into(),
+                    },
+                    checks: None,
+                });
+            }
+        }
     }
 }
 

@@ -15,6 +15,12 @@ use crate::settings::{Context, Settings};
 use crate::signature;
 
 /// Runs `payverify webhook check`.
+///
+/// The hmac covers only merchantRef, currencyCode and amount, so "genuine" is not "paid".
+/// The exit follows verify's table: 0 only for a genuine payload that is SUCCESSFUL with
+/// code 00 and a paymentDate (what the gateway's own plugin acts on) and meets every
+/// `--expect-*`; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing, malformed or
+/// mismatched, or a failed check; 8 malformed; 6 no secret.
 pub fn check(
     global: &GlobalArgs,
     args: &WebhookCheckArgs,
@@ -28,46 +34,102 @@ pub fn check(
         .map_err(|e| bad(e.to_string()))?;
     let message = checks::signed_message(&payload)
         .map_err(|missing| bad(format!("the payload lacks {missing}, the signed fields")))?;
-    let Some(hmac) = payload.hmac.as_deref() else {
-        return Err(bad("the payload has no hmac to check".into()));
+    let Some(status) = payload.status.as_deref() else {
+        return Err(bad("the payload has no \"status\"".into()));
     };
     let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
     settings.warn(log);
     let secret = settings.secret(log)?;
-    let genuine = signature::verify(&secret, &message, hmac);
-    // Genuineness and the caller's expectations only: the exit contract of webhook check
-    // is 0 genuine, 4 mismatch (or an --expect-* miss), not verify's approval-code rule.
-    let failures = checks::expectation_failures(&payload, &args.expect.expectations());
+    let hmac = payload.hmac.as_deref();
+    let (exit, verdict, problems) = match hmac {
+        None => (
+            Exit::CheckFailed,
+            "MISSING hmac".to_owned(),
+            vec!["the payload has no hmac, so nothing shows the gateway sent it".to_owned()],
+        ),
+        Some(hmac) if !signature::is_well_formed(hmac) => (
+            Exit::CheckFailed,
+            "MISMATCH".to_owned(),
+            vec!["hmac MISMATCH: hmac is not 64 hex digits".to_owned()],
+        ),
+        Some(hmac) if !signature::verify(&secret, &message, hmac) => (
+            Exit::CheckFailed,
+            "MISMATCH".to_owned(),
+            vec![
+                "hmac MISMATCH: not signed with this client secret, or altered after signing"
+                    .to_owned(),
+            ],
+        ),
+        Some(_) => genuine_verdict(&payload, status, &args.expect.expectations()),
+    };
 
     if log.level() != Level::Quiet {
         let amount = payload
             .amount
             .map(|a| a.display_with_currency(payload.currency.as_deref()))
             .unwrap_or_default();
-        let verdict = if genuine { "genuine" } else { "MISMATCH" };
         let text = format!(
-            "merchantRef   {}\ncurrencyCode  {}\namount        {amount}\nstatus        {}\n\
-             message       {message}\nhmac          {hmac}\nverdict       {verdict}\n",
+            "merchantRef   {}\ncurrencyCode  {}\namount        {amount}\nstatus        {status}\n\
+             code          {}\npaymentDate   {}\nmessage       {message}\nhmac          {}\n\
+             verdict       {verdict}\n",
             payload.merchant_ref.as_deref().unwrap_or_default(),
             payload.currency.as_deref().unwrap_or_default(),
-            payload.status.as_deref().unwrap_or("-"),
+            payload.code.as_deref().unwrap_or("-"),
+            payload.payment_date.as_deref().unwrap_or("-"),
+            hmac.unwrap_or("-"),
         );
         let mut printer = Printer::stdout(global.color, ctx.env);
         write_output(printer.text(&text))?;
     }
-    if !genuine {
-        log.error(&format!(
-            "{name}: hmac MISMATCH: not signed with this client secret, or altered after signing"
-        ));
+    for problem in &problems {
+        log.error(&format!("{name}: {problem}"));
     }
-    for failure in &failures {
-        log.error(&format!("{name}: check failed: {failure}"));
+    Ok(exit)
+}
+
+/// The verdict on a payload whose hmac is genuine: what it says about the payment.
+fn genuine_verdict(
+    payload: &Verification,
+    status: &str,
+    expect: &checks::Expectations,
+) -> (Exit, String, Vec<String>) {
+    match status {
+        "SUCCESSFUL" => {}
+        "FAILED" => {
+            let why = format!("genuine, but the payment FAILED (status {status})");
+            return (Exit::Failed, "genuine, FAILED".into(), vec![why]);
+        }
+        other => {
+            let why = format!("genuine, but not final: status {other:?}");
+            return (Exit::NotFinal, "genuine, NOT FINAL".into(), vec![why]);
+        }
     }
-    Ok(if genuine && failures.is_empty() {
-        Exit::Successful
-    } else {
-        Exit::CheckFailed
-    })
+    let mut failures = Vec::new();
+    match payload.code.as_deref() {
+        Some(checks::APPROVED) => {}
+        Some(code) => failures.push(format!(
+            "check failed: status is SUCCESSFUL but code is '{code}'; the gateway approves \
+             only with code 00"
+        )),
+        None => failures.push(
+            "check failed: approval code missing: status is SUCCESSFUL but there is no code 00"
+                .into(),
+        ),
+    }
+    failures.extend(
+        checks::expectation_failures(payload, expect)
+            .into_iter()
+            .map(|f| format!("check failed: {f}")),
+    );
+    if !failures.is_empty() {
+        return (Exit::CheckFailed, "genuine, CHECK FAILED".into(), failures);
+    }
+    if payload.payment_date.is_none() {
+        // The gateway's plugin acts only when paymentDate is set: no date, no payment yet.
+        let why = "genuine, but not final: SUCCESSFUL with code 00 and no paymentDate".into();
+        return (Exit::NotFinal, "genuine, NOT FINAL".into(), vec![why]);
+    }
+    (Exit::Successful, "genuine, paid".into(), Vec::new())
 }
 
 /// Reads the payload from a file or stdin, refusing to wait on an interactive terminal.

@@ -106,6 +106,43 @@ impl Write for Redacting {
     }
 }
 
+/// Whether stdout was closed when the process started.
+///
+/// Rust's runtime reopens a closed fd 1 on `/dev/null` (read-write) before `main`, and
+/// writes to it then succeed: output lost without a trace. A shell's `>/dev/null` opens it
+/// write-only, so a read-write `/dev/null` on fd 1 is the runtime's stand-in. Linux only
+/// (it reads /proc); elsewhere this answers false.
+pub fn stdout_was_closed() -> bool {
+    let Ok(target) = std::fs::read_link("/proc/self/fd/1") else {
+        return false;
+    };
+    if target != std::path::Path::new("/dev/null") {
+        return false;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/self/fdinfo/1") else {
+        return false;
+    };
+    let flags = info
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
+    // O_ACCMODE is 0o3; O_RDWR is 0o2.
+    flags.is_some_and(|f| f & 0o3 == 0o2)
+}
+
+/// Stands in for a stdout that was closed at start: every write fails.
+struct ClosedStdout;
+
+impl Write for ClosedStdout {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::other("stdout is closed"))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The one writer of stdout.
 pub struct Printer {
     out: Box<dyn Write + Send>,
@@ -113,14 +150,20 @@ pub struct Printer {
 }
 
 impl Printer {
-    /// A printer on the process's stdout.
+    /// A printer on the process's stdout. A stdout that was closed when payverify started
+    /// (`>&-`) fails every write, so the output is never silently lost (exit 10).
     pub fn stdout(choice: ColorChoice, env: EnvLookup) -> Self {
         let tty = io::stdout().is_terminal();
         let style = Style {
             color: decide_color(choice, tty, env),
             tty,
         };
-        Printer::new(Box::new(io::stdout()), style)
+        let out: Box<dyn Write + Send> = if stdout_was_closed() {
+            Box::new(ClosedStdout)
+        } else {
+            Box::new(io::stdout())
+        };
+        Printer::new(out, style)
     }
 
     /// A printer on any writer.

@@ -177,6 +177,8 @@ impl RecordWriter {
                 let close = if self.written == 0 { "]\n" } else { "\n]\n" };
                 self.out.write_all(close.as_bytes())?;
             }
+            // No records, no table: a header alone reads like a result.
+            OutputFormat::Table if self.written == 0 => {}
             OutputFormat::Table => {
                 let mut table = new_table(self.style);
                 table.set_header([

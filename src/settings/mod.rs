@@ -168,7 +168,7 @@ impl Settings {
             args.timeout.map(|v| (v, "--timeout")),
             profile.timeout,
             "timeout",
-            |secs| timeout_from_secs(secs).ok_or("must be more than 0 and at most 3600 seconds"),
+            |secs| timeout_from_secs(secs).ok_or("must be from 0.001 to 3600 seconds"),
             DEFAULT_TIMEOUT,
         )?;
         let retries = layer.choose(
@@ -267,6 +267,12 @@ impl Settings {
             .client_id
             .as_ref()
             .ok_or_else(|| missing("client id", "--client-id ID", env::CLIENT_ID, "client_id"))?;
+        if client_id.value.trim().is_empty() {
+            return Err(Failure::config(format!(
+                "the client id from {} is empty",
+                client_id.source
+            )));
+        }
         Ok(Endpoint {
             base_url: base,
             client_id: client_id.value.clone(),
@@ -287,9 +293,17 @@ impl Settings {
                 "client_secret, client_secret_file or client_secret_command",
             )
         })?;
-        source
+        let secret = source
             .value
-            .read(log, log.level() == crate::log::Level::Quiet)
+            .read(log, log.level() == crate::log::Level::Quiet)?;
+        // An empty HMAC key is a key anyone can sign with: refuse it from every source.
+        if secret.expose().trim().is_empty() {
+            return Err(Failure::config(format!(
+                "the client secret from {} is empty or only whitespace",
+                source.source
+            )));
+        }
+        Ok(secret)
     }
 }
 

@@ -1,0 +1,970 @@
+//! Hostile services, files and environments (issue 10): none of them may produce a false
+//! exit 0 or an exit code the table does not promise. One test per item of the issue, each
+//! through the real binary, asserting the exit status, the stderr line and stdout.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use common::*;
+use hmac::{KeyInit, Mac};
+use predicates::prelude::*;
+use serde_json::Value;
+
+/// The sample's own reference: a response for it matches the request.
+const REF: &str = "0000000000000044177";
+
+/// Lower-case hex HMAC-SHA256 of `message` under the tests' SECRET.
+fn sign(message: &str) -> String {
+    let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(SECRET.as_bytes()).unwrap();
+    mac.update(message.as_bytes());
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A server answering every request with `status` and `body`.
+fn serve(status: &'static str, body: String) -> RawServer {
+    RawServer::start(move |mut stream| {
+        read_head(&mut stream);
+        respond(&mut stream, status, body.as_bytes());
+    })
+}
+
+fn jsonl(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+// ---- 1. A worker failure never lowers the exit status; SOCKS proxies work --------------
+
+/// A minimal SOCKS5 server (no auth, CONNECT only) that records the requested target and
+/// connects every request to `upstream` instead, whatever it asked for.
+fn socks5_server(upstream: String) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let targets: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = targets.clone();
+    let upstream = upstream.trim_start_matches("http://").to_owned();
+    thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let (seen, upstream) = (seen.clone(), upstream.clone());
+            thread::spawn(move || socks5_session(client, &upstream, &seen));
+        }
+    });
+    (format!("{addr}"), targets)
+}
+
+fn socks5_session(mut client: TcpStream, upstream: &str, seen: &Mutex<Vec<String>>) {
+    fn byte(client: &mut TcpStream, n: usize) -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; n];
+        client.read_exact(&mut buf).map(|_| buf)
+    }
+    let Ok(greeting) = byte(&mut client, 2) else {
+        return;
+    };
+    assert_eq!(greeting[0], 5, "SOCKS version");
+    let _methods = byte(&mut client, usize::from(greeting[1])).unwrap();
+    client.write_all(&[5, 0]).unwrap();
+    let head = byte(&mut client, 4).unwrap();
+    assert_eq!(&head[..3], &[5, 1, 0], "CONNECT");
+    let host = match head[3] {
+        1 => {
+            let ip = byte(&mut client, 4).unwrap();
+            format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3])
+        }
+        3 => {
+            let len = byte(&mut client, 1).unwrap()[0];
+            String::from_utf8(byte(&mut client, usize::from(len)).unwrap()).unwrap()
+        }
+        other => panic!("address type {other}"),
+    };
+    let port = byte(&mut client, 2).unwrap();
+    let port = u16::from_be_bytes([port[0], port[1]]);
+    seen.lock().unwrap().push(format!("{host}:{port}"));
+    let server = TcpStream::connect(upstream).unwrap();
+    client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).unwrap();
+    let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    thread::spawn(move || {
+        let _ = std::io::copy(&mut s2, &mut c2);
+    });
+    let (mut client, mut server) = (client, server);
+    let _ = std::io::copy(&mut client, &mut server);
+}
+
+#[test]
+fn item_01_socks5_proxies_are_supported() {
+    // The SOCKS server tunnels every connection to a plain-HTTP server, so the TLS
+    // handshake that follows fails: what matters is that the request went through the
+    // proxy (it names the target), nothing panicked, and no record reads as a success.
+    let server = RawServer::start(|mut stream| respond(&mut stream, "200 OK", SAMPLE.as_bytes()));
+    let (proxy, targets) = socks5_server(server.url.clone());
+    let dir = TempDir::new("socks");
+    // socks5h: the proxy resolves the name; socks5: an address literal is passed as one.
+    for (scheme, base, target) in [
+        (
+            "socks5h",
+            "https://gateway.payverify.test",
+            "gateway.payverify.test:443",
+        ),
+        ("socks5", "https://192.0.2.7:8443", "192.0.2.7:8443"),
+    ] {
+        let config = dir.write(
+            "config.toml",
+            format!(
+                "[profiles.p]\nbase_url = \"{base}\"\nclient_id = \"{CLIENT_ID}\"\n\
+                 proxy = \"{scheme}://{proxy}\"\n"
+            ),
+        );
+        let out = payverify()
+            .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+            .args(["verify", REF, "WQ-506391000507913", "-o", "jsonl"])
+            .args(["--retries", "0", "--timeout", "5", "--profile", "p"])
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(7), "{scheme}: {stderr}");
+        assert!(!stderr.contains("internal error"), "{stderr}");
+        let records = jsonl(&out.stdout);
+        assert_eq!(records.len(), 2, "{scheme}");
+        for record in &records {
+            assert_eq!(record["outcome"], "UNAVAILABLE", "{record}");
+            assert!(
+                record["error"].as_str().unwrap().contains("TLS error"),
+                "{record}"
+            );
+        }
+        assert!(
+            targets.lock().unwrap().iter().any(|t| t == target),
+            "{scheme}: {:?}",
+            targets.lock().unwrap()
+        );
+    }
+}
+
+#[test]
+fn item_01_unsupported_proxy_scheme_is_a_config_error() {
+    payverify_at("https://gateway.example")
+        .args(["verify", REF, "--proxy", "gopher://127.0.0.1:70"])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "supported schemes: http, https, socks4, socks4a, socks5, socks5h",
+        ));
+}
+
+#[test]
+fn item_01_a_worker_panic_is_a_record_with_exit_10_and_nothing_is_lost() {
+    // Debug builds only: PAYVERIFY_DEBUG_PANIC_ON makes verifying that reference panic.
+    for format in ["jsonl", "csv"] {
+        let out = payverify()
+            .env("PAYVERIFY_DEBUG_PANIC_ON", "SANDBOX-OK-2")
+            .args(["verify", "--sandbox", "-j", "2", "-o", format])
+            .args([
+                "SANDBOX-OK-1",
+                "SANDBOX-OK-2",
+                "SANDBOX-OK-3",
+                "SANDBOX-OK-4",
+            ])
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(10), "{format}: {stderr}");
+        assert!(stderr.contains("internal error"), "{stderr}");
+        assert!(stderr.contains("4 references"), "{stderr}");
+        assert!(stderr.contains("1 INTERNAL_ERROR"), "{stderr}");
+        let stdout = stdout_of(&out);
+        if format == "jsonl" {
+            let records = jsonl(&out.stdout);
+            let names: Vec<_> = records.iter().map(|r| r["outcome"].clone()).collect();
+            assert_eq!(
+                names,
+                ["SUCCESSFUL", "INTERNAL_ERROR", "SUCCESSFUL", "SUCCESSFUL"],
+                "{stdout}"
+            );
+            assert_eq!(records[1]["reference"], "SANDBOX-OK-2");
+            assert_eq!(records[1]["exit_code"], 10);
+        } else {
+            assert_eq!(stdout.lines().count(), 5, "{stdout}");
+            assert!(
+                stdout.contains("SANDBOX-OK-2,INTERNAL_ERROR,10,"),
+                "{stdout}"
+            );
+        }
+    }
+    // One reference: the same, on the single path.
+    payverify()
+        .env("PAYVERIFY_DEBUG_PANIC_ON", "SANDBOX-OK-2")
+        .args(["verify", "--sandbox", "SANDBOX-OK-2"])
+        .assert()
+        .code(10)
+        .stdout("")
+        .stderr(predicate::str::contains("internal error"));
+}
+
+// ---- 2. No references is not success ---------------------------------------------------
+
+#[test]
+fn item_02_no_references_is_exit_2() {
+    let dir = TempDir::new("empty");
+    let comments = dir.write("refs.txt", "\n#ORDER-17\n   \n");
+    let strict = ["--hmac", "require", "--expect-amount", "40000"];
+    payverify()
+        .args(["verify", "--sandbox", "-"])
+        .args(strict)
+        .write_stdin("\n")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("payverify: no references to verify: 1 line read, 1 blank, 0 comments\n");
+    payverify()
+        .args(["verify", "--sandbox", "-q", "-"])
+        .args(strict)
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("");
+    payverify()
+        .args(["verify", "--sandbox", "--from", "/dev/null"])
+        .args(strict)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no references to verify: 0 lines read, 0 blank, 0 comments",
+        ));
+    payverify()
+        .args(["verify", "--sandbox", "-o", "csv", "--from"])
+        .arg(&comments)
+        .args(strict)
+        .assert()
+        .code(2)
+        .stdout(format!(
+            "{}\n",
+            payverify::render::records::CSV_COLUMNS.join(",")
+        ))
+        .stderr(predicate::str::contains(
+            "no references to verify: 3 lines read, 2 blank, 1 comment",
+        ));
+}
+
+// ---- 3. Amounts are decided from the exact number text ---------------------------------
+
+fn sample_with_amount(text: &str, signed_kobo: &str) -> String {
+    let hmac = sign(&format!("WQ-506391000507913NGN{signed_kobo}"));
+    SAMPLE
+        .replace("\"amount\": 4000000,", &format!("\"amount\": {text},"))
+        .replace(SAMPLE_HMAC_FOR_SECRET, &hmac)
+}
+
+#[test]
+fn item_03_fractional_and_out_of_range_amounts_are_exit_8() {
+    let strict = ["--hmac", "require", "--expect-amount", "40000"];
+    for (text, why) in [
+        ("3999999.9999999999999", "is not a whole number of kobo"),
+        ("4000000.00000000000000001", "is not a whole number of kobo"),
+        ("4000000.5", "is not a whole number of kobo"),
+        ("40000001e-1", "is not a whole number of kobo"),
+        ("9223372036854775808", "is too large"),
+        ("4e+30", "is too large"),
+        ("-4000000", "is negative"),
+        ("-0", "is negative"),
+    ] {
+        let body = sample_with_amount(text, "4000000");
+        assert!(body.contains(text));
+        let server = serve("200 OK", body);
+        payverify_at(&server.url)
+            .args(["verify", REF])
+            .args(strict)
+            .assert()
+            .code(8)
+            .stdout("")
+            .stderr(format!(
+                "payverify: bad response from the service: \"amount\" {text} {why}\n"
+            ));
+    }
+}
+
+#[test]
+fn item_03_exact_integers_beyond_f64_are_not_rounded() {
+    // 9007199254740993.0 is exactly ...993: an hmac over ...992 (what f64 would read) fails.
+    let body = sample_with_amount("9007199254740993.0", "9007199254740992");
+    let server = serve("200 OK", body);
+    payverify_at(&server.url)
+        .args(["verify", REF, "--hmac", "require"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("hmac MISMATCH"));
+    // The same amount signed as ...993 is genuine; the table shows the exact figure.
+    let body = sample_with_amount("9007199254740993.0", "9007199254740993");
+    let server = serve("200 OK", body);
+    payverify_at(&server.url)
+        .args(["verify", REF, "--hmac", "require"])
+        .args(["--expect-amount-kobo", "9007199254740993"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("(9007199254740993 kobo)"));
+}
+
+#[test]
+fn item_03_whole_values_in_any_spelling_are_that_integer() {
+    for text in ["4000000.00", "4e6", "4.0E+6", "40000000e-1"] {
+        let server = serve("200 OK", sample_with_amount(text, "4000000"));
+        let out = payverify_at(&server.url)
+            .args(["verify", REF, "-o", "csv", "--hmac", "require"])
+            .args(["--expect-amount", "40000"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{text}: {}", stderr_of(&out));
+        let row = stdout_of(&out).lines().nth(1).unwrap().to_owned();
+        assert!(row.contains(",4000000,40000.00,NGN,"), "{text}: {row}");
+    }
+}
+
+// ---- 4. Empty and whitespace-only credentials ------------------------------------------
+
+#[test]
+fn item_04_whitespace_secret_or_client_id_is_exit_6_naming_the_source() {
+    let server = serve("200 OK", SAMPLE.clone());
+    payverify_at(&server.url)
+        .env("PAYVERIFY_CLIENT_SECRET", "   ")
+        .args(["verify", REF, "--hmac", "require"])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "the client secret from env PAYVERIFY_CLIENT_SECRET is empty",
+        ));
+    let dir = TempDir::new("blank-secret");
+    for (key, value, what) in [
+        ("client_secret", "\"\"", "client secret"),
+        ("client_secret", "\" \\t \"", "client secret"),
+        ("client_id", "\"  \"", "client id"),
+    ] {
+        let (id, secret) = if key == "client_id" {
+            (value.to_owned(), format!("\"{SECRET}\""))
+        } else {
+            (format!("\"{CLIENT_ID}\""), value.to_owned())
+        };
+        let config = dir.write(
+            "config.toml",
+            format!(
+                "[profiles.p]\nbase_url = \"{}\"\nclient_id = {id}\nclient_secret = {secret}\n",
+                server.url
+            ),
+        );
+        std::fs::set_permissions(&config, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+        payverify()
+            .args(["verify", REF, "--profile", "p", "--config"])
+            .arg(&config)
+            .assert()
+            .code(6)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "the {what} from {} [profiles.p] {key} is empty",
+                config.display()
+            )));
+    }
+    let blank = dir.write("secret", "  \n");
+    payverify_at(&server.url)
+        .args(["verify", REF, "--client-secret-file"])
+        .arg(&blank)
+        .assert()
+        .code(6)
+        .stderr(predicate::str::contains("is empty"));
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0, "no request");
+}
+
+// ---- 5. code 00 is required --------------------------------------------------------------
+
+#[test]
+fn item_05_missing_or_null_code_fails_and_failed_00_disagrees() {
+    let no_code = SAMPLE.replace("\"code\": \"00\",", "");
+    let null_code = SAMPLE.replace("\"code\": \"00\"", "\"code\": null");
+    for body in [no_code, null_code] {
+        let server = serve("200 OK", body);
+        payverify_at(&server.url)
+            .args([
+                "verify",
+                REF,
+                "--hmac",
+                "require",
+                "--expect-amount",
+                "40000",
+            ])
+            .assert()
+            .code(4)
+            .stdout(predicate::str::contains("SUCCESSFUL"))
+            .stderr(format!(
+                "payverify: check failed for '{REF}': approval code missing: status is \
+                 SUCCESSFUL but there is no code 00\n"
+            ));
+    }
+    let failed_00 = SAMPLE.replace("\"SUCCESSFUL\"", "\"FAILED\"");
+    let server = serve("200 OK", failed_00);
+    payverify_at(&server.url)
+        .args(["verify", REF])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAILED"))
+        .stderr(predicate::str::contains(
+            "status FAILED and code 00 disagree, and payverify goes by the status",
+        ));
+}
+
+// ---- 6. The response must be for the requested reference -------------------------------
+
+#[test]
+fn item_06_an_answer_for_another_transaction_fails_in_every_format() {
+    let server = serve("200 OK", SAMPLE.clone());
+    let why = "response is for transactionRef 0000000000000044177 (merchantRef \
+               WQ-506391000507913, paymentRef 330137174040), not the requested reference \
+               ORDER-9";
+    payverify_at(&server.url)
+        .args(["verify", "ORDER-9", "--hmac", "require"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains("0000000000000044177"))
+        .stderr(format!("payverify: check failed for 'ORDER-9': {why}\n"));
+    let out = payverify_at(&server.url)
+        .args(["verify", "ORDER-9", REF, "-o", "jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let records = jsonl(&out.stdout);
+    assert_eq!(records[0]["outcome"], "CHECK_FAILED");
+    assert_eq!(records[0]["checks"]["failures"][0], why);
+    assert_eq!(records[1]["outcome"], "SUCCESSFUL");
+    let out = payverify_at(&server.url)
+        .args(["verify", "ORDER-9", "-o", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let row = stdout_of(&out).lines().nth(1).unwrap().to_owned();
+    assert!(row.starts_with("ORDER-9,CHECK_FAILED,4,"), "{row}");
+    assert!(row.contains("not the requested reference ORDER-9"), "{row}");
+    // Any one of the three naming the reference is enough: the merchant's own reference.
+    payverify_at(&server.url)
+        .args(["verify", "WQ-506391000507913", "-q"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn item_06_the_sandbox_answers_with_the_reference_asked_for() {
+    let refs = [
+        "SANDBOX-OK-a",
+        "SANDBOX-AMOUNT-100-b",
+        "SANDBOX-FAILED-c",
+        "SANDBOX-PENDING-d",
+        "SANDBOX-FLAKY-e",
+        "SANDBOX-RATELIMIT-f",
+        "SANDBOX-SLOW-10-g",
+        "SANDBOX-BADHMAC-h",
+        REF,
+    ];
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "--hmac", "off"])
+        .args(refs)
+        .output()
+        .unwrap();
+    for (record, reference) in jsonl(&out.stdout).iter().zip(refs) {
+        assert_eq!(record["response"]["transactionRef"], reference);
+        let failures = record["checks"]["failures"].as_array().unwrap();
+        assert!(failures.is_empty(), "{record}");
+    }
+}
+
+// ---- 7. webhook check: genuine is not paid ---------------------------------------------
+
+fn webhook() -> assert_cmd::Command {
+    let mut cmd = payverify();
+    cmd.env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .args(["webhook", "check", "-"]);
+    cmd
+}
+
+#[test]
+fn item_07_webhook_check_follows_the_verify_table() {
+    let no_date = SAMPLE.replace(
+        "\"paymentDate\": \"2022-11-14T22:34:24.913Z\"",
+        "\"paymentDate\": null",
+    );
+    assert_ne!(no_date, *SAMPLE);
+    let no_hmac = SAMPLE.replace(&format!("\"hmac\": \"{SAMPLE_HMAC_FOR_SECRET}\","), "");
+    assert_ne!(no_hmac, *SAMPLE);
+    let cases: [(String, &[&str], i32, &str, &str); 7] = [
+        (
+            SAMPLE.clone(),
+            &["--expect-amount", "40000"],
+            0,
+            "genuine, paid",
+            "",
+        ),
+        (
+            SAMPLE.replace("\"SUCCESSFUL\"", "\"FAILED\""),
+            &["--expect-amount", "40000"],
+            1,
+            "genuine, FAILED",
+            "genuine, but the payment FAILED",
+        ),
+        (
+            SAMPLE.replace("\"SUCCESSFUL\"", "\"PENDING\""),
+            &[],
+            9,
+            "genuine, NOT FINAL",
+            "not final: status \"PENDING\"",
+        ),
+        (
+            SAMPLE.replace("\"SUCCESSFUL\"", "\" SUCCESSFUL\""),
+            &[],
+            9,
+            "genuine, NOT FINAL",
+            "not final: status \" SUCCESSFUL\"",
+        ),
+        (no_date, &[], 9, "genuine, NOT FINAL", "no paymentDate"),
+        (no_hmac, &[], 4, "MISSING hmac", "the payload has no hmac"),
+        (
+            SAMPLE.replace("\"amount\": 4000000", "\"amount\": 4000001"),
+            &[],
+            4,
+            "MISMATCH",
+            "hmac MISMATCH",
+        ),
+    ];
+    for (payload, flags, code, verdict, why) in cases {
+        let out = webhook().args(flags).write_stdin(payload).output().unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(code), "{verdict}: {stderr}");
+        assert!(
+            stdout_of(&out).contains(&format!("verdict       {verdict}\n")),
+            "{}",
+            stdout_of(&out)
+        );
+        if why.is_empty() {
+            assert_eq!(stderr, "");
+        } else {
+            assert!(stderr.starts_with("payverify: stdin: "), "{stderr}");
+            assert!(stderr.contains(why), "{stderr}");
+        }
+    }
+    // A genuine SUCCESSFUL payload that misses an expectation is 4, not 0.
+    webhook()
+        .args(["--expect-amount", "400"])
+        .write_stdin(SAMPLE.as_str())
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("expected amount ₦400.00"));
+    // No secret: 6, before any verdict.
+    payverify()
+        .args(["webhook", "check", "-"])
+        .write_stdin(SAMPLE.as_str())
+        .assert()
+        .code(6)
+        .stdout("");
+}
+
+// ---- 8. hmac parsing is strict ----------------------------------------------------------
+
+#[test]
+fn item_08_an_hmac_that_is_not_exactly_64_hex_digits_is_a_mismatch() {
+    // "+a" is what u8::from_str_radix read as 0x0a: put it where the signature has "0a".
+    let at = (0..64)
+        .step_by(2)
+        .find(|&i| SAMPLE_HMAC_FOR_SECRET.as_bytes()[i] == b'0')
+        .expect("a byte below 0x10 in the signature");
+    let mut plus = SAMPLE_HMAC_FOR_SECRET.to_owned();
+    plus.replace_range(at..=at, "+");
+    let variants = [
+        format!(" {SAMPLE_HMAC_FOR_SECRET} "),
+        format!("{SAMPLE_HMAC_FOR_SECRET}\\n"),
+        plus,
+        format!("{SAMPLE_HMAC_FOR_SECRET}0"),
+        SAMPLE_HMAC_FOR_SECRET[..62].to_owned(),
+    ];
+    for hmac in variants {
+        let body = SAMPLE.replace(SAMPLE_HMAC_FOR_SECRET, &hmac);
+        let server = serve("200 OK", body.clone());
+        payverify_at(&server.url)
+            .args(["verify", REF, "--hmac", "require"])
+            .assert()
+            .code(4)
+            .stdout(predicate::str::contains("hmac MISMATCH"))
+            .stderr(format!(
+                "payverify: check failed for '{REF}': hmac MISMATCH: hmac is not 64 hex digits\n"
+            ));
+        webhook()
+            .write_stdin(body)
+            .assert()
+            .code(4)
+            .stderr(predicate::str::contains("hmac is not 64 hex digits"));
+    }
+}
+
+// ---- 9. A reader that goes away, a closed or full stdout -------------------------------
+
+#[test]
+fn item_09_a_reader_that_goes_away_is_not_an_interrupt() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(["verify", "--sandbox", "-o", "jsonl", "-j", "2"])
+        .args((0..200).map(|i| format!("SANDBOX-OK-{i}")))
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `| head -1`: read one line, then go away.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    drop(stdout);
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(first.contains("\"SANDBOX-OK-0\""), "{first}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("output closed; stopped after"), "{stderr}");
+    assert!(!stderr.contains("interrupted"), "{stderr}");
+}
+
+#[test]
+fn item_09_a_reader_that_goes_away_keeps_a_failure() {
+    // The first reference FAILED: the batch's exit keeps it though the reader left.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "-j",
+            "1",
+            "SANDBOX-FAILED-0",
+        ])
+        .args((0..100).map(|i| format!("SANDBOX-OK-{i}")))
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    drop(stdout);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
+fn shell(script: &str) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    Command::new("bash")
+        .arg("-c")
+        .arg(script.replace("PAYVERIFY", &bin.display().to_string()))
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn item_09_closed_or_full_stdout_is_exit_10() {
+    for args in [
+        "verify --sandbox SANDBOX-OK-1",
+        "verify --sandbox SANDBOX-OK-1 -o json",
+        "verify --sandbox SANDBOX-OK-1 SANDBOX-OK-2 -o jsonl",
+        "verify --sandbox SANDBOX-OK-1 SANDBOX-OK-2 -o csv",
+        "verify --sandbox SANDBOX-OK-1 SANDBOX-OK-2",
+    ] {
+        for redirect in [">&-", ">/dev/full"] {
+            let out = shell(&format!("PAYVERIFY {args} {redirect}"));
+            let stderr = stderr_of(&out);
+            assert_eq!(out.status.code(), Some(10), "{args} {redirect}: {stderr}");
+            assert!(
+                stderr.contains("payverify: cannot write the output: "),
+                "{args} {redirect}: {stderr}"
+            );
+        }
+    }
+    // Discarding output on purpose is not an error.
+    let out = shell("PAYVERIFY verify --sandbox SANDBOX-OK-1 >/dev/null");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = shell("PAYVERIFY webhook check /dev/null >&-");
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+}
+
+// ---- 10. Signals end in 130 -------------------------------------------------------------
+
+fn signal_during(args: &[&str], signal: &str) -> (Option<i32>, String, String, Duration) {
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    thread::sleep(Duration::from_millis(700));
+    Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    let signalled = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        stdout_of(&out),
+        stderr_of(&out),
+        signalled.elapsed(),
+    )
+}
+
+#[test]
+fn item_10_a_signal_during_one_reference_is_exit_130() {
+    for signal in ["-TERM", "-INT"] {
+        let (code, stdout, stderr, took) =
+            signal_during(&["verify", "--sandbox", "SANDBOX-SLOW-20000-x"], signal);
+        assert_eq!(code, Some(130), "{signal}: {stderr}");
+        assert_eq!(stdout, "");
+        assert_eq!(
+            stderr,
+            "payverify: interrupted before 'SANDBOX-SLOW-20000-x' was verified; nothing is \
+             known about it\n"
+        );
+        assert!(took < Duration::from_secs(5), "slow to stop: {took:?}");
+    }
+}
+
+#[test]
+fn item_10_interrupted_batches_keep_well_formed_output_in_every_format() {
+    let refs: Vec<String> = (0..40).map(|i| format!("SANDBOX-SLOW-300-{i}")).collect();
+    for (format, signal) in [
+        ("json", "-TERM"),
+        ("csv", "-INT"),
+        ("csv", "-TERM"),
+        ("jsonl", "-TERM"),
+    ] {
+        let mut args = vec!["verify", "--sandbox", "-j", "2", "-o", format];
+        args.extend(refs.iter().map(String::as_str));
+        let (code, stdout, stderr, took) = signal_during(&args, signal);
+        assert_eq!(code, Some(130), "{format} {signal}: {stderr}");
+        assert!(took < Duration::from_secs(5), "slow to stop: {took:?}");
+        let written: Vec<String> = match format {
+            "json" => {
+                let array: Value = serde_json::from_str(&stdout).expect("a closed JSON array");
+                array
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["reference"].as_str().unwrap().to_owned())
+                    .collect()
+            }
+            "csv" => {
+                let mut lines = stdout.lines();
+                assert!(lines.next().unwrap().starts_with("reference,outcome,"));
+                lines
+                    .map(|l| l.split(',').next().unwrap().to_owned())
+                    .collect()
+            }
+            _ => jsonl(stdout.as_bytes())
+                .iter()
+                .map(|r| r["reference"].as_str().unwrap().to_owned())
+                .collect(),
+        };
+        assert!(written.len() < 40, "{format}: it did not stop early");
+        assert_eq!(written, refs[..written.len()], "{format}: in order, no gap");
+        assert!(
+            stderr.contains(&format!("interrupted after {} ", written.len())),
+            "{stderr}"
+        );
+    }
+}
+
+// ---- 11. Numeric flags --------------------------------------------------------------------
+
+#[test]
+fn item_11_invalid_numbers_are_usage_errors_naming_the_range() {
+    let cases: [(&[&str], &str); 12] = [
+        (&["--rate", "1e-300"], "from 0.001 to 100000"),
+        (&["--rate", "NaN"], "from 0.001 to 100000"),
+        (&["--rate", "1e9"], "from 0.001 to 100000"),
+        (&["--jobs", "0"], "from 1 to 64"),
+        (&["--jobs", "65"], "from 1 to 64"),
+        (&["--jobs", "+4"], "from 1 to 64"),
+        (&["--timeout", "1e-300"], "from 0.001 to 3600"),
+        (&["--timeout", "inf"], "from 0.001 to 3600"),
+        (&["--retries", "11"], "from 0 to 10"),
+        (&["--retries", "-1"], "from 0 to 10"),
+        (
+            &["--expect-amount", "40000.001"],
+            "accepted: 0 to 92233720368547758.07 naira",
+        ),
+        (
+            &["--expect-amount-kobo", "1e6"],
+            "or 0 to 9223372036854775807 kobo",
+        ),
+    ];
+    for (flags, range) in cases {
+        payverify()
+            .args(["verify", "--sandbox", "SANDBOX-OK-1", "SANDBOX-OK-2"])
+            .args(flags)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::starts_with("payverify: "))
+            .stderr(predicate::str::contains(range))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
+
+// ---- 12. Over-long references ----------------------------------------------------------
+
+#[test]
+fn item_12_a_reference_over_4_kib_is_a_usage_error_before_any_request() {
+    let server = serve("200 OK", SAMPLE.clone());
+    let long = "R".repeat(120 * 1024);
+    for extra in [&[][..], &["SANDBOX-OK-1"][..]] {
+        payverify_at(&server.url)
+            .arg("verify")
+            .arg(&long)
+            .args(extra)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "the reference is 122880 bytes long; the most accepted is 4096",
+            ));
+    }
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
+    payverify_at(&server.url)
+        .args(["verify", &"R".repeat(4097)])
+        .assert()
+        .code(2);
+}
+
+// ---- 14. Retry-After as an HTTP date ----------------------------------------------------
+
+#[test]
+fn item_14_retry_after_http_dates_are_honoured() {
+    let server = KeepAliveServer::start(|_, n| {
+        if n == 1 {
+            let at = SystemTime::now() + Duration::from_secs(3);
+            return (
+                "503 Service Unavailable".into(),
+                vec![format!("Retry-After: {}", httpdate::fmt_http_date(at))],
+                r#"{"message":"later"}"#.into(),
+            );
+        }
+        ("200 OK".into(), vec![], SAMPLE.clone())
+    });
+    let started = Instant::now();
+    payverify_at(&server.url)
+        .args(["verify", REF, "--retries", "1", "-q"])
+        .assert()
+        .code(0);
+    // The date has one-second resolution: at least 2 s of the 3 s must have been waited.
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_secs(2), "retried after {waited:?}");
+    assert_eq!(server.requests.lock().unwrap().len(), 2);
+}
+
+// ---- 16. What -o json changes in a number ---------------------------------------------
+
+#[test]
+fn item_16_json_output_normalises_only_the_exponent_marker() {
+    let body = sample_with_amount("4E6", "4000000").replace(
+        "\"mode\": \"dev\"",
+        "\"mode\": \"dev\", \"fee\": 1.50, \"tiny\": 1E-2, \"big\": 123456789012345678901234567890",
+    );
+    let server = serve("200 OK", body);
+    let out = payverify_at(&server.url)
+        .args(["verify", REF, "-o", "json", "--hmac", "require"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    for kept in [
+        "\"amount\": 4e+6",
+        "\"fee\": 1.50",
+        "\"tiny\": 1e-2",
+        "\"big\": 123456789012345678901234567890",
+    ] {
+        assert!(stdout.contains(kept), "{kept}: {stdout}");
+    }
+}
+
+// ---- More hostile cases -----------------------------------------------------------------
+
+#[test]
+fn near_miss_statuses_and_codes_never_pass() {
+    for (from, to, code) in [
+        (
+            "\"status\": \"SUCCESSFUL\"",
+            "\"status\": \"successful\"",
+            9,
+        ),
+        (
+            "\"status\": \"SUCCESSFUL\"",
+            "\"status\": \"SUCCESSFUL \"",
+            9,
+        ),
+        ("\"code\": \"00\"", "\"code\": \" 00\"", 4),
+        ("\"code\": \"00\"", "\"code\": \"0\"", 4),
+        ("\"code\": \"00\"", "\"code\": 0", 8),
+        ("\"code\": \"00\"", "\"code\": \"00\", \"code\": \"00\"", 8),
+    ] {
+        let body = SAMPLE.replace(from, to);
+        assert_ne!(body, *SAMPLE);
+        let server = serve("200 OK", body);
+        let out = payverify_at(&server.url)
+            .args(["verify", REF, "--hmac", "require"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{to}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).starts_with("payverify: "), "{to}");
+    }
+}
+
+#[test]
+fn a_reference_match_in_a_wrong_case_or_with_padding_does_not_count() {
+    for reference in ["wq-506391000507913", "WQ-50639100050791"] {
+        let server = serve("200 OK", SAMPLE.clone());
+        payverify_at(&server.url)
+            .args(["verify", reference, "-q"])
+            .assert()
+            .code(4);
+    }
+}
+
+#[test]
+fn an_hmac_signed_with_the_empty_key_fails_under_a_real_secret() {
+    let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(b"").unwrap();
+    mac.update(b"WQ-506391000507913NGN4000000");
+    let empty_key: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let server = serve("200 OK", SAMPLE.replace(SAMPLE_HMAC_FOR_SECRET, &empty_key));
+    payverify_at(&server.url)
+        .args(["verify", REF, "--hmac", "require"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("hmac MISMATCH"));
+}
