@@ -1,0 +1,87 @@
+# shellcheck shell=bash disable=SC2034
+# (SC2034: the variables set here are used by the scripts that source this file.)
+# Shared by scripts/release.sh and scripts/check-release.sh (sourced, not run).
+# Sets ROOT, TARGET, VERSION, TARGET_DIR, BIN_DIR, GEN_DIR, DIST_DIR, and defines the helpers.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 1
+
+# The one release target: a static binary that runs on any x86_64 Linux, whatever its libc.
+TARGET=x86_64-unknown-linux-musl
+# cargo-deb is pinned so that two runs of the release script build the same package.
+CARGO_DEB_VERSION=3.8.0
+
+export CARGO_TERM_COLOR=never
+# Network steps (apt, crates.io, rustup) retry instead of failing a run on one dropped packet.
+export CARGO_NET_RETRY=5
+export RUSTUP_MAX_RETRIES=5
+
+say() { printf '== %s\n' "$*" >&2; }
+die() {
+  printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+  exit 1
+}
+
+# Runs a command as root: directly when we are root, else through `sudo -n` (never a prompt).
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo -n "$@"
+  else
+    die "need root to run: $* (or install it yourself)"
+  fi
+}
+
+APT_UPDATED=
+# Installs Debian packages (apt-get update once per run first).
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || die "no apt-get here; install $* by hand"
+  say "installing $*"
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "$APT_UPDATED" ]; then
+    as_root apt-get -o Acquire::Retries=5 update -qq
+    APT_UPDATED=1
+  fi
+  as_root apt-get -o Acquire::Retries=5 install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# Installs PACKAGE unless COMMAND is on PATH: `need_command COMMAND PACKAGE`.
+need_command() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  apt_install "$2"
+  command -v "$1" >/dev/null 2>&1 || die "installed $2 but $1 is still missing"
+}
+
+# Installs PACKAGE unless FILE exists: `need_file FILE PACKAGE`, for data-only packages such
+# as bash-completion, which put no command on PATH.
+need_file() {
+  [ -e "$1" ] && return 0
+  apt_install "$2"
+  [ -e "$1" ] || die "installed $2 but $1 is still missing"
+}
+
+# The crate's version and Cargo's target directory, from Cargo itself (honours
+# CARGO_TARGET_DIR and build.target-dir).
+METADATA="$(cargo metadata --locked --no-deps --format-version 1)"
+VERSION="$(printf '%s' "$METADATA" | sed -n 's/.*"name":"payverify","version":"\([^"]*\)".*/\1/p')"
+TARGET_DIR="$(printf '%s' "$METADATA" | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
+if [ -z "$VERSION" ] || [ -z "$TARGET_DIR" ]; then
+  die "could not read the version and target directory from cargo metadata"
+fi
+BIN_DIR="$TARGET_DIR/$TARGET/release"
+# cargo-deb reads the generated man page and completions from here ([package.metadata.deb]).
+GEN_DIR="$BIN_DIR/gen"
+DIST_DIR="$ROOT/dist"
+TARBALL_NAME="payverify-$VERSION-$TARGET"
+DEB_NAME="payverify_${VERSION}-1_amd64.deb"
+
+# Completion script file names, by shell: the names each shell's loader looks for.
+declare -A COMPLETION_FILE=(
+  [bash]=payverify.bash
+  [zsh]=_payverify
+  [fish]=payverify.fish
+  [powershell]=_payverify.ps1
+  [elvish]=payverify.elv
+)
+SHELLS=(bash zsh fish powershell elvish)
