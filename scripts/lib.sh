@@ -16,7 +16,10 @@ export CARGO_TERM_COLOR=never
 export CARGO_NET_RETRY=5
 export RUSTUP_MAX_RETRIES=5
 
-say() { printf '== %s\n' "$*" >&2; }
+# Seconds since the outermost script started, shown on each step so a slow one stands out.
+RELEASE_STARTED="${RELEASE_STARTED:-$(date +%s)}"
+export RELEASE_STARTED
+say() { printf '== [%d s] %s\n' "$(($(date +%s) - RELEASE_STARTED))" "$*" >&2; }
 die() {
   printf '%s: %s\n' "$(basename "$0")" "$*" >&2
   exit 1
