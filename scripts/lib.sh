@@ -37,16 +37,17 @@ as_root() {
 }
 
 APT_UPDATED=
-# Installs Debian packages (apt-get update once per run first).
+# Installs Debian packages (apt-get update once per run first). Retries downloads, and waits
+# up to 5 min for a dpkg lock held by another apt run rather than failing at once.
 apt_install() {
   command -v apt-get >/dev/null 2>&1 || die "no apt-get here; install $* by hand"
   say "installing $*"
   export DEBIAN_FRONTEND=noninteractive
   if [ -z "$APT_UPDATED" ]; then
-    as_root apt-get -o Acquire::Retries=5 update -qq
+    as_root apt-get -o Acquire::Retries=5 -o DPkg::Lock::Timeout=300 update -qq
     APT_UPDATED=1
   fi
-  as_root apt-get -o Acquire::Retries=5 install -y -qq --no-install-recommends "$@" >/dev/null
+  as_root apt-get -o Acquire::Retries=5 -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
 # Installs PACKAGE unless COMMAND is on PATH: `need_command COMMAND PACKAGE`.
