@@ -76,6 +76,10 @@ pub enum Command {
     /// Inspect or create the config file.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Check the set-up step by step (config, settings, base URL, name resolution,
+    /// connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies
+    /// under the configured secret.
+    Doctor(DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions {
         /// The shell.
@@ -124,6 +128,33 @@ pub struct WebhookCheckArgs {
     /// Expectations.
     #[command(flatten)]
     pub expect: ExpectArgs,
+}
+
+/// Arguments of `payverify doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// A real transaction reference: verify it and say whether its hmac verifies under the
+    /// configured secret, i.e. whether hmac = "require" is safe to set.
+    #[arg(value_name = "REFERENCE")]
+    pub reference: Option<String>,
+
+    /// `text`: one line per check; `json`: one object for scripts and support tickets
+    /// (never holding the secret).
+    #[arg(short, long, value_enum, default_value_t = DoctorFormat::Text, value_name = "FORMAT")]
+    pub output: DoctorFormat,
+
+    /// Settings a profile can also set; --timeout bounds each step.
+    #[command(flatten)]
+    pub profile_args: ProfileArgs,
+}
+
+/// How `payverify doctor` prints its checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DoctorFormat {
+    /// One line per check: its name, ok/warn/FAIL, what was found and the fix.
+    Text,
+    /// One JSON object: the checks, each with its details, and the exit status.
+    Json,
 }
 
 /// Arguments of `payverify sandbox`.
@@ -377,7 +408,17 @@ pub fn command() -> clap::Command {
     Cli::command()
         .mut_subcommand("verify", |c| c.after_help(Exit::table()))
         .mut_subcommand("sandbox", |c| c.after_help(magic))
+        // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
+        .mut_subcommand("doctor", |c| {
+            c.mut_arg("retries", |a| a.hide(true))
+                .after_help(DOCTOR_EXIT)
+        })
 }
+
+/// What `payverify doctor` exits with.
+const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
+code of the first failure: 6 configuration, 7 unreachable (name, connection, TLS), 5 credentials \
+rejected, 8 not the service, 3 REFERENCE not found, 4 the answer is for another reference.";
 
 /// Parses arguments, with the run-time help texts.
 pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>

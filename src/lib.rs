@@ -56,6 +56,7 @@ where
             commands::webhook::check(&cli.global, args, &log, &ctx)
         }
         Command::Config(command) => commands::config::run(&cli.global, command, &log, &ctx),
+        Command::Doctor(args) => commands::doctor::run(&cli.global, args, &log, &ctx),
         Command::Completions { shell } => commands::docs::completions(*shell),
         Command::Man => commands::docs::man(),
     };

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod docs;
+pub mod doctor;
 pub mod sandbox;
 pub mod verify;
 pub mod webhook;

@@ -68,10 +68,21 @@ impl SecretSource {
 
     /// Reads the secret; file permissions that expose it are warned about on `log`.
     pub fn read(&self, log: &Log, quiet: bool) -> Result<Secret, Failure> {
+        self.read_within(log, quiet, COMMAND_TIMEOUT)
+    }
+
+    /// [`SecretSource::read`] with a secret command stopped at `deadline` rather than
+    /// [`COMMAND_TIMEOUT`] (`doctor` bounds every step by `--timeout`).
+    pub fn read_within(
+        &self,
+        log: &Log,
+        quiet: bool,
+        deadline: Duration,
+    ) -> Result<Secret, Failure> {
         let secret = match self {
             SecretSource::Value(secret) => secret.clone(),
             SecretSource::File(path) => read_file(path, log)?,
-            SecretSource::Command(argv) => run_command(argv, quiet)?,
+            SecretSource::Command(argv) => run_command_within(argv, quiet, deadline)?,
         };
         log.add_secret(secret.expose());
         Ok(secret)
@@ -124,10 +135,6 @@ pub fn exposed_file_warning(_path: &Path) -> Option<String> {
 /// How long a secret command's stdout may stay open after the command exited 0 (a
 /// background child it started still holding it) before its output is taken as complete.
 const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
-
-fn run_command(argv: &[String], quiet: bool) -> Result<Secret, Failure> {
-    run_command_within(argv, quiet, COMMAND_TIMEOUT)
-}
 
 /// Runs the secret command; `deadline` bounds everything: the command's run and the read
 /// of its output.
@@ -189,7 +196,7 @@ fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Resul
                 kill_group(&mut child);
                 return Err(fail(format!(
                     "did not finish within {} s; it and its child processes were stopped",
-                    deadline.as_secs()
+                    deadline.as_secs_f64()
                 )));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),

@@ -1,0 +1,349 @@
+//! Doctor's questions to the service itself: are the credentials accepted (7), and, given a
+//! REFERENCE, does its hmac verify under this secret (8).
+
+use std::time::Instant;
+
+use crate::checks::{self, HmacMode};
+use crate::client::{self, Client, Response, TransportError};
+use crate::exit::Exit;
+use crate::log::Log;
+use crate::model::parse_object;
+use crate::outcome::{Outcome, classify, service_message};
+use crate::reference::Reference;
+use crate::secret::Secret;
+use crate::settings::{Endpoint, Settings, Source};
+use crate::signature;
+
+use super::report::{Check, Report};
+
+/// Runs the credentials check and, when it passed and a reference was given, the reference
+/// and hmac checks.
+pub fn checks(
+    report: &mut Report,
+    settings: &Settings,
+    endpoint: &Endpoint,
+    reference: Option<&Reference>,
+    log: &Log,
+) {
+    // One attempt per step: --timeout bounds each, and a retry would double it.
+    let options = client::Options::single(settings.timeout.value, 0);
+    let client = match Client::new(endpoint, options, log.clone()) {
+        Ok(client) => client,
+        Err(failure) => {
+            report.add(Check::fail(
+                "credentials",
+                failure.exit,
+                failure.message,
+                "correct the proxy or CA setting named",
+            ));
+            return;
+        }
+    };
+    if report.add(credentials(&client, settings)) {
+        return;
+    }
+    if let Some(reference) = reference {
+        reference_checks(
+            report,
+            &client,
+            settings,
+            &endpoint.client_secret,
+            reference,
+        );
+    }
+}
+
+/// A reference no transaction can have, so the answer says only whether the service is
+/// there and took the credentials.
+fn probe_reference() -> Option<Reference> {
+    use std::hash::{BuildHasher, Hasher};
+    // RandomState is seeded from the OS: different on every run, so no cache can answer.
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    Reference::parse(&format!("payverify-doctor-{:016x}", hasher.finish())).ok()
+}
+
+/// Check 7: one GET for a made-up reference; a JSON 404 means the service is there and
+/// accepted the credentials.
+fn credentials(client: &Client, settings: &Settings) -> Check {
+    let Some(probe) = probe_reference() else {
+        return Check::fail(
+            "credentials",
+            Exit::Internal,
+            "cannot make a probe reference",
+            "report this bug",
+        );
+    };
+    let started = Instant::now();
+    let exchange = client.verify(&probe);
+    let ms = super::ms(started);
+    let sources = credential_sources(settings);
+    let check = match &exchange.result {
+        Ok(response) => answer(response, &probe, &sources, ms),
+        Err(e) => transport(e),
+    };
+    let status = exchange.result.as_ref().ok().map(|r| r.status);
+    check
+        .with("probe_reference", probe.as_str())
+        .with("http_status", status)
+        .with("ms", ms)
+}
+
+fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Check {
+    let json = parse_object(&response.body).is_ok();
+    let message = service_message(&response.body)
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default();
+    let not_the_service = "check the base URL: it should be the gateway's root (e.g. \
+                           https://paywithbank3d.com), not a web page or another API";
+    match response.status {
+        404 if json => Check::ok(
+            "credentials",
+            format!(
+                "the service answered the made-up reference {probe} with a JSON 404{message} \
+                 in {ms} ms: it is there and accepted the credentials"
+            ),
+        ),
+        404 => Check::fail(
+            "credentials",
+            Exit::BadResponse,
+            format!(
+                "HTTP 404 that is not JSON for {probe} (a web page?) in {ms} ms: the base URL \
+                 is probably wrong"
+            ),
+            not_the_service,
+        ),
+        401 | 403 => Check::fail(
+            "credentials",
+            Exit::AuthRejected,
+            format!(
+                "the service rejected the credentials (HTTP {}{message}) in {ms} ms",
+                response.status
+            ),
+            format!(
+                "check {sources}; the gateway's dashboard calls the client id the public key \
+                 and the secret the secret key (live and staging keys differ)"
+            ),
+        ),
+        200 if json => Check::warn(
+            "credentials",
+            format!(
+                "the service answered HTTP 200 with JSON for the made-up reference {probe} in \
+                 {ms} ms: it took the credentials, but does not answer unknown references \
+                 with 404"
+            ),
+            "verify a known reference (payverify doctor REFERENCE) to see what it answers",
+        ),
+        429 | 500..=599 => Check::fail(
+            "credentials",
+            Exit::Unavailable,
+            format!(
+                "the service is unavailable (HTTP {}{message})",
+                response.status
+            ),
+            "try again later; if it persists, ask the gateway about its status",
+        ),
+        status => Check::fail(
+            "credentials",
+            Exit::BadResponse,
+            format!(
+                "HTTP {status}{} for {probe}{message}: this does not look like the service, \
+                 the base URL is probably wrong",
+                if json { "" } else { " that is not JSON" }
+            ),
+            not_the_service,
+        ),
+    }
+}
+
+fn transport(e: &TransportError) -> Check {
+    let text = crate::secret::redact(&e.to_string());
+    match e {
+        TransportError::Timeout(_) | TransportError::Network(_) | TransportError::Tls(_) => {
+            Check::fail(
+                "credentials",
+                Exit::Unavailable,
+                text,
+                "check the service is up and reachable from here (payverify -v doctor traces \
+                 the request)",
+            )
+        }
+        _ => Check::fail(
+            "credentials",
+            Exit::BadResponse,
+            text,
+            "check the base URL: what answers there is not the service",
+        ),
+    }
+}
+
+/// "the client id (from X), the client secret (from Y) and --auth-style standard (default)".
+fn credential_sources(settings: &Settings) -> String {
+    let from = |s: Option<&Source>| {
+        s.map(|s| format!(" (from {s})"))
+            .unwrap_or_else(|| " (not set)".into())
+    };
+    format!(
+        "the client id{}, the client secret{} and the auth style {} ({}; the other one is \
+         --auth-style {})",
+        from(settings.client_id.as_ref().map(|c| &c.source)),
+        from(settings.client_secret.as_ref().map(|c| &c.source)),
+        format!("{:?}", settings.auth_style.value).to_lowercase(),
+        settings.auth_style.source,
+        match settings.auth_style.value {
+            crate::cli::AuthStyle::Standard => "literal",
+            crate::cli::AuthStyle::Literal => "standard",
+        }
+    )
+}
+
+/// 8. Verifies REFERENCE and says whether its hmac verifies under this secret.
+fn reference_checks(
+    report: &mut Report,
+    client: &Client,
+    settings: &Settings,
+    secret: &Secret,
+    reference: &Reference,
+) {
+    let started = Instant::now();
+    let outcome = classify(&client.verify(reference));
+    let ms = super::ms(started);
+    let Some(v) = outcome.verification() else {
+        let (exit, fix) = match &outcome {
+            Outcome::NotFound { .. } => (
+                Exit::NotFound,
+                "give the reference of a real transaction made with these credentials",
+            ),
+            Outcome::AuthRejected { .. } => (
+                Exit::AuthRejected,
+                "the credentials were accepted for the probe but not for this reference: ask \
+                 the gateway",
+            ),
+            Outcome::Unavailable { .. } => (Exit::Unavailable, "try again later"),
+            _ => (
+                outcome.exit(),
+                "the answer is not a verification result; ask the gateway",
+            ),
+        };
+        report.add(
+            Check::fail("reference", exit, outcome.message(reference), fix)
+                .with("http_status", outcome.http_status())
+                .with("ms", ms),
+        );
+        return;
+    };
+    let amount = v
+        .amount
+        .map(|a| a.display_with_currency(v.currency.as_deref()))
+        .unwrap_or_else(|| "no amount".into());
+    let status = v
+        .status
+        .as_deref()
+        .map(crate::terminal::quoted)
+        .unwrap_or_default();
+    let code = v
+        .code
+        .as_deref()
+        .map(|c| format!(", code {c}"))
+        .unwrap_or_default();
+    let found = format!("{reference}: status {status}{code}, {amount}, in {ms} ms");
+    let check = match checks::answers_for(v, reference.as_str()) {
+        Some(other) => Check::fail(
+            "reference",
+            Exit::CheckFailed,
+            format!("{found}; {other}"),
+            "the service (or something between) answered for another transaction: do not \
+             trust its answers until the gateway explains",
+        ),
+        None => Check::ok("reference", found),
+    };
+    let failed = report.add(
+        check
+            .with("status", v.status.clone())
+            .with("code", v.code.clone())
+            .with("amount_kobo", v.amount.map(|a| a.0))
+            .with("currency", v.currency.clone())
+            .with("ms", ms),
+    );
+    if failed {
+        return;
+    }
+    report.add(hmac_check(v, settings, secret));
+}
+
+/// Whether the response's hmac verifies under this secret, and what to set if it does.
+fn hmac_check(v: &crate::model::Verification, settings: &Settings, secret: &Secret) -> Check {
+    let formula = "hex HMAC-SHA256 keyed with the client secret over merchantRef + \
+                   currencyCode + amount in kobo, no separators";
+    let Some(hmac) = v.hmac.as_deref() else {
+        return Check::warn(
+            "hmac",
+            "the response has no hmac, so hmac = \"require\" would fail every verification",
+            "keep hmac = \"warn\" (the default) and ask the gateway why it sends none",
+        );
+    };
+    let message = match checks::signed_message(v) {
+        Ok(message) => message,
+        Err(missing) => {
+            return Check::warn(
+                "hmac",
+                format!("the response lacks {missing}, so its hmac cannot be checked"),
+                "keep hmac = \"warn\" (the default) and ask the gateway",
+            );
+        }
+    };
+    let secret_from = settings
+        .client_secret
+        .as_ref()
+        .map(|s| s.source.to_string())
+        .unwrap_or_default();
+    let shown = crate::terminal::quoted(&message);
+    if signature::verify(secret, &message, hmac) {
+        let advice = match (&settings.hmac.value, &settings.profile, &settings.config) {
+            (HmacMode::Require, ..) => format!(
+                "hmac = \"require\" is already set ({})",
+                settings.hmac.source
+            ),
+            (_, Some(profile), Some(config)) if settings.config_loaded => format!(
+                "add the line hmac = \"require\" under [profiles.{}] in {}",
+                profile.value,
+                config.path.display()
+            ),
+            _ => "add the line hmac = \"require\" to your config profile, or pass --hmac \
+                  require"
+                .to_owned(),
+        };
+        Check::ok(
+            "hmac",
+            format!("the hmac verifies; you can set hmac = \"require\" ({advice})"),
+        )
+        .with("matches", true)
+        .with("signed_message", message)
+    } else {
+        let form = if signature::is_well_formed(hmac) {
+            String::new()
+        } else {
+            " (it is not 64 hex digits)".to_owned()
+        };
+        Check::warn(
+            "hmac",
+            format!(
+                "the hmac does not verify under this secret: payverify signed {shown} \
+                 ({formula}) with the client secret from {secret_from}; the response's hmac \
+                 is {}{form}",
+                crate::terminal::quoted(hmac)
+            ),
+            "compare the signed text and formula with the gateway's documentation, and check \
+             the secret is this account's (live and staging differ); keep hmac = \"warn\" \
+             until it verifies",
+        )
+        .with("matches", false)
+        .with("signed_message", message)
+        .with("hmac", hmac)
+    }
+}
