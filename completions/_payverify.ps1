@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) on stdout')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Verify a transaction by its reference and report its outcome')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a local stand-in for the service, with magic references for testing scripts')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -296,6 +297,31 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'payverify;doctor' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, '`text`: one line per check; `json`: one object for scripts and support tickets (never holding the secret)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, '`text`: one line per check; `json`: one object for scripts and support tickets (never holding the secret)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]')
+            [CompletionResult]::new('--auth-style', '--auth-style', [CompletionResultType]::ParameterName, 'How the Authorization header carries the credentials [default: standard] [config: auth_style]')
+            [CompletionResult]::new('--hmac', '--hmac', [CompletionResultType]::ParameterName, 'Check the response''s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]')
+            [CompletionResult]::new('--ca-cert', '--ca-cert', [CompletionResultType]::ParameterName, 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout or stderr: the exit status is the whole answer')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'payverify;help' {
             [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Check payloads the gateway signed, offline')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Inspect or create the config file')
@@ -303,6 +329,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) on stdout')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Verify a transaction by its reference and report its outcome')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a local stand-in for the service, with magic references for testing scripts')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -342,6 +369,9 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             break
         }
         'payverify;help;sandbox' {
+            break
+        }
+        'payverify;help;doctor' {
             break
         }
         'payverify;help;help' {

@@ -22,6 +22,9 @@ _payverify() {
             payverify,config)
                 cmd="payverify__subcmd__config"
                 ;;
+            payverify,doctor)
+                cmd="payverify__subcmd__doctor"
+                ;;
             payverify,help)
                 cmd="payverify__subcmd__help"
                 ;;
@@ -73,6 +76,9 @@ _payverify() {
             payverify__subcmd__help,config)
                 cmd="payverify__subcmd__help__subcmd__config"
                 ;;
+            payverify__subcmd__help,doctor)
+                cmd="payverify__subcmd__help__subcmd__doctor"
+                ;;
             payverify__subcmd__help,help)
                 cmd="payverify__subcmd__help__subcmd__help"
                 ;;
@@ -122,7 +128,7 @@ _payverify() {
 
     case "${cmd}" in
         payverify)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config completions man verify sandbox help"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config completions man verify sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -471,8 +477,78 @@ _payverify() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        payverify__subcmd__doctor)
+            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --retries --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --auth-style)
+                    COMPREPLY=($(compgen -W "standard literal" -- "${cur}"))
+                    return 0
+                    ;;
+                --hmac)
+                    COMPREPLY=($(compgen -W "off warn require" -- "${cur}"))
+                    return 0
+                    ;;
+                --proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         payverify__subcmd__help)
-            opts="webhook config completions man verify sandbox help"
+            opts="webhook config completions man verify sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -558,6 +634,20 @@ _payverify() {
         payverify__subcmd__help__subcmd__config__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        payverify__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand man 'Print the man page (roff) on stdout'
             cand verify 'Verify a transaction by its reference and report its outcome'
             cand sandbox 'Serve a local stand-in for the service, with magic references for testing scripts'
+            cand doctor 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'payverify;webhook'= {
@@ -272,6 +273,30 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'payverify;doctor'= {
+            cand -o '`text`: one line per check; `json`: one object for scripts and support tickets (never holding the secret)'
+            cand --output '`text`: one line per check; `json`: one object for scripts and support tickets (never holding the secret)'
+            cand --timeout 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]'
+            cand --auth-style 'How the Authorization header carries the credentials [default: standard] [config: auth_style]'
+            cand --hmac 'Check the response''s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]'
+            cand --proxy 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]'
+            cand --ca-cert 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]'
+            cand --retries 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]'
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand --quiet 'Print nothing on stdout or stderr: the exit status is the whole answer'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'payverify;help'= {
             cand webhook 'Check payloads the gateway signed, offline'
             cand config 'Inspect or create the config file'
@@ -279,6 +304,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand man 'Print the man page (roff) on stdout'
             cand verify 'Verify a transaction by its reference and report its outcome'
             cand sandbox 'Serve a local stand-in for the service, with magic references for testing scripts'
+            cand doctor 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'payverify;help;webhook'= {
@@ -307,6 +333,8 @@ set edit:completion:arg-completer[payverify] = {|@words|
         &'payverify;help;verify'= {
         }
         &'payverify;help;sandbox'= {
+        }
+        &'payverify;help;doctor'= {
         }
         &'payverify;help;help'= {
         }

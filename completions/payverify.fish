@@ -42,6 +42,7 @@ complete -c payverify -n "__fish_payverify_needs_command" -f -a "completions" -d
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "man" -d 'Print the man page (roff) on stdout'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
+complete -c payverify -n "__fish_payverify_needs_command" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
@@ -217,13 +218,37 @@ complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s v -l ver
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s V -l version -d 'Print version'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "config" -d 'Inspect or create the config file'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "man" -d 'Print the man page (roff) on stdout'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s o -l output -d '`text`: one line per check; `json`: one object for scripts and support tickets (never holding the secret)' -r -f -a "text\t'One line per check: its name, ok/warn/FAIL, what was found and the fix'
+json\t'One JSON object: the checks, each with its details, and the exit status'"
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l timeout -d 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l auth-style -d 'How the Authorization header carries the credentials [default: standard] [config: auth_style]' -r -f -a "standard\t'`Basic base64(id:secret)`, RFC 7617, as the gateway\'s own integrations send'
+literal\t'`Basic id:secret` unencoded, as the interface document literally writes it'"
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l hmac -d 'Check the response\'s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]' -r -f -a "off\t'Do not check it'
+warn\t'Check it; a mismatch or a missing hmac is a warning on stderr'
+require\t'Check it; a mismatch or a missing hmac fails the verification (exit 4)'"
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l proxy -d 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l ca-cert -d 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l retries -d 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from webhook" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'

@@ -416,7 +416,7 @@ pub fn command() -> clap::Command {
 }
 
 /// What `payverify doctor` exits with.
-const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
+pub const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
 code of the first failure: 6 configuration, 7 unreachable (name, connection, TLS), 5 credentials \
 rejected, 8 not the service, 3 REFERENCE not found, 4 the answer is for another reference.";
 

@@ -103,6 +103,20 @@ fn extra_sections() -> String {
         r.text([bold(exit.code().to_string())]);
         r.text([roman(exit.meaning())]);
     }
+    r.control("SH", ["DOCTOR"]);
+    r.text([roman(
+        "payverify doctor [REFERENCE] checks the set-up in the order a request meets it, one \
+         line per check, each ok, warn or FAIL with what was found and, on warn/FAIL, the fix: \
+         config (file, profile and why), settings (base URL, client id, secret, with sources; \
+         the secret is read, never shown), base_url, resolve, connect, tls (protocol, \
+         certificate subject, issuer and days to expiry, whether --ca-cert was needed), \
+         credentials (a GET for a made-up reference: a JSON 404 means the service is there \
+         and accepted the credentials) and, with REFERENCE, reference and hmac (whether the \
+         hmac verifies under this secret, so hmac = \"require\" is safe). It stops at the \
+         first failure that makes the rest meaningless, never prompts, and bounds each step \
+         by --timeout. ",
+    )]);
+    r.text([roman(crate::cli::DOCTOR_EXIT)]);
     r.control("SH", ["ENVIRONMENT"]);
     let vars = [
         (
@@ -169,6 +183,10 @@ fn extra_sections() -> String {
         (
             "See where each setting comes from:",
             "payverify config show",
+        ),
+        (
+            "After configuring, check the set-up and whether the gateway's hmac verifies:",
+            "payverify doctor \"$known_ref\"",
         ),
     ];
     for (what, command) in examples {

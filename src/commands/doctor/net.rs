@@ -232,7 +232,10 @@ fn handshake_reason(e: &io::Error, timeout: Duration) -> String {
         e.kind(),
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
     ) {
-        return format!("no handshake within {}", secs(timeout));
+        return format!(
+            "no handshake within {} (a plain http server waits like this for a request)",
+            secs(timeout)
+        );
     }
     let tls = e
         .get_ref()
@@ -246,7 +249,7 @@ fn handshake_reason(e: &io::Error, timeout: Duration) -> String {
         Some(rustls::Error::AlertReceived(alert)) => format!("the server refused: alert {alert:?}"),
         Some(other) => other.to_string(),
         None if e.kind() == io::ErrorKind::UnexpectedEof => {
-            "the server closed the connection during the handshake".into()
+            "the server closed the connection during the handshake (is it plain http?)".into()
         }
         None => crate::config::io_reason(e),
     }

@@ -1,0 +1,710 @@
+//! `payverify doctor` through the real binary, against the sandbox and hostile local servers.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::*;
+use payverify::log::{Level, Log};
+use payverify::sandbox::{self, Sandbox};
+use predicates::prelude::*;
+
+fn sandbox() -> Sandbox {
+    Sandbox::start(
+        sandbox::Options {
+            port: 0,
+            latency: Duration::ZERO,
+            log_requests: false,
+        },
+        Log::new(Level::Quiet),
+    )
+    .unwrap()
+}
+
+/// doctor with the sandbox's credentials for `url` in the environment.
+fn doctor_at(url: &str, secret: &str) -> assert_cmd::Command {
+    let mut cmd = payverify();
+    cmd.env("PAYVERIFY_BASE_URL", url)
+        .env("PAYVERIFY_CLIENT_ID", sandbox::CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", secret)
+        .arg("doctor");
+    cmd
+}
+
+/// The check names and statuses of a text report, in order.
+fn statuses(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            let name = words.next().unwrap_or("").to_owned();
+            let status = words.next().unwrap_or("").trim_end_matches(':').to_owned();
+            (name, status)
+        })
+        .collect()
+}
+
+#[test]
+fn all_ok_against_the_sandbox_with_the_hmac_recommendation() {
+    let sb = sandbox();
+    let out = doctor_at(sb.url(), sandbox::CLIENT_SECRET)
+        .arg(sandbox::SAMPLE_REFERENCE)
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", stderr_of(&out));
+    let names: Vec<(String, String)> = statuses(&stdout);
+    let want = [
+        "config",
+        "settings",
+        "base_url",
+        "resolve",
+        "connect",
+        "tls",
+        "credentials",
+        "reference",
+        "hmac",
+    ];
+    assert_eq!(
+        names,
+        want.iter()
+            .map(|n| (n.to_string(), "ok".to_string()))
+            .collect::<Vec<_>>(),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ok: the hmac verifies; you can set hmac = \"require\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("status \"SUCCESSFUL\", code 00, ₦40,000.00 (4000000 kobo)"));
+    assert!(stdout.contains("with a JSON 404"), "{stdout}");
+    assert!(!stdout.contains(sandbox::CLIENT_SECRET), "{stdout}");
+    assert_eq!(stderr_of(&out), "payverify: doctor: all 9 checks ok\n");
+}
+
+#[test]
+fn the_recommendation_names_the_profile_and_file() {
+    let sb = sandbox();
+    let dir = TempDir::new("doctor-profile");
+    let secret = dir.write("secret", format!("{}\n", sandbox::CLIENT_SECRET));
+    #[cfg(unix)]
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "default_profile = \"live\"\n[profiles.live]\nbase_url = \"{}\"\nclient_id = \"sandbox\"\n\
+             client_secret_file = \"{}\"\n",
+            sb.url(),
+            secret.display()
+        ),
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["doctor", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!("profile 'live' (the file's default_profile)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "add the line hmac = \"require\" under [profiles.live] in {}",
+            config.display()
+        )),
+        "{stdout}"
+    );
+    // Already required: no advice to set it again.
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["doctor", "SANDBOX-OK-1", "--hmac", "require"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("hmac = \"require\" is already set (flag --hmac)"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+#[test]
+fn a_bad_hmac_is_a_warning_showing_what_was_signed() {
+    let sb = sandbox();
+    let out = doctor_at(sb.url(), sandbox::CLIENT_SECRET)
+        .arg("SANDBOX-BADHMAC-7")
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "warnings allow exit 0: {stdout}"
+    );
+    let hmac = stdout.lines().find(|l| l.starts_with("hmac")).unwrap();
+    assert!(
+        hmac.starts_with("hmac         warn: the hmac does not verify under this secret"),
+        "{hmac}"
+    );
+    // The signed text: merchantRef + currencyCode + amount.
+    assert!(hmac.contains("NGN4000000\""), "{hmac}");
+    assert!(
+        hmac.contains("merchantRef + currencyCode + amount"),
+        "{hmac}"
+    );
+    assert!(hmac.contains("; fix: "), "{hmac}");
+    assert!(stderr_of(&out).contains("1 warning"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn wrong_secret_fails_at_credentials_with_exit_5() {
+    let sb = sandbox();
+    let out = doctor_at(sb.url(), "not-the-secret-4x")
+        .arg(sandbox::SAMPLE_REFERENCE)
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(5), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(last.starts_with("credentials  FAIL: the service rejected the credentials (HTTP 401"));
+    // The fix names where the credentials came from.
+    assert!(
+        last.contains("client id (from env PAYVERIFY_CLIENT_ID)"),
+        "{last}"
+    );
+    assert!(
+        last.contains("client secret (from env PAYVERIFY_CLIENT_SECRET)"),
+        "{last}"
+    );
+    // It stopped there: the reference was not verified.
+    assert!(!stdout.contains("\nreference"), "{stdout}");
+    assert!(!stdout.contains("not-the-secret-4x"));
+    assert!(stderr_of(&out).contains("credentials FAILED (exit 5)"));
+}
+
+#[test]
+fn wrong_port_is_exit_7_at_connect() {
+    let port = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let out = doctor_at(&format!("http://127.0.0.1:{port}"), SECRET)
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(7), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "connect   FAIL: cannot connect to 127.0.0.1:{port}"
+        )),
+        "{last}"
+    );
+    assert!(last.contains("fix: check the port"), "{last}");
+}
+
+#[test]
+fn a_web_server_serving_html_404s_is_exit_8() {
+    let server = RawServer::start(|mut stream| {
+        read_head(&mut stream);
+        let body = "<html><body><h1>404 Not Found</h1></body></html>";
+        let _ = write!(
+            stream,
+            "HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+    });
+    let out = doctor_at(&server.url, SECRET).output().unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(8), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("credentials  FAIL: HTTP 404 that is not JSON"),
+        "{last}"
+    );
+    assert!(last.contains("the base URL is probably wrong"), "{last}");
+}
+
+#[test]
+fn base_url_with_the_operation_path_is_exit_6() {
+    let sb = sandbox();
+    for suffix in [
+        "/api/payment/verify",
+        "/api/payment/verify/",
+        "/API/Payment",
+    ] {
+        let url = format!("{}{suffix}", sb.url());
+        let out = doctor_at(&url, sandbox::CLIENT_SECRET).output().unwrap();
+        let stdout = stdout_of(&out);
+        assert_eq!(out.status.code(), Some(6), "{url}: {stdout}");
+        let last = stdout.lines().last().unwrap();
+        assert!(last.starts_with("base_url  FAIL: "), "{last}");
+        assert!(last.contains("already holds the operation path"), "{last}");
+        assert!(
+            last.ends_with(&format!("fix: set the base URL to {}", sb.url())),
+            "{last}"
+        );
+    }
+    // A prefix that is not the operation path is kept, and works.
+    doctor_at(&format!("{}/", sb.url()), sandbox::CLIENT_SECRET)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn base_url_refusals_are_exit_6_without_quoting_userinfo() {
+    let out = doctor_at("https://cid:S3CRET-pw@127.0.0.1:9", SECRET)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    let all = format!("{}{}", stdout_of(&out), stderr_of(&out));
+    assert!(all.contains("must not carry credentials"), "{all}");
+    assert!(!all.contains("S3CRET"), "{all}");
+    doctor_at("http://gateway.example", SECRET)
+        .assert()
+        .code(6)
+        .stdout(predicate::str::contains(
+            "base_url  FAIL: base URL 'http://gateway.example' uses plain http",
+        ));
+}
+
+fn config_with_secret_command(dir: &TempDir, url: &str, command: &str) -> std::path::PathBuf {
+    dir.write(
+        "config.toml",
+        format!(
+            "default_profile = \"p\"\n[profiles.p]\nbase_url = \"{url}\"\nclient_id = \"sandbox\"\n\
+             client_secret_command = {command}\n"
+        ),
+    )
+}
+
+#[test]
+fn a_failing_secret_command_is_exit_6_and_the_network_is_still_checked() {
+    let sb = sandbox();
+    let dir = TempDir::new("doctor-cmd");
+    let config = config_with_secret_command(
+        &dir,
+        sb.url(),
+        r#"["sh", "-c", "printf '%s-%s' leaked output; exit 3"]"#,
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(6), "{stdout}");
+    let settings = stdout.lines().find(|l| l.starts_with("settings")).unwrap();
+    assert!(
+        settings.starts_with("settings  FAIL: client_secret_command"),
+        "{settings}"
+    );
+    assert!(settings.contains("exited with status 3"), "{settings}");
+    assert!(!stdout.contains("leaked-output"), "{stdout}");
+    // The network does not need the secret, so it is still checked; credentials are not.
+    let names: Vec<String> = statuses(&stdout).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "config", "settings", "base_url", "resolve", "connect", "tls"
+        ]
+    );
+}
+
+#[test]
+fn the_secret_command_is_run_and_its_secret_used() {
+    let sb = sandbox();
+    let dir = TempDir::new("doctor-cmd-ok");
+    let config = config_with_secret_command(
+        &dir,
+        sb.url(),
+        r#"["sh", "-c", "printf '%s-%s' sandbox secret"]"#,
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["doctor", "SANDBOX-OK-2"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("client secret printed by `sh -c printf '%s-%s' sandbox secret`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("hmac         ok: the hmac verifies"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn timeout_bounds_each_step() {
+    // A secret command that never finishes, and a server that accepts and never answers:
+    // each is cut off at --timeout, far inside the 60 s a secret command otherwise gets.
+    let dir = TempDir::new("doctor-timeout");
+    let silent = RawServer::start(|mut stream| {
+        read_head(&mut stream);
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    let config = config_with_secret_command(&dir, &silent.url, r#""sleep 60""#);
+    let started = Instant::now();
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["doctor", "--timeout", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(6), "{}", stdout_of(&out));
+    assert!(stdout_of(&out).contains("did not finish within 1 s"));
+
+    let started = Instant::now();
+    let out = doctor_at(&silent.url, SECRET)
+        .args(["--timeout", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(7), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("credentials  FAIL: no complete answer within 1s"),
+        "{last}"
+    );
+}
+
+#[test]
+fn json_is_one_object_with_the_checks_and_no_secret() {
+    // A service that echoes the Authorization header and the secret back in its 404.
+    let server = RawServer::start(|mut stream| {
+        let head = read_head(&mut stream);
+        let auth = head
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("authorization: ")
+                    .or(l.strip_prefix("Authorization: "))
+            })
+            .unwrap_or("")
+            .to_owned();
+        let body = serde_json::json!({ "message": format!("unknown; you sent {auth} {SECRET}") });
+        respond(&mut stream, "404 Not Found", body.to_string().as_bytes());
+    });
+    let out = payverify_at(&server.url)
+        .args(["doctor", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let all = format!("{}{}", stdout_of(&out), stderr_of(&out));
+    for leak in [SECRET, AUTH_STANDARD.trim_start_matches("Basic ")] {
+        assert!(!all.contains(leak), "{leak} leaked: {all}");
+    }
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["exit"], 0);
+    let checks = report["checks"].as_array().unwrap();
+    let names: Vec<&str> = checks
+        .iter()
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "config",
+            "settings",
+            "base_url",
+            "resolve",
+            "connect",
+            "tls",
+            "credentials"
+        ]
+    );
+    for check in checks {
+        assert_eq!(check["status"], "ok", "{check}");
+        assert!(check["found"].is_string() && check["details"].is_object());
+    }
+    let credentials = &checks[6];
+    assert_eq!(credentials["details"]["http_status"], 404);
+    assert!(credentials["details"]["ms"].is_u64());
+    assert!(
+        credentials["found"]
+            .as_str()
+            .unwrap()
+            .contains("<redacted>"),
+        "{credentials}"
+    );
+    let settings = &checks[1]["details"];
+    assert_eq!(
+        settings["client_secret_source"],
+        "env PAYVERIFY_CLIENT_SECRET"
+    );
+    assert_eq!(settings["client_secret_read"], true);
+
+    // A failure: its exit status in the check and at the top.
+    let out = doctor_at(&server.url, SECRET)
+        .args(["-o", "json", "--base-url", "http://127.0.0.1:9/api/payment"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["exit"], 6);
+    let last = report["checks"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["check"], "base_url");
+    assert_eq!(last["status"], "FAIL");
+    assert_eq!(last["exit"], 6);
+    assert!(last["fix"].is_string());
+}
+
+#[test]
+fn never_prompts_with_stdin_held_open() {
+    let sb = sandbox();
+    // No credentials at all, and stdin a pipe that stays open and silent: a prompt would
+    // hang here.
+    for env in [
+        vec![],
+        vec![("PAYVERIFY_CLIENT_SECRET", sandbox::CLIENT_SECRET)],
+    ] {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin!("payverify"));
+        command
+            .args(["doctor", sandbox::SAMPLE_REFERENCE])
+            .env_clear()
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .env("HOME", "/nonexistent/payverify-test-home")
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PAYVERIFY_BASE_URL", sb.url())
+            .env("PAYVERIFY_CLIENT_ID", sandbox::CLIENT_ID)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = command.spawn().unwrap();
+        let _held_open = child.stdin.take();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("doctor waited on stdin");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let want = if env.is_empty() { 6 } else { 0 };
+        assert_eq!(status.code(), Some(want));
+    }
+}
+
+#[test]
+fn missing_settings_are_named_with_how_to_set_them() {
+    let out = payverify().arg("doctor").output().unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(6), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("settings  FAIL: no base URL configured, no client id configured")
+            || last.starts_with(
+                "settings  FAIL: no base URL, no client id, no client secret configured"
+            ),
+        "{last}"
+    );
+    assert!(last.contains("PAYVERIFY_BASE_URL"), "{last}");
+}
+
+#[cfg(unix)]
+#[test]
+fn config_warnings_readable_secrets_unpicked_profiles_and_env_overrides() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = sandbox();
+    let dir = TempDir::new("doctor-warn");
+    let secret = dir.write("secret", format!("{}\n", sandbox::CLIENT_SECRET));
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "default_profile = \"live\"\n[profiles.live]\nbase_url = \"http://127.0.0.1:9\"\n\
+             client_id = \"sandbox\"\nclient_secret_file = \"{}\"\n",
+            secret.display()
+        ),
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .env("PAYVERIFY_BASE_URL", sb.url())
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "warnings only: {stdout}");
+    let settings = stdout.lines().find(|l| l.starts_with("settings")).unwrap();
+    assert!(settings.starts_with("settings     warn: "), "{settings}");
+    assert!(
+        settings.contains("readable by others (mode 644)"),
+        "{settings}"
+    );
+    assert!(
+        settings.contains(&format!("chmod 600 {}", secret.display())),
+        "{settings}"
+    );
+    assert!(
+        settings.contains("PAYVERIFY_BASE_URL overrides the profile's base_url"),
+        "{settings}"
+    );
+    // The warning is in the report, not repeated on stderr.
+    assert!(
+        !stderr_of(&out).contains("readable by others"),
+        "{}",
+        stderr_of(&out)
+    );
+
+    // Profiles that nothing selects, one of them named 'default'.
+    let unpicked = dir.write(
+        "unpicked.toml",
+        "[profiles.default]\nclient_id = \"a\"\n[profiles.live]\nclient_id = \"b\"\n",
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &unpicked)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let config_line = stdout_of(&out).lines().next().unwrap().to_owned();
+    assert!(config_line.starts_with("config    warn: "), "{config_line}");
+    assert!(
+        config_line.contains("profiles (default, live) are not used"),
+        "{config_line}"
+    );
+    assert!(
+        config_line.contains("add default_profile = \"default\""),
+        "{config_line}"
+    );
+
+    // An unknown key is a FAIL at config, naming the line and key.
+    let typo = dir.write("typo.toml", "[profiles.p]\nclient_sekret = \"v4lue-77\"\n");
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &typo)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    let stdout = stdout_of(&out);
+    assert!(stdout.starts_with("config  FAIL: config file "), "{stdout}");
+    assert!(stdout.contains("line 2, key client_sekret"), "{stdout}");
+    assert!(!stdout.contains("v4lue-77"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+}
+
+#[test]
+fn https_to_a_plain_http_server_fails_at_tls() {
+    // A plain-http server answers the ClientHello with an HTTP error...
+    let answering = RawServer::start(|mut stream| {
+        let mut buf = [0u8; 512];
+        let _ = std::io::Read::read(&mut stream, &mut buf);
+        let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+    });
+    // ...or waits for the end of a request head that never comes.
+    let sb = sandbox();
+    for url in [answering.url.clone(), sb.url().to_owned()] {
+        let url = url.replace("http://", "https://");
+        let started = Instant::now();
+        let out = doctor_at(&url, sandbox::CLIENT_SECRET)
+            .args(["--timeout", "2"])
+            .output()
+            .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        let stdout = stdout_of(&out);
+        assert_eq!(out.status.code(), Some(7), "{stdout}");
+        let last = stdout.lines().last().unwrap();
+        assert!(
+            last.starts_with("tls       FAIL: TLS handshake with 127.0.0.1 failed: "),
+            "{last}"
+        );
+        assert!(last.contains("plain http"), "{last}");
+    }
+}
+
+#[test]
+fn quiet_prints_nothing_and_a_bad_reference_is_a_usage_error() {
+    let sb = sandbox();
+    doctor_at(sb.url(), "wrong-secret-x")
+        .arg("-q")
+        .assert()
+        .code(5)
+        .stdout("")
+        .stderr("");
+    doctor_at(sb.url(), sandbox::CLIENT_SECRET)
+        .arg("bad\u{7}ref")
+        .assert()
+        .code(2)
+        .stdout("");
+    // A reference that does not exist is that check's FAIL (exit 3), after all else passed.
+    let out = doctor_at(sb.url(), sandbox::CLIENT_SECRET)
+        .arg("no-such-ref")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stdout_of(&out)
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("reference    FAIL: no transaction")
+    );
+}
+
+#[test]
+fn doctor_is_documented_in_the_readme_set_up_man_page_and_completions() {
+    let readme = include_str!("../README.md");
+    let setup = &readme[readme.find("## Set-up").unwrap()..readme.find("## Usage").unwrap()];
+    let configuring = setup.find("payverify config init").unwrap();
+    let doctor = setup.find("### Then: `payverify doctor`").unwrap();
+    assert!(configuring < doctor, "doctor comes after configuring");
+    for name in [
+        "config",
+        "settings",
+        "base_url",
+        "resolve",
+        "connect",
+        "tls",
+        "credentials",
+    ] {
+        assert!(
+            setup.contains(&format!("| `{name}` |")),
+            "README lacks the {name} row"
+        );
+    }
+    let out = payverify().arg("man").output().unwrap();
+    let page = stdout_of(&out);
+    for want in [".SH \"DOCTOR OPTIONS\"", ".SH DOCTOR", "payverify doctor"] {
+        assert!(page.contains(want), "man page lacks {want}");
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    for file in ["payverify.bash", "_payverify", "payverify.fish"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains("doctor"), "completions/{file} lacks doctor");
+    }
+    payverify()
+        .args(["doctor", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "5 credentials rejected, 8 not the service",
+        ))
+        .stdout(predicate::str::contains("--timeout"))
+        .stdout(predicate::str::contains("--retries").not());
+}
