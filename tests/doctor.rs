@@ -110,7 +110,7 @@ fn the_recommendation_names_the_profile_and_file() {
     let stdout = stdout_of(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(
-        stdout.contains(&format!("profile 'live' (the file's default_profile)")),
+        stdout.contains("profile 'live' (the file's default_profile)"),
         "{stdout}"
     );
     assert!(
