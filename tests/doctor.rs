@@ -708,3 +708,182 @@ fn doctor_is_documented_in_the_readme_set_up_man_page_and_completions() {
         .stdout(predicate::str::contains("--timeout"))
         .stdout(predicate::str::contains("--retries").not());
 }
+
+/// A loopback https server with a certificate from a throwaway CA, answering every request
+/// with a JSON 404 as the service does for an unknown reference.
+struct TlsServer {
+    url: String,
+    ca_pem: std::path::PathBuf,
+    _dir: TempDir,
+}
+
+impl TlsServer {
+    fn start(name: &str, valid_for: time::Duration) -> TlsServer {
+        TlsServer::with_ca(name, "payverify doctor test CA", valid_for)
+    }
+
+    fn with_ca(name: &str, ca_name: &str, valid_for: time::Duration) -> TlsServer {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let dir = TempDir::new(name);
+        let ca_key = KeyPair::generate().unwrap();
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(DnType::CommonName, ca_name);
+        let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+        let ca_pem = dir.write("ca.pem", ca_cert.pem());
+        let issuer = Issuer::new(ca_params, ca_key);
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "doctor.test");
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now - time::Duration::days(1);
+        params.not_after = now + valid_for;
+        let cert = params.signed_by(&key, &issuer).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap();
+        let config = std::sync::Arc::new(config);
+        let server = RawServer::start(move |stream| {
+            let Ok(conn) = rustls::ServerConnection::new(config.clone()) else {
+                return;
+            };
+            let mut tls = rustls::StreamOwned::new(conn, stream);
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                match std::io::Read::read(&mut tls, &mut byte) {
+                    Ok(1) => head.push(byte[0]),
+                    _ => return,
+                }
+            }
+            let body = br#"{"message":"Transaction not found"}"#;
+            let _ = write!(
+                tls,
+                "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = tls.write_all(body);
+            let _ = tls.flush();
+            tls.conn.send_close_notify();
+            let _ = tls.flush();
+        });
+        TlsServer {
+            url: server.url.replace("http://", "https://"),
+            ca_pem,
+            _dir: dir,
+        }
+    }
+}
+
+#[test]
+fn tls_facts_with_the_needed_ca_cert() {
+    let server = TlsServer::start("doctor-tls", time::Duration::days(90));
+    let out = doctor_at(&server.url, SECRET)
+        .arg("--ca-cert")
+        .arg(&server.ca_pem)
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tls = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "tls")
+        .unwrap()
+        .clone();
+    assert_eq!(tls["status"], "ok", "{tls}");
+    let d = &tls["details"];
+    assert_eq!(d["version"], "TLSv1.3");
+    assert_eq!(d["subject"], "CN=doctor.test");
+    assert_eq!(d["issuer"], "CN=payverify doctor test CA");
+    let days = d["days_left"].as_i64().unwrap();
+    assert!((88..=90).contains(&days), "{days}");
+    assert_eq!(d["ca_cert_needed"], true);
+    assert!(
+        tls["found"].as_str().unwrap().contains("was needed"),
+        "{tls}"
+    );
+    // And the credentials request went through the same roots.
+    assert_eq!(
+        report["checks"].as_array().unwrap().last().unwrap()["check"],
+        "credentials"
+    );
+}
+
+#[test]
+fn an_unknown_ca_is_refused_at_tls_with_exit_7() {
+    let server = TlsServer::start("doctor-tls-unknown", time::Duration::days(90));
+    let out = doctor_at(&server.url, SECRET).output().unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(7), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("tls       FAIL: TLS handshake with 127.0.0.1 failed"),
+        "{last}"
+    );
+    // What was refused is still described, and the fix is --ca-cert.
+    assert!(
+        last.contains(
+            "its certificate is for CN=doctor.test, issued by CN=payverify doctor test CA"
+        ),
+        "{last}"
+    );
+    assert!(
+        last.contains("certificate refused: no trusted root signs it"),
+        "{last}"
+    );
+    assert!(last.contains("add its root with --ca-cert"), "{last}");
+    // A --ca-cert that does not sign it does not help, and says so.
+    let other = TlsServer::with_ca("doctor-tls-other", "another CA", time::Duration::days(90));
+    let out = doctor_at(&server.url, SECRET)
+        .arg("--ca-cert")
+        .arg(&other.ca_pem)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    assert!(
+        stdout_of(&out).contains("neither a Mozilla root nor the roots in"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+#[test]
+fn a_certificate_expiring_soon_is_a_warning() {
+    let server = TlsServer::start("doctor-tls-soon", time::Duration::days(5));
+    let out = doctor_at(&server.url, SECRET)
+        .arg("--ca-cert")
+        .arg(&server.ca_pem)
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "a warning: {stdout}");
+    let tls = stdout.lines().find(|l| l.starts_with("tls")).unwrap();
+    assert!(
+        tls.starts_with("tls          warn: TLSv1.3; certificate for CN=doctor.test"),
+        "{tls}"
+    );
+    assert!(
+        tls.contains("(in 4 days)") || tls.contains("(in 5 days)"),
+        "{tls}"
+    );
+    assert!(
+        tls.contains("fix: the certificate expires in under 14 days"),
+        "{tls}"
+    );
+}

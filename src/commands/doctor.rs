@@ -598,7 +598,7 @@ fn tls_check(
                     signs this certificate, add its root with --ca-cert PEM (or ca_cert in the \
                     profile)"
                     .to_owned(),
-                (Some(C::UnknownIssuer), Some(ca)) => format!(
+                (Some(C::UnknownIssuer | C::BadSignature), Some(ca)) => format!(
                     "neither a Mozilla root nor the roots in {} ({}) sign this certificate: \
                      point --ca-cert at the root that does",
                     ca.value.display(),

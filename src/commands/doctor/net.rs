@@ -245,7 +245,23 @@ fn handshake_reason(e: &io::Error, timeout: Duration) -> String {
         | Some(rustls::Error::InappropriateMessage { .. }) => {
             "the server did not answer in TLS (is it plain http?)".into()
         }
-        Some(rustls::Error::InvalidCertificate(c)) => format!("certificate refused: {c:?}"),
+        Some(rustls::Error::InvalidCertificate(c)) => {
+            use rustls::CertificateError as C;
+            let why = match c {
+                C::UnknownIssuer => "no trusted root signs it".to_owned(),
+                C::BadSignature => {
+                    "a trusted root has its issuer's name but its signature does not verify"
+                        .to_owned()
+                }
+                C::Expired | C::ExpiredContext { .. } => "it has expired".to_owned(),
+                C::NotValidYet | C::NotValidYetContext { .. } => "it is not valid yet".to_owned(),
+                C::NotValidForName | C::NotValidForNameContext { .. } => {
+                    "it is not valid for this host name".to_owned()
+                }
+                other => format!("{other:?}"),
+            };
+            format!("certificate refused: {why}")
+        }
         Some(rustls::Error::AlertReceived(alert)) => format!("the server refused: alert {alert:?}"),
         Some(other) => other.to_string(),
         None if e.kind() == io::ErrorKind::UnexpectedEof => {
