@@ -168,6 +168,15 @@ pub struct SandboxArgs {
     #[arg(long, default_value_t = 0, value_name = "N",
           value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub latency_ms: u64,
+
+    /// Serve HTTPS, with a certificate for 127.0.0.1, ::1 and localhost signed by a CA made
+    /// at start; its PEM path is printed on the second line of stdout, for --ca-cert.
+    #[arg(long)]
+    pub tls: bool,
+
+    /// Write the CA's PEM here instead of a temporary file (which is removed on exit).
+    #[arg(long, value_name = "PATH", requires = "tls")]
+    pub tls_ca_out: Option<PathBuf>,
 }
 
 /// Arguments of `payverify verify`.
@@ -201,6 +210,11 @@ pub struct VerifyArgs {
     /// credentials; configured credentials and base URL are ignored. No account needed.
     #[arg(long, conflicts_with_all = ["base_url", "client_id", "client_secret_file", "profile", "config"])]
     pub sandbox: bool,
+
+    /// With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the
+    /// verification goes through a real TLS handshake.
+    #[arg(long, requires = "sandbox")]
+    pub tls: bool,
 
     /// Settings a profile can also set.
     #[command(flatten)]

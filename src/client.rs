@@ -44,8 +44,10 @@ pub enum TransportError {
     Timeout(Duration),
     /// No connection, or it broke: refused, reset, DNS failure.
     Network(String),
-    /// The TLS handshake failed (certificate, or not TLS at the other end).
+    /// The TLS handshake failed (not TLS at the other end, no common protocol).
     Tls(String),
+    /// The server's certificate was refused: unknown CA, another host's, or out of date.
+    Certificate(String),
     /// The server did not speak HTTP properly.
     Protocol(String),
     /// The body is larger than [`MAX_BODY_BYTES`].
@@ -76,6 +78,11 @@ impl std::fmt::Display for TransportError {
                 f,
                 "TLS error: {e} (does the base URL's scheme match the server? behind TLS \
                  inspection, --ca-cert adds its root)"
+            ),
+            TransportError::Certificate(e) => write!(
+                f,
+                "TLS certificate refused: {e} (is it issued for the base URL's host and in \
+                 date? a private or TLS-inspection CA needs --ca-cert PATH)"
             ),
             TransportError::Protocol(e) => write!(f, "not a valid HTTP response: {e}"),
             TransportError::TooLarge => {
@@ -116,6 +123,8 @@ pub struct Options {
     pub gate: Arc<Gate>,
     /// Once set (Ctrl-C), no further retry is started.
     pub stop: Option<Arc<AtomicBool>>,
+    /// PEM roots trusted besides Mozilla's and `--ca-cert`: the in-process TLS sandbox's CA.
+    pub extra_roots: Option<String>,
 }
 
 impl Options {
@@ -127,6 +136,7 @@ impl Options {
             pool: 1,
             gate: Arc::new(Gate::new()),
             stop: None,
+            extra_roots: None,
         }
     }
 }
@@ -150,8 +160,9 @@ impl Client {
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
         let proxy = network::proxy(endpoint)?;
         let mut tls = TlsConfig::builder();
-        if let Some(path) = &endpoint.ca_cert {
-            tls = tls.root_certs(network::roots_with(path)?);
+        let extra_roots = options.extra_roots.as_deref();
+        if let Some(roots) = network::roots(endpoint.ca_cert.as_deref(), extra_roots)? {
+            tls = tls.root_certs(roots);
         }
         let config = Agent::config_builder()
             .proxy(proxy)
@@ -166,7 +177,7 @@ impl Client {
             .user_agent(concat!("payverify/", env!("CARGO_PKG_VERSION")))
             .build();
         Ok(Client {
-            agent: config.new_agent(),
+            agent: network::agent(config),
             base_url: endpoint.base_url.clone(),
             authorization,
             options,
@@ -283,12 +294,16 @@ impl Client {
                 // rustls reports a handshake it cannot accept (e.g. plain HTTP on the other
                 // end) as InvalidData: the peer's answer, not a passing network fault.
                 std::io::ErrorKind::InvalidData => {
-                    TransportError::Tls(crate::config::io_reason(&io))
+                    let rustls = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
+                    match rustls {
+                        Some(e) => tls_error(e),
+                        None => TransportError::Tls(crate::config::io_reason(&io)),
+                    }
                 }
                 _ => TransportError::Network(crate::config::io_reason(&io)),
             },
             E::Tls(msg) => TransportError::Tls(msg.into()),
-            E::Rustls(e) => TransportError::Tls(e.to_string()),
+            E::Rustls(e) => tls_error(&e),
             E::Protocol(e) => TransportError::Protocol(e.to_string()),
             E::LargeResponseHeader(..) => TransportError::Protocol("headers too large".into()),
             other => TransportError::Network(other.to_string()),
@@ -311,6 +326,14 @@ impl Client {
         x ^= x >> 27;
         self.jitter.store(x, Ordering::Relaxed);
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// A refused certificate apart from other handshake failures: they need different fixes.
+fn tls_error(e: &rustls::Error) -> TransportError {
+    match e {
+        rustls::Error::InvalidCertificate(_) => TransportError::Certificate(e.to_string()),
+        other => TransportError::Tls(other.to_string()),
     }
 }
 
@@ -470,6 +493,7 @@ mod tests {
         ))));
         assert!(!should_retry(&Err(TransportError::TooLarge)));
         assert!(!should_retry(&Err(TransportError::Tls("x".into()))));
+        assert!(!should_retry(&Err(TransportError::Certificate("x".into()))));
     }
 
     #[test]

@@ -1,9 +1,16 @@
-//! Reaching the service: proxies and extra root certificates.
+//! Reaching the service: proxies, extra root certificates and name resolution.
 
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
 
-use ureq::Proxy;
+use ureq::config::Config;
+use ureq::http::Uri;
 use ureq::tls::{Certificate, PemItem, RootCerts, parse_pem};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+use ureq::{Agent, Proxy};
 
 use crate::base_url::is_loopback;
 use crate::exit::Failure;
@@ -27,23 +34,127 @@ pub fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
     }
 }
 
-/// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file.
-pub fn roots_with(path: &Path) -> Result<RootCerts, Failure> {
-    let fail = |why: String| Failure::config(format!("CA file {}: {why}", path.display()));
-    let pem = std::fs::read(path).map_err(|e| fail(crate::config::io_reason(&e)))?;
+/// The agent every request goes through, with a resolver that does not start a thread per
+/// request.
+pub fn agent(config: Config) -> Agent {
+    Agent::with_parts(
+        config,
+        DefaultConnector::default(),
+        CachingResolver::default(),
+    )
+}
+
+/// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file
+/// `ca_file` and in `extra_pem` (the in-process sandbox's CA); `None` when neither is given.
+pub fn roots(
+    ca_file: Option<&Path>,
+    extra_pem: Option<&str>,
+) -> Result<Option<RootCerts>, Failure> {
     let mut extra = Vec::new();
-    for item in parse_pem(&pem) {
-        match item {
-            Ok(PemItem::Certificate(cert)) => extra.push(cert),
-            Ok(_) => {}
-            Err(e) => return Err(fail(format!("not valid PEM: {e}"))),
-        }
+    if let Some(path) = ca_file {
+        let fail = |why: String| Failure::config(format!("CA file {}: {why}", path.display()));
+        let pem = std::fs::read(path).map_err(|e| fail(crate::config::io_reason(&e)))?;
+        extra.extend(certificates(&pem).map_err(fail)?);
+    }
+    if let Some(pem) = extra_pem {
+        let fail = |why: String| Failure::config(format!("sandbox CA: {why}"));
+        extra.extend(certificates(pem.as_bytes()).map_err(fail)?);
     }
     if extra.is_empty() {
-        return Err(fail("holds no PEM certificate".into()));
+        return Ok(None);
     }
     let mozilla = webpki_root_certs::TLS_SERVER_ROOT_CERTS
         .iter()
         .map(|der| Certificate::from_der(der.as_ref()));
-    Ok(RootCerts::from(mozilla.chain(extra)))
+    Ok(Some(RootCerts::from(mozilla.chain(extra))))
+}
+
+/// Every certificate in a PEM text; at least one.
+fn certificates(pem: &[u8]) -> Result<Vec<Certificate<'static>>, String> {
+    let mut found = Vec::new();
+    for item in parse_pem(pem) {
+        match item {
+            Ok(PemItem::Certificate(cert)) => found.push(cert),
+            Ok(_) => {}
+            Err(e) => return Err(format!("not valid PEM: {e}")),
+        }
+    }
+    if found.is_empty() {
+        return Err("holds no PEM certificate".into());
+    }
+    Ok(found)
+}
+
+/// How long a looked-up address is reused before the name is looked up again, so a long
+/// batch still follows a DNS change.
+const RESOLVE_REUSE: Duration = Duration::from_secs(60);
+
+/// Resolves the service's host once and reuses the answer, instead of once per request.
+///
+/// Why: ureq's `DefaultResolver` bounds each lookup by starting a thread whenever a timeout
+/// is set, even for an IP literal and even when a pooled connection is then reused: one
+/// `clone3` and a handful of `futex` calls per verification. An IP literal needs no lookup;
+/// a name is looked up (on `DefaultResolver`'s bounded thread, within the timeout) at most
+/// once per [`RESOLVE_REUSE`].
+#[derive(Default)]
+pub struct CachingResolver {
+    lookup: DefaultResolver,
+    cached: RwLock<Option<Cached>>,
+}
+
+struct Cached {
+    host: String,
+    port: u16,
+    addrs: ResolvedSocketAddrs,
+    at: Instant,
+}
+
+impl std::fmt::Debug for CachingResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachingResolver").finish_non_exhaustive()
+    }
+}
+
+impl Resolver for CachingResolver {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().unwrap_or_default();
+        let port = uri.port_u16().or_else(|| match uri.scheme_str() {
+            Some("https") => Some(443),
+            Some("http") => Some(80),
+            _ => None,
+        });
+        let Some(port) = port else {
+            return self.lookup.resolve(uri, config, timeout);
+        };
+        // `Uri::host` keeps the brackets of an IPv6 literal.
+        let literal = host.trim_start_matches('[').trim_end_matches(']');
+        if let Ok(ip) = literal.parse::<IpAddr>() {
+            let mut addrs = self.empty();
+            addrs.push(SocketAddr::new(ip, port));
+            return Ok(addrs);
+        }
+        if let Ok(cached) = self.cached.read()
+            && let Some(c) = cached.as_ref()
+            && c.port == port
+            && c.host == host
+            && c.at.elapsed() < RESOLVE_REUSE
+        {
+            return Ok(c.addrs.clone());
+        }
+        let addrs = self.lookup.resolve(uri, config, timeout)?;
+        if let Ok(mut cached) = self.cached.write() {
+            *cached = Some(Cached {
+                host: host.to_owned(),
+                port,
+                addrs: addrs.clone(),
+                at: Instant::now(),
+            });
+        }
+        Ok(addrs)
+    }
 }

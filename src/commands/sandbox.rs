@@ -1,6 +1,7 @@
 //! `payverify sandbox`: the standalone sandbox server for scripts and newcomers.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::SandboxArgs;
@@ -17,25 +18,93 @@ pub fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
             port: args.port,
             latency: Duration::from_millis(args.latency_ms),
             log_requests: log.level() != Level::Quiet,
+            tls: args.tls,
         },
         log.clone(),
     )?;
+    let ca = match server.ca_pem() {
+        Some(pem) => Some(CaFile::write(pem, args.tls_ca_out.as_deref())?),
+        None => None,
+    };
     let quiet = log.level() == Level::Quiet;
-    crate::render::write_output(print_banner(server.url(), args.latency_ms, quiet))?;
+    let ca_path = ca.as_ref().map(|c| c.path.as_path());
+    crate::render::write_output(print_banner(server.url(), ca_path, args.latency_ms, quiet))?;
     interrupt.wait();
     drop(server);
+    drop(ca);
     log.info("sandbox stopped");
     Ok(Exit::Successful)
 }
 
-/// The base URL first (scripts read that line), then, unless quiet, how to use it.
-fn print_banner(url: &str, latency_ms: u64, quiet: bool) -> std::io::Result<()> {
+/// The CA certificate written for clients; a temporary one is removed when dropped.
+struct CaFile {
+    path: PathBuf,
+    temporary: bool,
+}
+
+impl CaFile {
+    /// Writes `pem` to `chosen`, or to a new file in the temporary directory (created
+    /// exclusively, so a planted file or symlink there is never written through).
+    fn write(pem: &str, chosen: Option<&Path>) -> Result<CaFile, Failure> {
+        let fail = |path: &Path, e: std::io::Error| {
+            Failure::config(format!(
+                "cannot write the sandbox CA to {}: {}",
+                path.display(),
+                crate::config::io_reason(&e)
+            ))
+        };
+        if let Some(path) = chosen {
+            std::fs::write(path, pem).map_err(|e| fail(path, e))?;
+            return Ok(CaFile {
+                path: path.to_owned(),
+                temporary: false,
+            });
+        }
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!("payverify-sandbox-ca-{}-{nanos}.pem", std::process::id());
+        let path = std::env::temp_dir().join(name);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| fail(&path, e))?;
+        file.write_all(pem.as_bytes()).map_err(|e| fail(&path, e))?;
+        Ok(CaFile {
+            path,
+            temporary: true,
+        })
+    }
+}
+
+impl Drop for CaFile {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The base URL first (scripts read that line), the CA file's path second when it serves
+/// HTTPS, then, unless quiet, how to use it.
+fn print_banner(url: &str, ca: Option<&Path>, latency_ms: u64, quiet: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{url}")?;
+    if let Some(ca) = ca {
+        writeln!(out, "{}", ca.display())?;
+    }
     out.flush()?;
     if quiet {
         return Ok(());
     }
+    let trust = match ca {
+        Some(ca) => format!(
+            "It serves HTTPS with a throwaway CA: pass --ca-cert {} to verify.\n",
+            ca.display()
+        ),
+        None => String::new(),
+    };
     let latency = match latency_ms {
         0 => String::new(),
         ms => format!(" Every response is delayed {ms} ms."),
@@ -43,7 +112,7 @@ fn print_banner(url: &str, latency_ms: u64, quiet: bool) -> std::io::Result<()> 
     write!(
         out,
         "\npayverify sandbox: a local stand-in for the Verify Transaction service.{latency}\n\
-         Credentials: client id '{id}', client secret '{secret}'.\n\n\
+         {trust}Credentials: client id '{id}', client secret '{secret}'.\n\n\
          export PAYVERIFY_BASE_URL={url}\n\
          export PAYVERIFY_CLIENT_ID={id}\n\
          export PAYVERIFY_CLIENT_SECRET={secret}\n\n\

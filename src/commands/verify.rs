@@ -48,6 +48,7 @@ pub fn run(
                 port: 0,
                 latency: Duration::ZERO,
                 log_requests: false,
+                tls: args.tls,
             },
             log.clone(),
         )?),
@@ -68,6 +69,7 @@ pub fn run(
         pool: usize::from(args.jobs),
         gate: Arc::new(args.rate.map_or_else(Gate::new, Gate::with_rate)),
         stop: Some(halt.clone()),
+        extra_roots: sandbox.as_ref().and_then(|s| s.ca_pem()).map(str::to_owned),
     };
     let verifier = Verifier {
         client: Client::new(&endpoint, options, log.clone())?,

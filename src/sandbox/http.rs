@@ -1,4 +1,5 @@
-//! A minimal HTTP/1.1 server for the sandbox: GET only, keep-alive, a thread per connection.
+//! A minimal HTTP/1.1 server for the sandbox: GET only, keep-alive, a thread per connection,
+//! over plain TCP or TLS (the HTTP code sees only a `Read + Write` stream).
 //!
 //! Why not tiny_http: its 0.12 task pool can queue a new connection behind a keep-alive one
 //! that holds the only idle thread, so under a burst of parallel clients some requests wait
@@ -12,12 +13,19 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
+
 /// Largest request head accepted; a verify request is a few hundred bytes.
 const MAX_HEAD: usize = 16 * 1024;
 /// Connections served at once; more are refused, so a runaway client cannot exhaust threads.
 const MAX_CONNECTIONS: usize = 512;
 /// How long an idle keep-alive connection is kept.
 const IDLE: Duration = Duration::from_secs(30);
+/// The first byte of a TLS handshake record (a ClientHello).
+const TLS_HANDSHAKE: u8 = 0x16;
+/// A fatal TLS `handshake_failure` alert: the answer a plain-HTTP server gives a ClientHello,
+/// so an `https://` client fails at once instead of waiting for a reply that never comes.
+const TLS_ALERT: [u8; 7] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28];
 
 /// One parsed request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,8 +67,13 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds `addr` and serves each connection on its own thread with `handler`.
-    pub fn start<H>(addr: SocketAddr, handler: H) -> io::Result<Server>
+    /// Binds `addr` and serves each connection on its own thread with `handler`, over TLS
+    /// when `tls` is given.
+    pub fn start<H>(
+        addr: SocketAddr,
+        tls: Option<Arc<ServerConfig>>,
+        handler: H,
+    ) -> io::Result<Server>
     where
         H: Fn(&Request) -> Response + Send + Sync + 'static,
     {
@@ -83,11 +96,12 @@ impl Server {
                         continue; // dropped: the client sees the connection close
                     }
                     let (handler, open, stop) = (handler.clone(), open.clone(), stopping.clone());
+                    let tls = tls.clone();
                     let spawned =
                         thread::Builder::new()
                             .name("sandbox-conn".into())
                             .spawn(move || {
-                                let _ = serve(stream, handler.as_ref(), &stop);
+                                let _ = connection(stream, tls, handler.as_ref(), &stop);
                                 open.fetch_sub(1, Ordering::SeqCst);
                             });
                     if spawned.is_err() {
@@ -125,13 +139,51 @@ impl Drop for Server {
     }
 }
 
-fn serve<H>(stream: TcpStream, handler: &H, stop: &AtomicBool) -> io::Result<()>
+/// Serves one connection: TLS or plain as configured, after a look at the first byte so a
+/// client speaking the other protocol gets an answer it understands at once.
+fn connection<H>(
+    mut stream: TcpStream,
+    tls: Option<Arc<ServerConfig>>,
+    handler: &H,
+    stop: &AtomicBool,
+) -> io::Result<()>
 where
     H: Fn(&Request) -> Response,
 {
     stream.set_read_timeout(Some(IDLE))?;
     stream.set_nodelay(true)?;
-    let mut writer = stream.try_clone()?;
+    let mut first = [0u8; 1];
+    if stream.peek(&mut first)? == 0 {
+        return Ok(());
+    }
+    let hello = first[0] == TLS_HANDSHAKE;
+    match tls {
+        Some(config) if hello => {
+            let tls = ServerConnection::new(config).map_err(io::Error::other)?;
+            serve(StreamOwned::new(tls, stream), handler, stop)
+        }
+        Some(_) => {
+            let body = br#"{"message":"this sandbox speaks HTTPS: use an https:// base URL"}"#;
+            let response = Response {
+                status: 400,
+                headers: vec![],
+                body: body.to_vec(),
+            };
+            write_response(&mut stream, &response, false)
+        }
+        None if hello => {
+            stream.write_all(&TLS_ALERT)?;
+            stream.flush()
+        }
+        None => serve(stream, handler, stop),
+    }
+}
+
+fn serve<S, H>(stream: S, handler: &H, stop: &AtomicBool) -> io::Result<()>
+where
+    S: Read + Write,
+    H: Fn(&Request) -> Response,
+{
     let mut reader = BufReader::new(stream);
     loop {
         let (request, keep_alive) = match read_request(&mut reader)? {
@@ -144,13 +196,13 @@ where
                     headers: vec![],
                     body,
                 };
-                write_response(&mut writer, &response, false)?;
+                write_response(reader.get_mut(), &response, false)?;
                 return Ok(());
             }
         };
         let response = handler(&request);
         let keep_alive = keep_alive && !stop.load(Ordering::SeqCst);
-        write_response(&mut writer, &response, keep_alive)?;
+        write_response(reader.get_mut(), &response, keep_alive)?;
         if !keep_alive {
             return Ok(());
         }
@@ -163,7 +215,7 @@ enum Parsed {
     Bad(&'static str),
 }
 
-fn read_request(reader: &mut BufReader<TcpStream>) -> io::Result<Parsed> {
+fn read_request<S: Read>(reader: &mut BufReader<S>) -> io::Result<Parsed> {
     let mut head = Vec::new();
     loop {
         let before = head.len();
@@ -233,7 +285,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> io::Result<Parsed> {
     Ok(Parsed::Request(request, keep_alive))
 }
 
-fn write_response(out: &mut TcpStream, response: &Response, keep_alive: bool) -> io::Result<()> {
+fn write_response(out: &mut impl Write, response: &Response, keep_alive: bool) -> io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: {}\r\n",
         response.status,
@@ -271,16 +323,18 @@ mod tests {
     use std::net::Ipv4Addr;
 
     fn start() -> Server {
-        Server::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), |r: &Request| {
-            Response {
+        Server::start(
+            SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            None,
+            |r: &Request| Response {
                 status: 200,
                 headers: vec![(
                     "X-Auth".into(),
                     r.header("authorization").unwrap_or("-").into(),
                 )],
                 body: r.target.clone().into_bytes(),
-            }
-        })
+            },
+        )
         .unwrap()
     }
 

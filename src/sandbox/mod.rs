@@ -5,6 +5,7 @@
 
 pub mod http;
 pub mod responses;
+pub mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub use responses::{CLIENT_ID, CLIENT_SECRET, SAMPLE_REFERENCE, magic_table};
 pub struct Sandbox {
     _server: http::Server,
     url: String,
+    ca_pem: Option<String>,
 }
 
 /// How the sandbox behaves.
@@ -30,6 +32,8 @@ pub struct Options {
     pub latency: Duration,
     /// Log each request on stderr (standalone) or only with `-v` (embedded).
     pub log_requests: bool,
+    /// Serve HTTPS with a certificate for loopback signed by a CA made at start.
+    pub tls: bool,
 }
 
 impl Sandbox {
@@ -38,7 +42,15 @@ impl Sandbox {
     pub fn start(options: Options, log: Log) -> Result<Sandbox, Failure> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port));
         let state = Arc::new(responses::State::default());
-        let server = http::Server::start(addr, move |request| {
+        let identity = match options.tls {
+            true => Some(
+                tls::Identity::generate(&tls::LOOPBACK_NAMES, tls::Validity::Current)
+                    .map_err(|e| Failure::new(crate::exit::Exit::Internal, e))?,
+            ),
+            false => None,
+        };
+        let config = identity.as_ref().map(|i| i.config.clone());
+        let server = http::Server::start(addr, config, move |request| {
             answer(request, &state, &options, &log)
         })
         .map_err(|e| {
@@ -47,16 +59,23 @@ impl Sandbox {
                 crate::config::io_reason(&e)
             ))
         })?;
-        let url = format!("http://{}", server.addr());
+        let scheme = if identity.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{}", server.addr());
         Ok(Sandbox {
             _server: server,
             url,
+            ca_pem: identity.map(|i| i.ca_pem),
         })
     }
 
-    /// The base URL, `http://127.0.0.1:PORT`.
+    /// The base URL, `http://127.0.0.1:PORT` (or `https://`).
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The PEM of the CA that signed the HTTPS sandbox's certificate.
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
     }
 }
 
