@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
+use super::seen::Seen;
 use crate::exit::Failure;
 use crate::reference::Reference;
 
@@ -47,7 +48,7 @@ pub enum Item {
 pub struct Input {
     pending: VecDeque<Source>,
     current: Option<Lines>,
-    seen: HashSet<String>,
+    seen: Seen,
     literal_position: usize,
     counts: Counts,
 }
@@ -106,7 +107,7 @@ impl Input {
         Ok(Input {
             pending: sources.into(),
             current: None,
-            seen: HashSet::new(),
+            seen: Seen::default(),
             literal_position: 0,
             counts: Counts::default(),
         })
@@ -149,7 +150,7 @@ impl Input {
     }
 
     fn dedup(&mut self, reference: Reference, origin: String) -> Item {
-        if self.seen.insert(reference.as_str().to_owned()) {
+        if self.seen.insert(reference.as_str()) {
             Item::Reference(reference)
         } else {
             Item::Duplicate {

@@ -2,6 +2,7 @@
 //! input order and writes each record as soon as it and every earlier one are done.
 
 pub mod input;
+mod seen;
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};

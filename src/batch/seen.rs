@@ -1,0 +1,146 @@
+//! The references a batch has already seen, at about 20 bytes each however long they are.
+//!
+//! Each reference is kept as a 128-bit SipHash-1-3 under a key drawn at random per run,
+//! not as its text. Two distinct references share a key with probability 2⁻¹²⁸; among
+//! 10 million references the chance of any such pair is about n²/2¹²⁹ ≈ 10⁻²⁵, far below
+//! the rate of undetected memory errors, and with a secret key no input file can be built
+//! to collide on purpose. A collision would report a new reference as a duplicate (it
+//! would not be verified, and the warning says so), never pass an unverified one.
+//!
+//! Layout: a sorted `Vec<u128>` (16 bytes a key, no per-entry overhead) plus a small hash
+//! set of recent keys, merged into the vector when it reaches an eighth of its size. A
+//! hash set alone would cost 32 to 64 bytes a key after its power-of-two growth.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+
+use siphasher::sip128::SipHasher13;
+
+/// Recent keys merged into the sorted run once there are this many, or an eighth of it.
+const FIRST_MERGE: usize = 4096;
+
+/// A set of strings held as keyed 128-bit hashes.
+pub struct Seen {
+    hasher: SipHasher13,
+    sorted: Vec<u128>,
+    recent: HashSet<u128, BuildHasherDefault<KeyBits>>,
+    first_merge: usize,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen::with_first_merge(FIRST_MERGE)
+    }
+}
+
+impl Seen {
+    fn with_first_merge(first_merge: usize) -> Self {
+        // RandomState is seeded from the OS's randomness once per process; hashing two
+        // constants with it yields a fresh 128-bit key without another dependency.
+        let random = RandomState::new();
+        Seen {
+            hasher: SipHasher13::new_with_keys(random.hash_one(0u8), random.hash_one(1u8)),
+            sorted: Vec::new(),
+            recent: HashSet::default(),
+            first_merge,
+        }
+    }
+
+    /// Adds `text`; true when it was not in the set.
+    pub fn insert(&mut self, text: &str) -> bool {
+        let key = self.hasher.hash(text.as_bytes()).as_u128();
+        if self.sorted.binary_search(&key).is_ok() || !self.recent.insert(key) {
+            return false;
+        }
+        if self.recent.len() >= self.first_merge.max(self.sorted.len() / 8) {
+            self.merge();
+        }
+        true
+    }
+
+    /// Merges the recent keys into the sorted run in place, from the back, so the only
+    /// extra memory is the recent keys' own sorted copy.
+    fn merge(&mut self) {
+        let mut batch: Vec<u128> = self.recent.drain().collect();
+        batch.sort_unstable();
+        let mut old = self.sorted.len();
+        self.sorted.reserve_exact(batch.len());
+        self.sorted.resize(old + batch.len(), 0);
+        let mut next = self.sorted.len();
+        while let Some(&key) = batch.last() {
+            next -= 1;
+            if old > 0 && self.sorted[old - 1] > key {
+                self.sorted[next] = self.sorted[old - 1];
+                old -= 1;
+            } else {
+                self.sorted[next] = key;
+                batch.pop();
+            }
+        }
+    }
+}
+
+/// The recent set's hasher: keys are already uniform SipHash output, so their low 64 bits
+/// are a hash as good as any, at no cost.
+#[derive(Default)]
+struct KeyBits(u64);
+
+impl Hasher for KeyBits {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u128 keys are hashed; this path exists for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.0 = key as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn every_repeat_is_found_across_many_merges() {
+        let mut seen = Seen::with_first_merge(16);
+        for i in 0..20_000 {
+            assert!(seen.insert(&format!("REF-{i}")), "{i} is new");
+        }
+        assert!(seen.sorted.windows(2).all(|w| w[0] < w[1]));
+        for i in (0..20_000).rev() {
+            assert!(!seen.insert(&format!("REF-{i}")), "{i} was seen");
+        }
+        // Near misses of a seen reference are distinct references.
+        for near in ["REF-1 ", "ref-1", "REF-01", "REF-1\u{0}", "REF-19999x"] {
+            assert!(seen.insert(near), "{near:?}");
+        }
+    }
+
+    #[test]
+    fn keys_differ_between_runs() {
+        let (a, b) = (Seen::default(), Seen::default());
+        assert_ne!(a.hasher.hash(b"R").as_u128(), b.hasher.hash(b"R").as_u128());
+    }
+
+    proptest! {
+        /// Whatever the order and repetition, the set answers as a set of strings would.
+        #[test]
+        fn agrees_with_a_set_of_strings(
+            refs in proptest::collection::vec("[A-C]{0,3}", 0..400),
+            first_merge in 1usize..40,
+        ) {
+            let mut seen = Seen::with_first_merge(first_merge);
+            let mut model = HashSet::new();
+            for r in &refs {
+                prop_assert_eq!(seen.insert(r), model.insert(r.clone()), "{:?}", r);
+            }
+        }
+    }
+}
