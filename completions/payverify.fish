@@ -200,12 +200,14 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -l color -d 
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l port -d 'Port on 127.0.0.1 (0 picks a free one)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l latency-ms -d 'Milliseconds added to every response, to model a real network' -r
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls-ca-out -d 'Write the CA\'s PEM here instead of a temporary file (which is removed on exit)' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
@@ -214,6 +216,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l config -
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls -d 'Serve HTTPS, with a certificate for 127.0.0.1, ::1 and localhost signed by a CA made at start; its PEM path is printed on the second line of stdout, for --ca-cert'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -30,9 +30,16 @@ pub fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
     let ca_path = ca.as_ref().map(|c| c.path.as_path());
     crate::render::write_output(print_banner(server.url(), ca_path, args.latency_ms, quiet))?;
     interrupt.wait();
+    let (connections, handshakes) = server.counts();
     drop(server);
     drop(ca);
-    log.info("sandbox stopped");
+    let tls = match args.tls {
+        true => format!(", {handshakes} TLS handshakes"),
+        false => String::new(),
+    };
+    log.info(&format!(
+        "sandbox stopped after {connections} connections{tls}"
+    ));
     Ok(Exit::Successful)
 }
 

@@ -59,10 +59,21 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
+/// What a server has done, for the stop line and the benchmarks (connections opened is
+/// what connection reuse is judged by).
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Connections accepted.
+    pub connections: AtomicUsize,
+    /// TLS handshakes completed.
+    pub handshakes: AtomicUsize,
+}
+
 /// A listening server; [`Server::shutdown`] stops accepting.
 pub struct Server {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    counts: Arc<Counts>,
     acceptor: Option<thread::JoinHandle<()>>,
 }
 
@@ -82,6 +93,8 @@ impl Server {
         let stop = Arc::new(AtomicBool::new(false));
         let handler = Arc::new(handler);
         let open = Arc::new(AtomicUsize::new(0));
+        let counts = Arc::new(Counts::default());
+        let counted = counts.clone();
         let stopping = stop.clone();
         let acceptor = thread::Builder::new()
             .name("sandbox-accept".into())
@@ -91,17 +104,18 @@ impl Server {
                         return;
                     }
                     let Ok(stream) = stream else { continue };
+                    counted.connections.fetch_add(1, Ordering::Relaxed);
                     if open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
                         open.fetch_sub(1, Ordering::SeqCst);
                         continue; // dropped: the client sees the connection close
                     }
                     let (handler, open, stop) = (handler.clone(), open.clone(), stopping.clone());
-                    let tls = tls.clone();
+                    let (tls, counts) = (tls.clone(), counted.clone());
                     let spawned =
                         thread::Builder::new()
                             .name("sandbox-conn".into())
                             .spawn(move || {
-                                let _ = connection(stream, tls, handler.as_ref(), &stop);
+                                let _ = connection(stream, tls, &counts, handler.as_ref(), &stop);
                                 open.fetch_sub(1, Ordering::SeqCst);
                             });
                     if spawned.is_err() {
@@ -113,6 +127,7 @@ impl Server {
         Ok(Server {
             addr,
             stop,
+            counts,
             acceptor: Some(acceptor),
         })
     }
@@ -120,6 +135,11 @@ impl Server {
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Connections and TLS handshakes so far (the stop's own wake-up connection included).
+    pub fn counts(&self) -> &Counts {
+        &self.counts
     }
 
     /// Stops accepting; connections in progress finish their current request.
@@ -144,6 +164,7 @@ impl Drop for Server {
 fn connection<H>(
     mut stream: TcpStream,
     tls: Option<Arc<ServerConfig>>,
+    counts: &Counts,
     handler: &H,
     stop: &AtomicBool,
 ) -> io::Result<()>
@@ -159,7 +180,11 @@ where
     let hello = first[0] == TLS_HANDSHAKE;
     match tls {
         Some(config) if hello => {
-            let tls = ServerConnection::new(config).map_err(io::Error::other)?;
+            let mut tls = ServerConnection::new(config).map_err(io::Error::other)?;
+            while tls.is_handshaking() {
+                tls.complete_io(&mut stream)?;
+            }
+            counts.handshakes.fetch_add(1, Ordering::Relaxed);
             serve(StreamOwned::new(tls, stream), handler, stop)
         }
         Some(_) => {

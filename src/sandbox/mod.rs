@@ -18,7 +18,7 @@ pub use responses::{CLIENT_ID, CLIENT_SECRET, SAMPLE_REFERENCE, magic_table};
 
 /// A running sandbox server; stops when dropped.
 pub struct Sandbox {
-    _server: http::Server,
+    server: http::Server,
     url: String,
     ca_pem: Option<String>,
 }
@@ -62,7 +62,7 @@ impl Sandbox {
         let scheme = if identity.is_some() { "https" } else { "http" };
         let url = format!("{scheme}://{}", server.addr());
         Ok(Sandbox {
-            _server: server,
+            server,
             url,
             ca_pem: identity.map(|i| i.ca_pem),
         })
@@ -71,6 +71,17 @@ impl Sandbox {
     /// The base URL, `http://127.0.0.1:PORT` (or `https://`).
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Connections accepted and TLS handshakes completed so far.
+    pub fn counts(&self) -> (usize, usize) {
+        let counts = self.server.counts();
+        (
+            counts
+                .connections
+                .load(std::sync::atomic::Ordering::Relaxed),
+            counts.handshakes.load(std::sync::atomic::Ordering::Relaxed),
+        )
     }
 
     /// The PEM of the CA that signed the HTTPS sandbox's certificate.
