@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# payverify benchmarks against the embedded sandbox (loopback only; needs curl and GNU time).
+# payverify benchmarks against the embedded sandbox (loopback only; needs curl, GNU time, bc).
 #
-#   bash benches/bench.sh            # full run (about a minute on 2 cores)
-#   N=200 bash benches/bench.sh      # fewer references for a quick look
+#   bash benches/bench.sh            # full run (a few minutes on 2 cores)
+#   N=200 CMP_N=2000 MEM_NS=100000 bash benches/bench.sh   # a quick look
 #
-# Prints one line per measurement; the README's performance section quotes its output.
+# Every comparison runs payverify and its anchor side by side in the same run, alternating,
+# CMP_REPS times, and prints medians and ratios (payverify / anchor: below 1 is faster).
+# The anchor is curl's own parallel mode, `curl -Z --parallel-max N`, which keeps N
+# connections open and reuses them. The load average is printed before and after: the
+# machine may be shared, and the ratios are only meaningful within one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-N=${N:-1000}            # references in the batch comparisons
+N=${N:-1000}                # references in the 20 ms latency comparisons
 JOBS=${JOBS:-16}
-LATENCY=${LATENCY:-20}  # ms the sandbox adds to every response
-MEM_N=${MEM_N:-100000}  # references for the peak-memory run
-REPS=${REPS:-30}        # repetitions for the single-call timings
+LATENCY=${LATENCY:-20}      # ms the sandbox adds to every response
+CMP_N=${CMP_N:-20000}       # references in the 0 ms comparisons with curl -Z
+CMP_REPS=${CMP_REPS:-3}     # alternating repetitions of each comparison (median reported)
+MEM_NS=${MEM_NS:-"100000 1000000"}  # references for the peak-memory runs
+REPS=${REPS:-30}            # repetitions for the single-call timings
 
 cargo build --release --quiet
 BIN=target/release/payverify
@@ -21,25 +27,28 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-start_sandbox() { # $1 latency ms -> prints base URL
-  "$BIN" sandbox --port 0 --latency-ms "$1" -q >"$work/sandbox-$1.out" 2>/dev/null &
+start_sandbox() { # $1 name, then sandbox flags -> prints the base URL (the CA path is line 2)
+  local name=$1; shift
+  "$BIN" sandbox --port 0 -q "$@" >"$work/sandbox-$name.out" 2>/dev/null &
   pids+=($!)
-  for _ in $(seq 100); do
-    if [ -s "$work/sandbox-$1.out" ]; then head -n1 "$work/sandbox-$1.out"; return; fi
+  for _ in $(seq 200); do
+    if [ -s "$work/sandbox-$name.out" ]; then head -n1 "$work/sandbox-$name.out"; return; fi
     sleep 0.05
   done
-  echo "sandbox did not start" >&2; exit 1
+  echo "sandbox $name did not start" >&2; exit 1
 }
 
 now() { date +%s.%N; }
 elapsed() { echo "$(now) - $1" | bc -l; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-URL=$(start_sandbox "$LATENCY")
+URL=$(start_sandbox slow --latency-ms "$LATENCY")
 export PAYVERIFY_BASE_URL=$URL PAYVERIFY_CLIENT_ID=sandbox PAYVERIFY_CLIENT_SECRET=sandbox-secret
 AUTH=sandbox:sandbox-secret
 
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(curl --version | head -n1 | cut -d' ' -f1-2)"
+echo "load average at start: $(load)"
 echo "sandbox: $URL, latency ${LATENCY} ms"
 
 seq -f "SANDBOX-OK-%g" 1 "$N" >"$work/refs"
@@ -67,12 +76,75 @@ printf 'single reference (median of %d): payverify %.1f ms, curl %.1f ms (ratio 
 for _ in $(seq "$REPS"); do t=$(now); "$BIN" --version >/dev/null; elapsed "$t"; done | median >"$work/ver"
 printf 'payverify --version (median of %d): %.2f ms\n' "$REPS" "$(echo "$(cat "$work/ver") * 1000" | bc -l)"
 
-FAST=$(start_sandbox 0)
-seq -f "SANDBOX-OK-%g" 1 "$MEM_N" >"$work/many"
+# --- side by side with curl -Z, plain HTTP and TLS --------------------------------------
+
+FAST=$(start_sandbox fast)
+FAST_TLS=$(start_sandbox fast-tls --tls)
+SLOW_TLS=$(start_sandbox slow-tls --tls --latency-ms "$LATENCY")
+CA_FAST=$(sed -n 2p "$work/sandbox-fast-tls.out")
+CA_SLOW=$(sed -n 2p "$work/sandbox-slow-tls.out")
+seq -f "SANDBOX-OK-%g" 1 "$CMP_N" >"$work/cmp-refs"
+
+curl_config() { # $1 base URL, $2 refs file -> a curl -K file: one url and output per ref
+  echo "user = \"$AUTH\""
+  awk -v base="$1" '{printf "url = \"%s/api/payment/verify/%s\"\noutput = \"/dev/null\"\n", base, $0}' "$2"
+}
+
+timed() { # $1 result file, then the command: appends "wall cpu" (cpu = user + sys)
+  local out=$1; shift
+  if ! /usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/stderr"; then
+    echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1
+  fi
+  awk '{print $1, $2 + $3}' "$work/time" >>"$out"
+}
+
+# $1 label, $2 base URL, $3 refs file, $4 jobs, $5 CA file or "" -> one line of medians and ratios
+side_by_side() {
+  local label=$1 base=$2 refs=$3 jobs=$4 ca=$5 n pv_ca=() curl_ca=()
+  n=$(wc -l <"$refs")
+  if [ -n "$ca" ]; then pv_ca=(--ca-cert "$ca"); curl_ca=(--cacert "$ca"); fi
+  curl_config "$base" "$refs" >"$work/curl.cfg"
+  rm -f "$work/pv.t" "$work/curl.t"
+  for _ in $(seq "$CMP_REPS"); do
+    timed "$work/pv.t" env PAYVERIFY_BASE_URL="$base" "$BIN" verify --from "$refs" -j "$jobs" -q "${pv_ca[@]}"
+    timed "$work/curl.t" curl -s -Z --parallel-max "$jobs" -K "$work/curl.cfg" "${curl_ca[@]}"
+  done
+  local pw pc cw cc
+  pw=$(cut -d' ' -f1 "$work/pv.t" | median); pc=$(cut -d' ' -f2 "$work/pv.t" | median)
+  cw=$(cut -d' ' -f1 "$work/curl.t" | median); cc=$(cut -d' ' -f2 "$work/curl.t" | median)
+  printf '%s, %d refs, -j %d: payverify %.2f s, %.1f us CPU/ref; curl -Z --parallel-max %d %.2f s, %.1f us CPU/ref; wall %.2fx, CPU %.2fx (median of %d)\n' \
+    "$label" "$n" "$jobs" "$pw" "$(echo "$pc * 1000000 / $n" | bc -l)" "$jobs" "$cw" \
+    "$(echo "$cc * 1000000 / $n" | bc -l)" "$(echo "$pw / $cw" | bc -l)" "$(echo "$pc / $cc" | bc -l)" "$CMP_REPS"
+}
+
+echo "load average before the curl -Z comparisons: $(load)"
+side_by_side "plain HTTP, 0 ms" "$FAST" "$work/cmp-refs" "$JOBS" ""
+side_by_side "TLS, 0 ms" "$FAST_TLS" "$work/cmp-refs" "$JOBS" "$CA_FAST"
+side_by_side "plain HTTP, 0 ms" "$FAST" "$work/cmp-refs" 1 ""
+side_by_side "TLS, 0 ms" "$FAST_TLS" "$work/cmp-refs" 1 "$CA_FAST"
+side_by_side "TLS, ${LATENCY} ms" "$SLOW_TLS" "$work/refs" "$JOBS" "$CA_SLOW"
+
+# Connection reuse over TLS: a sandbox of its own, so its stop line counts only this batch
+# (plus the stop's own wake-up connection, which makes no handshake).
+"$BIN" sandbox --port 0 --tls --latency-ms "$LATENCY" >"$work/count.out" 2>"$work/count.err" &
+counter=$!; pids+=($counter)
+for _ in $(seq 200); do [ "$(wc -l <"$work/count.out")" -ge 2 ] && break; sleep 0.05; done
 t=$(now)
-PAYVERIFY_BASE_URL=$FAST /usr/bin/time -f '%M' -o "$work/rss" \
-  "$BIN" verify - -j "$JOBS" -o jsonl <"$work/many" >"$work/out.jsonl" 2>/dev/null
-rss=$(tail -n1 "$work/rss")
-mem_t=$(elapsed "$t")
-lines=$(wc -l <"$work/out.jsonl")
-printf 'memory: %d refs at -o jsonl (latency 0): peak RSS %.1f MB, %d lines, %.1f s\n' "$MEM_N" "$(echo "$rss / 1024" | bc -l)" "$lines" "$mem_t"
+PAYVERIFY_BASE_URL=$(head -n1 "$work/count.out") "$BIN" verify --from "$work/refs" -j "$JOBS" -q \
+  --ca-cert "$(sed -n 2p "$work/count.out")"
+tls_batch=$(elapsed "$t")
+kill -TERM "$counter"; wait "$counter" || true
+printf 'TLS, %d ms, %d refs, -j %d: %.3f s (ideal %.3f s, ratio %.2fx); sandbox: %s\n' "$LATENCY" "$N" "$JOBS" \
+  "$tls_batch" "$ideal" "$(echo "$tls_batch / $ideal" | bc -l)" "$(grep -o 'stopped after.*' "$work/count.err")"
+
+for mem_n in $MEM_NS; do
+  seq -f "SANDBOX-OK-%g" 1 "$mem_n" >"$work/many"
+  t=$(now)
+  PAYVERIFY_BASE_URL=$FAST /usr/bin/time -f '%M' -o "$work/rss" \
+    "$BIN" verify - -j "$JOBS" -o jsonl <"$work/many" >"$work/out.jsonl" 2>/dev/null
+  rss=$(tail -n1 "$work/rss")
+  mem_t=$(elapsed "$t")
+  lines=$(wc -l <"$work/out.jsonl")
+  printf 'memory: %d refs at -o jsonl (latency 0): peak RSS %.1f MB (10^6 bytes), %d lines, %.1f s\n' "$mem_n" "$(echo "$rss * 1024 / 1000000" | bc -l)" "$lines" "$mem_t"
+done
+echo "load average at end: $(load)"

@@ -40,7 +40,7 @@ pub fn agent(config: Config) -> Agent {
     Agent::with_parts(
         config,
         DefaultConnector::default(),
-        CachingResolver::default(),
+        CachingResolver::<DefaultResolver>::default(),
     )
 }
 
@@ -97,8 +97,8 @@ const RESOLVE_REUSE: Duration = Duration::from_secs(60);
 /// a name is looked up (on `DefaultResolver`'s bounded thread, within the timeout) at most
 /// once per [`RESOLVE_REUSE`].
 #[derive(Default)]
-pub struct CachingResolver {
-    lookup: DefaultResolver,
+pub struct CachingResolver<R = DefaultResolver> {
+    lookup: R,
     cached: RwLock<Option<Cached>>,
 }
 
@@ -109,13 +109,13 @@ struct Cached {
     at: Instant,
 }
 
-impl std::fmt::Debug for CachingResolver {
+impl<R> std::fmt::Debug for CachingResolver<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CachingResolver").finish_non_exhaustive()
     }
 }
 
-impl Resolver for CachingResolver {
+impl<R: Resolver> Resolver for CachingResolver<R> {
     fn resolve(
         &self,
         uri: &Uri,
@@ -156,5 +156,71 @@ impl Resolver for CachingResolver {
             });
         }
         Ok(addrs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A lookup that counts its calls and answers 192.0.2.1, or fails for `bad.example`.
+    #[derive(Debug, Default)]
+    struct Counting(AtomicUsize);
+
+    impl Resolver for Counting {
+        fn resolve(
+            &self,
+            uri: &Uri,
+            _: &Config,
+            _: NextTimeout,
+        ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            if uri.host() == Some("bad.example") {
+                return Err(ureq::Error::HostNotFound);
+            }
+            let mut addrs = self.empty();
+            addrs.push(SocketAddr::from(([192, 0, 2, 1], 443)));
+            Ok(addrs)
+        }
+    }
+
+    fn resolve(r: &CachingResolver<Counting>, url: &str) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let uri: Uri = url.parse().unwrap();
+        r.resolve(&uri, &Config::default(), NextTimeout::default())
+            .map(|a| a.iter().copied().collect())
+    }
+
+    #[test]
+    fn ip_literals_need_no_lookup() {
+        let r = CachingResolver::<Counting>::default();
+        assert_eq!(
+            resolve(&r, "http://127.0.0.1:8089/x").unwrap(),
+            vec!["127.0.0.1:8089".parse().unwrap()]
+        );
+        assert_eq!(
+            resolve(&r, "https://[::1]/x").unwrap(),
+            vec!["[::1]:443".parse().unwrap()]
+        );
+        assert_eq!(
+            resolve(&r, "http://10.1.2.3/x").unwrap(),
+            vec!["10.1.2.3:80".parse().unwrap()]
+        );
+        assert_eq!(r.lookup.0.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_name_is_looked_up_once_per_host_and_port_and_failures_are_not_kept() {
+        let r = CachingResolver::<Counting>::default();
+        for _ in 0..5 {
+            assert_eq!(resolve(&r, "https://pay.example/a").unwrap().len(), 1);
+        }
+        assert_eq!(r.lookup.0.load(Ordering::SeqCst), 1);
+        resolve(&r, "https://pay.example:8443/a").unwrap();
+        resolve(&r, "https://other.example/a").unwrap();
+        assert_eq!(r.lookup.0.load(Ordering::SeqCst), 3);
+        assert!(resolve(&r, "https://bad.example/a").is_err());
+        assert!(resolve(&r, "https://bad.example/a").is_err());
+        assert_eq!(r.lookup.0.load(Ordering::SeqCst), 5);
     }
 }
