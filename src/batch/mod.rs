@@ -439,15 +439,25 @@ impl Summary {
 
 /// Lets the reader run at most `size` references ahead of the writer.
 struct Window {
-    written: Mutex<usize>,
+    state: Mutex<WindowState>,
     moved: Condvar,
     size: usize,
+}
+
+struct WindowState {
+    written: usize,
+    /// Whether the reader is blocked: the writer wakes it only then, since a wake-up is a
+    /// system call even when nobody waits, and this runs once per reference.
+    waiting: bool,
 }
 
 impl Window {
     fn new(size: usize) -> Self {
         Window {
-            written: Mutex::new(0),
+            state: Mutex::new(WindowState {
+                written: 0,
+                waiting: false,
+            }),
             moved: Condvar::new(),
             size,
         }
@@ -455,26 +465,35 @@ impl Window {
 
     /// Waits until reference `index` may be issued; false when stopping.
     fn wait_for_room(&self, index: usize, stop: &AtomicBool) -> bool {
-        let Ok(mut written) = self.written.lock() else {
+        let Ok(mut state) = self.state.lock() else {
             return false;
         };
-        while index >= *written + self.size {
+        while index >= state.written + self.size {
             if stop.load(Ordering::SeqCst) {
+                state.waiting = false;
                 return false;
             }
-            match self.moved.wait_timeout(written, Duration::from_millis(100)) {
-                Ok((guard, _)) => written = guard,
+            state.waiting = true;
+            match self.moved.wait_timeout(state, Duration::from_millis(100)) {
+                Ok((guard, _)) => state = guard,
                 Err(_) => return false,
             }
         }
+        state.waiting = false;
         true
     }
 
     fn advance(&self, written: usize) {
-        if let Ok(mut w) = self.written.lock() {
-            *w = written;
+        let waiting = match self.state.lock() {
+            Ok(mut state) => {
+                state.written = written;
+                state.waiting
+            }
+            Err(_) => true,
+        };
+        if waiting {
+            self.moved.notify_all();
         }
-        self.moved.notify_all();
     }
 }
 
