@@ -121,14 +121,57 @@ impl<'de> Visitor<'de> for NoDuplicatesVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NoDuplicates, A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
+        // A response object has about twenty keys: a linear scan of keys borrowed from the
+        // body beats hashing and copying each one (this pass runs for every verification).
+        // Past SCAN keys a hash set takes over, so a hostile body cannot make it quadratic.
+        const SCAN: usize = 32;
+        let mut few: Vec<Key<'de>> = Vec::new();
+        let mut many: std::collections::HashSet<Key<'de>> = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
             map.next_value::<NoDuplicates>()?;
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX}{key}")));
+            let repeated = if many.is_empty() && few.len() < SCAN {
+                few.contains(&key)
+            } else {
+                many.extend(few.drain(..));
+                many.contains(&key)
+            };
+            if repeated {
+                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX}{}", key.0)));
+            }
+            match many.is_empty() {
+                true => few.push(key),
+                false => {
+                    many.insert(key);
+                }
             }
         }
         Ok(NoDuplicates)
+    }
+}
+
+/// An object key, borrowed from the input unless it had escapes to decode.
+#[derive(PartialEq, Eq, Hash)]
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Borrowed(key)))
+    }
+    fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Owned(key.to_owned())))
     }
 }
 
@@ -384,6 +427,28 @@ mod tests {
             parse_object(br#"{"data":{"pan":"1","pan":"2"}}"#),
             Err(BodyError::DuplicateKey("pan".into()))
         );
+        // An escaped spelling is the same key.
+        assert_eq!(
+            parse_object(br#"{"status":"FAILED","st\u0061tus":"SUCCESSFUL"}"#),
+            Err(BodyError::DuplicateKey("status".into()))
+        );
+    }
+
+    #[test]
+    fn duplicates_are_found_in_objects_of_any_size() {
+        for n in [31, 32, 33, 200] {
+            let keys: Vec<String> = (0..n).map(|i| format!("\"k{i}\":{i}")).collect();
+            let unique = format!("{{{}}}", keys.join(","));
+            assert_eq!(parse_object(unique.as_bytes()).map(|m| m.len()), Ok(n));
+            for repeat in [0, n / 2, n - 1] {
+                let body = format!("{{{},\"k{repeat}\":0}}", keys.join(","));
+                assert_eq!(
+                    parse_object(body.as_bytes()),
+                    Err(BodyError::DuplicateKey(format!("k{repeat}"))),
+                    "{n} keys, k{repeat} repeated"
+                );
+            }
+        }
     }
 
     #[test]

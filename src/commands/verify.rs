@@ -1,6 +1,5 @@
 //! `payverify verify`: one reference, end to end.
 
-use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
@@ -15,7 +14,7 @@ use crate::log::{Level, Log};
 use crate::outcome::{Outcome, Verdict};
 use crate::reference::Reference;
 use crate::render::records::RecordWriter;
-use crate::render::{Printer, Style, write_output};
+use crate::render::{Printer, write_output};
 use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
 use crate::signal::Interrupt;
@@ -98,7 +97,7 @@ pub fn run(
             };
             let writer = printer.into_records(args.output);
             let quiet_writer = match log.level() {
-                Level::Quiet => RecordWriter::new(Box::new(io::sink()), args.output, Style::PLAIN),
+                Level::Quiet => RecordWriter::discard(),
                 _ => writer,
             };
             batch.run(Arc::new(verifier), input, quiet_writer, log)
