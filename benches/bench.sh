@@ -107,7 +107,7 @@ side_by_side() {
   rm -f "$work/pv.t" "$work/curl.t"
   for _ in $(seq "$CMP_REPS"); do
     timed "$work/pv.t" env PAYVERIFY_BASE_URL="$base" "$BIN" verify --from "$refs" -j "$jobs" -q "${pv_ca[@]}"
-    timed "$work/curl.t" curl -s -Z --parallel-max "$jobs" -K "$work/curl.cfg" "${curl_ca[@]}"
+    timed "$work/curl.t" curl -s --no-progress-meter -Z --parallel-max "$jobs" -K "$work/curl.cfg" "${curl_ca[@]}"
   done
   local pw pc cw cc
   pw=$(cut -d' ' -f1 "$work/pv.t" | median); pc=$(cut -d' ' -f2 "$work/pv.t" | median)

@@ -4,7 +4,7 @@
 pub mod input;
 mod seen;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -89,25 +89,24 @@ impl Batch {
         let started = Instant::now();
         let window = Arc::new(Window::new(self.jobs * WINDOW_PER_JOB));
         let issued = Arc::new(AtomicUsize::new(0));
-        let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Reference)>(self.jobs * 2);
-        let work_rx = Arc::new(Mutex::new(work_rx));
+        // As deep as the window: the reader refills half of it per wake-up.
+        let queue = Arc::new(WorkQueue::new(self.jobs * WINDOW_PER_JOB));
         let (events_tx, events) = mpsc::channel::<Event>();
 
         spawn_reader(
             input,
-            work_tx,
+            queue.clone(),
             events_tx.clone(),
             &window,
             &issued,
             &self.halt,
         )?;
         for n in 0..self.jobs {
-            let (work_rx, events_tx, halt) =
-                (work_rx.clone(), events_tx.clone(), self.halt.clone());
+            let (queue, events_tx, halt) = (queue.clone(), events_tx.clone(), self.halt.clone());
             let verifier = verifier.clone();
             thread::Builder::new()
                 .name(format!("verify-{n}"))
-                .spawn(move || worker(&verifier, &work_rx, &events_tx, &halt))
+                .spawn(move || worker(&verifier, &queue, &events_tx, &halt))
                 .map_err(|e| Failure::new(Exit::Internal, format!("cannot start a worker: {e}")))?;
         }
         drop(events_tx);
@@ -251,7 +250,7 @@ impl Batch {
 
 fn spawn_reader(
     mut input: Input,
-    work: mpsc::SyncSender<(usize, Reference)>,
+    work: Arc<WorkQueue>,
     events: mpsc::Sender<Event>,
     window: &Arc<Window>,
     issued: &Arc<AtomicUsize>,
@@ -261,6 +260,8 @@ fn spawn_reader(
     thread::Builder::new()
         .name("read-references".into())
         .spawn(move || {
+            // Closes the queue however this thread ends, so workers never wait forever.
+            let work = Closing(work);
             let mut index = 0;
             let (mut duplicates, mut invalid) = (0usize, 0usize);
             for item in input.by_ref() {
@@ -273,7 +274,7 @@ fn spawn_reader(
                             break;
                         }
                         issued.store(index + 1, Ordering::SeqCst);
-                        if work.send((index, reference)).is_err() {
+                        if !work.0.push((index, reference), &halt) {
                             break;
                         }
                         index += 1;
@@ -304,20 +305,8 @@ fn spawn_reader(
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
 }
 
-fn worker(
-    verifier: &Verifier,
-    work: &Mutex<mpsc::Receiver<(usize, Reference)>>,
-    events: &mpsc::Sender<Event>,
-    halt: &AtomicBool,
-) {
-    loop {
-        let job = match work.lock() {
-            Ok(rx) => rx.recv(),
-            Err(_) => return,
-        };
-        let Ok((index, reference)) = job else {
-            return;
-        };
+fn worker(verifier: &Verifier, work: &WorkQueue, events: &mpsc::Sender<Event>, halt: &AtomicBool) {
+    while let Some((index, reference)) = work.pop() {
         let event = if halt.load(Ordering::SeqCst) {
             Event::Skipped(index)
         } else {
@@ -437,6 +426,103 @@ impl Summary {
     }
 }
 
+/// References waiting for a worker.
+///
+/// Why not a bounded channel behind a mutex: there every hand-off woke the reader (one
+/// slot free) and the next worker queued on the mutex, several futex calls a reference.
+/// Here a worker takes a reference under a short lock, and the reader is woken only when
+/// the queue is down to half, so it refills many slots per wake-up.
+struct WorkQueue {
+    state: Mutex<QueueState>,
+    room: Condvar,
+    work: Condvar,
+    capacity: usize,
+}
+
+struct QueueState {
+    items: VecDeque<(usize, Reference)>,
+    closed: bool,
+    reader_waiting: bool,
+    workers_waiting: usize,
+}
+
+impl WorkQueue {
+    fn new(capacity: usize) -> Self {
+        WorkQueue {
+            state: Mutex::new(QueueState {
+                items: VecDeque::with_capacity(capacity),
+                closed: false,
+                reader_waiting: false,
+                workers_waiting: 0,
+            }),
+            room: Condvar::new(),
+            work: Condvar::new(),
+            capacity: capacity.max(2),
+        }
+    }
+
+    /// Queues a reference, waiting for room; false when halted.
+    fn push(&self, item: (usize, Reference), halt: &AtomicBool) -> bool {
+        let Ok(mut state) = self.state.lock() else {
+            return false;
+        };
+        while state.items.len() >= self.capacity {
+            if halt.load(Ordering::SeqCst) {
+                state.reader_waiting = false;
+                return false;
+            }
+            state.reader_waiting = true;
+            match self.room.wait_timeout(state, Duration::from_millis(100)) {
+                Ok((guard, _)) => state = guard,
+                Err(_) => return false,
+            }
+        }
+        state.reader_waiting = false;
+        state.items.push_back(item);
+        if state.workers_waiting > 0 {
+            self.work.notify_one();
+        }
+        true
+    }
+
+    /// No more references will come: idle workers end once the queue is empty.
+    fn close(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.closed = true;
+        }
+        self.work.notify_all();
+    }
+
+    /// The next reference; `None` once the queue is closed and empty.
+    fn pop(&self) -> Option<(usize, Reference)> {
+        let mut state = self.state.lock().ok()?;
+        loop {
+            if let Some(item) = state.items.pop_front() {
+                if state.reader_waiting && state.items.len() <= self.capacity / 2 {
+                    state.reader_waiting = false;
+                    self.room.notify_one();
+                }
+                return Some(item);
+            }
+            if state.closed {
+                return None;
+            }
+            state.workers_waiting += 1;
+            state = self.work.wait(state).ok()?;
+            state.workers_waiting -= 1;
+        }
+    }
+}
+
+/// Closes the work queue when the reader ends, normally or by a panic.
+struct Closing(Arc<WorkQueue>);
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 /// Lets the reader run at most `size` references ahead of the writer.
 struct Window {
     state: Mutex<WindowState>,
@@ -446,9 +532,10 @@ struct Window {
 
 struct WindowState {
     written: usize,
-    /// Whether the reader is blocked: the writer wakes it only then, since a wake-up is a
-    /// system call even when nobody waits, and this runs once per reference.
-    waiting: bool,
+    /// The index the reader is blocked on. The writer wakes it only once half the window is
+    /// free: a wake-up is a system call (even with nobody waiting), and waking the reader for
+    /// every reference written made two futex calls a reference.
+    waiting_for: Option<usize>,
 }
 
 impl Window {
@@ -456,7 +543,7 @@ impl Window {
         Window {
             state: Mutex::new(WindowState {
                 written: 0,
-                waiting: false,
+                waiting_for: None,
             }),
             moved: Condvar::new(),
             size,
@@ -470,28 +557,32 @@ impl Window {
         };
         while index >= state.written + self.size {
             if stop.load(Ordering::SeqCst) {
-                state.waiting = false;
+                state.waiting_for = None;
                 return false;
             }
-            state.waiting = true;
+            state.waiting_for = Some(index);
             match self.moved.wait_timeout(state, Duration::from_millis(100)) {
                 Ok((guard, _)) => state = guard,
                 Err(_) => return false,
             }
         }
-        state.waiting = false;
+        state.waiting_for = None;
         true
     }
 
     fn advance(&self, written: usize) {
-        let waiting = match self.state.lock() {
+        let wake = match self.state.lock() {
             Ok(mut state) => {
                 state.written = written;
-                state.waiting
+                // All issued references end up written, so `written` reaches the index
+                // waited for, and the reader is always woken in the end.
+                state
+                    .waiting_for
+                    .is_some_and(|index| index + self.size / 2 < written + self.size)
             }
             Err(_) => true,
         };
-        if waiting {
+        if wake {
             self.moved.notify_all();
         }
     }
@@ -521,6 +612,50 @@ mod tests {
             s.line(Duration::from_secs(1), None)
                 .ends_with("; 1 with warnings (see their checks)")
         );
+    }
+
+    #[test]
+    fn work_queue_hands_every_reference_to_exactly_one_worker() {
+        let queue = Arc::new(WorkQueue::new(4));
+        let halt = Arc::new(AtomicBool::new(false));
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                let queue = queue.clone();
+                thread::spawn(move || {
+                    let mut got = Vec::new();
+                    while let Some((i, _)) = queue.pop() {
+                        got.push(i);
+                    }
+                    got
+                })
+            })
+            .collect();
+        let reference = Reference::parse("R").unwrap();
+        for i in 0..5_000 {
+            assert!(queue.push((i, reference.clone()), &halt));
+        }
+        queue.close();
+        let mut all: Vec<usize> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..5_000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_full_work_queue_gives_up_when_halted() {
+        let queue = WorkQueue::new(2);
+        let halt = AtomicBool::new(false);
+        let reference = Reference::parse("R").unwrap();
+        assert!(queue.push((0, reference.clone()), &halt));
+        assert!(queue.push((1, reference.clone()), &halt));
+        halt.store(true, Ordering::SeqCst);
+        assert!(!queue.push((2, reference), &halt));
+        queue.close();
+        assert_eq!(queue.pop().map(|(i, _)| i), Some(0));
+        assert_eq!(queue.pop().map(|(i, _)| i), Some(1));
+        assert!(queue.pop().is_none());
     }
 
     #[test]
