@@ -7,22 +7,26 @@
 //! to collide on purpose. A collision would report a new reference as a duplicate (it
 //! would not be verified, and the warning says so), never pass an unverified one.
 //!
-//! Layout: a sorted `Vec<u128>` (16 bytes a key, no per-entry overhead) plus a small hash
-//! set of recent keys, merged into the vector when it reaches an eighth of its size. A
-//! hash set alone would cost 32 to 64 bytes a key after its power-of-two growth.
+//! Layout: a sorted run of keys (16 bytes a key, no per-entry overhead) in fixed 64 KiB
+//! chunks, so growing it never copies it (a `Vec`'s reallocation briefly holds the old and
+//! the new buffer), plus a small hash set of recent keys, merged into the run when it
+//! reaches a sixteenth of its size. A hash set alone would cost 32 to 64 bytes a key after
+//! its power-of-two growth.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
 use siphasher::sip128::SipHasher13;
 
-/// Recent keys merged into the sorted run once there are this many, or an eighth of it.
+/// Recent keys merged into the sorted run once there are this many, or a sixteenth of it.
 const FIRST_MERGE: usize = 4096;
+/// Keys per chunk of the sorted run: 64 KiB.
+const CHUNK: usize = 4096;
 
 /// A set of strings held as keyed 128-bit hashes.
 pub struct Seen {
     hasher: SipHasher13,
-    sorted: Vec<u128>,
+    sorted: Sorted,
     recent: HashSet<u128, BuildHasherDefault<KeyBits>>,
     first_merge: usize,
 }
@@ -40,7 +44,7 @@ impl Seen {
         let random = RandomState::new();
         Seen {
             hasher: SipHasher13::new_with_keys(random.hash_one(0u8), random.hash_one(1u8)),
-            sorted: Vec::new(),
+            sorted: Sorted::default(),
             recent: HashSet::default(),
             first_merge,
         }
@@ -49,10 +53,10 @@ impl Seen {
     /// Adds `text`; true when it was not in the set.
     pub fn insert(&mut self, text: &str) -> bool {
         let key = self.hasher.hash(text.as_bytes()).as_u128();
-        if self.sorted.binary_search(&key).is_ok() || !self.recent.insert(key) {
+        if self.sorted.contains(key) || !self.recent.insert(key) {
             return false;
         }
-        if self.recent.len() >= self.first_merge.max(self.sorted.len() / 8) {
+        if self.recent.len() >= self.first_merge.max(self.sorted.len / 16) {
             self.merge();
         }
         true
@@ -63,20 +67,59 @@ impl Seen {
     fn merge(&mut self) {
         let mut batch: Vec<u128> = self.recent.drain().collect();
         batch.sort_unstable();
-        let mut old = self.sorted.len();
-        self.sorted.reserve_exact(batch.len());
-        self.sorted.resize(old + batch.len(), 0);
-        let mut next = self.sorted.len();
+        let sorted = &mut self.sorted;
+        let mut old = sorted.len;
+        sorted.grow(batch.len());
+        let mut next = sorted.len;
         while let Some(&key) = batch.last() {
             next -= 1;
-            if old > 0 && self.sorted[old - 1] > key {
-                self.sorted[next] = self.sorted[old - 1];
+            if old > 0 && sorted.get(old - 1) > key {
+                let moved = sorted.get(old - 1);
+                sorted.set(next, moved);
                 old -= 1;
             } else {
-                self.sorted[next] = key;
+                sorted.set(next, key);
                 batch.pop();
             }
         }
+    }
+}
+
+/// Keys in ascending order, in chunks of [`CHUNK`].
+#[derive(Default)]
+struct Sorted {
+    chunks: Vec<Box<[u128]>>,
+    len: usize,
+}
+
+impl Sorted {
+    fn get(&self, i: usize) -> u128 {
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    fn set(&mut self, i: usize, key: u128) {
+        self.chunks[i / CHUNK][i % CHUNK] = key;
+    }
+
+    /// Makes room for `more` keys at the end (zeroes until set).
+    fn grow(&mut self, more: usize) {
+        self.len += more;
+        while self.chunks.len() * CHUNK < self.len {
+            self.chunks.push(vec![0; CHUNK].into_boxed_slice());
+        }
+    }
+
+    fn contains(&self, key: u128) -> bool {
+        let (mut low, mut high) = (0, self.len);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.get(mid).cmp(&key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
     }
 }
 
@@ -113,7 +156,9 @@ mod tests {
         for i in 0..20_000 {
             assert!(seen.insert(&format!("REF-{i}")), "{i} is new");
         }
-        assert!(seen.sorted.windows(2).all(|w| w[0] < w[1]));
+        let run: Vec<u128> = (0..seen.sorted.len).map(|i| seen.sorted.get(i)).collect();
+        assert!(run.len() > 2 * CHUNK, "the run spans several chunks");
+        assert!(run.windows(2).all(|w| w[0] < w[1]));
         for i in (0..20_000).rev() {
             assert!(!seen.insert(&format!("REF-{i}")), "{i} was seen");
         }
