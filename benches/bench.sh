@@ -23,14 +23,18 @@ REPS=${REPS:-30}            # repetitions for the single-call timings
 cargo build --release --quiet
 BIN=target/release/payverify
 work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+# Sandboxes are started inside $(...), a subshell, so their pids go to a file, not an array.
+touch "$work/pids"
+cleanup() {
+  while read -r p; do kill -TERM "$p" 2>/dev/null || true; done <"$work/pids"
+  sleep 0.2; rm -rf "$work"
+}
 trap cleanup EXIT
 
 start_sandbox() { # $1 name, then sandbox flags -> prints the base URL (the CA path is line 2)
   local name=$1; shift
   "$BIN" sandbox --port 0 -q "$@" >"$work/sandbox-$name.out" 2>/dev/null &
-  pids+=($!)
+  echo $! >>"$work/pids"
   for _ in $(seq 200); do
     if [ -s "$work/sandbox-$name.out" ]; then head -n1 "$work/sandbox-$name.out"; return; fi
     sleep 0.05
@@ -127,7 +131,7 @@ side_by_side "TLS, ${LATENCY} ms" "$SLOW_TLS" "$work/refs" "$JOBS" "$CA_SLOW"
 # Connection reuse over TLS: a sandbox of its own, so its stop line counts only this batch
 # (plus the stop's own wake-up connection, which makes no handshake).
 "$BIN" sandbox --port 0 --tls --latency-ms "$LATENCY" >"$work/count.out" 2>"$work/count.err" &
-counter=$!; pids+=($counter)
+counter=$!; echo "$counter" >>"$work/pids"
 for _ in $(seq 200); do [ "$(wc -l <"$work/count.out")" -ge 2 ] && break; sleep 0.05; done
 t=$(now)
 PAYVERIFY_BASE_URL=$(head -n1 "$work/count.out") "$BIN" verify --from "$work/refs" -j "$JOBS" -q \

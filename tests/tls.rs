@@ -42,21 +42,33 @@ impl Standalone {
 
     /// Stops it with SIGTERM and waits.
     fn stop(mut self) {
-        Command::new("kill")
+        assert!(self.terminate(), "sandbox did not stop on SIGTERM");
+    }
+
+    /// SIGTERM (so it removes its temporary CA file), then up to 10 s for it to exit.
+    fn terminate(&mut self) -> bool {
+        let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
+            .status();
         let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "sandbox did not stop");
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return true;
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
+        false
     }
 }
 
 impl Drop for Standalone {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return; // already stopped (and reaped): its pid may belong to another process now
+        }
+        if !self.terminate() {
+            let _ = self.child.kill();
+        }
         let _ = self.child.wait();
     }
 }
