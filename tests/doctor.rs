@@ -19,6 +19,7 @@ fn sandbox() -> Sandbox {
             port: 0,
             latency: Duration::ZERO,
             log_requests: false,
+            tls: false,
         },
         Log::new(Level::Quiet),
     )

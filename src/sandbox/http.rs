@@ -23,9 +23,6 @@ const MAX_CONNECTIONS: usize = 512;
 const IDLE: Duration = Duration::from_secs(30);
 /// The first byte of a TLS handshake record (a ClientHello).
 const TLS_HANDSHAKE: u8 = 0x16;
-/// A fatal TLS `handshake_failure` alert: the answer a plain-HTTP server gives a ClientHello,
-/// so an `https://` client fails at once instead of waiting for a reply that never comes.
-const TLS_ALERT: [u8; 7] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28];
 
 /// One parsed request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,8 +194,16 @@ where
             write_response(&mut stream, &response, false)
         }
         None if hello => {
-            stream.write_all(&TLS_ALERT)?;
-            stream.flush()
+            // What a plain web server does with a ClientHello: an HTTP 400 at once, which a
+            // TLS client reads as "not TLS", so an `https://` client fails in milliseconds
+            // with its scheme hint instead of both sides waiting for the other to speak.
+            let body = br#"{"message":"this sandbox speaks plain HTTP: use an http:// base URL"}"#;
+            let response = Response {
+                status: 400,
+                headers: vec![],
+                body: body.to_vec(),
+            };
+            write_response(&mut stream, &response, false)
         }
         None => serve(stream, handler, stop),
     }

@@ -133,8 +133,8 @@ impl Roots {
             Some(path) => {
                 // The same parsing as the client's, so a file doctor accepts is one verify
                 // accepts.
-                let certs = match crate::client::network::roots_with(path)? {
-                    ureq::tls::RootCerts::Specific(certs) => certs,
+                let certs = match crate::client::network::roots(Some(path), None)? {
+                    Some(ureq::tls::RootCerts::Specific(certs)) => certs,
                     _ => return Err(Failure::config("unexpected root set".to_owned())),
                 };
                 let mut store = RootCertStore::empty();
