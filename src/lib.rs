@@ -3,28 +3,25 @@
 //! Data flows one way: arguments ([`cli`]) -> [`settings`] -> request ([`client`]) ->
 //! response ([`model`]) -> [`outcome`] -> [`render`]. [`run`] is the whole program.
 
-pub mod base_url;
 pub mod batch;
-pub mod checks;
 pub mod cli;
-pub mod client;
 pub mod commands;
-pub mod config;
-pub mod exit;
-pub mod gate;
-pub mod log;
-pub mod model;
-pub mod money;
-pub mod outcome;
-pub mod reference;
+pub mod domain;
 pub mod render;
 pub mod sandbox;
-pub mod secret;
 pub mod settings;
+pub mod transport;
+
+pub mod exit;
+pub mod io_util;
+pub mod log;
+pub mod secret;
 pub mod signal;
-pub mod signature;
 pub mod terminal;
-pub mod verifier;
+
+pub use domain::{checks, model, money, outcome, reference, signature};
+pub use settings::file as config;
+pub use transport::{base_url, client};
 
 #[cfg(test)]
 mod testutil;

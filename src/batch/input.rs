@@ -6,11 +6,11 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
 use super::seen::Seen;
+use crate::domain::reference::Reference;
 use crate::exit::Failure;
-use crate::reference::Reference;
 
 /// Longest line taken as a reference; longer lines are reported, not buffered whole.
-pub const MAX_LINE: usize = crate::reference::MAX_LEN;
+pub const MAX_LINE: usize = crate::domain::reference::MAX_LEN;
 
 /// One source of references, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +99,7 @@ impl Input {
                     Failure::usage(format!(
                         "cannot read references from {}: {}",
                         path.display(),
-                        crate::config::io_reason(&e)
+                        crate::io_util::io_reason(&e)
                     ))
                 })?;
             }
@@ -239,7 +239,7 @@ impl Iterator for Input {
                         return Some(Err(Failure::usage(format!(
                             "cannot read references from {}: {}",
                             path.display(),
-                            crate::config::io_reason(&e)
+                            crate::io_util::io_reason(&e)
                         ))));
                     }
                 },

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::domain::outcome::{Outcome, Record, Verdict};
+use crate::domain::reference::Reference;
+use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::outcome::{Outcome, Record, Verdict};
-use crate::reference::Reference;
 use crate::render::records::RecordWriter;
-use crate::verifier::Verifier;
 pub use input::{Counts, Input, Item, Source};
 
 /// How far the reader may run ahead of the writer, per worker: bounds memory however long
@@ -395,7 +395,7 @@ impl Summary {
         } else {
             0.0
         };
-        let counts = crate::outcome::OUTCOME_NAMES
+        let counts = crate::domain::outcome::OUTCOME_NAMES
             .iter()
             .filter_map(|name| self.counts.get(name).map(|n| format!("{n} {name}")))
             .collect::<Vec<_>>()

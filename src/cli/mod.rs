@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use crate::checks::{Expectations, HmacMode};
+use crate::domain::checks::{Expectations, HmacMode};
+use crate::domain::money::Kobo;
 use crate::exit::Exit;
-use crate::money::Kobo;
 
 /// Verify payment transactions against the gateway's Verify Transaction operation.
 #[derive(Debug, Parser)]

@@ -6,14 +6,15 @@ use std::path::Path;
 
 use comfy_table::Table;
 
-use crate::base_url::BaseUrl;
 use crate::cli::{ConfigCommand, GlobalArgs, ProfileArgs};
-use crate::config::{io_reason, template};
 use crate::exit::{Exit, Failure};
+use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::render::write_output;
 use crate::render::{Printer, Style, new_table, table_text};
+use crate::settings::file::template;
 use crate::settings::{Context, Settings, Source, Sourced};
+use crate::transport::base_url::BaseUrl;
 
 /// Runs a `config` subcommand.
 pub fn run(
@@ -119,7 +120,7 @@ fn show(s: &Settings, ctx: &Context) -> String {
     let (v, w) = text(&s.profile);
     row(&mut table, "profile", v, w);
     let (v, w) = text(&s.base_url);
-    let shown = crate::base_url::without_userinfo(&v);
+    let shown = crate::transport::base_url::without_userinfo(&v);
     let w = if shown == v {
         w
     } else {

@@ -57,7 +57,7 @@ impl CaFile {
             Failure::config(format!(
                 "cannot write the sandbox CA to {}: {}",
                 path.display(),
-                crate::config::io_reason(&e)
+                crate::io_util::io_reason(&e)
             ))
         };
         if let Some(path) = chosen {

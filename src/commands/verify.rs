@@ -7,18 +7,18 @@ use std::time::Duration;
 
 use crate::batch::{Batch, Input, Source};
 use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
-use crate::client::{self, Client};
+use crate::domain::outcome::{Outcome, Verdict};
+use crate::domain::reference::Reference;
+use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
-use crate::gate::Gate;
 use crate::log::{Level, Log};
-use crate::outcome::{Outcome, Verdict};
-use crate::reference::Reference;
 use crate::render::records::RecordWriter;
 use crate::render::{Printer, write_output};
 use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
 use crate::signal::Interrupt;
-use crate::verifier::Verifier;
+use crate::transport::client::{self, Client};
+use crate::transport::gate::Gate;
 
 /// Runs `payverify verify`: one reference, or a batch.
 pub fn run(

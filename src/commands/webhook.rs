@@ -3,16 +3,16 @@
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use crate::checks;
 use crate::cli::{GlobalArgs, ProfileArgs, WebhookCheckArgs};
-use crate::client::MAX_BODY_BYTES;
+use crate::domain::checks;
+use crate::domain::model::{Verification, parse_object};
+use crate::domain::signature;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::model::{Verification, parse_object};
 use crate::render::Printer;
 use crate::render::write_output;
 use crate::settings::{Context, Settings};
-use crate::signature;
+use crate::transport::client::MAX_BODY_BYTES;
 
 /// Runs `payverify webhook check`.
 ///
@@ -141,7 +141,7 @@ fn read_input(input: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
                 Failure::usage(format!(
                     "cannot read {}: {}",
                     path.display(),
-                    crate::config::io_reason(&e)
+                    crate::io_util::io_reason(&e)
                 ))
             })?;
             let mut bytes = Vec::new();

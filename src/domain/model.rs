@@ -10,7 +10,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::money::Kobo;
+use crate::domain::money::Kobo;
 
 /// Why a response body is not a usable verification result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,7 +309,10 @@ fn amount(raw: &Map<String, Value>) -> Result<Option<Kobo>, BodyError> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!("../tests/data/verify-success.json");
+    const SAMPLE: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/verify-success.json"
+    ));
 
     fn parse(s: &str) -> Result<Verification, BodyError> {
         Verification::from_object(parse_object(s.as_bytes())?)

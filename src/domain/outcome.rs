@@ -7,14 +7,14 @@
 
 use serde_json::Value;
 
-use crate::checks::CheckReport;
-use crate::client::{Exchange, Response, TransportError};
+use crate::domain::checks::CheckReport;
+use crate::domain::model::{BodyError, Verification, parse_object};
+use crate::domain::reference::Reference;
 use crate::exit::Exit;
 use crate::log::truncate;
-use crate::model::{BodyError, Verification, parse_object};
-use crate::reference::Reference;
 use crate::secret::{redact, redact_json};
 use crate::terminal::quoted;
+use crate::transport::client::{Exchange, Response, TransportError};
 
 /// Every outcome name a record can carry, in exit-code order.
 pub const OUTCOME_NAMES: [&str; 9] = [
@@ -125,7 +125,7 @@ impl Outcome {
                     format!(" ({why})")
                 };
                 // The gateway's own plugins decide on code 00 alone and would ship this.
-                let disagree = if v.code.as_deref() == Some(crate::checks::APPROVED) {
+                let disagree = if v.code.as_deref() == Some(crate::domain::checks::APPROVED) {
                     "; status FAILED and code 00 disagree, and payverify goes by the status"
                 } else {
                     ""
@@ -348,7 +348,10 @@ mod tests {
 
     #[test]
     fn statuses_map_to_the_contract() {
-        let sample = include_str!("../tests/data/verify-success.json");
+        let sample = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/verify-success.json"
+        ));
         assert_eq!(response(200, sample).exit(), Exit::Successful);
         assert_eq!(response(200, r#"{"status":"FAILED"}"#).exit(), Exit::Failed);
         assert_eq!(
@@ -405,7 +408,7 @@ mod tests {
     #[test]
     fn only_successful_becomes_check_failed() {
         let failing = CheckReport {
-            integrity: crate::checks::Integrity::Mismatch,
+            integrity: crate::domain::checks::Integrity::Mismatch,
             failures: vec!["x".into()],
             warnings: vec![],
         };

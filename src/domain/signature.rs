@@ -4,7 +4,7 @@
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
-use crate::money::Kobo;
+use crate::domain::money::Kobo;
 use crate::secret::Secret;
 
 /// The message the gateway signs: `WQ-506391000507913NGN4000000` for the documented sample.

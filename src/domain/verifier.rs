@@ -1,11 +1,11 @@
 //! One reference from request to verdict: the step the single path and every batch worker
 //! share.
 
-use crate::checks::{self, Expectations, HmacMode};
-use crate::client::Client;
-use crate::outcome::{Verdict, classify};
-use crate::reference::Reference;
+use crate::domain::checks::{self, Expectations, HmacMode};
+use crate::domain::outcome::{Verdict, classify};
+use crate::domain::reference::Reference;
 use crate::secret::Secret;
+use crate::transport::client::Client;
 
 /// Verifies references and checks the results; shared by reference across workers.
 pub struct Verifier {

@@ -9,10 +9,10 @@ use std::io::{self, IsTerminal, Write};
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::checks::Integrity;
 use crate::cli::{ColorChoice, OutputFormat};
+use crate::domain::checks::Integrity;
+use crate::domain::model::Verification;
 use crate::exit::{Exit, Failure};
-use crate::model::Verification;
 use crate::settings::EnvLookup;
 
 /// How output should look on the sink it goes to.
@@ -29,7 +29,7 @@ pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
     match result {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::new(
             Exit::Internal,
-            format!("cannot write the output: {}", crate::config::io_reason(&e)),
+            format!("cannot write the output: {}", crate::io_util::io_reason(&e)),
         )),
         _ => Ok(()),
     }
@@ -88,7 +88,7 @@ pub fn decide_color(choice: ColorChoice, tty: bool, env: EnvLookup) -> bool {
 
 /// The last guard on stdout: each write is redacted of every registered secret form as a
 /// whole (records and tables are written in one piece). Secrets are already redacted where
-/// the service's text enters ([`crate::outcome`]); this catches what never came from it,
+/// the service's text enters ([`crate::domain::outcome`]); this catches what never came from it,
 /// such as a reference that happens to be the secret.
 struct Redacting(Box<dyn Write + Send>);
 

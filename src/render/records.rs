@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::cli::OutputFormat;
+use crate::domain::outcome::Record;
 use crate::log::truncate;
-use crate::outcome::Record;
 use crate::render::{Style, csv, new_table, table_text};
 
 /// The CSV columns, in order.
@@ -75,7 +75,7 @@ pub fn json(record: &Record) -> String {
 /// A record's CSV fields, in [`CSV_COLUMNS`] order.
 pub fn csv_fields(record: &Record) -> [String; 14] {
     let v = record.verdict.outcome.verification();
-    let text = |get: fn(&crate::model::Verification) -> Option<String>| {
+    let text = |get: fn(&crate::domain::model::Verification) -> Option<String>| {
         v.and_then(get).unwrap_or_default()
     };
     let amount = v.and_then(|v| v.amount);

@@ -2,8 +2,8 @@
 
 use comfy_table::{Attribute, Cell, Color};
 
-use crate::checks::Integrity;
-use crate::model::Verification;
+use crate::domain::checks::Integrity;
+use crate::domain::model::Verification;
 use crate::render::{Style, new_table, table_text};
 
 /// Shown where the service sent no value.
@@ -78,10 +78,14 @@ pub fn verification(v: &Verification, integrity: Option<&Integrity>, style: Styl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::parse_object;
+    use crate::domain::model::parse_object;
 
     fn sample() -> Verification {
-        let raw = parse_object(include_bytes!("../../tests/data/verify-success.json")).unwrap();
+        let raw = parse_object(include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/verify-success.json"
+        )))
+        .unwrap();
         Verification::from_object(raw).unwrap()
     }
 

@@ -56,7 +56,7 @@ impl Sandbox {
         .map_err(|e| {
             Failure::config(format!(
                 "cannot listen on {addr}: {} (pick another --port, or --port 0 for a free one)",
-                crate::config::io_reason(&e)
+                crate::io_util::io_reason(&e)
             ))
         })?;
         let scheme = if identity.is_some() { "https" } else { "http" };

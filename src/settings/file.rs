@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::exit::Failure;
+use crate::io_util::io_reason;
 use crate::secret::Secret;
 
 /// The whole config file.
@@ -40,7 +41,7 @@ pub struct Profile {
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
     /// A command whose output is the client secret (a password manager).
-    pub client_secret_command: Option<crate::settings::secret::CommandSpec>,
+    pub client_secret_command: Option<crate::settings::secret_source::CommandSpec>,
     /// Proxy URL.
     pub proxy: Option<String>,
     /// Extra PEM root certificate file.
@@ -206,28 +207,13 @@ fn toml_key(s: &str) -> String {
     if bare { s.to_owned() } else { toml_string(s) }
 }
 
-/// An io::Error's reason without the "(os error N)" noise.
-pub fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_owned(),
-                None => s,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn parses_the_example_config() {
-        let text = include_str!("../config.example.toml");
+        let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/config.example.toml"));
         let cfg = parse(text, Path::new("config.example.toml")).unwrap();
         assert_eq!(cfg.default_profile.as_deref(), Some("live"));
         assert!(cfg.profiles.contains_key("live"));

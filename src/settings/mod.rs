@@ -3,20 +3,21 @@
 //! Precedence for every value: command-line flag > environment variable > config profile >
 //! built-in default. Each value remembers where it came from, for messages and `config show`.
 
-pub mod secret;
+pub mod file;
+pub mod secret_source;
 pub mod source;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::base_url::BaseUrl;
-use crate::checks::HmacMode;
 use crate::cli::{AuthStyle, GlobalArgs, ProfileArgs, timeout_from_secs};
-use crate::config::{self, ConfigFile, ConfigLocation, Profile};
+use crate::domain::checks::HmacMode;
 use crate::exit::Failure;
 use crate::log::Log;
 use crate::secret::Secret;
-pub use secret::SecretSource;
+use crate::transport::base_url::BaseUrl;
+use file::{ConfigFile, ConfigLocation, Profile};
+pub use secret_source::SecretSource;
 pub use source::{Context, EnvLookup, Source, Sourced, env, process_env};
 
 /// Default seconds an attempt may take.
@@ -87,7 +88,7 @@ impl Settings {
     ) -> Result<Settings, Failure> {
         let config = ctx.config_location(global.config.as_ref());
         let file = match &config {
-            Some(location) => config::load(location)?,
+            Some(location) => file::load(location)?,
             None => None,
         };
         let path = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
@@ -198,7 +199,7 @@ impl Settings {
             .as_ref()
             .is_some_and(|f| f.profiles.values().any(|p| p.client_secret.is_some()));
         let warnings = match (&config, holds_secret) {
-            (Some(location), true) => secret::exposed_file_warning(&location.path)
+            (Some(location), true) => secret_source::exposed_file_warning(&location.path)
                 .into_iter()
                 .collect(),
             _ => Vec::new(),

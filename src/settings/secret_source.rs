@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use crate::config::io_reason;
 use crate::exit::Failure;
+use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::secret::Secret;
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::config::{self, ConfigLocation};
+use crate::settings::file::{self, ConfigLocation};
 
 /// Environment variable names: part of the contract.
 pub mod env {
@@ -101,7 +101,7 @@ impl Context<'static> {
     pub fn process() -> Self {
         Context {
             env: &process_env,
-            default_config: config::default_path(),
+            default_config: file::default_path(),
         }
     }
 }

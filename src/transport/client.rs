@@ -1,7 +1,5 @@
 //! The HTTP exchange: one shared agent, authentication, timeouts, retries and back-off.
 
-pub mod network;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -10,14 +8,15 @@ use base64::Engine as _;
 use ureq::Agent;
 use ureq::tls::TlsConfig;
 
-use crate::base_url::BaseUrl;
 use crate::cli::AuthStyle;
+use crate::domain::reference::Reference;
 use crate::exit::Failure;
-use crate::gate::Gate;
 use crate::log::Log;
-use crate::reference::Reference;
 use crate::secret::Secret;
 use crate::settings::Endpoint;
+use crate::transport::base_url::BaseUrl;
+use crate::transport::gate::Gate;
+use crate::transport::network;
 
 /// The most body payverify reads; a verification result is well under a kilobyte.
 pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
@@ -297,10 +296,10 @@ impl Client {
                     let rustls = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
                     match rustls {
                         Some(e) => tls_error(e),
-                        None => TransportError::Tls(crate::config::io_reason(&io)),
+                        None => TransportError::Tls(crate::io_util::io_reason(&io)),
                     }
                 }
-                _ => TransportError::Network(crate::config::io_reason(&io)),
+                _ => TransportError::Network(crate::io_util::io_reason(&io)),
             },
             E::Tls(msg) => TransportError::Tls(msg.into()),
             E::Rustls(e) => tls_error(&e),

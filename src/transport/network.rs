@@ -12,9 +12,9 @@ use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::{Agent, Proxy};
 
-use crate::base_url::is_loopback;
 use crate::exit::Failure;
 use crate::settings::Endpoint;
+use crate::transport::base_url::is_loopback;
 
 /// The proxy to use: none for loopback (a plain-http loopback request must never hand the
 /// Authorization header to a proxy), else `--proxy`/config, else HTTPS_PROXY, HTTP_PROXY and
@@ -53,7 +53,7 @@ pub fn roots(
     let mut extra = Vec::new();
     if let Some(path) = ca_file {
         let fail = |why: String| Failure::config(format!("CA file {}: {why}", path.display()));
-        let pem = std::fs::read(path).map_err(|e| fail(crate::config::io_reason(&e)))?;
+        let pem = std::fs::read(path).map_err(|e| fail(crate::io_util::io_reason(&e)))?;
         extra.extend(certificates(&pem).map_err(fail)?);
     }
     if let Some(pem) = extra_pem {

@@ -1,15 +1,12 @@
 //! Batch verification end to end: order, duplicates, formats, exit status, interruption,
 //! connection reuse and shared back-off.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use serde_json::Value;
 

@@ -1,9 +1,6 @@
 //! Trust checks end to end: hmac modes, expectations, and `webhook check`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 const PATH: &str = "/api/payment/verify/0000000000000044177";

@@ -1,10 +1,9 @@
 //! The README states contracts the code defines; these tests keep the two in step.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use payverify::exit::Exit;
 use payverify::sandbox::responses::MAGIC_REFERENCES;
 
-const README: &str = include_str!("../README.md");
+const README: &str = include_str!("../../README.md");
 
 #[test]
 fn readme_exit_table_matches_the_code() {
@@ -50,7 +49,7 @@ fn committed_fixture_matches_the_shared_one() {
     };
     assert_eq!(
         text.trim(),
-        include_str!("data/verify-success.json").trim(),
+        include_str!("../data/verify-success.json").trim(),
         "tests/data/verify-success.json differs from {}",
         shared.display()
     );

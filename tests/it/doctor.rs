@@ -1,14 +1,11 @@
 //! `payverify doctor` through the real binary, against the sandbox and hostile local servers.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use payverify::log::{Level, Log};
 use payverify::sandbox::{self, Sandbox};
 use predicates::prelude::*;
@@ -670,7 +667,7 @@ fn quiet_prints_nothing_and_a_bad_reference_is_a_usage_error() {
 
 #[test]
 fn doctor_is_documented_in_the_readme_set_up_man_page_and_completions() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let setup = &readme[readme.find("## Set-up").unwrap()..readme.find("## Usage").unwrap()];
     let configuring = setup.find("payverify config init").unwrap();
     let doctor = setup.find("### Then: `payverify doctor`").unwrap();

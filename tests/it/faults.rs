@@ -1,15 +1,12 @@
 //! The real binary against misbehaving local servers: one case per fault. Each asserts the
 //! exit status, a single `payverify:` line on stderr, an empty stdout and a bounded time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 struct Fault {
     code: i32,

@@ -1,9 +1,6 @@
 //! Hostile services, files and environments (issue 10): none of them may produce a false
 //! exit 0 or an exit code the table does not promise. One test per item of the issue, each
 //! through the real binary, asserting the exit status, the stderr line and stdout.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -13,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
-use common::*;
+use crate::common::*;
 use hmac::{KeyInit, Mac};
 use predicates::prelude::*;
 use serde_json::Value;

@@ -1,15 +1,12 @@
 //! Nothing leaks, nothing balloons: the real binary against hostile local services that
 //! echo the secret, send compressed or ambiguous bodies, or try to drive the terminal.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::common::*;
 use base64::Engine as _;
-use common::*;
 
 /// The documented sample's own transaction reference: the sample response answers for it.
 const REF: &str = "0000000000000044177";

@@ -1,5 +1,4 @@
 //! Properties that must hold for every input, checked with proptest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use payverify::checks::{self, Expectations, HmacMode};
 use payverify::client::Response;

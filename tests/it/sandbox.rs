@@ -1,14 +1,11 @@
 //! The embedded sandbox: `verify --sandbox` and the standalone `payverify sandbox` server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 #[test]

@@ -1,13 +1,10 @@
 //! Shell and team fit: completions, man page, config commands, secret sources, proxies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 const SHELLS: [(&str, &str); 5] = [

@@ -1,14 +1,11 @@
 //! Real TLS handshakes: the HTTPS sandbox, `--ca-cert`, and certificates a client must refuse.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use payverify::sandbox::http::{Request, Response, Server};
 use payverify::sandbox::tls::{Identity, LOOPBACK_NAMES, Validity};
 use predicates::prelude::*;

@@ -1,11 +1,8 @@
 //! `payverify verify` end to end: the real binary against a real local HTTP server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use mockito::Matcher;
 use predicates::prelude::*;
 

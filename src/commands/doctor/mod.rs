@@ -13,14 +13,14 @@ use std::time::{Duration, Instant};
 
 use ureq::http::Uri;
 
-use crate::base_url::{BaseUrl, is_loopback, without_userinfo};
 use crate::cli::{DoctorArgs, DoctorFormat, GlobalArgs};
+use crate::domain::reference::Reference;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::reference::Reference;
 use crate::render::{Printer, write_output};
 use crate::secret::Secret;
 use crate::settings::{Context, Endpoint, SecretSource, Settings, Source};
+use crate::transport::base_url::{BaseUrl, is_loopback, without_userinfo};
 
 pub use report::{Check, Report, Status};
 
@@ -301,7 +301,7 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
                         source.source
                     ));
                     if let SecretSource::File(path) = &source.value
-                        && let Some(w) = crate::settings::secret::exposed_file_warning(path)
+                        && let Some(w) = crate::settings::secret_source::exposed_file_warning(path)
                     {
                         warnings.push(w);
                         fixes.push(format!("chmod 600 {}", path.display()));

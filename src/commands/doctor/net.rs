@@ -68,7 +68,7 @@ pub fn connect(addrs: &[SocketAddr], timeout: Duration) -> Result<(TcpStream, So
             Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                 failures.push(format!("{addr}: no answer within {}", secs(left)));
             }
-            Err(e) => failures.push(format!("{addr}: {}", crate::config::io_reason(&e))),
+            Err(e) => failures.push(format!("{addr}: {}", crate::io_util::io_reason(&e))),
         }
     }
     match (addrs, failures.as_slice()) {
@@ -133,7 +133,7 @@ impl Roots {
             Some(path) => {
                 // The same parsing as the client's, so a file doctor accepts is one verify
                 // accepts.
-                let certs = match crate::client::network::roots(Some(path), None)? {
+                let certs = match crate::transport::network::roots(Some(path), None)? {
                     Some(ureq::tls::RootCerts::Specific(certs)) => certs,
                     _ => return Err(Failure::config("unexpected root set".to_owned())),
                 };
@@ -267,7 +267,7 @@ fn handshake_reason(e: &io::Error, timeout: Duration) -> String {
         None if e.kind() == io::ErrorKind::UnexpectedEof => {
             "the server closed the connection during the handshake (is it plain http?)".into()
         }
-        None => crate::config::io_reason(e),
+        None => crate::io_util::io_reason(e),
     }
 }
 

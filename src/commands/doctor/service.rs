@@ -3,16 +3,16 @@
 
 use std::time::Instant;
 
-use crate::checks::{self, HmacMode};
-use crate::client::{self, Client, Response, TransportError};
+use crate::domain::checks::{self, HmacMode};
+use crate::domain::model::parse_object;
+use crate::domain::outcome::{Outcome, classify, service_message};
+use crate::domain::reference::Reference;
+use crate::domain::signature;
 use crate::exit::Exit;
 use crate::log::Log;
-use crate::model::parse_object;
-use crate::outcome::{Outcome, classify, service_message};
-use crate::reference::Reference;
 use crate::secret::Secret;
 use crate::settings::{Endpoint, Settings, Source};
-use crate::signature;
+use crate::transport::client::{self, Client, Response, TransportError};
 
 use super::report::{Check, Report};
 
@@ -277,7 +277,11 @@ fn reference_checks(
 }
 
 /// Whether the response's hmac verifies under this secret, and what to set if it does.
-fn hmac_check(v: &crate::model::Verification, settings: &Settings, secret: &Secret) -> Check {
+fn hmac_check(
+    v: &crate::domain::model::Verification,
+    settings: &Settings,
+    secret: &Secret,
+) -> Check {
     let formula = "hex HMAC-SHA256 keyed with the client secret over merchantRef + \
                    currencyCode + amount in kobo, no separators";
     let Some(hmac) = v.hmac.as_deref() else {

@@ -4,10 +4,10 @@ use std::fmt;
 
 use clap::ValueEnum;
 
-use crate::model::Verification;
-use crate::money::Kobo;
+use crate::domain::model::Verification;
+use crate::domain::money::Kobo;
+use crate::domain::signature;
 use crate::secret::Secret;
-use crate::signature;
 
 /// How the `hmac` field is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

@@ -1,15 +1,18 @@
 use serde_json::Value;
 
 use super::*;
-use crate::model::parse_object;
+use crate::domain::model::parse_object;
 
 const SANDBOX_SECRET: &str = "sandbox-secret";
 // HMAC-SHA256("sandbox-secret", "WQ-506391000507913NGN4000000"), computed with python3.
 const SAMPLE_SIG: &str = "77853356f563e755193ac00e060341745b9a098bec1728fb43a215eba4566581";
 
 fn sample(edit: impl FnOnce(&mut Value)) -> Verification {
-    let mut v: Value =
-        serde_json::from_str(include_str!("../../tests/data/verify-success.json")).unwrap();
+    let mut v: Value = serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/verify-success.json"
+    )))
+    .unwrap();
     v["hmac"] = SAMPLE_SIG.into();
     edit(&mut v);
     Verification::from_object(parse_object(v.to_string().as_bytes()).unwrap()).unwrap()

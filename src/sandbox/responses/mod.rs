@@ -10,10 +10,10 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::money::Kobo;
-use crate::reference::decode_segment;
+use crate::domain::money::Kobo;
+use crate::domain::reference::decode_segment;
+use crate::domain::signature;
 use crate::secret::Secret;
-use crate::signature;
 
 /// The sandbox's client id.
 pub const CLIENT_ID: &str = "sandbox";

@@ -11,7 +11,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 
 /// The documented sample response, as published (signed with the gateway's own secret).
-pub const FIXTURE: &str = include_str!("../data/verify-success.json");
+pub const FIXTURE: &str = include_str!("../../data/verify-success.json");
 /// HMAC-SHA256(SECRET, "WQ-506391000507913NGN4000000"), computed with python3 hmac/hashlib.
 pub const SAMPLE_HMAC_FOR_SECRET: &str =
     "af9bf5ee80ea7ebd15293c9b9ba319ddf70a86aa3464b243826bf6a320adc11d";
@@ -53,7 +53,7 @@ pub fn payverify_at(base_url: &str) -> Command {
 }
 
 // The unit tests' TempDir, shared rather than written twice.
-#[path = "../../src/testutil.rs"]
+#[path = "../../../src/testutil.rs"]
 mod testutil;
 #[allow(unused_imports)] // not every test crate makes files
 pub use testutil::TempDir;

@@ -1,0 +1,10 @@
+//! What a verification means, free of I/O: references, money, the service's response, its
+//! signature, the checks, the outcome, and the job and verifier that tie them together.
+
+pub mod checks;
+pub mod model;
+pub mod money;
+pub mod outcome;
+pub mod reference;
+pub mod signature;
+pub mod verifier;

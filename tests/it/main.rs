@@ -1,0 +1,18 @@
+//! The end-to-end tests, one binary (one link) with a module per area; each runs the real
+//! binary as a user or script would and asserts exit status, stdout and stderr.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod batch;
+mod checks;
+mod docs;
+mod doctor;
+mod faults;
+mod hostile;
+mod leaks;
+mod properties;
+mod sandbox;
+mod setup;
+mod tls;
+mod verify;
