@@ -5,7 +5,11 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
 use super::seen::Seen;
+use crate::domain::checks::Expectations;
+use crate::domain::job::Job;
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
 
@@ -27,7 +31,7 @@ pub enum Source {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
     /// A new reference to verify.
-    Reference(Reference),
+    Job(Job),
     /// A reference already seen: verified once, reported once.
     Duplicate {
         /// The reference.
@@ -51,6 +55,7 @@ pub struct Input {
     seen: Seen,
     literal_position: usize,
     counts: Counts,
+    expect: Arc<Expectations>,
 }
 
 /// What the input held, for the message when it held no reference at all.
@@ -92,7 +97,7 @@ struct Lines {
 
 impl Input {
     /// Opens every file up front, so a missing file is an error before any request.
-    pub fn open(sources: Vec<Source>) -> Result<Input, Failure> {
+    pub fn open(sources: Vec<Source>, expect: Arc<Expectations>) -> Result<Input, Failure> {
         for source in &sources {
             if let Source::File(path) = source {
                 File::open(path).map_err(|e| {
@@ -110,6 +115,7 @@ impl Input {
             seen: Seen::default(),
             literal_position: 0,
             counts: Counts::default(),
+            expect,
         })
     }
 
@@ -151,7 +157,11 @@ impl Input {
 
     fn dedup(&mut self, reference: Reference, origin: String) -> Item {
         if self.seen.insert(reference.as_str()) {
-            Item::Reference(reference)
+            Item::Job(Job {
+                reference,
+                expect: self.expect.clone(),
+                origin,
+            })
         } else {
             Item::Duplicate {
                 reference: reference.to_string(),
@@ -296,32 +306,36 @@ mod tests {
     fn items(contents: impl AsRef<[u8]>) -> Vec<Item> {
         let dir = TempDir::new("input");
         let path = dir.write("refs.txt", contents);
-        Input::open(vec![Source::File(path)])
+        Input::open(vec![Source::File(path)], Arc::default())
             .unwrap()
             .map(|r| r.unwrap())
             .collect()
     }
 
-    fn reference(s: &str) -> Item {
-        Item::Reference(Reference::parse(s).unwrap())
+    /// The reference of a job item, `None` for a note.
+    fn job_ref(item: &Item) -> Option<&str> {
+        match item {
+            Item::Job(job) => Some(job.reference.as_str()),
+            _ => None,
+        }
     }
 
     #[test]
     fn trims_skips_blanks_and_comments_and_collapses_duplicates() {
         let got = items("  A  \n\n# comment\n   # indented comment\nB\r\nA\n\tC\n");
         assert_eq!(got.len(), 4);
-        assert_eq!(got[0], reference("A"));
-        assert_eq!(got[1], reference("B"));
+        assert_eq!(job_ref(&got[0]), Some("A"));
+        assert_eq!(job_ref(&got[1]), Some("B"));
         assert!(matches!(&got[2], Item::Duplicate { reference, origin }
             if reference == "A" && origin.ends_with("line 6")));
-        assert_eq!(got[3], reference("C"));
+        assert_eq!(job_ref(&got[3]), Some("C"));
     }
 
     #[test]
     fn counts_what_was_read() {
         let dir = TempDir::new("input-counts");
         let path = dir.write("refs.txt", b"\n  \n#ORDER-17\n\xff\n");
-        let mut input = Input::open(vec![Source::File(path)]).unwrap();
+        let mut input = Input::open(vec![Source::File(path)], Arc::default()).unwrap();
         assert_eq!(input.by_ref().count(), 1);
         let counts = input.counts();
         assert_eq!(
@@ -341,17 +355,22 @@ mod tests {
 
     #[test]
     fn last_line_without_newline_counts() {
-        assert_eq!(items("A\nB"), vec![reference("A"), reference("B")]);
+        let got = items("A\nB");
+        assert_eq!(
+            got.iter().map(job_ref).collect::<Vec<_>>(),
+            [Some("A"), Some("B")]
+        );
+        assert!(matches!(&got[1], Item::Job(job) if job.origin.ends_with("line 2")));
     }
 
     #[test]
     fn overlong_and_non_utf8_lines_are_reported_not_kept() {
         let long = "x".repeat(MAX_LINE * 3);
         let got = items(format!("A\n{long}\nB\n"));
-        assert_eq!(got[0], reference("A"));
+        assert_eq!(job_ref(&got[0]), Some("A"));
         assert!(matches!(&got[1], Item::Invalid { why, origin }
             if why.contains("longer") && origin.ends_with("line 2")));
-        assert_eq!(got[2], reference("B"));
+        assert_eq!(job_ref(&got[2]), Some("B"));
         let got = items(b"A\n\xff\xfe\nB\n");
         assert!(matches!(&got[1], Item::Invalid { why, .. } if why == "not UTF-8"));
         assert_eq!(got.len(), 3);
@@ -365,16 +384,23 @@ mod tests {
             Source::Literal(Reference::parse("X").unwrap()),
         ];
         assert_eq!(Input::known_len(&sources), Some(2));
-        let got: Vec<Item> = Input::open(sources).unwrap().map(|r| r.unwrap()).collect();
-        assert_eq!(got[0], reference("X"));
-        assert_eq!(got[1], reference("Y"));
+        let got: Vec<Item> = Input::open(sources, Arc::default())
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(job_ref(&got[0]), Some("X"));
+        assert_eq!(job_ref(&got[1]), Some("Y"));
         assert!(matches!(&got[2], Item::Duplicate { origin, .. } if origin == "argument 3"));
         assert_eq!(Input::known_len(&[Source::Stdin]), None);
     }
 
     #[test]
     fn missing_file_fails_up_front() {
-        let err = Input::open(vec![Source::File("/nonexistent/refs.txt".into())]).err();
+        let err = Input::open(
+            vec![Source::File("/nonexistent/refs.txt".into())],
+            Arc::default(),
+        )
+        .err();
         assert!(err.is_some_and(|e| e.message.contains("no such file")));
     }
 }

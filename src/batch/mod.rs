@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
@@ -139,7 +140,7 @@ impl Batch {
                             exit = exit.merge(Exit::Usage);
                             format!("{origin} skipped: {why}")
                         }
-                        Item::Reference(_) => String::new(),
+                        Item::Job(_) => String::new(),
                     };
                     bar.suspend(|| log.warn(&line));
                 }
@@ -269,12 +270,12 @@ fn spawn_reader(
                     break;
                 }
                 match item {
-                    Ok(Item::Reference(reference)) => {
+                    Ok(Item::Job(job)) => {
                         if !window.wait_for_room(index, &halt) {
                             break;
                         }
                         issued.store(index + 1, Ordering::SeqCst);
-                        if !work.0.push((index, reference), &halt) {
+                        if !work.0.push((index, job), &halt) {
                             break;
                         }
                         index += 1;
@@ -306,12 +307,12 @@ fn spawn_reader(
 }
 
 fn worker(verifier: &Verifier, work: &WorkQueue, events: &mpsc::Sender<Event>, halt: &AtomicBool) {
-    while let Some((index, reference)) = work.pop() {
+    while let Some((index, job)) = work.pop() {
         let event = if halt.load(Ordering::SeqCst) {
             Event::Skipped(index)
         } else {
-            let verdict = verify_or_record_failure(verifier, &reference);
-            Event::Done(index, Box::new(Record { reference, verdict }))
+            let verdict = verify_or_record_failure(verifier, &job);
+            Event::Done(index, Box::new(Record { job, verdict }))
         };
         if events.send(event).is_err() {
             return;
@@ -319,14 +320,14 @@ fn worker(verifier: &Verifier, work: &WorkQueue, events: &mpsc::Sender<Event>, h
     }
 }
 
-/// Verifies one reference; a panic while doing so becomes that reference's record (exit 10)
-/// instead of a lost index, and the worker goes on with the next reference.
-pub fn verify_or_record_failure(verifier: &Verifier, reference: &Reference) -> Verdict {
+/// Verifies one job; a panic while doing so becomes that job's record (exit 10) instead of a
+/// lost index, and the worker goes on with the next job.
+pub fn verify_or_record_failure(verifier: &Verifier, job: &Job) -> Verdict {
     // The verifier holds no state a panic could leave half-updated that a later
     // verification relies on (the gate's mutexes recover from poisoning).
     let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        inject_failure(reference);
-        verifier.verify(reference)
+        inject_failure(&job.reference);
+        verifier.verify(job)
     }));
     attempt.unwrap_or_else(|payload| Verdict {
         outcome: Outcome::Internal {
@@ -440,7 +441,7 @@ struct WorkQueue {
 }
 
 struct QueueState {
-    items: VecDeque<(usize, Reference)>,
+    items: VecDeque<(usize, Job)>,
     closed: bool,
     reader_waiting: bool,
     workers_waiting: usize,
@@ -462,7 +463,7 @@ impl WorkQueue {
     }
 
     /// Queues a reference, waiting for room; false when halted.
-    fn push(&self, item: (usize, Reference), halt: &AtomicBool) -> bool {
+    fn push(&self, item: (usize, Job), halt: &AtomicBool) -> bool {
         let Ok(mut state) = self.state.lock() else {
             return false;
         };
@@ -494,7 +495,7 @@ impl WorkQueue {
     }
 
     /// The next reference; `None` once the queue is closed and empty.
-    fn pop(&self) -> Option<(usize, Reference)> {
+    fn pop(&self) -> Option<(usize, Job)> {
         let mut state = self.state.lock().ok()?;
         loop {
             if let Some(item) = state.items.pop_front() {
@@ -592,6 +593,14 @@ impl Window {
 mod tests {
     use super::*;
 
+    fn test_job() -> Job {
+        Job {
+            reference: Reference::parse("R").unwrap(),
+            expect: Arc::default(),
+            origin: "argument 1".into(),
+        }
+    }
+
     #[test]
     fn summary_lists_outcomes_in_contract_order() {
         let mut s = Summary::default();
@@ -630,9 +639,9 @@ mod tests {
                 })
             })
             .collect();
-        let reference = Reference::parse("R").unwrap();
+        let job = test_job();
         for i in 0..5_000 {
-            assert!(queue.push((i, reference.clone()), &halt));
+            assert!(queue.push((i, job.clone()), &halt));
         }
         queue.close();
         let mut all: Vec<usize> = workers
@@ -647,11 +656,11 @@ mod tests {
     fn a_full_work_queue_gives_up_when_halted() {
         let queue = WorkQueue::new(2);
         let halt = AtomicBool::new(false);
-        let reference = Reference::parse("R").unwrap();
-        assert!(queue.push((0, reference.clone()), &halt));
-        assert!(queue.push((1, reference.clone()), &halt));
+        let job = test_job();
+        assert!(queue.push((0, job.clone()), &halt));
+        assert!(queue.push((1, job.clone()), &halt));
         halt.store(true, Ordering::SeqCst);
-        assert!(!queue.push((2, reference), &halt));
+        assert!(!queue.push((2, job), &halt));
         queue.close();
         assert_eq!(queue.pop().map(|(i, _)| i), Some(0));
         assert_eq!(queue.pop().map(|(i, _)| i), Some(1));

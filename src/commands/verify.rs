@@ -1,4 +1,5 @@
-//! `payverify verify`: one reference, end to end.
+//! `payverify verify`: one reference (a table or the service's JSON) or a batch (records),
+//! each as jobs through the shared verifier.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use crate::batch::{Batch, Input, Source};
 use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
+use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
@@ -27,17 +29,22 @@ pub fn run(
     log: &Log,
     ctx: &Context,
 ) -> Result<Exit, Failure> {
+    let expect = Arc::new(args.expect.expectations());
     // Bad input is refused before anything else happens, and before any request.
-    let (single, batch_input) = if args.is_batch() {
+    let work = if args.is_batch() {
         let sources = sources(args)?;
         let known_len = Input::known_len(&sources);
-        (None, Some((Input::open(sources)?, known_len)))
+        Work::Batch(Box::new(Input::open(sources, expect)?), known_len)
     } else {
         let reference = args.references.first().map(String::as_str).unwrap_or("");
         let reference = Reference::parse(reference).map_err(|e| {
             Failure::usage(format!("{e} (give the transaction reference to verify)"))
         })?;
-        (Some(reference), None)
+        Work::Single(Job {
+            reference,
+            expect,
+            origin: "argument 1".into(),
+        })
     };
 
     // Kept alive until the verification is done; dropping it stops the server.
@@ -74,13 +81,12 @@ pub fn run(
         client: Client::new(&endpoint, options, log.clone())?,
         hmac: settings.hmac.value,
         secret: endpoint.client_secret.clone(),
-        expect: args.expect.expectations(),
     };
     let mut printer = Printer::stdout(global.color, ctx.env);
-    match (single, batch_input) {
-        (Some(reference), _) => {
-            let Some(verdict) = verify_interruptibly(verifier, &reference, &interrupt, &halt)
-            else {
+    match work {
+        Work::Single(job) => {
+            let reference = job.reference.clone();
+            let Some(verdict) = verify_interruptibly(verifier, job, &interrupt, &halt) else {
                 log.error(&format!(
                     "interrupted before '{reference}' was verified; nothing is known about it"
                 ));
@@ -88,7 +94,7 @@ pub fn run(
             };
             report(&verdict, &reference, args.output, log, &mut printer)
         }
-        (None, Some((input, known_len))) => {
+        Work::Batch(input, known_len) => {
             let batch = Batch {
                 jobs: usize::from(args.jobs),
                 known_len,
@@ -100,22 +106,27 @@ pub fn run(
                 Level::Quiet => RecordWriter::discard(),
                 _ => writer,
             };
-            batch.run(Arc::new(verifier), input, quiet_writer, log)
+            batch.run(Arc::new(verifier), *input, quiet_writer, log)
         }
-        (None, None) => Err(Failure::usage("no reference to verify")),
     }
+}
+
+/// What one run verifies: one reference printed in full, or a batch of records.
+enum Work {
+    Single(Job),
+    /// The input, and its length when every reference was an argument.
+    Batch(Box<Input>, Option<usize>),
 }
 
 /// Verifies one reference on its own thread, so a signal ends the run at once with 130;
 /// `None` when interrupted. A panic while verifying is a record of exit 10, as in a batch.
 fn verify_interruptibly(
     verifier: Verifier,
-    reference: &Reference,
+    job: Job,
     interrupt: &Interrupt,
     halt: &Arc<AtomicBool>,
 ) -> Option<Verdict> {
     let (tx, rx) = mpsc::channel();
-    let job = reference.clone();
     let spawned = thread::Builder::new().name("verify".into()).spawn(move || {
         let _ = tx.send(crate::batch::verify_or_record_failure(&verifier, &job));
     });

@@ -2,6 +2,7 @@
 //! signature, the checks, the outcome, and the job and verifier that tie them together.
 
 pub mod checks;
+pub mod job;
 pub mod model;
 pub mod money;
 pub mod outcome;

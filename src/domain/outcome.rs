@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::domain::checks::CheckReport;
+use crate::domain::job::Job;
 use crate::domain::model::{BodyError, Verification, parse_object};
 use crate::domain::reference::Reference;
 use crate::exit::Exit;
@@ -198,8 +199,8 @@ impl Verdict {
 /// The verdict for one reference: a line of batch output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
-    /// The reference as verified.
-    pub reference: Reference,
+    /// What was verified, and against which expectations.
+    pub job: Job,
     /// What it came to.
     pub verdict: Verdict,
 }
@@ -210,7 +211,7 @@ impl Record {
         match (self.verdict.exit(), &self.verdict.checks) {
             (Exit::Successful, _) => None,
             (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
-            _ => Some(self.verdict.outcome.message(&self.reference)),
+            _ => Some(self.verdict.outcome.message(&self.job.reference)),
         }
     }
 }

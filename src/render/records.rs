@@ -52,7 +52,7 @@ struct ChecksJson<'a> {
 pub fn json(record: &Record) -> String {
     let v = &record.verdict;
     let shape = RecordJson {
-        reference: record.reference.as_str(),
+        reference: record.job.reference.as_str(),
         outcome: v.name(),
         exit_code: v.exit().code(),
         http_status: v.outcome.http_status(),
@@ -67,7 +67,7 @@ pub fn json(record: &Record) -> String {
     };
     // Serialising plain data to a String cannot fail; keep a valid line if it ever does.
     serde_json::to_string(&shape).unwrap_or_else(|e| {
-        serde_json::json!({ "reference": record.reference.as_str(), "error": e.to_string() })
+        serde_json::json!({ "reference": record.job.reference.as_str(), "error": e.to_string() })
             .to_string()
     })
 }
@@ -80,7 +80,7 @@ pub fn csv_fields(record: &Record) -> [String; 14] {
     };
     let amount = v.and_then(|v| v.amount);
     [
-        record.reference.to_string(),
+        record.job.reference.to_string(),
         record.verdict.name().to_owned(),
         record.verdict.exit().code().to_string(),
         text(|v| v.status.clone()),

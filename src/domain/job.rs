@@ -1,0 +1,19 @@
+//! The unit of work: a reference, what is expected of it, and where it was given. The
+//! single path and every batch worker verify jobs; the reader of a batch makes them.
+
+use std::sync::Arc;
+
+use crate::domain::checks::Expectations;
+use crate::domain::reference::Reference;
+
+/// One reference to verify, with the expectations it must meet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// What the service is asked about.
+    pub reference: Reference,
+    /// Shared, not copied per job: every job of a run states the same expectations until
+    /// an input row can carry its own.
+    pub expect: Arc<Expectations>,
+    /// Where the reference was given, e.g. `argument 2` or `refs.txt line 7`, for messages.
+    pub origin: String,
+}
