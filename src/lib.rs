@@ -1,7 +1,17 @@
 //! payverify: verify payment transactions against a gateway's Verify Transaction operation.
 //!
-//! Data flows one way: arguments ([`cli`]) -> [`settings`] -> request ([`client`]) ->
-//! response ([`model`]) -> [`outcome`] -> [`render`]. [`run`] is the whole program.
+//! Data flows one way: args -> settings -> job -> request -> response -> outcome -> checks ->
+//! record -> render. The modules, in that order ([`run`] is the whole program):
+//!
+//! - [`cli`]: clap types; read only by `commands` and [`run`].
+//! - [`commands`]: one module per subcommand, wiring the layers below together.
+//! - [`settings`]: flag > env > config file > default, each value with its source.
+//! - [`batch`]: many jobs: input, reader, workers, the ordered writer.
+//! - [`transport`]: base URL, network set-up, pacing, the HTTP exchange and its retries.
+//! - [`domain`]: reference, money, response model, signature, checks, outcome, job, verifier.
+//! - [`render`]: tables, records (csv, jsonl, json), colour, stdout.
+//! - [`sandbox`]: the loopback stand-in for the service.
+//! - support: [`exit`], [`log`], [`signal`], [`secret`], [`terminal`], [`io_util`].
 
 pub mod batch;
 pub mod cli;
