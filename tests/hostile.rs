@@ -432,9 +432,9 @@ fn item_05_missing_or_null_code_fails_and_failed_00_disagrees() {
 #[test]
 fn item_06_an_answer_for_another_transaction_fails_in_every_format() {
     let server = serve("200 OK", SAMPLE.clone());
-    let why = "response is for transactionRef 0000000000000044177 (merchantRef \
-               WQ-506391000507913, paymentRef 330137174040), not the requested reference \
-               ORDER-9";
+    let why = "response is for transactionRef \"0000000000000044177\" (merchantRef \
+               \"WQ-506391000507913\", paymentRef \"330137174040\"), not the requested \
+               reference ORDER-9";
     payverify_at(&server.url)
         .args(["verify", "ORDER-9", "--hmac", "require"])
         .assert()
@@ -967,4 +967,59 @@ fn an_hmac_signed_with_the_empty_key_fails_under_a_real_secret() {
         .assert()
         .code(4)
         .stderr(predicate::str::contains("hmac MISMATCH"));
+}
+
+// ---- Attack review findings --------------------------------------------------------------
+
+#[test]
+fn a_success_naming_no_reference_cannot_pass() {
+    // A generic success (a cache, a proxy, a hostile endpoint) and a real success for some
+    // transaction with every reference field left out or null: neither is tied to REF.
+    let mut no_refs: Value = serde_json::from_str(&SAMPLE).unwrap();
+    let object = no_refs.as_object_mut().unwrap();
+    for key in ["transactionRef", "merchantRef", "paymentRef"] {
+        object.remove(key);
+    }
+    let mut null_refs: Value = serde_json::from_str(&SAMPLE).unwrap();
+    for key in ["transactionRef", "merchantRef", "paymentRef"] {
+        null_refs[key] = Value::Null;
+    }
+    let why = "response names no reference: cannot tell it is for ORDER-9";
+    for body in [
+        r#"{"status":"SUCCESSFUL","code":"00"}"#.to_owned(),
+        no_refs.to_string(),
+        null_refs.to_string(),
+    ] {
+        let server = serve("200 OK", body.clone());
+        for hmac in ["off", "warn"] {
+            payverify_at(&server.url)
+                .args(["verify", "ORDER-9", "-q", "--hmac", hmac])
+                .assert()
+                .code(4)
+                .stdout("");
+        }
+        let out = payverify_at(&server.url)
+            .args(["verify", "ORDER-9", "--hmac", "off"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4), "{body}");
+        assert_eq!(
+            stderr_of(&out),
+            format!("payverify: check failed for 'ORDER-9': {why}\n")
+        );
+        let out = payverify_at(&server.url)
+            .args(["verify", "ORDER-9", "-o", "jsonl", "--hmac", "off"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4));
+        let records = jsonl(&out.stdout);
+        assert_eq!(records[0]["outcome"], "CHECK_FAILED");
+        assert_eq!(records[0]["checks"]["failures"][0], why);
+    }
+    // A FAILED answer naming nothing stays what it is: exit 1, not a check failure.
+    let server = serve("200 OK", r#"{"status":"FAILED","code":"51"}"#.into());
+    payverify_at(&server.url)
+        .args(["verify", "ORDER-9", "-q"])
+        .assert()
+        .code(1);
 }
