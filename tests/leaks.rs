@@ -624,3 +624,106 @@ fn a_secret_command_past_its_deadline_is_killed_with_its_group() {
     });
     assert!(gone, "the background child outlived the deadline");
 }
+
+/// Runs `cmd` to its end, sampling its peak resident set (VmHWM, KiB) from /proc while it
+/// runs; the last sample before it exits is the peak up to then.
+#[cfg(target_os = "linux")]
+fn run_sampling_peak_rss(mut cmd: std::process::Command) -> (std::process::Output, u64) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut buf).unwrap();
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut buf).unwrap();
+        buf
+    });
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_path)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            peak = peak.max(kb);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let output = std::process::Output {
+        status,
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    (output, peak)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_body_of_many_small_values_is_refused_before_it_is_built() {
+    // Just under the 1 MiB byte cap, `[0,0,...]` is half a million values: parsed into a
+    // tree it took about 60 MB per reference, 1.1 GB at -j 16 and 2.8 GB at -j 64.
+    let mut object: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+    object["pad"] = serde_json::Value::Null;
+    let head = object.to_string();
+    let head = head
+        .trim_end_matches('}')
+        .replace("\"pad\":null", "\"pad\":[");
+    let zeros = (1_048_000 - head.len()) / 2 - 2;
+    let body = Arc::new(format!("{head}{}0]}}", "0,".repeat(zeros)));
+    assert!(
+        body.len() < 1024 * 1024 && body.len() > 1_000_000,
+        "{}",
+        body.len()
+    );
+    let deep = Arc::new(format!(
+        "{}\"pad\":{}1{}}}",
+        SAMPLE.trim_end().trim_end_matches('}').to_owned() + ",",
+        "[".repeat(100),
+        "]".repeat(100)
+    ));
+    let server = serve(move |reference| {
+        let body = if reference == "DEEP" { &deep } else { &body };
+        ("200 OK".into(), Vec::new(), body.as_bytes().to_vec())
+    });
+    let refs: Vec<String> = (0..32).map(|i| format!("{REF}-{i}")).collect();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("payverify"));
+    cmd.env_clear()
+        .env("PAYVERIFY_BASE_URL", &server.url)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .args(["verify", "-j", "16", "-o", "jsonl", "--hmac", "off"])
+        .args(&refs);
+    let (out, peak_kib) = run_sampling_peak_rss(cmd);
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    assert_eq!(stdout.lines().count(), 32, "{stdout}");
+    let why = "the body is too large to be a verify response: it holds more than 10000 JSON values";
+    assert!(stdout.lines().all(|l| l.contains(why)), "{stdout}");
+    // Sixteen 1 MiB bodies in flight are 16 MiB; the parsed trees were gigabytes. The bound
+    // is loose for a loaded machine and a debug build.
+    assert!(peak_kib < 200 * 1024, "peak RSS {peak_kib} KiB");
+    eprintln!("peak RSS at -j 16: {peak_kib} KiB");
+    payverify_at(&server.url)
+        .args(["verify", "DEEP", "--hmac", "off"])
+        .assert()
+        .code(8)
+        .stdout("")
+        .stderr(
+            "payverify: bad response from the service: the body is too large to be a verify \
+             response: it nests deeper than 64 levels\n",
+        );
+}
