@@ -1023,3 +1023,85 @@ fn a_success_naming_no_reference_cannot_pass() {
         .assert()
         .code(1);
 }
+
+#[test]
+fn an_invalid_port_in_the_base_url_is_exit_6_and_nothing_is_called() {
+    for port in ["99999", "65536", "-1", "18801x", "1880100000", "0", ""] {
+        let base = format!("http://127.0.0.1:{port}");
+        payverify_at(&base)
+            .args(["verify", REF])
+            .assert()
+            .code(6)
+            .stdout("")
+            .stderr(format!(
+                "payverify: base URL '{base}' has an invalid port '{port}' (a port is a \
+                 number from 1 to 65535); it came from env PAYVERIFY_BASE_URL\n"
+            ));
+    }
+}
+
+#[test]
+fn a_base_url_ending_in_the_operation_path_is_exit_6_naming_the_fix() {
+    let server = serve("404 Not Found", r#"{"message":"not found"}"#.into());
+    let base = format!("{}/api/payment/verify/", server.url);
+    payverify_at(&base)
+        .args(["verify", REF])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(format!(
+            "payverify: base URL '{base}' already ends in the operation path \
+             /api/payment/verify, which payverify adds itself; use '{}'; it came from env \
+             PAYVERIFY_BASE_URL\n",
+            server.url
+        ));
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_404_that_is_not_json_is_exit_8_naming_the_url() {
+    // A plain web server's page: nothing about any transaction.
+    for body in ["<html><body>Not Found</body></html>", ""] {
+        let server = serve("404 Not Found", body.into());
+        let url = format!("{}/api/payment/verify/ORDER-1", server.url);
+        payverify_at(&server.url)
+            .args(["verify", "ORDER-1"])
+            .assert()
+            .code(8)
+            .stdout("")
+            .stderr(format!(
+                "payverify: bad response from the service: HTTP 404 with a non-JSON body from \
+                 {url}: is the base URL right?\n"
+            ));
+        let out = payverify_at(&server.url)
+            .args(["verify", "ORDER-1", "ORDER-2", "-o", "jsonl"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(8));
+        assert_eq!(jsonl(&out.stdout)[0]["outcome"], "BAD_RESPONSE");
+    }
+    // The service's own JSON 404 stays what it says: no such transaction.
+    let server = serve(
+        "404 Not Found",
+        r#"{"message":"Transaction not found"}"#.into(),
+    );
+    payverify_at(&server.url)
+        .args(["verify", "ORDER-1"])
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn a_refused_connection_names_the_url_called() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    payverify_at(&base)
+        .args(["verify", "ORDER-1", "--retries", "0"])
+        .assert()
+        .code(7)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "(calling {base}/api/payment/verify/ORDER-1)"
+        )));
+}
