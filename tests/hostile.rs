@@ -347,7 +347,7 @@ fn item_04_whitespace_secret_or_client_id_is_exit_6_naming_the_source() {
         .code(6)
         .stdout("")
         .stderr(predicate::str::contains(
-            "the client secret from env PAYVERIFY_CLIENT_SECRET is empty",
+            "PAYVERIFY_CLIENT_SECRET is set but empty (or only whitespace)",
         ));
     let dir = TempDir::new("blank-secret");
     for (key, value, what) in [

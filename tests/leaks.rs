@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use common::*;
+use predicates::prelude::*;
 
 /// The documented sample's own transaction reference: the sample response answers for it.
 const REF: &str = "0000000000000044177";
@@ -726,4 +727,195 @@ fn a_body_of_many_small_values_is_refused_before_it_is_built() {
             "payverify: bad response from the service: the body is too large to be a verify \
              response: it nests deeper than 64 levels\n",
         );
+}
+
+#[test]
+fn a_secret_pasted_into_another_setting_is_never_quoted() {
+    // The secret pasted into the wrong key: every message that quotes that key's value is
+    // scrubbed, because the secret is registered before any setting is validated.
+    let dir = TempDir::new("leak-pasted");
+    let secret_file = dir.write("secret", format!("{SECRET}\n"));
+    let cases = [
+        (
+            format!(
+                "[profiles.a]\nbase_url = \"{SECRET}\"\nclient_id = \"{CLIENT_ID}\"\n\
+                 client_secret = \"{SECRET}\"\n"
+            ),
+            "base URL '<redacted>' must start with https://",
+        ),
+        (
+            format!(
+                "default_profile = \"{SECRET}\"\n[profiles.a]\nclient_secret_file = \"{}\"\n",
+                secret_file.display()
+            ),
+            "no profile '<redacted>'",
+        ),
+        (
+            format!(
+                "[profiles.a]\nbase_url = \"https://gw.example\"\nclient_id = \"{CLIENT_ID}\"\n\
+                 client_secret = \"{SECRET}\"\nca_cert = \"/nonexistent/{SECRET}\"\n"
+            ),
+            "<redacted>",
+        ),
+        (
+            format!(
+                "[profiles.a]\nclient_secret = \"{SECRET}\"\n\"{SECRET}\" = 1\nclient_id = \"x\"\n"
+            ),
+            "unknown field `<redacted>`",
+        ),
+    ];
+    for (text, shown) in cases {
+        let config = dir.write("config.toml", &text);
+        std::fs::set_permissions(&config, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+        let profile: &[&str] = if text.starts_with("default_profile") {
+            &[]
+        } else {
+            &["--profile", "a"]
+        };
+        for args in [vec!["verify", REF], vec!["config", "show"]] {
+            let out = payverify()
+                .arg("--config")
+                .arg(&config)
+                .args(profile)
+                .args(&args)
+                .output()
+                .unwrap();
+            let both = format!("{}{}", stdout_of(&out), stderr_of(&out));
+            assert_clean(&out, &text);
+            if args[0] == "verify" {
+                assert_eq!(out.status.code(), Some(6), "{text}: {both}");
+                assert!(both.contains(shown), "{text}: {both}");
+            }
+        }
+    }
+    // Known from the environment alone, the same holds for a pasted base URL.
+    let out = payverify()
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .args(["verify", REF, "--base-url", SECRET])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert_clean(&out, "--base-url SECRET");
+}
+
+#[test]
+fn a_short_secret_is_exit_6_naming_its_source_and_nothing_is_sent() {
+    let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
+    let dir = TempDir::new("short-secret");
+    let file = dir.write("secret", "abc\n");
+    payverify_at(&server.url)
+        .env("PAYVERIFY_CLIENT_SECRET", "abc")
+        .args(["verify", REF])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(
+            "payverify: the client secret from env PAYVERIFY_CLIENT_SECRET is shorter than 8 \
+             characters; a gateway secret key is longer (check the value)\n",
+        );
+    payverify_at(&server.url)
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .args(["verify", REF, "--client-secret-file"])
+        .arg(&file)
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "from flag --client-secret-file is shorter than 8 characters",
+        ));
+    // Set but empty is named, not skipped for the next source.
+    let config = dir.write(
+        "config.toml",
+        format!("[profiles.p]\nclient_secret = \"{SECRET}\"\n"),
+    );
+    payverify_at(&server.url)
+        .env("PAYVERIFY_CLIENT_SECRET", "")
+        .args(["verify", REF, "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "PAYVERIFY_CLIENT_SECRET is set but empty",
+        ));
+    assert_eq!(
+        server.connections.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+}
+
+#[test]
+fn a_secret_file_with_a_byte_order_mark_sends_the_secret_without_it() {
+    let auths: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let seen = auths.clone();
+    let echo = RawServer::start(move |mut stream| {
+        let head = read_head(&mut stream);
+        if let Some(line) = head
+            .lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+        {
+            let (name, value) = line.split_once(':').unwrap();
+            seen.lock()
+                .unwrap()
+                .push(format!("{}:{value}", name.to_ascii_lowercase()));
+        }
+        respond(&mut stream, "200 OK", SAMPLE.as_bytes());
+    });
+    let dir = TempDir::new("bom-secret");
+    let file = dir.write("secret", format!("\u{feff}{SECRET}\r\n"));
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    payverify_at(&echo.url)
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .args([
+            "verify",
+            REF,
+            "--hmac",
+            "require",
+            "-q",
+            "--client-secret-file",
+        ])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    assert_eq!(
+        auths.lock().unwrap().as_slice(),
+        [format!("authorization: {AUTH_STANDARD}")]
+    );
+}
+
+#[test]
+fn a_failing_secret_command_shows_its_name_and_status_never_its_stderr() {
+    let dir = TempDir::new("cmd-stderr");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"http://127.0.0.1:9\"\nclient_id = \"{CLIENT_ID}\"\n\
+             client_secret_command = [\"sh\", \"-c\", \"printf '%s-%s' stderr-said leaked >&2; exit 3\"]\n"
+        ),
+    );
+    for quiet in [false, true] {
+        let mut cmd = payverify();
+        cmd.arg("--config")
+            .arg(&config)
+            .args(["--profile", "p", "verify", REF]);
+        if quiet {
+            cmd.arg("-q");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(6));
+        assert_eq!(stdout_of(&out), "");
+        let stderr = stderr_of(&out);
+        assert!(!stderr.contains("stderr-said-leaked"), "{stderr}");
+        if !quiet {
+            assert_eq!(
+                stderr,
+                "payverify: client_secret_command `sh -c printf '%s-%s' stderr-said leaked >&2; \
+                 exit 3` exited with status 3\n"
+            );
+        }
+    }
 }

@@ -287,7 +287,7 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
             };
             // Its warnings (a readable secret file) go into this check, not onto stderr.
             let quiet = Log::new(Level::Quiet);
-            match source.value.read_within(&quiet, false, timeout) {
+            match source.value.read_within(&quiet, timeout) {
                 Ok(secret) if secret.expose().trim().is_empty() => {
                     failure.get_or_insert(format!(
                         "the client secret from {} is empty or only whitespace",
