@@ -1105,3 +1105,56 @@ fn a_refused_connection_names_the_url_called() {
             "(calling {base}/api/payment/verify/ORDER-1)"
         )));
 }
+
+#[test]
+fn webhook_paid_needs_a_non_empty_payment_date_string() {
+    let date = "\"paymentDate\": \"2022-11-14T22:34:24.913Z\"";
+    assert!(SAMPLE.contains(date));
+    let flags = [
+        "--expect-amount",
+        "40000",
+        "--expect-currency",
+        "NGN",
+        "--expect-merchant-ref",
+        "WQ-506391000507913",
+    ];
+    // Empty or blank: no date yet, so not final.
+    for value in ["\"\"", "\" \""] {
+        let out = webhook()
+            .args(flags)
+            .write_stdin(SAMPLE.replace(date, &format!("\"paymentDate\": {value}")))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(9), "{value}: {}", stderr_of(&out));
+        assert!(stdout_of(&out).contains("verdict       genuine, NOT FINAL\n"));
+        assert_eq!(
+            stderr_of(&out),
+            "payverify: stdin: genuine, but not final: SUCCESSFUL with code 00 and no \
+             paymentDate\n"
+        );
+    }
+    // Not a string at all: malformed, whatever the hmac says.
+    for (value, kind) in [
+        ("0", "a number"),
+        ("false", "a boolean"),
+        ("{}", "an object"),
+        ("[\"2022-11-14\"]", "an array"),
+    ] {
+        webhook()
+            .args(flags)
+            .write_stdin(SAMPLE.replace(date, &format!("\"paymentDate\": {value}")))
+            .assert()
+            .code(8)
+            .stdout("")
+            .stderr(format!(
+                "payverify: stdin: \"paymentDate\" is {kind}, not a string\n"
+            ));
+    }
+    // A date string is what pays.
+    webhook()
+        .args(flags)
+        .write_stdin(SAMPLE.as_str())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("verdict       genuine, paid\n"));
+}
