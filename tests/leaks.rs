@@ -919,3 +919,56 @@ fn a_failing_secret_command_shows_its_name_and_status_never_its_stderr() {
         }
     }
 }
+
+#[test]
+fn invisible_format_characters_are_shown_escaped() {
+    const INVISIBLE: [char; 6] = [
+        '\u{200b}', '\u{200d}', '\u{2060}', '\u{2064}', '\u{feff}', '\u{ad}',
+    ];
+    let server = serve(|reference| {
+        if reference == "AUTH" {
+            let body = r#"{"message":"bad\u200bkey\ufeff"}"#;
+            return ("401 Unauthorized".into(), vec![], body.into());
+        }
+        let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+        v["description"] = "Approved\u{200b}\u{200d}\u{2060}\u{2064}\u{feff}\u{ad}END".into();
+        // A transactionRef that looks exactly like the requested one on screen.
+        v["transactionRef"] = format!("{reference}\u{200b}").into();
+        v["merchantRef"] = serde_json::Value::Null;
+        v["paymentRef"] = serde_json::Value::Null;
+        ("200 OK".into(), vec![], v.to_string().into())
+    });
+    let raw = |text: &str| text.chars().filter(|c| INVISIBLE.contains(c)).count();
+    for args in [
+        vec!["verify", "ABC"],
+        vec!["verify", "ABC", "XYZ"],
+        vec!["verify", "ABC", "-o", "csv"],
+        vec!["verify", "AUTH"],
+    ] {
+        let out = payverify_at(&server.url).args(&args).output().unwrap();
+        let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+        assert_eq!(raw(&stdout), 0, "{args:?}: {stdout:?}");
+        assert_eq!(raw(&stderr), 0, "{args:?}: {stderr:?}");
+        if args[1] == "AUTH" {
+            assert_eq!(out.status.code(), Some(5));
+            assert!(stderr.contains("bad\\u{200b}key\\u{feff}"), "{stderr}");
+        } else {
+            assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+            // CSV doubles the quotes; the value is escaped and quoted everywhere.
+            let both = format!("{stdout}{stderr}").replace("\"\"", "\"");
+            assert!(
+                both.contains(
+                    "response is for transactionRef \"ABC\\u{200b}\", not the requested \
+                     reference ABC"
+                ),
+                "{args:?}: {both}"
+            );
+        }
+        if args.len() == 2 && args[1] == "ABC" {
+            assert!(
+                stdout.contains("Approved\\u{200b}\\u{200d}\\u{2060}\\u{2064}\\u{feff}\\u{ad}END"),
+                "{stdout}"
+            );
+        }
+    }
+}
