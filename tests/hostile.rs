@@ -1158,3 +1158,110 @@ fn webhook_paid_needs_a_non_empty_payment_date_string() {
         .code(0)
         .stdout(predicate::str::contains("verdict       genuine, paid\n"));
 }
+
+/// A server answering every reference with the sample re-pointed at that reference, and
+/// recording the paths asked for.
+fn serve_any_reference() -> (RawServer, Arc<Mutex<Vec<String>>>) {
+    let paths: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = paths.clone();
+    let server = RawServer::start(move |mut stream| {
+        let head = read_head(&mut stream);
+        let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let reference = path.rsplit('/').next().unwrap_or("").to_owned();
+        seen.lock().unwrap().push(path);
+        let mut v: Value = serde_json::from_str(&SAMPLE).unwrap();
+        v["transactionRef"] = reference.into();
+        respond(&mut stream, "200 OK", v.to_string().as_bytes());
+    });
+    (server, paths)
+}
+
+#[test]
+fn a_utf8_byte_order_mark_is_dropped_from_files_and_stdin() {
+    let (server, paths) = serve_any_reference();
+    let dir = TempDir::new("bom-input");
+    let file = dir.write("refs.txt", "\u{feff}OK-BOM\r\nOK-CRLF\r\n");
+    let commented = dir.write("commented.txt", "\u{feff}# orders of the day\nOK-2\n");
+    for (args, stdin) in [
+        (vec!["--from".to_owned(), file.display().to_string()], None),
+        (vec!["-".to_owned()], Some("\u{feff}OK-BOM\nOK-CRLF\n")),
+        (
+            vec!["--from".to_owned(), "-".to_owned()],
+            Some("\u{feff}OK-BOM\nOK-CRLF\n"),
+        ),
+    ] {
+        let mut cmd = payverify_at(&server.url);
+        cmd.args(["verify", "-o", "jsonl", "--hmac", "off"])
+            .args(&args);
+        if let Some(stdin) = stdin {
+            cmd.write_stdin(stdin);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr_of(&out));
+        let records = jsonl(&out.stdout);
+        assert_eq!(records[0]["reference"], "OK-BOM", "{args:?}");
+        assert_eq!(records[1]["reference"], "OK-CRLF", "{args:?}");
+    }
+    // A BOM before a comment leaves a comment, not a reference.
+    let out = payverify_at(&server.url)
+        .args(["verify", "-o", "jsonl", "--hmac", "off", "--from"])
+        .arg(&commented)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(jsonl(&out.stdout).len(), 1);
+    let paths = paths.lock().unwrap();
+    assert!(paths.iter().all(|p| !p.contains("%EF%BB%BF")), "{paths:?}");
+    assert!(paths.iter().all(|p| !p.contains("%23")), "{paths:?}");
+}
+
+#[test]
+fn utf16_and_unreadable_inputs_are_exit_2_with_nothing_on_stdout() {
+    let (server, paths) = serve_any_reference();
+    let dir = TempDir::new("bad-input");
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain("R1\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let utf16 = dir.write("utf16.txt", utf16);
+    let name = utf16.display().to_string();
+    for format in ["table", "json", "csv"] {
+        payverify_at(&server.url)
+            .args(["verify", "-o", format, "--from", &name])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "payverify: {name} is UTF-16 (it starts with a UTF-16 byte-order mark); \
+                 references must be UTF-8: save it as UTF-8\n"
+            ));
+    }
+    payverify_at(&server.url)
+        .args(["verify", "-"])
+        .write_stdin(std::fs::read(&utf16).unwrap())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with("payverify: stdin is UTF-16"));
+    let here = dir.path().display().to_string();
+    for format in ["table", "json", "csv"] {
+        payverify_at(&server.url)
+            .args(["verify", "-o", format, "--from", &here])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "payverify: cannot read references from {here}: it is a directory\n"
+            ));
+    }
+    // Opens, but every read fails (EIO at offset 0).
+    payverify_at(&server.url)
+        .args(["verify", "--from", "/proc/self/mem"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "payverify: cannot read references from /proc/self/mem: ",
+        ));
+    assert!(paths.lock().unwrap().is_empty());
+}
