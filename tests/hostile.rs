@@ -1265,3 +1265,37 @@ fn utf16_and_unreadable_inputs_are_exit_2_with_nothing_on_stdout() {
         ));
     assert!(paths.lock().unwrap().is_empty());
 }
+
+#[test]
+fn help_version_man_and_completions_to_a_closed_or_full_stdout_are_exit_10() {
+    for args in [
+        "man",
+        "--version",
+        "--help",
+        "verify --help",
+        "completions bash",
+    ] {
+        for redirect in [">&-", ">/dev/full"] {
+            let out = shell(&format!("PAYVERIFY {args} {redirect}"));
+            let stderr = stderr_of(&out);
+            assert_eq!(out.status.code(), Some(10), "{args} {redirect}: {stderr}");
+            assert!(
+                stderr.starts_with("payverify: cannot write the output: "),
+                "{args} {redirect}: {stderr}"
+            );
+        }
+        // A reader that goes away early is its choice, and /dev/null is a real stdout.
+        for tail in [
+            "| head -c 1 >/dev/null; exit ${PIPESTATUS[0]}",
+            ">/dev/null",
+        ] {
+            let out = shell(&format!("PAYVERIFY {args} {tail}"));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args} {tail}: {}",
+                stderr_of(&out)
+            );
+        }
+    }
+}
