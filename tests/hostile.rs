@@ -1299,3 +1299,66 @@ fn help_version_man_and_completions_to_a_closed_or_full_stdout_are_exit_10() {
         }
     }
 }
+
+#[test]
+fn config_init_refuses_names_and_ids_it_could_not_read_back() {
+    let dir = TempDir::new("init");
+    let path = dir.path().join("config.toml");
+    for name in ["a\"\nb", "", "a.b", "live profile", "ü"] {
+        payverify()
+            .args(["config", "init", "--force", "--profile", name, "--config"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::ends_with(
+                "is not allowed: use letters, digits, '_' and '-' only\n",
+            ));
+        assert!(!path.exists(), "{name:?}");
+    }
+    for id in ["", "   ", "\t"] {
+        payverify()
+            .args(["config", "init", "--client-id", id, "--config"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                "payverify: --client-id is empty or only whitespace; give the dashboard's \
+                 public key\n",
+            );
+        assert!(!path.exists());
+    }
+    // Any client id is written so that it reads back as exactly itself, and nothing more.
+    let id = "x\"\nclient_secret = \"injected\\";
+    payverify()
+        .args([
+            "config",
+            "init",
+            "--profile",
+            "ops_2-b",
+            "--client-id",
+            id,
+            "--config",
+        ])
+        .arg(&path)
+        .assert()
+        .code(0);
+    let out = payverify()
+        .args(["config", "show", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let shown = stdout_of(&out);
+    assert!(
+        shown.contains("x\"\\nclient_secret = \"injected\\"),
+        "{shown}"
+    );
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("client_secret") && l.contains("not set")),
+        "{shown}"
+    );
+}
