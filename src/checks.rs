@@ -238,13 +238,14 @@ pub fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<Stri
             says(v.currency.clone())
         ));
     }
+    // Exact: a merchant reference with a space is another reference.
     if let Some(want) = &expect.merchant_ref
-        && v.merchant_ref.as_deref() != Some(want.trim())
+        && v.merchant_ref.as_deref() != Some(want.as_str())
     {
         failures.push(format!(
             "expected merchant ref {}, service says {}",
-            want.trim(),
-            says(v.merchant_ref.clone())
+            terminal::quoted(want),
+            says(v.merchant_ref.as_deref().map(terminal::quoted))
         ));
     }
     failures

@@ -1362,3 +1362,77 @@ fn config_init_refuses_names_and_ids_it_could_not_read_back() {
         "{shown}"
     );
 }
+
+#[test]
+fn expectations_are_exact_and_an_empty_one_is_a_usage_error() {
+    let server = serve("200 OK", SAMPLE.clone());
+    for padded in ["WQ-506391000507913 ", " WQ-506391000507913"] {
+        payverify_at(&server.url)
+            .args(["verify", REF, "--expect-merchant-ref", padded])
+            .assert()
+            .code(4)
+            .stdout(predicate::str::contains("WQ-506391000507913"))
+            .stderr(predicate::str::contains(format!(
+                "expected merchant ref \"{padded}\", service says \"WQ-506391000507913\""
+            )));
+    }
+    payverify_at(&server.url)
+        .args([
+            "verify",
+            REF,
+            "-q",
+            "--expect-merchant-ref",
+            "WQ-506391000507913",
+        ])
+        .assert()
+        .code(0);
+    for (flag, value) in [
+        ("--expect-currency", ""),
+        ("--expect-currency", "  "),
+        ("--expect-merchant-ref", ""),
+    ] {
+        payverify_at(&server.url)
+            .args(["verify", REF, flag, value])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!("for '{flag}")))
+            .stderr(predicate::str::contains("is empty"));
+    }
+    assert_eq!(server.connections.load(Ordering::SeqCst), 1 + 2);
+}
+
+#[test]
+fn an_empty_proxy_setting_is_exit_6_from_the_flag_and_the_config() {
+    let server = serve("200 OK", SAMPLE.clone());
+    payverify_at(&server.url)
+        .args(["verify", REF, "--proxy", ""])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(
+            "payverify: the proxy from flag --proxy is empty; remove it (HTTPS_PROXY/HTTP_PROXY \
+             then apply) or give a proxy URL\n",
+        );
+    let dir = TempDir::new("empty-proxy");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nproxy = \"\"\n",
+            server.url
+        ),
+    );
+    payverify()
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .args(["verify", REF, "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(format!(
+            "payverify: the proxy from {} [profiles.p] proxy is empty; remove it \
+             (HTTPS_PROXY/HTTP_PROXY then apply) or give a proxy URL\n",
+            config.display()
+        ));
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
+}

@@ -282,6 +282,15 @@ impl Settings {
                 client_id.source
             )));
         }
+        if let Some(proxy) = &self.proxy
+            && proxy.value.trim().is_empty()
+        {
+            return Err(Failure::config(format!(
+                "the proxy from {} is empty; remove it (HTTPS_PROXY/HTTP_PROXY then apply) or \
+                 give a proxy URL",
+                proxy.source
+            )));
+        }
         Ok(Endpoint {
             base_url: base,
             client_id: client_id.value.clone(),
