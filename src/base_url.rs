@@ -14,9 +14,25 @@ pub struct BaseUrl {
 }
 
 impl BaseUrl {
-    /// Validates `input`: http or https, a host, no userinfo, query or fragment; plain
-    /// http only to a loopback host, so credentials never cross a network in clear text.
+    /// Validates `input` as [`BaseUrl::parse_shape`] does, and refuses a base URL that
+    /// already ends in the operation path: payverify adds it itself, and given twice every
+    /// reference would be "not found", which reads like a fact about the payments.
     pub fn parse(input: &str) -> Result<Self, String> {
+        let base = Self::parse_shape(input)?;
+        if let Some(root) = strip_suffix_ignore_case(&base.prefix, OPERATION_PATH) {
+            return Err(format!(
+                "base URL '{}' already ends in the operation path {OPERATION_PATH}, which \
+                 payverify adds itself; use '{root}'",
+                input.trim()
+            ));
+        }
+        Ok(base)
+    }
+
+    /// Validates `input`: http or https, a host, a valid port, no userinfo, query or
+    /// fragment; plain http only to a loopback host, so credentials never cross a network
+    /// in clear text. (`doctor` checks the path itself, with its own advice.)
+    pub fn parse_shape(input: &str) -> Result<Self, String> {
         let raw = input.trim();
         // Checked on the text before anything else, so no message ever quotes the userinfo
         // (even of a URL too broken to parse).
@@ -62,14 +78,6 @@ impl BaseUrl {
             ));
         }
         let path = uri.path().trim_end_matches('/');
-        // payverify adds the operation path itself; given twice, every reference would be
-        // "not found", which reads like a fact about the payments.
-        if let Some(root) = strip_suffix_ignore_case(path, OPERATION_PATH) {
-            return Err(format!(
-                "base URL '{s}' already ends in the operation path {OPERATION_PATH}, which \
-                 payverify adds itself; use '{scheme}://{authority}{root}'"
-            ));
-        }
         Ok(BaseUrl {
             prefix: format!("{scheme}://{authority}{path}"),
             host: host.to_ascii_lowercase(),
