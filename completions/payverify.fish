@@ -61,7 +61,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __f
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-amount-kobo -d 'Expected amount in kobo (an integer)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-currency -d 'Expected currency code, e.g. NGN (case-insensitive)' -r
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-merchant-ref -d 'Expected merchant reference (exact)' -r
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-merchant-ref -d 'Expected merchant reference (exact: nothing is trimmed)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
@@ -190,7 +190,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -l ca-cert -
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount-kobo -d 'Expected amount in kobo (an integer)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-currency -d 'Expected currency code, e.g. NGN (case-insensitive)' -r
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-merchant-ref -d 'Expected merchant reference (exact)' -r
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-merchant-ref -d 'Expected merchant reference (exact: nothing is trimmed)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F

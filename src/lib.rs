@@ -90,8 +90,15 @@ fn level(global: &GlobalArgs) -> Level {
 fn clap_error(e: &clap::Error) -> Exit {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        let _ = write!(std::io::stdout(), "{}", e.render());
-        return Exit::Successful;
+        // Asked-for output like any other: a stdout that cannot take it is exit 10.
+        let written = render::Printer::plain_stdout().text(&e.render().to_string());
+        return match render::write_output(written) {
+            Ok(()) => Exit::Successful,
+            Err(failure) => {
+                let _ = writeln!(std::io::stderr(), "payverify: {}", failure.message);
+                failure.exit
+            }
+        };
     }
     if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         let _ = write!(std::io::stderr(), "{}", e.render());

@@ -11,13 +11,23 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Whether `c` must not reach a terminal raw: C0 controls, DEL, C1 controls, the bidi
-/// embedding, override and isolate marks, and the Unicode line and paragraph separators.
+/// embedding, override and isolate marks, the Unicode line and paragraph separators, and
+/// the invisible format characters (zero-width space and joiners, word joiner and
+/// invisible operators, the byte-order mark, the soft hyphen) that make `ABC\u{200b}` look
+/// exactly like `ABC`.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-                | '\u{2028}' | '\u{2029}'
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{feff}'
         )
 }
 
@@ -81,6 +91,10 @@ mod tests {
         assert_eq!(safe("a\u{9b}31m\u{7f}"), "a\\u{9b}31m\\u{7f}");
         assert_eq!(safe("abc\u{202e}fed"), "abc\\u{202e}fed");
         assert_eq!(safe("\t\n\0"), "\\t\\n\\0");
+        assert_eq!(
+            safe("A\u{200b}B\u{200d}C\u{2060}D\u{2064}E\u{feff}F\u{ad}G"),
+            "A\\u{200b}B\\u{200d}C\\u{2060}D\\u{2064}E\\u{feff}F\\u{ad}G"
+        );
         assert!(matches!(safe("₦40,000.00 ok"), Cow::Borrowed(_)));
     }
 

@@ -51,6 +51,8 @@ pub enum Item {
 /// The references of all sources, deduplicated, as an iterator.
 pub struct Input {
     pending: VecDeque<Source>,
+    /// The opened, checked readers of the stdin and file sources, in order.
+    readers: VecDeque<Lines>,
     current: Option<Lines>,
     seen: Seen,
     literal_position: usize,
@@ -96,21 +98,39 @@ struct Lines {
 }
 
 impl Input {
-    /// Opens every file up front, so a missing file is an error before any request.
+    /// Opens every file and stdin up front and reads their first bytes, so a missing,
+    /// unreadable or UTF-16 input is a usage error (exit 2) before any request and before
+    /// anything is written. A UTF-8 byte-order mark (what Notepad writes) is dropped.
     pub fn open(sources: Vec<Source>, expect: Arc<Expectations>) -> Result<Input, Failure> {
+        let mut readers = VecDeque::new();
+        let mut stdin_taken = false;
         for source in &sources {
-            if let Source::File(path) = source {
-                File::open(path).map_err(|e| {
-                    Failure::usage(format!(
-                        "cannot read references from {}: {}",
-                        path.display(),
-                        crate::io_util::io_reason(&e)
-                    ))
-                })?;
-            }
+            let (reader, name): (Box<dyn BufRead + Send>, String) = match source {
+                Source::Literal(_) => continue,
+                // Stdin is read once: a second `-` finds it at its end.
+                Source::Stdin if stdin_taken => (Box::new(io::empty()), "stdin".into()),
+                Source::Stdin => {
+                    stdin_taken = true;
+                    (Box::new(BufReader::new(io::stdin())), "stdin".into())
+                }
+                Source::File(path) => {
+                    let name = path.display().to_string();
+                    let unreadable = |why: String| {
+                        Failure::usage(format!("cannot read references from {name}: {why}"))
+                    };
+                    let file =
+                        File::open(path).map_err(|e| unreadable(crate::io_util::io_reason(&e)))?;
+                    if file.metadata().is_ok_and(|m| m.is_dir()) {
+                        return Err(unreadable("it is a directory".into()));
+                    }
+                    (Box::new(BufReader::new(file)), name)
+                }
+            };
+            readers.push_back(start(reader, name)?);
         }
         Ok(Input {
             pending: sources.into(),
+            readers,
             current: None,
             seen: Seen::default(),
             literal_position: 0,
@@ -185,10 +205,10 @@ impl Iterator for Input {
                     Err(e) => {
                         let name = lines.name.clone();
                         self.current = None;
-                        return Some(Err(Failure::new(
-                            crate::exit::Exit::Internal,
-                            format!("cannot read references from {name}: {e}"),
-                        )));
+                        return Some(Err(Failure::usage(format!(
+                            "cannot read references from {name}: {}",
+                            crate::io_util::io_reason(&e)
+                        ))));
                     }
                     Ok(Some(line)) => {
                         lines.line += 1;
@@ -230,32 +250,37 @@ impl Iterator for Input {
                     let origin = format!("argument {}", self.literal_position);
                     return Some(Ok(self.dedup(reference, origin)));
                 }
-                Source::Stdin => {
-                    self.current = Some(Lines {
-                        reader: Box::new(BufReader::new(io::stdin())),
-                        name: "stdin".into(),
-                        line: 0,
-                    });
+                Source::Stdin | Source::File(_) => {
+                    self.current = self.readers.pop_front();
                 }
-                Source::File(path) => match File::open(&path) {
-                    Ok(file) => {
-                        self.current = Some(Lines {
-                            reader: Box::new(BufReader::new(file)),
-                            name: path.display().to_string(),
-                            line: 0,
-                        });
-                    }
-                    Err(e) => {
-                        return Some(Err(Failure::usage(format!(
-                            "cannot read references from {}: {}",
-                            path.display(),
-                            crate::io_util::io_reason(&e)
-                        ))));
-                    }
-                },
             }
         }
     }
+}
+
+/// Checks the first bytes of an input, drops a UTF-8 byte-order mark, and refuses UTF-16
+/// (every line would be "not UTF-8"). Nothing else is consumed, so a pipe loses nothing.
+fn start(mut reader: Box<dyn BufRead + Send>, name: String) -> Result<Lines, Failure> {
+    let head = reader.fill_buf().map_err(|e| {
+        Failure::usage(format!(
+            "cannot read references from {name}: {}",
+            crate::io_util::io_reason(&e)
+        ))
+    })?;
+    if head.starts_with(&[0xff, 0xfe]) || head.starts_with(&[0xfe, 0xff]) {
+        return Err(Failure::usage(format!(
+            "{name} is UTF-16 (it starts with a UTF-16 byte-order mark); references must be \
+             UTF-8: save it as UTF-8"
+        )));
+    }
+    if head.starts_with(b"\xef\xbb\xbf") {
+        reader.consume(3);
+    }
+    Ok(Lines {
+        reader,
+        name,
+        line: 0,
+    })
 }
 
 enum Line {

@@ -272,11 +272,11 @@ pub struct ExpectArgs {
     pub expect_amount_kobo: Option<Kobo>,
 
     /// Expected currency code, e.g. NGN (case-insensitive).
-    #[arg(long, value_name = "CODE")]
+    #[arg(long, value_name = "CODE", value_parser = parse_currency)]
     pub expect_currency: Option<String>,
 
-    /// Expected merchant reference (exact).
-    #[arg(long, value_name = "REF")]
+    /// Expected merchant reference (exact: nothing is trimmed).
+    #[arg(long, value_name = "REF", value_parser = parse_merchant_ref)]
     pub expect_merchant_ref: Option<String>,
 }
 
@@ -288,6 +288,23 @@ impl ExpectArgs {
             currency: self.expect_currency.clone(),
             merchant_ref: self.expect_merchant_ref.clone(),
         }
+    }
+}
+
+/// A currency code to expect: not blank (an empty expectation is a mistake in the caller's
+/// script, not a currency every response fails).
+fn parse_currency(s: &str) -> Result<String, String> {
+    match s.trim().is_empty() {
+        true => Err("is empty; give a currency code such as NGN".into()),
+        false => Ok(s.to_owned()),
+    }
+}
+
+/// A merchant reference to expect, exactly as given; only an empty one is refused.
+fn parse_merchant_ref(s: &str) -> Result<String, String> {
+    match s.is_empty() {
+        true => Err("is empty; give the merchant reference the order was paid under".into()),
+        false => Ok(s.to_owned()),
     }
 }
 

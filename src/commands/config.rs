@@ -71,6 +71,21 @@ pub fn run(
                 BaseUrl::parse(url).map_err(Failure::config)?;
             }
             let profile = global.profile.as_deref().unwrap_or("live");
+            if !crate::config::is_profile_name(profile) {
+                return Err(Failure::usage(format!(
+                    "profile name {} is not allowed: use letters, digits, '_' and '-' only",
+                    crate::terminal::quoted(profile)
+                )));
+            }
+            if global
+                .client_id
+                .as_deref()
+                .is_some_and(|id| id.trim().is_empty())
+            {
+                return Err(Failure::usage(
+                    "--client-id is empty or only whitespace; give the dashboard's public key",
+                ));
+            }
             let text = template(
                 profile,
                 global.base_url.as_deref(),

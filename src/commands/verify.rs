@@ -173,7 +173,11 @@ fn sources(args: &VerifyArgs) -> Result<Vec<Source>, Failure> {
         sources.push(Source::Literal(reference));
     }
     if let Some(path) = &args.from {
-        sources.push(Source::File(path.clone()));
+        // `--from -` is stdin, as for every tool that reads a file of lines.
+        sources.push(match path.as_os_str() == "-" {
+            true => Source::Stdin,
+            false => Source::File(path.clone()),
+        });
     }
     Ok(sources)
 }

@@ -37,6 +37,17 @@ pub fn check(
     let Some(status) = payload.status.as_deref() else {
         return Err(bad("the payload has no \"status\"".into()));
     };
+    // The finality signal must have its documented type: a date string, or null while
+    // the payment is not final. `0`, `false` or `{}` is no date at all.
+    match payload.raw.get("paymentDate") {
+        None | Some(serde_json::Value::Null | serde_json::Value::String(_)) => {}
+        Some(other) => {
+            return Err(bad(format!(
+                "\"paymentDate\" is {}, not a string",
+                crate::model::json_kind(other)
+            )));
+        }
+    }
     let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
     settings.warn(log);
     let secret = settings.secret(log)?;
@@ -124,8 +135,13 @@ fn genuine_verdict(
     if !failures.is_empty() {
         return (Exit::CheckFailed, "genuine, CHECK FAILED".into(), failures);
     }
-    if payload.payment_date.is_none() {
-        // The gateway's plugin acts only when paymentDate is set: no date, no payment yet.
+    if payload
+        .payment_date
+        .as_deref()
+        .is_none_or(|date| date.trim().is_empty())
+    {
+        // The gateway's plugin acts only when paymentDate is set: no date (or an empty
+        // one), no payment yet.
         let why = "genuine, but not final: SUCCESSFUL with code 00 and no paymentDate".into();
         return (Exit::NotFinal, "genuine, NOT FINAL".into(), vec![why]);
     }

@@ -5,9 +5,10 @@
 //! type there is a bad response, not something to guess around. Display-only fields are
 //! shown as whatever scalar the service sent.
 
+use std::cell::Cell;
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::domain::money::Kobo;
@@ -21,6 +22,8 @@ pub enum BodyError {
     NotAnObject(&'static str),
     /// The same key twice in one object: ambiguous, so refused.
     DuplicateKey(String),
+    /// Too many values or too deep to be a verify response; refused before it is built.
+    TooComplex(String),
     /// A decision field with the wrong type or an impossible value.
     BadField {
         /// The JSON key.
@@ -36,6 +39,9 @@ impl fmt::Display for BodyError {
             BodyError::NotJson(e) => write!(f, "the body is not valid JSON: {e}"),
             BodyError::NotAnObject(kind) => write!(f, "the body is JSON {kind}, not an object"),
             BodyError::DuplicateKey(k) => write!(f, "the body has the key \"{k}\" twice"),
+            BodyError::TooComplex(why) => {
+                write!(f, "the body is too large to be a verify response: {why}")
+            }
             BodyError::BadField { field, problem } => write!(f, "\"{field}\" {problem}"),
         }
     }
@@ -43,19 +49,37 @@ impl fmt::Display for BodyError {
 
 impl std::error::Error for BodyError {}
 
-/// Parses bytes as one JSON object, refusing duplicate keys at any depth.
+/// Most JSON values (scalars, arrays and objects, each counting one) a body may hold. A
+/// verify response holds a few dozen; the limit bounds the memory a parsed body takes
+/// (each value costs tens of bytes as a `Value`, so a 1 MiB `[0,0,...]` would take about
+/// 60 MB) before any tree is built.
+pub const MAX_VALUES: usize = 10_000;
+
+/// Deepest nesting of arrays and objects a body may have (a verify response has two).
+pub const MAX_DEPTH: usize = 64;
+
+/// Parses bytes as one JSON object, refusing duplicate keys at any depth and bodies with
+/// more than [`MAX_VALUES`] values or deeper than [`MAX_DEPTH`].
 pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
-    // A separate key-only pass: serde_json's Value silently keeps the last duplicate.
+    // A separate pass that builds nothing: serde_json's Value silently keeps the last
+    // duplicate, and its size must be known before it is built.
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    if let Err(e) = NoDuplicates::deserialize(&mut de).and_then(|_| de.end()) {
+    let count = Cell::new(0);
+    let scan = Scan {
+        count: &count,
+        depth: 0,
+    };
+    if let Err(e) = scan.deserialize(&mut de).and_then(|_| de.end()) {
         let text = e.to_string();
-        return Err(match text.strip_prefix(DUPLICATE_PREFIX) {
-            Some(rest) => {
-                let key = rest.split(" at line").next().unwrap_or(rest);
-                BodyError::DuplicateKey(key.to_owned())
-            }
-            None => BodyError::NotJson(text),
-        });
+        if let Some(rest) = text.strip_prefix(DUPLICATE_PREFIX) {
+            let key = rest.split(" at line").next().unwrap_or(rest);
+            return Err(BodyError::DuplicateKey(key.to_owned()));
+        }
+        if let Some(rest) = text.strip_prefix(TOO_LARGE_PREFIX) {
+            let why = rest.split(" at line").next().unwrap_or(rest);
+            return Err(BodyError::TooComplex(why.to_owned()));
+        }
+        return Err(BodyError::NotJson(text));
     }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
@@ -65,6 +89,9 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
 }
 
 const DUPLICATE_PREFIX: &str = "duplicate key ";
+const TOO_LARGE_PREFIX: &str = "too large: ";
+/// The key under which `arbitrary_precision` passes a number's text through a visitor.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// The name of a JSON value's kind, for messages ("an array", "null").
 pub fn json_kind(v: &Value) -> &'static str {
@@ -78,74 +105,119 @@ pub fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-/// Walks any JSON document and fails on the first object with a repeated key.
-struct NoDuplicates;
+/// Walks any JSON document without building it: fails on the first object with a repeated
+/// key, on the value past [`MAX_VALUES`], and on nesting past [`MAX_DEPTH`].
+#[derive(Clone, Copy)]
+struct Scan<'a> {
+    /// Values seen so far in the whole document.
+    count: &'a Cell<usize>,
+    /// Arrays and objects enclosing this value.
+    depth: usize,
+}
 
-impl<'de> Deserialize<'de> for NoDuplicates {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NoDuplicatesVisitor)
+impl Scan<'_> {
+    /// Counts one value.
+    fn value<E: de::Error>(self) -> Result<(), E> {
+        let n = self.count.get() + 1;
+        self.count.set(n);
+        if n > MAX_VALUES {
+            return Err(E::custom(format!(
+                "{TOO_LARGE_PREFIX}it holds more than {MAX_VALUES} JSON values"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts a container and gives the scanner for its members.
+    fn enter<E: de::Error>(self) -> Result<Self, E> {
+        self.value()?;
+        if self.depth + 1 > MAX_DEPTH {
+            return Err(E::custom(format!(
+                "{TOO_LARGE_PREFIX}it nests deeper than {MAX_DEPTH} levels"
+            )));
+        }
+        Ok(Scan {
+            depth: self.depth + 1,
+            ..self
+        })
     }
 }
 
-struct NoDuplicatesVisitor;
+impl<'de> DeserializeSeed<'de> for Scan<'_> {
+    type Value = ();
 
-impl<'de> Visitor<'de> for NoDuplicatesVisitor {
-    type Value = NoDuplicates;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Scan<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.value()
     }
-    fn visit_i64<E>(self, _: i64) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.value()
     }
-    fn visit_u64<E>(self, _: u64) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.value()
     }
-    fn visit_f64<E>(self, _: f64) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.value()
     }
-    fn visit_str<E>(self, _: &str) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.value()
     }
-    fn visit_unit<E>(self) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NoDuplicates, A::Error> {
-        while seq.next_element::<NoDuplicates>()?.is_some() {}
-        Ok(NoDuplicates)
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.value()
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NoDuplicates, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = self.enter()?;
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut key = map.next_key::<Key<'de>>()?;
+        // `arbitrary_precision` hands a number over as a one-entry map holding its text:
+        // that is one scalar, not an object.
+        if key.as_ref().is_some_and(|k| k.0 == NUMBER_TOKEN) {
+            map.next_value::<de::IgnoredAny>()?;
+            return self.value();
+        }
+        let inner = self.enter()?;
         // A response object has about twenty keys: a linear scan of keys borrowed from the
         // body beats hashing and copying each one (this pass runs for every verification).
         // Past SCAN keys a hash set takes over, so a hostile body cannot make it quadratic.
         const SCAN: usize = 32;
         let mut few: Vec<Key<'de>> = Vec::new();
         let mut many: std::collections::HashSet<Key<'de>> = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            map.next_value::<NoDuplicates>()?;
+        while let Some(k) = key {
+            map.next_value_seed(inner)?;
             let repeated = if many.is_empty() && few.len() < SCAN {
-                few.contains(&key)
+                few.contains(&k)
             } else {
                 many.extend(few.drain(..));
-                many.contains(&key)
+                many.contains(&k)
             };
             if repeated {
-                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX}{}", key.0)));
+                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX}{}", k.0)));
             }
             match many.is_empty() {
-                true => few.push(key),
+                true => few.push(k),
                 false => {
-                    many.insert(key);
+                    many.insert(k);
                 }
             }
+            key = map.next_key::<Key<'de>>()?;
         }
-        Ok(NoDuplicates)
+        Ok(())
     }
 }
 
@@ -452,6 +524,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn bodies_past_the_value_or_depth_limit_are_refused_unbuilt() {
+        let at_limit = format!("{{\"pad\":[{}]}}", vec!["0"; MAX_VALUES - 2].join(","));
+        assert!(parse_object(at_limit.as_bytes()).is_ok());
+        let over = format!("{{\"pad\":[{}]}}", vec!["0"; MAX_VALUES - 1].join(","));
+        assert!(
+            matches!(parse_object(over.as_bytes()), Err(BodyError::TooComplex(ref why)) if why.contains("more than 10000")),
+            "{:?}",
+            parse_object(over.as_bytes())
+        );
+        // Numbers, strings and nulls each count one; so does every container.
+        let strings = format!("{{\"pad\":[{}]}}", vec!["\"\""; MAX_VALUES].join(","));
+        assert!(matches!(
+            parse_object(strings.as_bytes()),
+            Err(BodyError::TooComplex(_))
+        ));
+        let deep = |n: usize| format!("{{\"a\":{}1{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(parse_object(deep(MAX_DEPTH - 1).as_bytes()).is_ok());
+        assert!(matches!(
+            parse_object(deep(MAX_DEPTH).as_bytes()),
+            Err(BodyError::TooComplex(ref why)) if why.contains("deeper than 64")
+        ));
     }
 
     #[test]

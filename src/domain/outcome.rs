@@ -223,6 +223,20 @@ pub fn classify(exchange: &Exchange) -> Outcome {
         n => format!("{n} attempts"),
     };
     match &exchange.result {
+        // A web server's HTML page is not the service saying the transaction does not
+        // exist: most likely the base URL points somewhere else.
+        Ok(response)
+            if response.status == 404
+                && serde_json::from_slice::<serde::de::IgnoredAny>(&response.body).is_err() =>
+        {
+            Outcome::BadResponse {
+                reason: format!(
+                    "HTTP 404 with a non-JSON body from {}: is the base URL right?",
+                    exchange.url
+                ),
+                status: Some(404),
+            }
+        }
         Ok(response) => match classify_response(response) {
             Outcome::Unavailable { reason, status } => Outcome::Unavailable {
                 reason: format!("{reason} after {attempts}"),
@@ -237,6 +251,15 @@ pub fn classify(exchange: &Exchange) -> Outcome {
             | TransportError::AmbiguousLength),
         ) => Outcome::BadResponse {
             reason: redact(&e.to_string()),
+            status: None,
+        },
+        // Reaching the service failed: say which URL, so a wrong base URL shows.
+        Err(e @ (TransportError::Network(_) | TransportError::Tls(_))) => Outcome::Unavailable {
+            reason: format!(
+                "{} after {attempts} (calling {})",
+                redact(&e.to_string()),
+                exchange.url
+            ),
             status: None,
         },
         Err(e) => Outcome::Unavailable {
@@ -434,6 +457,7 @@ mod tests {
     #[test]
     fn transport_errors_classify() {
         let ex = |e| Exchange {
+            url: "https://gw.example/api/payment/verify/R".into(),
             result: Err(e),
             attempts: 3,
         };

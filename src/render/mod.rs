@@ -174,9 +174,15 @@ impl Printer {
         }
     }
 
-    /// A printer on stdout for output that is never coloured (scripts, roff).
+    /// A printer on stdout for output that is never coloured (scripts, roff, help). A
+    /// stdout closed at start fails every write, as for [`Printer::stdout`].
     pub fn plain_stdout() -> Self {
-        Printer::new(Box::new(io::stdout()), Style::PLAIN)
+        let out: Box<dyn Write + Send> = if stdout_was_closed() {
+            Box::new(ClosedStdout)
+        } else {
+            Box::new(io::stdout())
+        };
+        Printer::new(out, Style::PLAIN)
     }
 
     /// Turns the printer into a writer of batch records.

@@ -196,20 +196,60 @@ pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) 
     )
 }
 
+/// `s` as a one-line TOML basic string: quotes, backslashes and every control character
+/// escaped, so no value can end the string or start a new key.
 fn toml_string(s: &str) -> String {
-    toml::Value::String(s.to_owned()).to_string()
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Whether `name` can be a profile name: letters, digits, `_` and `-` (a bare TOML key,
+/// and a word a shell and a completion script pass through unquoted).
+pub fn is_profile_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn toml_key(s: &str) -> String {
-    let bare = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if bare { s.to_owned() } else { toml_string(s) }
+    if is_profile_name(s) {
+        s.to_owned()
+    } else {
+        toml_string(s)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_template_escapes_every_value_and_parses_back() {
+        let id = "x\"\nclient_secret = \"injected\\\u{1b}\t";
+        let url = "https://gw.example/p\"q";
+        let text = template("live-2_b", Some(url), Some(id));
+        let cfg = parse(&text, Path::new("t.toml")).unwrap();
+        let profile = &cfg.profiles["live-2_b"];
+        assert_eq!(profile.client_id.as_deref(), Some(id));
+        assert_eq!(profile.base_url.as_deref(), Some(url));
+        assert!(profile.client_secret.is_none());
+        assert_eq!(cfg.default_profile.as_deref(), Some("live-2_b"));
+        assert!(is_profile_name("a-B_9") && !is_profile_name("") && !is_profile_name("a.b"));
+    }
 
     #[test]
     fn parses_the_example_config() {

@@ -26,6 +26,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_RETRIES: u32 = 2;
 /// Most retries accepted.
 pub const MAX_RETRIES: u32 = 10;
+/// Fewest characters a client secret may have.
+pub const MIN_SECRET_CHARS: usize = 8;
 
 /// Everything resolved from flags, environment and config; any of it may still be missing.
 #[derive(Debug, Clone)]
@@ -87,6 +89,11 @@ impl Settings {
         ctx: &Context,
     ) -> Result<Settings, Failure> {
         let config = ctx.config_location(global.config.as_ref());
+        secret_source::register_known(
+            global.client_secret_file.as_deref(),
+            (ctx.env)(env::CLIENT_SECRET).as_deref(),
+            config.as_ref().map(|c| c.path.as_path()),
+        );
         let file = match &config {
             Some(location) => file::load(location)?,
             None => None,
@@ -146,7 +153,9 @@ impl Settings {
                 SecretSource::File(path.clone()),
                 Source::Flag("--client-secret-file"),
             ))
-        } else if let Some(value) = (ctx.env)(env::CLIENT_SECRET).filter(|v| !v.is_empty()) {
+        } else if let Some(value) = (ctx.env)(env::CLIENT_SECRET) {
+            // Set but empty is taken as given, and refused when read: an empty variable is
+            // a mistake worth naming, not a reason to fall back to another source.
             if profile_secret(&layer)?.is_some() {
                 shadowed.push((env::CLIENT_SECRET, "client_secret"));
             }
@@ -274,6 +283,15 @@ impl Settings {
                 client_id.source
             )));
         }
+        if let Some(proxy) = &self.proxy
+            && proxy.value.trim().is_empty()
+        {
+            return Err(Failure::config(format!(
+                "the proxy from {} is empty; remove it (HTTPS_PROXY/HTTP_PROXY then apply) or \
+                 give a proxy URL",
+                proxy.source
+            )));
+        }
         Ok(Endpoint {
             base_url: base,
             client_id: client_id.value.clone(),
@@ -294,13 +312,28 @@ impl Settings {
                 "client_secret, client_secret_file or client_secret_command",
             )
         })?;
-        let secret = source
-            .value
-            .read(log, log.level() == crate::log::Level::Quiet)?;
+        let secret = source.value.read(log)?;
         // An empty HMAC key is a key anyone can sign with: refuse it from every source.
+        if secret.expose().trim().is_empty() && source.source == Source::Env(env::CLIENT_SECRET) {
+            return Err(Failure::config(format!(
+                "{} is set but empty (or only whitespace); unset it, or set it to the client \
+                 secret",
+                env::CLIENT_SECRET
+            )));
+        }
         if secret.expose().trim().is_empty() {
             return Err(Failure::config(format!(
                 "the client secret from {} is empty or only whitespace",
+                source.source
+            )));
+        }
+        // A gateway secret key is long. A short one is a mistake (a placeholder, a cut
+        // paste), and one too short to redact safely from output would have to be redacted
+        // from ordinary text everywhere.
+        if secret.expose().chars().count() < MIN_SECRET_CHARS {
+            return Err(Failure::config(format!(
+                "the client secret from {} is shorter than {MIN_SECRET_CHARS} characters; a \
+                 gateway secret key is longer (check the value)",
                 source.source
             )));
         }

@@ -67,29 +67,30 @@ impl SecretSource {
     }
 
     /// Reads the secret; file permissions that expose it are warned about on `log`.
-    pub fn read(&self, log: &Log, quiet: bool) -> Result<Secret, Failure> {
-        self.read_within(log, quiet, COMMAND_TIMEOUT)
+    pub fn read(&self, log: &Log) -> Result<Secret, Failure> {
+        self.read_within(log, COMMAND_TIMEOUT)
     }
 
     /// [`SecretSource::read`] with a secret command stopped at `deadline` rather than
     /// [`COMMAND_TIMEOUT`] (`doctor` bounds every step by `--timeout`).
-    pub fn read_within(
-        &self,
-        log: &Log,
-        quiet: bool,
-        deadline: Duration,
-    ) -> Result<Secret, Failure> {
+    pub fn read_within(&self, log: &Log, deadline: Duration) -> Result<Secret, Failure> {
         let secret = match self {
             SecretSource::Value(secret) => secret.clone(),
             SecretSource::File(path) => read_file(path, log)?,
-            SecretSource::Command(argv) => run_command_within(argv, quiet, deadline)?,
+            SecretSource::Command(argv) => run_command_within(argv, deadline)?,
         };
         log.add_secret(secret.expose());
         Ok(secret)
     }
 }
 
-/// Reads a secret file: surrounding whitespace (the trailing newline) is not part of it.
+/// The secret a secret file's text holds: a UTF-8 byte-order mark (an editor's) and
+/// surrounding whitespace (the trailing newline) are not part of it.
+pub fn file_secret(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text).trim()
+}
+
+/// Reads a secret file (see [`file_secret`] for what is taken off).
 pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Failure::config(format!(
@@ -98,7 +99,7 @@ pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
             io_reason(&e)
         ))
     })?;
-    let secret = Secret::new(text.trim());
+    let secret = Secret::new(file_secret(&text));
     if secret.is_empty() {
         return Err(Failure::config(format!(
             "client secret file {} is empty",
@@ -109,6 +110,48 @@ pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
         log.warn(&warning);
     }
     Ok(secret)
+}
+
+/// Registers for redaction every client secret that is known without running a command:
+/// the environment variable, the `--client-secret-file` file, and each profile's
+/// `client_secret` and `client_secret_file` in the config file (read leniently, so even a
+/// file that fails validation is covered). Called before any setting is validated, so no
+/// validation message (a base URL, a profile name, an unknown key: a secret can be pasted
+/// anywhere) can print one of them. Nothing here fails: the real reads report problems.
+pub fn register_known(file_flag: Option<&Path>, env_value: Option<&str>, config: Option<&Path>) {
+    // A secret file is small; anything larger is not read here.
+    let from_file = |path: &Path| {
+        let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024);
+        if let (true, Ok(text)) = (small, std::fs::read_to_string(path)) {
+            crate::secret::register(file_secret(&text));
+        }
+    };
+    if let Some(value) = env_value {
+        crate::secret::register(value.trim());
+    }
+    if let Some(path) = file_flag {
+        from_file(path);
+    }
+    let Some(text) = config.and_then(|path| std::fs::read_to_string(path).ok()) else {
+        return;
+    };
+    let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+        return;
+    };
+    let Some(toml::Value::Table(profiles)) = table.get("profiles") else {
+        return;
+    };
+    for profile in profiles.values().filter_map(toml::Value::as_table) {
+        if let Some(value) = profile.get("client_secret").and_then(toml::Value::as_str) {
+            crate::secret::register(value.trim());
+        }
+        if let Some(path) = profile
+            .get("client_secret_file")
+            .and_then(toml::Value::as_str)
+        {
+            from_file(Path::new(path));
+        }
+    }
 }
 
 /// A warning when `path` (which holds a secret) is readable by group or others.
@@ -146,7 +189,11 @@ const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
 /// [`AFTER_EXIT_GRACE`]. Either way nothing of the group outlives the read: a leftover
 /// child would hold payverify's stdout or stderr open. (A daemonising agent starts its own
 /// session, so it is not in the group.)
-fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Result<Secret, Failure> {
+///
+/// The command's stderr is discarded: a failing password manager can print the secret, or
+/// anything else, there. A failure names the command and its exit status only. (Prompts
+/// such as pinentry talk to the terminal directly, not through stderr.)
+fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Failure> {
     let shown = argv.join(" ");
     let fail = |why: String| Failure::config(format!("client_secret_command `{shown}` {why}"));
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
@@ -155,11 +202,7 @@ fn run_command_within(argv: &[String], quiet: bool, deadline: Duration) -> Resul
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(if quiet {
-            Stdio::null()
-        } else {
-            Stdio::inherit()
-        });
+        .stderr(Stdio::null());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command
@@ -330,14 +373,14 @@ mod tests {
     fn command_output_is_trimmed_and_failures_name_the_command_only() {
         let log = Log::new(Level::Quiet);
         let ok = SecretSource::Command(vec!["printf".into(), "  s3cret-out \n".into()]);
-        assert_eq!(ok.read(&log, true).unwrap().expose(), "s3cret-out");
+        assert_eq!(ok.read(&log).unwrap().expose(), "s3cret-out");
         let failing = SecretSource::Command(vec![
             "sh".into(),
             "-c".into(),
             // Prints "leaked-output" without those words standing in the command itself.
             "printf '%s-%s' leaked output; exit 3".into(),
         ]);
-        let err = failing.read(&log, true).unwrap_err();
+        let err = failing.read(&log).unwrap_err();
         assert_eq!(err.exit, crate::exit::Exit::Config);
         assert!(
             err.message.contains("exited with status 3"),
@@ -348,7 +391,7 @@ mod tests {
         let empty = SecretSource::Command(vec!["true".into()]);
         assert!(
             empty
-                .read(&log, true)
+                .read(&log)
                 .unwrap_err()
                 .message
                 .contains("printed nothing")
@@ -356,7 +399,7 @@ mod tests {
         let missing = SecretSource::Command(vec!["/nonexistent/pw-tool".into()]);
         assert!(
             missing
-                .read(&log, true)
+                .read(&log)
                 .unwrap_err()
                 .message
                 .contains("could not start")
@@ -391,7 +434,7 @@ mod tests {
         );
         let argv = vec!["sh".into(), "-c".into(), script];
         let started = Instant::now();
-        let err = run_command_within(&argv, true, Duration::from_secs(2)).unwrap_err();
+        let err = run_command_within(&argv, Duration::from_secs(2)).unwrap_err();
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "{:?}",
@@ -422,7 +465,7 @@ mod tests {
             "echo s3cret-bg; sleep 20 &".into(),
         ]);
         let started = Instant::now();
-        assert_eq!(argv.read(&log, true).unwrap().expose(), "s3cret-bg");
+        assert_eq!(argv.read(&log).unwrap().expose(), "s3cret-bg");
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "{:?}",

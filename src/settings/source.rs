@@ -79,7 +79,7 @@ impl<T> Sourced<T> {
     }
 }
 
-/// Looks up an environment variable; empty counts as unset.
+/// Looks up an environment variable as set ([`Context::var`] treats blank as unset).
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// What resolution reads from outside the arguments; injected so tests need no

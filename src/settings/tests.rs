@@ -240,14 +240,14 @@ fn secret_file_problems_are_config_errors_without_content() {
     assert_eq!(secret_of(&s), "from-command");
     let array = fx.write(
         "array.toml",
-        "[profiles.p]\nclient_secret_command = [\"printf\", \"a b\"]\n",
+        "[profiles.p]\nclient_secret_command = [\"printf\", \"a b c d e\"]\n",
     );
     let global = GlobalArgs {
         config: Some(array),
         profile: Some("p".into()),
         ..GlobalArgs::default()
     };
-    assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "a b");
+    assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "a b c d e");
     assert!(!err.message.contains("abc"));
 }
 
@@ -260,4 +260,57 @@ fn debug_of_settings_redacts_the_secret() {
     .unwrap();
     let shown = format!("{s:?}");
     assert!(!shown.contains("sup3r-s3cret"), "{shown}");
+}
+
+#[test]
+fn short_secrets_are_refused_naming_their_source() {
+    let err = resolve(&GlobalArgs::default(), &[(env::CLIENT_SECRET, "abcdefg")])
+        .unwrap()
+        .secret(&quiet())
+        .unwrap_err();
+    assert_eq!(err.exit, Exit::Config);
+    assert!(
+        err.message
+            .contains("from env PAYVERIFY_CLIENT_SECRET is shorter than 8"),
+        "{}",
+        err.message
+    );
+    assert!(!err.message.contains("abcdefg"), "{}", err.message);
+    // Eight characters, counted as characters, not bytes.
+    let s = resolve(&GlobalArgs::default(), &[(env::CLIENT_SECRET, "₦bcdefgh")]).unwrap();
+    assert_eq!(secret_of(&s), "₦bcdefgh");
+}
+
+#[test]
+fn an_empty_secret_variable_is_named_not_skipped() {
+    let fx = TempDir::new("emptyenv");
+    let cfg = fx.write(
+        "c.toml",
+        "[profiles.p]\nclient_secret = \"profile-secret-1\"\n",
+    );
+    let global = GlobalArgs {
+        config: Some(cfg),
+        profile: Some("p".into()),
+        ..GlobalArgs::default()
+    };
+    let err = resolve(&global, &[(env::CLIENT_SECRET, "")])
+        .unwrap()
+        .secret(&quiet())
+        .unwrap_err();
+    assert_eq!(err.exit, Exit::Config);
+    assert_eq!(
+        err.message,
+        "PAYVERIFY_CLIENT_SECRET is set but empty (or only whitespace); unset it, or set it to \
+         the client secret"
+    );
+}
+
+#[test]
+fn a_secret_file_loses_its_byte_order_mark_and_whitespace() {
+    let fx = TempDir::new("bomsecret");
+    let global = GlobalArgs {
+        client_secret_file: Some(fx.write("s", "\u{feff}file-secret-9\r\n")),
+        ..GlobalArgs::default()
+    };
+    assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "file-secret-9");
 }

@@ -14,9 +14,25 @@ pub struct BaseUrl {
 }
 
 impl BaseUrl {
-    /// Validates `input`: http or https, a host, no userinfo, query or fragment; plain
-    /// http only to a loopback host, so credentials never cross a network in clear text.
+    /// Validates `input` as [`BaseUrl::parse_shape`] does, and refuses a base URL that
+    /// already ends in the operation path: payverify adds it itself, and given twice every
+    /// reference would be "not found", which reads like a fact about the payments.
     pub fn parse(input: &str) -> Result<Self, String> {
+        let base = Self::parse_shape(input)?;
+        if let Some(root) = strip_suffix_ignore_case(&base.prefix, OPERATION_PATH) {
+            return Err(format!(
+                "base URL '{}' already ends in the operation path {OPERATION_PATH}, which \
+                 payverify adds itself; use '{root}'",
+                input.trim()
+            ));
+        }
+        Ok(base)
+    }
+
+    /// Validates `input`: http or https, a host, a valid port, no userinfo, query or
+    /// fragment; plain http only to a loopback host, so credentials never cross a network
+    /// in clear text. (`doctor` checks the path itself, with its own advice.)
+    pub fn parse_shape(input: &str) -> Result<Self, String> {
         let raw = input.trim();
         // Checked on the text before anything else, so no message ever quotes the userinfo
         // (even of a URL too broken to parse).
@@ -50,6 +66,17 @@ impl BaseUrl {
                  text; http is allowed only to 127.0.0.1, ::1 or localhost)"
             ));
         }
+        // An unparseable port is dropped by the URI type, and the request would then go to
+        // the scheme's default port: a typo must not send credentials somewhere else.
+        if let Some(port) = port_text(authority)
+            && !(!port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && port.parse::<u16>().is_ok_and(|n| n > 0))
+        {
+            return Err(format!(
+                "base URL '{s}' has an invalid port '{port}' (a port is a number from 1 to 65535)"
+            ));
+        }
         let path = uri.path().trim_end_matches('/');
         Ok(BaseUrl {
             prefix: format!("{scheme}://{authority}{path}"),
@@ -60,7 +87,7 @@ impl BaseUrl {
     /// The Verify Transaction URL for one reference.
     pub fn verify_url(&self, reference: &Reference) -> String {
         format!(
-            "{}/api/payment/verify/{}",
+            "{}{OPERATION_PATH}/{}",
             self.prefix,
             reference.path_segment()
         )
@@ -76,6 +103,24 @@ impl fmt::Display for BaseUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.prefix)
     }
+}
+
+/// The Verify Transaction operation's path under the base URL.
+const OPERATION_PATH: &str = "/api/payment/verify";
+
+/// `text` without `suffix` at its end, compared ignoring ASCII case.
+fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = text.len().checked_sub(suffix.len())?;
+    (text.is_char_boundary(cut) && text[cut..].eq_ignore_ascii_case(suffix)).then(|| &text[..cut])
+}
+
+/// The port text of an authority (after the host's `:`), if it has one, even empty.
+fn port_text(authority: &str) -> Option<&str> {
+    let after_host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or("", |(_, tail)| tail),
+        None => authority.find(':').map_or("", |i| &authority[i..]),
+    };
+    after_host.strip_prefix(':')
 }
 
 /// The userinfo part of a URL's authority (`user:pw` in `https://user:pw@host/`), found
@@ -165,6 +210,54 @@ mod tests {
             "https://<redacted>@h:1/p@q"
         );
         assert_eq!(without_userinfo("https://h/p@q"), "https://h/p@q");
+    }
+
+    #[test]
+    fn an_invalid_port_is_refused_never_defaulted() {
+        for bad in [
+            "http://127.0.0.1:99999",
+            "http://127.0.0.1:65536",
+            "http://127.0.0.1:-1",
+            "http://127.0.0.1:18801x",
+            "http://127.0.0.1:1880100000",
+            "http://127.0.0.1:0",
+            "http://127.0.0.1:/",
+            "https://[::1]:70000/",
+            "https://gw.example:+443",
+        ] {
+            let err = BaseUrl::parse(bad).unwrap_err();
+            assert!(err.contains("invalid port"), "{bad}: {err}");
+        }
+        for ok in [
+            "http://127.0.0.1:65535",
+            "https://[::1]:1/",
+            "https://gw.example",
+        ] {
+            assert!(BaseUrl::parse(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn the_operation_path_in_the_base_url_is_refused_naming_the_fix() {
+        for (bad, fix) in [
+            (
+                "https://gw.example/api/payment/verify",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/api/payment/verify/",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example:8443/p/API/Payment/Verify//",
+                "'https://gw.example:8443/p'",
+            ),
+        ] {
+            let err = BaseUrl::parse(bad).unwrap_err();
+            assert!(err.contains("already ends in the operation path"), "{err}");
+            assert!(err.ends_with(&format!("use {fix}")), "{err}");
+        }
+        assert!(BaseUrl::parse("https://gw.example/api/payment/verify-v2").is_ok());
     }
 
     #[test]

@@ -103,6 +103,8 @@ impl std::fmt::Display for TransportError {
 /// The result of all attempts for one reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exchange {
+    /// The URL called (a base URL never carries credentials, so it can be shown).
+    pub url: String,
     /// The last response, or why there was none.
     pub result: Result<Response, TransportError>,
     /// How many attempts were made.
@@ -225,6 +227,7 @@ impl Client {
             });
             if !retry {
                 return Exchange {
+                    url,
                     result,
                     attempts: attempt,
                 };

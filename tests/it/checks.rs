@@ -93,7 +93,7 @@ fn expectations_pass_and_fail_exactly() {
     .stderr(predicate::function(|s: &str| s.lines().count() == 2));
     sandbox(&["0000000000000044177", "--expect-merchant-ref", "WQ-1"])
         .code(4)
-        .stderr(predicate::str::contains("expected merchant ref WQ-1"));
+        .stderr(predicate::str::contains("expected merchant ref \"WQ-1\""));
 }
 
 #[test]

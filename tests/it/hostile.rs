@@ -344,7 +344,7 @@ fn item_04_whitespace_secret_or_client_id_is_exit_6_naming_the_source() {
         .code(6)
         .stdout("")
         .stderr(predicate::str::contains(
-            "the client secret from env PAYVERIFY_CLIENT_SECRET is empty",
+            "PAYVERIFY_CLIENT_SECRET is set but empty (or only whitespace)",
         ));
     let dir = TempDir::new("blank-secret");
     for (key, value, what) in [
@@ -429,9 +429,9 @@ fn item_05_missing_or_null_code_fails_and_failed_00_disagrees() {
 #[test]
 fn item_06_an_answer_for_another_transaction_fails_in_every_format() {
     let server = serve("200 OK", SAMPLE.clone());
-    let why = "response is for transactionRef 0000000000000044177 (merchantRef \
-               WQ-506391000507913, paymentRef 330137174040), not the requested reference \
-               ORDER-9";
+    let why = "response is for transactionRef \"0000000000000044177\" (merchantRef \
+               \"WQ-506391000507913\", paymentRef \"330137174040\"), not the requested \
+               reference ORDER-9";
     payverify_at(&server.url)
         .args(["verify", "ORDER-9", "--hmac", "require"])
         .assert()
@@ -964,4 +964,472 @@ fn an_hmac_signed_with_the_empty_key_fails_under_a_real_secret() {
         .assert()
         .code(4)
         .stderr(predicate::str::contains("hmac MISMATCH"));
+}
+
+// ---- Attack review findings --------------------------------------------------------------
+
+#[test]
+fn a_success_naming_no_reference_cannot_pass() {
+    // A generic success (a cache, a proxy, a hostile endpoint) and a real success for some
+    // transaction with every reference field left out or null: neither is tied to REF.
+    let mut no_refs: Value = serde_json::from_str(&SAMPLE).unwrap();
+    let object = no_refs.as_object_mut().unwrap();
+    for key in ["transactionRef", "merchantRef", "paymentRef"] {
+        object.remove(key);
+    }
+    let mut null_refs: Value = serde_json::from_str(&SAMPLE).unwrap();
+    for key in ["transactionRef", "merchantRef", "paymentRef"] {
+        null_refs[key] = Value::Null;
+    }
+    let why = "response names no reference: cannot tell it is for ORDER-9";
+    for body in [
+        r#"{"status":"SUCCESSFUL","code":"00"}"#.to_owned(),
+        no_refs.to_string(),
+        null_refs.to_string(),
+    ] {
+        let server = serve("200 OK", body.clone());
+        for hmac in ["off", "warn"] {
+            payverify_at(&server.url)
+                .args(["verify", "ORDER-9", "-q", "--hmac", hmac])
+                .assert()
+                .code(4)
+                .stdout("");
+        }
+        let out = payverify_at(&server.url)
+            .args(["verify", "ORDER-9", "--hmac", "off"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4), "{body}");
+        assert_eq!(
+            stderr_of(&out),
+            format!("payverify: check failed for 'ORDER-9': {why}\n")
+        );
+        let out = payverify_at(&server.url)
+            .args(["verify", "ORDER-9", "-o", "jsonl", "--hmac", "off"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4));
+        let records = jsonl(&out.stdout);
+        assert_eq!(records[0]["outcome"], "CHECK_FAILED");
+        assert_eq!(records[0]["checks"]["failures"][0], why);
+    }
+    // A FAILED answer naming nothing stays what it is: exit 1, not a check failure.
+    let server = serve("200 OK", r#"{"status":"FAILED","code":"51"}"#.into());
+    payverify_at(&server.url)
+        .args(["verify", "ORDER-9", "-q"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn an_invalid_port_in_the_base_url_is_exit_6_and_nothing_is_called() {
+    for port in ["99999", "65536", "-1", "18801x", "1880100000", "0", ""] {
+        let base = format!("http://127.0.0.1:{port}");
+        payverify_at(&base)
+            .args(["verify", REF])
+            .assert()
+            .code(6)
+            .stdout("")
+            .stderr(format!(
+                "payverify: base URL '{base}' has an invalid port '{port}' (a port is a \
+                 number from 1 to 65535); it came from env PAYVERIFY_BASE_URL\n"
+            ));
+    }
+}
+
+#[test]
+fn a_base_url_ending_in_the_operation_path_is_exit_6_naming_the_fix() {
+    let server = serve("404 Not Found", r#"{"message":"not found"}"#.into());
+    let base = format!("{}/api/payment/verify/", server.url);
+    payverify_at(&base)
+        .args(["verify", REF])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(format!(
+            "payverify: base URL '{base}' already ends in the operation path \
+             /api/payment/verify, which payverify adds itself; use '{}'; it came from env \
+             PAYVERIFY_BASE_URL\n",
+            server.url
+        ));
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_404_that_is_not_json_is_exit_8_naming_the_url() {
+    // A plain web server's page: nothing about any transaction.
+    for body in ["<html><body>Not Found</body></html>", ""] {
+        let server = serve("404 Not Found", body.into());
+        let url = format!("{}/api/payment/verify/ORDER-1", server.url);
+        payverify_at(&server.url)
+            .args(["verify", "ORDER-1"])
+            .assert()
+            .code(8)
+            .stdout("")
+            .stderr(format!(
+                "payverify: bad response from the service: HTTP 404 with a non-JSON body from \
+                 {url}: is the base URL right?\n"
+            ));
+        let out = payverify_at(&server.url)
+            .args(["verify", "ORDER-1", "ORDER-2", "-o", "jsonl"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(8));
+        assert_eq!(jsonl(&out.stdout)[0]["outcome"], "BAD_RESPONSE");
+    }
+    // The service's own JSON 404 stays what it says: no such transaction.
+    let server = serve(
+        "404 Not Found",
+        r#"{"message":"Transaction not found"}"#.into(),
+    );
+    payverify_at(&server.url)
+        .args(["verify", "ORDER-1"])
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn a_refused_connection_names_the_url_called() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    payverify_at(&base)
+        .args(["verify", "ORDER-1", "--retries", "0"])
+        .assert()
+        .code(7)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "(calling {base}/api/payment/verify/ORDER-1)"
+        )));
+}
+
+#[test]
+fn webhook_paid_needs_a_non_empty_payment_date_string() {
+    let date = "\"paymentDate\": \"2022-11-14T22:34:24.913Z\"";
+    assert!(SAMPLE.contains(date));
+    let flags = [
+        "--expect-amount",
+        "40000",
+        "--expect-currency",
+        "NGN",
+        "--expect-merchant-ref",
+        "WQ-506391000507913",
+    ];
+    // Empty or blank: no date yet, so not final.
+    for value in ["\"\"", "\" \""] {
+        let out = webhook()
+            .args(flags)
+            .write_stdin(SAMPLE.replace(date, &format!("\"paymentDate\": {value}")))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(9), "{value}: {}", stderr_of(&out));
+        assert!(stdout_of(&out).contains("verdict       genuine, NOT FINAL\n"));
+        assert_eq!(
+            stderr_of(&out),
+            "payverify: stdin: genuine, but not final: SUCCESSFUL with code 00 and no \
+             paymentDate\n"
+        );
+    }
+    // Not a string at all: malformed, whatever the hmac says.
+    for (value, kind) in [
+        ("0", "a number"),
+        ("false", "a boolean"),
+        ("{}", "an object"),
+        ("[\"2022-11-14\"]", "an array"),
+    ] {
+        webhook()
+            .args(flags)
+            .write_stdin(SAMPLE.replace(date, &format!("\"paymentDate\": {value}")))
+            .assert()
+            .code(8)
+            .stdout("")
+            .stderr(format!(
+                "payverify: stdin: \"paymentDate\" is {kind}, not a string\n"
+            ));
+    }
+    // A date string is what pays.
+    webhook()
+        .args(flags)
+        .write_stdin(SAMPLE.as_str())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("verdict       genuine, paid\n"));
+}
+
+/// A server answering every reference with the sample re-pointed at that reference, and
+/// recording the paths asked for.
+fn serve_any_reference() -> (RawServer, Arc<Mutex<Vec<String>>>) {
+    let paths: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = paths.clone();
+    let server = RawServer::start(move |mut stream| {
+        let head = read_head(&mut stream);
+        let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let reference = path.rsplit('/').next().unwrap_or("").to_owned();
+        seen.lock().unwrap().push(path);
+        let mut v: Value = serde_json::from_str(&SAMPLE).unwrap();
+        v["transactionRef"] = reference.into();
+        respond(&mut stream, "200 OK", v.to_string().as_bytes());
+    });
+    (server, paths)
+}
+
+#[test]
+fn a_utf8_byte_order_mark_is_dropped_from_files_and_stdin() {
+    let (server, paths) = serve_any_reference();
+    let dir = TempDir::new("bom-input");
+    let file = dir.write("refs.txt", "\u{feff}OK-BOM\r\nOK-CRLF\r\n");
+    let commented = dir.write("commented.txt", "\u{feff}# orders of the day\nOK-2\n");
+    for (args, stdin) in [
+        (vec!["--from".to_owned(), file.display().to_string()], None),
+        (vec!["-".to_owned()], Some("\u{feff}OK-BOM\nOK-CRLF\n")),
+        (
+            vec!["--from".to_owned(), "-".to_owned()],
+            Some("\u{feff}OK-BOM\nOK-CRLF\n"),
+        ),
+    ] {
+        let mut cmd = payverify_at(&server.url);
+        cmd.args(["verify", "-o", "jsonl", "--hmac", "off"])
+            .args(&args);
+        if let Some(stdin) = stdin {
+            cmd.write_stdin(stdin);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr_of(&out));
+        let records = jsonl(&out.stdout);
+        assert_eq!(records[0]["reference"], "OK-BOM", "{args:?}");
+        assert_eq!(records[1]["reference"], "OK-CRLF", "{args:?}");
+    }
+    // A BOM before a comment leaves a comment, not a reference.
+    let out = payverify_at(&server.url)
+        .args(["verify", "-o", "jsonl", "--hmac", "off", "--from"])
+        .arg(&commented)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(jsonl(&out.stdout).len(), 1);
+    let paths = paths.lock().unwrap();
+    assert!(paths.iter().all(|p| !p.contains("%EF%BB%BF")), "{paths:?}");
+    assert!(paths.iter().all(|p| !p.contains("%23")), "{paths:?}");
+}
+
+#[test]
+fn utf16_and_unreadable_inputs_are_exit_2_with_nothing_on_stdout() {
+    let (server, paths) = serve_any_reference();
+    let dir = TempDir::new("bad-input");
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain("R1\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let utf16 = dir.write("utf16.txt", utf16);
+    let name = utf16.display().to_string();
+    for format in ["table", "json", "csv"] {
+        payverify_at(&server.url)
+            .args(["verify", "-o", format, "--from", &name])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "payverify: {name} is UTF-16 (it starts with a UTF-16 byte-order mark); \
+                 references must be UTF-8: save it as UTF-8\n"
+            ));
+    }
+    payverify_at(&server.url)
+        .args(["verify", "-"])
+        .write_stdin(std::fs::read(&utf16).unwrap())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with("payverify: stdin is UTF-16"));
+    let here = dir.path().display().to_string();
+    for format in ["table", "json", "csv"] {
+        payverify_at(&server.url)
+            .args(["verify", "-o", format, "--from", &here])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "payverify: cannot read references from {here}: it is a directory\n"
+            ));
+    }
+    // Opens, but every read fails (EIO at offset 0).
+    payverify_at(&server.url)
+        .args(["verify", "--from", "/proc/self/mem"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "payverify: cannot read references from /proc/self/mem: ",
+        ));
+    assert!(paths.lock().unwrap().is_empty());
+}
+
+#[test]
+fn help_version_man_and_completions_to_a_closed_or_full_stdout_are_exit_10() {
+    for args in [
+        "man",
+        "--version",
+        "--help",
+        "verify --help",
+        "completions bash",
+    ] {
+        for redirect in [">&-", ">/dev/full"] {
+            let out = shell(&format!("PAYVERIFY {args} {redirect}"));
+            let stderr = stderr_of(&out);
+            assert_eq!(out.status.code(), Some(10), "{args} {redirect}: {stderr}");
+            assert!(
+                stderr.starts_with("payverify: cannot write the output: "),
+                "{args} {redirect}: {stderr}"
+            );
+        }
+        // A reader that goes away early is its choice, and /dev/null is a real stdout.
+        for tail in [
+            "| head -c 1 >/dev/null; exit ${PIPESTATUS[0]}",
+            ">/dev/null",
+        ] {
+            let out = shell(&format!("PAYVERIFY {args} {tail}"));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args} {tail}: {}",
+                stderr_of(&out)
+            );
+        }
+    }
+}
+
+#[test]
+fn config_init_refuses_names_and_ids_it_could_not_read_back() {
+    let dir = TempDir::new("init");
+    let path = dir.path().join("config.toml");
+    for name in ["a\"\nb", "", "a.b", "live profile", "ü"] {
+        payverify()
+            .args(["config", "init", "--force", "--profile", name, "--config"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::ends_with(
+                "is not allowed: use letters, digits, '_' and '-' only\n",
+            ));
+        assert!(!path.exists(), "{name:?}");
+    }
+    for id in ["", "   ", "\t"] {
+        payverify()
+            .args(["config", "init", "--client-id", id, "--config"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                "payverify: --client-id is empty or only whitespace; give the dashboard's \
+                 public key\n",
+            );
+        assert!(!path.exists());
+    }
+    // Any client id is written so that it reads back as exactly itself, and nothing more.
+    let id = "x\"\nclient_secret = \"injected\\";
+    payverify()
+        .args([
+            "config",
+            "init",
+            "--profile",
+            "ops_2-b",
+            "--client-id",
+            id,
+            "--config",
+        ])
+        .arg(&path)
+        .assert()
+        .code(0);
+    let out = payverify()
+        .args(["config", "show", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let shown = stdout_of(&out);
+    assert!(
+        shown.contains("x\"\\nclient_secret = \"injected\\"),
+        "{shown}"
+    );
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("client_secret") && l.contains("not set")),
+        "{shown}"
+    );
+}
+
+#[test]
+fn expectations_are_exact_and_an_empty_one_is_a_usage_error() {
+    let server = serve("200 OK", SAMPLE.clone());
+    for padded in ["WQ-506391000507913 ", " WQ-506391000507913"] {
+        payverify_at(&server.url)
+            .args(["verify", REF, "--expect-merchant-ref", padded])
+            .assert()
+            .code(4)
+            .stdout(predicate::str::contains("WQ-506391000507913"))
+            .stderr(predicate::str::contains(format!(
+                "expected merchant ref \"{padded}\", service says \"WQ-506391000507913\""
+            )));
+    }
+    payverify_at(&server.url)
+        .args([
+            "verify",
+            REF,
+            "-q",
+            "--expect-merchant-ref",
+            "WQ-506391000507913",
+        ])
+        .assert()
+        .code(0);
+    for (flag, value) in [
+        ("--expect-currency", ""),
+        ("--expect-currency", "  "),
+        ("--expect-merchant-ref", ""),
+    ] {
+        payverify_at(&server.url)
+            .args(["verify", REF, flag, value])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!("for '{flag}")))
+            .stderr(predicate::str::contains("is empty"));
+    }
+    assert_eq!(server.connections.load(Ordering::SeqCst), 1 + 2);
+}
+
+#[test]
+fn an_empty_proxy_setting_is_exit_6_from_the_flag_and_the_config() {
+    let server = serve("200 OK", SAMPLE.clone());
+    payverify_at(&server.url)
+        .args(["verify", REF, "--proxy", ""])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(
+            "payverify: the proxy from flag --proxy is empty; remove it (HTTPS_PROXY/HTTP_PROXY \
+             then apply) or give a proxy URL\n",
+        );
+    let dir = TempDir::new("empty-proxy");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nproxy = \"\"\n",
+            server.url
+        ),
+    );
+    payverify()
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .args(["verify", REF, "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(format!(
+            "payverify: the proxy from {} [profiles.p] proxy is empty; remove it \
+             (HTTPS_PROXY/HTTP_PROXY then apply) or give a proxy URL\n",
+            config.display()
+        ));
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
 }

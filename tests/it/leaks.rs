@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 use base64::Engine as _;
+use predicates::prelude::*;
 
 /// The documented sample's own transaction reference: the sample response answers for it.
 const REF: &str = "0000000000000044177";
@@ -620,4 +621,351 @@ fn a_secret_command_past_its_deadline_is_killed_with_its_group() {
         std::fs::read_to_string(&stat).map_or(true, |s| s.contains(") Z "))
     });
     assert!(gone, "the background child outlived the deadline");
+}
+
+/// Runs `cmd` to its end, sampling its peak resident set (VmHWM, KiB) from /proc while it
+/// runs; the last sample before it exits is the peak up to then.
+#[cfg(target_os = "linux")]
+fn run_sampling_peak_rss(mut cmd: std::process::Command) -> (std::process::Output, u64) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut buf).unwrap();
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut buf).unwrap();
+        buf
+    });
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_path)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            peak = peak.max(kb);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let output = std::process::Output {
+        status,
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    (output, peak)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_body_of_many_small_values_is_refused_before_it_is_built() {
+    // Just under the 1 MiB byte cap, `[0,0,...]` is half a million values: parsed into a
+    // tree it took about 60 MB per reference, 1.1 GB at -j 16 and 2.8 GB at -j 64.
+    let mut object: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+    object["pad"] = serde_json::Value::Null;
+    let head = object.to_string();
+    let head = head
+        .trim_end_matches('}')
+        .replace("\"pad\":null", "\"pad\":[");
+    let zeros = (1_048_000 - head.len()) / 2 - 2;
+    let body = Arc::new(format!("{head}{}0]}}", "0,".repeat(zeros)));
+    assert!(
+        body.len() < 1024 * 1024 && body.len() > 1_000_000,
+        "{}",
+        body.len()
+    );
+    let deep = Arc::new(format!(
+        "{}\"pad\":{}1{}}}",
+        SAMPLE.trim_end().trim_end_matches('}').to_owned() + ",",
+        "[".repeat(100),
+        "]".repeat(100)
+    ));
+    let server = serve(move |reference| {
+        let body = if reference == "DEEP" { &deep } else { &body };
+        ("200 OK".into(), Vec::new(), body.as_bytes().to_vec())
+    });
+    let refs: Vec<String> = (0..32).map(|i| format!("{REF}-{i}")).collect();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("payverify"));
+    cmd.env_clear()
+        .env("PAYVERIFY_BASE_URL", &server.url)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .args(["verify", "-j", "16", "-o", "jsonl", "--hmac", "off"])
+        .args(&refs);
+    let (out, peak_kib) = run_sampling_peak_rss(cmd);
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    assert_eq!(stdout.lines().count(), 32, "{stdout}");
+    let why = "the body is too large to be a verify response: it holds more than 10000 JSON values";
+    assert!(stdout.lines().all(|l| l.contains(why)), "{stdout}");
+    // Sixteen 1 MiB bodies in flight are 16 MiB; the parsed trees were gigabytes. The bound
+    // is loose for a loaded machine and a debug build.
+    assert!(peak_kib < 200 * 1024, "peak RSS {peak_kib} KiB");
+    eprintln!("peak RSS at -j 16: {peak_kib} KiB");
+    payverify_at(&server.url)
+        .args(["verify", "DEEP", "--hmac", "off"])
+        .assert()
+        .code(8)
+        .stdout("")
+        .stderr(
+            "payverify: bad response from the service: the body is too large to be a verify \
+             response: it nests deeper than 64 levels\n",
+        );
+}
+
+#[test]
+fn a_secret_pasted_into_another_setting_is_never_quoted() {
+    // The secret pasted into the wrong key: every message that quotes that key's value is
+    // scrubbed, because the secret is registered before any setting is validated.
+    let dir = TempDir::new("leak-pasted");
+    let secret_file = dir.write("secret", format!("{SECRET}\n"));
+    let cases = [
+        (
+            format!(
+                "[profiles.a]\nbase_url = \"{SECRET}\"\nclient_id = \"{CLIENT_ID}\"\n\
+                 client_secret = \"{SECRET}\"\n"
+            ),
+            "base URL '<redacted>' must start with https://",
+        ),
+        (
+            format!(
+                "default_profile = \"{SECRET}\"\n[profiles.a]\nclient_secret_file = \"{}\"\n",
+                secret_file.display()
+            ),
+            "no profile '<redacted>'",
+        ),
+        (
+            format!(
+                "[profiles.a]\nbase_url = \"https://gw.example\"\nclient_id = \"{CLIENT_ID}\"\n\
+                 client_secret = \"{SECRET}\"\nca_cert = \"/nonexistent/{SECRET}\"\n"
+            ),
+            "<redacted>",
+        ),
+        (
+            format!(
+                "[profiles.a]\nclient_secret = \"{SECRET}\"\n\"{SECRET}\" = 1\nclient_id = \"x\"\n"
+            ),
+            "unknown field `<redacted>`",
+        ),
+    ];
+    for (text, shown) in cases {
+        let config = dir.write("config.toml", &text);
+        std::fs::set_permissions(&config, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+        let profile: &[&str] = if text.starts_with("default_profile") {
+            &[]
+        } else {
+            &["--profile", "a"]
+        };
+        for args in [vec!["verify", REF], vec!["config", "show"]] {
+            let out = payverify()
+                .arg("--config")
+                .arg(&config)
+                .args(profile)
+                .args(&args)
+                .output()
+                .unwrap();
+            let both = format!("{}{}", stdout_of(&out), stderr_of(&out));
+            assert_clean(&out, &text);
+            if args[0] == "verify" {
+                assert_eq!(out.status.code(), Some(6), "{text}: {both}");
+                assert!(both.contains(shown), "{text}: {both}");
+            }
+        }
+    }
+    // Known from the environment alone, the same holds for a pasted base URL.
+    let out = payverify()
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .args(["verify", REF, "--base-url", SECRET])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert_clean(&out, "--base-url SECRET");
+}
+
+#[test]
+fn a_short_secret_is_exit_6_naming_its_source_and_nothing_is_sent() {
+    let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
+    let dir = TempDir::new("short-secret");
+    let file = dir.write("secret", "abc\n");
+    payverify_at(&server.url)
+        .env("PAYVERIFY_CLIENT_SECRET", "abc")
+        .args(["verify", REF])
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(
+            "payverify: the client secret from env PAYVERIFY_CLIENT_SECRET is shorter than 8 \
+             characters; a gateway secret key is longer (check the value)\n",
+        );
+    payverify_at(&server.url)
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .args(["verify", REF, "--client-secret-file"])
+        .arg(&file)
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "from flag --client-secret-file is shorter than 8 characters",
+        ));
+    // Set but empty is named, not skipped for the next source.
+    let config = dir.write(
+        "config.toml",
+        format!("[profiles.p]\nclient_secret = \"{SECRET}\"\n"),
+    );
+    payverify_at(&server.url)
+        .env("PAYVERIFY_CLIENT_SECRET", "")
+        .args(["verify", REF, "--profile", "p", "--config"])
+        .arg(&config)
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "PAYVERIFY_CLIENT_SECRET is set but empty",
+        ));
+    assert_eq!(
+        server.connections.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+}
+
+#[test]
+fn a_secret_file_with_a_byte_order_mark_sends_the_secret_without_it() {
+    let auths: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let seen = auths.clone();
+    let echo = RawServer::start(move |mut stream| {
+        let head = read_head(&mut stream);
+        if let Some(line) = head
+            .lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+        {
+            let (name, value) = line.split_once(':').unwrap();
+            seen.lock()
+                .unwrap()
+                .push(format!("{}:{value}", name.to_ascii_lowercase()));
+        }
+        respond(&mut stream, "200 OK", SAMPLE.as_bytes());
+    });
+    let dir = TempDir::new("bom-secret");
+    let file = dir.write("secret", format!("\u{feff}{SECRET}\r\n"));
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    payverify_at(&echo.url)
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .args([
+            "verify",
+            REF,
+            "--hmac",
+            "require",
+            "-q",
+            "--client-secret-file",
+        ])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    assert_eq!(
+        auths.lock().unwrap().as_slice(),
+        [format!("authorization: {AUTH_STANDARD}")]
+    );
+}
+
+#[test]
+fn a_failing_secret_command_shows_its_name_and_status_never_its_stderr() {
+    let dir = TempDir::new("cmd-stderr");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"http://127.0.0.1:9\"\nclient_id = \"{CLIENT_ID}\"\n\
+             client_secret_command = [\"sh\", \"-c\", \"printf '%s-%s' stderr-said leaked >&2; exit 3\"]\n"
+        ),
+    );
+    for quiet in [false, true] {
+        let mut cmd = payverify();
+        cmd.arg("--config")
+            .arg(&config)
+            .args(["--profile", "p", "verify", REF]);
+        if quiet {
+            cmd.arg("-q");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(6));
+        assert_eq!(stdout_of(&out), "");
+        let stderr = stderr_of(&out);
+        assert!(!stderr.contains("stderr-said-leaked"), "{stderr}");
+        if !quiet {
+            assert_eq!(
+                stderr,
+                "payverify: client_secret_command `sh -c printf '%s-%s' stderr-said leaked >&2; \
+                 exit 3` exited with status 3\n"
+            );
+        }
+    }
+}
+
+#[test]
+fn invisible_format_characters_are_shown_escaped() {
+    const INVISIBLE: [char; 6] = [
+        '\u{200b}', '\u{200d}', '\u{2060}', '\u{2064}', '\u{feff}', '\u{ad}',
+    ];
+    let server = serve(|reference| {
+        if reference == "AUTH" {
+            let body = r#"{"message":"bad\u200bkey\ufeff"}"#;
+            return ("401 Unauthorized".into(), vec![], body.into());
+        }
+        let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+        v["description"] = "Approved\u{200b}\u{200d}\u{2060}\u{2064}\u{feff}\u{ad}END".into();
+        // A transactionRef that looks exactly like the requested one on screen.
+        v["transactionRef"] = format!("{reference}\u{200b}").into();
+        v["merchantRef"] = serde_json::Value::Null;
+        v["paymentRef"] = serde_json::Value::Null;
+        ("200 OK".into(), vec![], v.to_string().into())
+    });
+    let raw = |text: &str| text.chars().filter(|c| INVISIBLE.contains(c)).count();
+    for args in [
+        vec!["verify", "ABC"],
+        vec!["verify", "ABC", "XYZ"],
+        vec!["verify", "ABC", "-o", "csv"],
+        vec!["verify", "AUTH"],
+    ] {
+        let out = payverify_at(&server.url).args(&args).output().unwrap();
+        let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+        assert_eq!(raw(&stdout), 0, "{args:?}: {stdout:?}");
+        assert_eq!(raw(&stderr), 0, "{args:?}: {stderr:?}");
+        if args[1] == "AUTH" {
+            assert_eq!(out.status.code(), Some(5));
+            assert!(stderr.contains("bad\\u{200b}key\\u{feff}"), "{stderr}");
+        } else {
+            assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+            // CSV doubles the quotes; the value is escaped and quoted everywhere.
+            let both = format!("{stdout}{stderr}").replace("\"\"", "\"");
+            assert!(
+                both.contains(
+                    "response is for transactionRef \"ABC\\u{200b}\", not the requested \
+                     reference ABC"
+                ),
+                "{args:?}: {both}"
+            );
+        }
+        if args.len() == 2 && args[1] == "ABC" {
+            assert!(
+                stdout.contains("Approved\\u{200b}\\u{200d}\\u{2060}\\u{2064}\\u{feff}\\u{ad}END"),
+                "{stdout}"
+            );
+        }
+    }
 }

@@ -287,7 +287,7 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
             };
             // Its warnings (a readable secret file) go into this check, not onto stderr.
             let quiet = Log::new(Level::Quiet);
-            match source.value.read_within(&quiet, false, timeout) {
+            match source.value.read_within(&quiet, timeout) {
                 Ok(secret) if secret.expose().trim().is_empty() => {
                     failure.get_or_insert(format!(
                         "the client secret from {} is empty or only whitespace",
@@ -382,7 +382,7 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
 fn base_url_check(raw: &str, source: &Source) -> (Check, Option<BaseUrl>) {
     let fix = "set the gateway's root, e.g. https://paywithbank3d.com or \
                https://staging.paywithbank3d.com";
-    let base = match BaseUrl::parse(raw) {
+    let base = match BaseUrl::parse_shape(raw) {
         Ok(base) => base,
         Err(why) => {
             let found = format!("{why}; it came from {source}");

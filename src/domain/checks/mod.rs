@@ -8,6 +8,7 @@ use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
 use crate::domain::signature;
 use crate::secret::Secret;
+use crate::terminal;
 
 /// How the `hmac` field is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -121,8 +122,12 @@ pub fn evaluate(
 pub const APPROVED: &str = "00";
 
 /// Whether the response is about `requested`: when it names any of transactionRef,
-/// merchantRef or paymentRef, one of them must be the requested reference. `None` when it
-/// is (or names none of them); otherwise the failure line.
+/// merchantRef or paymentRef, one of them must be the requested reference; a SUCCESSFUL
+/// response that names none of them cannot be tied to the request (a generic success from
+/// a cache, a proxy or a hostile endpoint), so it fails too. `None` when it is about
+/// `requested` (or is not a success naming nothing); otherwise the failure line. The
+/// service's values are quoted: their exact form matters, and a value made to look like
+/// the rest of the sentence must not blur it.
 pub fn answers_for(v: &Verification, requested: &str) -> Option<String> {
     let named = [
         ("transactionRef", v.transaction_ref.as_deref()),
@@ -133,13 +138,17 @@ pub fn answers_for(v: &Verification, requested: &str) -> Option<String> {
         .iter()
         .filter_map(|(key, value)| value.map(|value| (*key, value)))
         .collect();
-    if present.is_empty() || present.iter().any(|(_, value)| *value == requested) {
+    if present.is_empty() {
+        return (v.status.as_deref() == Some("SUCCESSFUL"))
+            .then(|| format!("response names no reference: cannot tell it is for {requested}"));
+    }
+    if present.iter().any(|(_, value)| *value == requested) {
         return None;
     }
     let (first_key, first) = present[0];
     let others = present[1..]
         .iter()
-        .map(|(key, value)| format!("{key} {value}"))
+        .map(|(key, value)| format!("{key} {}", terminal::quoted(value)))
         .collect::<Vec<_>>();
     let others = if others.is_empty() {
         String::new()
@@ -147,7 +156,8 @@ pub fn answers_for(v: &Verification, requested: &str) -> Option<String> {
         format!(" ({})", others.join(", "))
     };
     Some(format!(
-        "response is for {first_key} {first}{others}, not the requested reference {requested}"
+        "response is for {first_key} {}{others}, not the requested reference {requested}",
+        terminal::quoted(first)
     ))
 }
 
@@ -228,13 +238,14 @@ pub fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<Stri
             says(v.currency.clone())
         ));
     }
+    // Exact: a merchant reference with a space is another reference.
     if let Some(want) = &expect.merchant_ref
-        && v.merchant_ref.as_deref() != Some(want.trim())
+        && v.merchant_ref.as_deref() != Some(want.as_str())
     {
         failures.push(format!(
             "expected merchant ref {}, service says {}",
-            want.trim(),
-            says(v.merchant_ref.clone())
+            terminal::quoted(want),
+            says(v.merchant_ref.as_deref().map(terminal::quoted))
         ));
     }
     failures

@@ -103,7 +103,7 @@ fn expectations_compare_exactly() {
         vec![
             "expected amount ₦40,000.01 (4000001 kobo), service says ₦40,000.00 (4000000 kobo)",
             "expected currency USD, service says NGN",
-            "expected merchant ref WQ-1, service says WQ-506391000507913",
+            "expected merchant ref \"WQ-1\", service says \"WQ-506391000507913\"",
         ]
     );
     let absent = sample(|v| v["amount"] = Value::Null);
