@@ -58,7 +58,8 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
-    /// Print nothing on stdout or stderr: the exit status is the whole answer.
+    /// Print nothing on stderr and no default table: the exit status is the answer. An
+    /// explicit -o still writes its data on stdout.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
 }
@@ -193,9 +194,10 @@ pub struct VerifyArgs {
     pub from: Option<PathBuf>,
 
     /// Output format. One reference: table or the service's JSON object. Several: one
-    /// record per reference (json is one array of the jsonl records).
-    #[arg(short, long, value_enum, default_value_t = OutputFormat::Table, value_name = "FORMAT")]
-    pub output: OutputFormat,
+    /// record per reference (json is one array of the jsonl records). Given explicitly, it
+    /// is written even with -q [default: table]
+    #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
 
     /// Worker threads for several references (they share one connection pool).
     #[arg(short, long, default_value_t = 4, value_name = "N", value_parser = parse_jobs,
@@ -349,7 +351,18 @@ impl VerifyArgs {
         self.from.is_some()
             || self.references.len() != 1
             || self.references.iter().any(|r| r == "-")
-            || matches!(self.output, OutputFormat::Jsonl | OutputFormat::Csv)
+            || matches!(self.output, Some(OutputFormat::Jsonl | OutputFormat::Csv))
+    }
+
+    /// The output format: the one asked for, or the table.
+    pub fn format(&self) -> OutputFormat {
+        self.output.unwrap_or(OutputFormat::Table)
+    }
+
+    /// Whether stdout gets the result under `-q`: only when `-o` asked for it explicitly
+    /// (the default table is for people, and `-q` means none is watching).
+    pub fn writes_when_quiet(&self) -> bool {
+        self.output.is_some()
     }
 }
 

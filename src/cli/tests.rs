@@ -83,7 +83,8 @@ fn verify_defaults() {
     assert_eq!(v.references, ["REF"]);
     assert!(!v.is_batch());
     assert_eq!(v.jobs, 4);
-    assert_eq!(v.output, OutputFormat::Table);
+    assert_eq!(v.output, None);
+    assert_eq!(v.format(), OutputFormat::Table);
     assert_eq!(v.profile_args.timeout, None);
     assert_eq!(cli.global.color, ColorChoice::Auto);
 }
@@ -109,7 +110,9 @@ fn timeout_accepts_fractions_and_refuses_nonsense() {
 #[test]
 fn output_and_auth_style_values() {
     let cli = parse(&["verify", "R", "-o", "json", "--auth-style", "literal"]).unwrap();
-    assert_eq!(verify(&cli).output, OutputFormat::Json);
+    assert_eq!(verify(&cli).format(), OutputFormat::Json);
+    let upper = parse(&["verify", "R", "-o", "JSON"]).unwrap();
+    assert_eq!(verify(&upper).format(), OutputFormat::Json);
     assert_eq!(
         verify(&cli).profile_args.auth_style,
         Some(AuthStyle::Literal)

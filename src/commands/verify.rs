@@ -92,7 +92,11 @@ pub fn run(
                 ));
                 return Ok(Exit::Interrupted);
             };
-            report(&verdict, &reference, args.output, log, &mut printer)
+            let format = match log.level() == Level::Quiet && !args.writes_when_quiet() {
+                true => None,
+                false => Some(args.format()),
+            };
+            report(&verdict, &reference, format, log, &mut printer)
         }
         Work::Batch(input, known_len) => {
             let batch = Batch {
@@ -101,10 +105,10 @@ pub fn run(
                 stop: interrupt.flag(),
                 halt,
             };
-            let writer = printer.into_records(args.output);
-            let quiet_writer = match log.level() {
-                Level::Quiet => RecordWriter::discard(),
-                _ => writer,
+            // -q silences the default table; an explicit -o is data a script asked for.
+            let quiet_writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
+                true => RecordWriter::discard(),
+                false => printer.into_records(args.format()),
             };
             batch.run(Arc::new(verifier), *input, quiet_writer, log)
         }
@@ -182,18 +186,19 @@ fn sources(args: &VerifyArgs) -> Result<Vec<Source>, Failure> {
     Ok(sources)
 }
 
-/// Prints the verdict: the result on stdout when there is one; on stderr, why it is not a
-/// plain success (check failures and warnings only matter for a SUCCESSFUL transaction).
+/// Prints the verdict: the result on stdout in `format` when there is one (`None`: not
+/// asked for, as with -q and no -o); on stderr, why it is not a plain success (check
+/// failures and warnings only matter for a SUCCESSFUL transaction).
 pub fn report(
     verdict: &Verdict,
     reference: &Reference,
-    format: OutputFormat,
+    format: Option<OutputFormat>,
     log: &Log,
     printer: &mut Printer,
 ) -> Result<Exit, Failure> {
     let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
     if let Some(v) = verdict.outcome.verification()
-        && log.level() != Level::Quiet
+        && let Some(format) = format
     {
         write_output(printer.verification(v, integrity, format))?;
     }

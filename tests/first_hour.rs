@@ -1,0 +1,147 @@
+//! Issue 13, "the first hour": what an operations engineer following the README trips over,
+//! each checked through the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command as StdCommand, Stdio};
+
+use common::{TempDir, payverify, stderr_of, stdout_of};
+
+/// `payverify sandbox` on a free port, stopped when dropped.
+struct Sandbox {
+    child: Child,
+    url: String,
+}
+
+impl Sandbox {
+    fn start() -> Sandbox {
+        let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin!("payverify"))
+            .args(["sandbox", "--port", "0", "-q"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        let url = url.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "first line: {url:?}");
+        Sandbox { child, url }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A config file with a `live` profile on the sandbox (secret inline, file mode 0600).
+fn live_config(dir: &TempDir, url: &str) -> std::path::PathBuf {
+    let path = dir.write(
+        "config.toml",
+        &format!(
+            "[profiles.live]\nbase_url = \"{url}\"\nclient_id = \"sandbox\"\n\
+             client_secret = \"sandbox-secret\"\n"
+        ),
+    );
+    set_mode(&path, 0o600);
+    path
+}
+
+/// PATH with the built binary's directory first, so a shell line can say `payverify`.
+fn path_with_payverify() -> String {
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    let dir = bin.parent().unwrap().display();
+    format!("{dir}:{}", std::env::var("PATH").unwrap_or_default())
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+// Item 1: the README's cron line, exactly as written, through a shell.
+#[test]
+fn cron_line_writes_the_csv_it_asks_for() {
+    let sandbox = Sandbox::start();
+    let dir = TempDir::new("cron");
+    let config = live_config(&dir, &sandbox.url);
+    dir.write("refs.txt", "SANDBOX-OK-1\nSANDBOX-FAILED-2\n");
+    let run = StdCommand::new("sh")
+        .arg("-c")
+        .arg("payverify --profile live verify --from refs.txt -q -o csv > today.csv")
+        .current_dir(dir.path())
+        .env("PAYVERIFY_CONFIG", &config)
+        .env("PATH", path_with_payverify())
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .env_remove("PAYVERIFY_PROFILE")
+        .env_remove("PAYVERIFY_BASE_URL")
+        .env_remove("PAYVERIFY_CLIENT_ID")
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .output()
+        .unwrap();
+    // One FAILED payment: exit 1, the mail goes out; nothing on stderr under -q.
+    assert_eq!(run.status.code(), Some(1), "{}", stderr_of(&run));
+    assert_eq!(stderr_of(&run), "");
+    let csv = std::fs::read_to_string(dir.path().join("today.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("reference,outcome,exit_code"), "{csv}");
+    assert!(lines[1].starts_with("SANDBOX-OK-1,SUCCESSFUL,0,"), "{csv}");
+    assert!(lines[2].starts_with("SANDBOX-FAILED-2,FAILED,1,"), "{csv}");
+}
+
+// Item 1: -q alone still prints nothing; an explicit -o writes, whatever its case.
+#[test]
+fn quiet_silences_the_table_but_not_an_explicit_output() {
+    payverify()
+        .args(["verify", "--sandbox", "-q", "SANDBOX-OK-1"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    payverify()
+        .args(["verify", "--sandbox", "-q", "SANDBOX-OK-1", "SANDBOX-OK-2"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "-q",
+            "-o",
+            "JSON",
+            "SANDBOX-FAILED-1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr_of(&out), "", "-q keeps stderr silent");
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(json["status"], "FAILED");
+    let out = payverify()
+        .args(["verify", "--sandbox", "-q", "-o", "jsonl", "SANDBOX-OK-1"])
+        .args(["NO-SUCH-REF-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(stderr_of(&out), "");
+    assert_eq!(stdout_of(&out).lines().count(), 2, "{}", stdout_of(&out));
+    let out = payverify()
+        .args(["verify", "--sandbox", "-q", "-o", "table", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("SUCCESSFUL"),
+        "explicit -o table writes"
+    );
+}
