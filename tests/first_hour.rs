@@ -46,7 +46,7 @@ impl Drop for Sandbox {
 fn live_config(dir: &TempDir, url: &str) -> std::path::PathBuf {
     let path = dir.write(
         "config.toml",
-        &format!(
+        format!(
             "[profiles.live]\nbase_url = \"{url}\"\nclient_id = \"sandbox\"\n\
              client_secret = \"sandbox-secret\"\n"
         ),
