@@ -145,3 +145,55 @@ fn quiet_silences_the_table_but_not_an_explicit_output() {
         "explicit -o table writes"
     );
 }
+
+// Item 2: a tampered response is visible in CSV and in the batch table, not only in jsonl.
+#[test]
+fn checks_column_shows_integrity_and_expectations() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "csv", "--expect-amount", "400"])
+        .args([
+            "SANDBOX-OK-1",
+            "SANDBOX-BADHMAC-1",
+            "SANDBOX-AMOUNT-40000-x",
+        ])
+        .args(["SANDBOX-FAILED-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    let csv = stdout_of(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(",error,checks"), "{csv}");
+    assert!(
+        lines[1].ends_with(
+            ",\"hmac valid; expected amount ₦400.00 (40000 kobo), service says ₦40,000.00 \
+             (4000000 kobo)\""
+        ),
+        "{csv}"
+    );
+    assert!(
+        lines[2].contains(",\"hmac MISMATCH; expected amount"),
+        "{csv}"
+    );
+    assert!(lines[3].ends_with(",hmac valid"), "{csv}");
+    // A FAILED payment stays FAILED (exit 1); its checks are still shown.
+    assert!(lines[4].starts_with("SANDBOX-FAILED-1,FAILED,1,"), "{csv}");
+    assert!(lines[4].contains(",\"hmac valid; expected amount"), "{csv}");
+
+    let out = payverify()
+        .args(["verify", "--sandbox", "SANDBOX-OK-1", "SANDBOX-BADHMAC-1"])
+        .output()
+        .unwrap();
+    let table = stdout_of(&out);
+    assert!(table.lines().next().unwrap().contains("Checks"), "{table}");
+    let bad = table
+        .lines()
+        .find(|l| l.starts_with("SANDBOX-BADHMAC-1"))
+        .unwrap();
+    assert!(bad.contains("hmac MISMATCH"), "{table}");
+    let good = table
+        .lines()
+        .find(|l| l.starts_with("SANDBOX-OK-1"))
+        .unwrap();
+    assert!(good.contains("hmac valid"), "{table}");
+    assert!(stderr_of(&out).contains("1 with warnings (see their checks)"));
+}

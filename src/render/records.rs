@@ -10,8 +10,9 @@ use crate::domain::outcome::Record;
 use crate::log::truncate;
 use crate::render::{Style, csv, new_table, table_text};
 
-/// The CSV columns, in order.
-pub const CSV_COLUMNS: [&str; 14] = [
+/// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`
+/// keep working.
+pub const CSV_COLUMNS: [&str; 15] = [
     "reference",
     "outcome",
     "exit_code",
@@ -26,6 +27,7 @@ pub const CSV_COLUMNS: [&str; 14] = [
     "transaction_date",
     "payment_date",
     "error",
+    "checks",
 ];
 
 /// The JSON shape of a record (jsonl line, json array element).
@@ -73,7 +75,7 @@ pub fn json(record: &Record) -> String {
 }
 
 /// A record's CSV fields, in [`CSV_COLUMNS`] order.
-pub fn csv_fields(record: &Record) -> [String; 14] {
+pub fn csv_fields(record: &Record) -> [String; 15] {
     let v = record.verdict.outcome.verification();
     let text = |get: fn(&crate::domain::model::Verification) -> Option<String>| {
         v.and_then(get).unwrap_or_default()
@@ -94,7 +96,19 @@ pub fn csv_fields(record: &Record) -> [String; 14] {
         text(|v| v.transaction_date.clone()),
         text(|v| v.payment_date.clone()),
         record.error().unwrap_or_default(),
+        checks_cell(record),
     ]
+}
+
+/// The `checks` cell: the hmac verdict and every failed check or warning (see
+/// [`crate::checks::CheckReport::summary`]); empty when there was no response to check.
+fn checks_cell(record: &Record) -> String {
+    record
+        .verdict
+        .checks
+        .as_ref()
+        .map(|c| c.summary())
+        .unwrap_or_default()
 }
 
 /// Writes records as they come, in the chosen format.
@@ -103,7 +117,7 @@ pub struct RecordWriter {
     format: OutputFormat,
     style: Style,
     written: usize,
-    table_rows: Vec<[String; 6]>,
+    table_rows: Vec<[String; 7]>,
     discard: bool,
 }
 
@@ -179,6 +193,7 @@ impl RecordWriter {
                     f[4].clone(),
                     amount,
                     f[8].clone(),
+                    truncate(&f[14], 80),
                     truncate(&f[13], 80),
                 ]);
             }
@@ -207,6 +222,7 @@ impl RecordWriter {
                     "Code",
                     "Amount",
                     "Merchant ref",
+                    "Checks",
                     "Error",
                 ]);
                 for row in self.table_rows.drain(..) {

@@ -174,14 +174,14 @@ fn csv_has_a_header_and_quotes_per_rfc_4180() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "reference,outcome,exit_code,status,code,amount_kobo,amount,currency,merchant_ref,transaction_ref,payment_ref,transaction_date,payment_date,error"
+        "reference,outcome,exit_code,status,code,amount_kobo,amount,currency,merchant_ref,transaction_ref,payment_ref,transaction_date,payment_date,error,checks"
     );
     assert!(
         lines[1].starts_with("SANDBOX-OK-1,SUCCESSFUL,0,SUCCESSFUL,00,4000000,40000.00,NGN,SBX-")
     );
     assert!(
-        lines[1].ends_with(','),
-        "no error for a success: {}",
+        lines[1].ends_with(",,hmac valid"),
+        "no error for a success, and its checks: {}",
         lines[1]
     );
     assert!(

@@ -77,7 +77,36 @@ impl CheckReport {
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }
+
+    /// The checks in one line, for the batch outputs' `checks` column: the hmac verdict,
+    /// then each failure and warning that is not about the hmac (the verdict says that),
+    /// separated by `; `. E.g. `hmac valid` or `hmac MISMATCH; expected amount ...`.
+    pub fn summary(&self) -> String {
+        let integrity = match &self.integrity {
+            Integrity::NotChecked(why) => format!("hmac not checked ({why})"),
+            other => other.to_string(),
+        };
+        let about_hmac = |line: &&String| INTEGRITY_LINES.iter().any(|p| line.starts_with(p));
+        std::iter::once(integrity)
+            .chain(self.failures.iter().filter(|l| !about_hmac(l)).cloned())
+            .chain(
+                self.warnings
+                    .iter()
+                    .filter(|l| !about_hmac(l))
+                    .map(|l| format!("warning: {l}")),
+            )
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
+
+/// How the lines [`integrity`] writes begin, so [`CheckReport::summary`] leaves them to the
+/// verdict.
+const INTEGRITY_LINES: [&str; 3] = [
+    "hmac MISMATCH",
+    "the response has no hmac",
+    "the response lacks ",
+];
 
 /// Checks `v`: the hmac according to `mode` under `secret`, then each expectation.
 pub fn evaluate(

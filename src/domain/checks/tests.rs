@@ -122,3 +122,34 @@ fn successful_needs_code_00() {
     });
     assert!(check(&failed, HmacMode::Off, &Expectations::default()).passed());
 }
+
+#[test]
+fn summary_names_the_hmac_verdict_once_then_the_other_checks() {
+    let good = check(&sample(|_| {}), HmacMode::Warn, &Expectations::default());
+    assert_eq!(good.summary(), "hmac valid");
+    let tampered = sample(|v| v["hmac"] = "0".repeat(64).into());
+    let expect = Expectations {
+        amount: Some(crate::money::Kobo(40_000)),
+        ..Expectations::default()
+    };
+    for mode in [HmacMode::Warn, HmacMode::Require] {
+        let r = check(&tampered, mode, &expect);
+        assert_eq!(
+            r.summary(),
+            "hmac MISMATCH; expected amount ₦400.00 (40000 kobo), service says ₦40,000.00 \
+             (4000000 kobo)",
+            "{mode:?}"
+        );
+    }
+    let unsigned = sample(|v| {
+        v.as_object_mut().unwrap().remove("hmac");
+    });
+    assert_eq!(
+        check(&unsigned, HmacMode::Warn, &Expectations::default()).summary(),
+        "hmac not checked (the response has no hmac)"
+    );
+    assert_eq!(
+        check(&sample(|_| {}), HmacMode::Off, &Expectations::default()).summary(),
+        "hmac not checked (--hmac off)"
+    );
+}
