@@ -197,3 +197,86 @@ fn checks_column_shows_integrity_and_expectations() {
     assert!(good.contains("hmac valid"), "{table}");
     assert!(stderr_of(&out).contains("1 with warnings (see their checks)"));
 }
+
+// Item 3: a lone [profiles.default] is used when nothing selects a profile.
+#[test]
+fn a_profile_named_default_is_used_when_none_is_selected() {
+    let sandbox = Sandbox::start();
+    let dir = TempDir::new("default-profile");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.default]\nbase_url = \"{}\"\nclient_id = \"sandbox\"\n\
+             client_secret = \"sandbox-secret\"\n",
+            sandbox.url
+        ),
+    );
+    set_mode(&config, 0o600);
+    payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["verify", "SANDBOX-OK-1", "-o", "json"])
+        .assert()
+        .code(0);
+    payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["config", "profiles"])
+        .assert()
+        .code(0)
+        .stdout("default (default)\n");
+    let show = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let text = stdout_of(&show);
+    let profile_line = text.lines().find(|l| l.starts_with("profile")).unwrap();
+    assert!(
+        profile_line.contains("default") && profile_line.contains("[profiles.default]"),
+        "{text}"
+    );
+    let url_line = text.lines().find(|l| l.starts_with("base_url")).unwrap();
+    assert!(url_line.contains(&sandbox.url), "{text}");
+    // An explicit choice still wins: a profile that does not exist is an error, not `default`.
+    payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["--profile", "live", "verify", "SANDBOX-OK-1"])
+        .assert()
+        .code(6)
+        .stdout("");
+}
+
+// Item 3: profiles but none selected: the error names that, and lists them.
+#[test]
+fn profiles_without_a_selection_say_so() {
+    let dir = TempDir::new("unselected");
+    let config = dir.write(
+        "config.toml",
+        "[profiles.staging]\nbase_url = \"https://staging.example\"\n\
+         [profiles.live]\nbase_url = \"https://live.example\"\n",
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["verify", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert_eq!(stdout_of(&out), "");
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "payverify: config file {} has profiles live, staging but none is selected: pass \
+             --profile NAME or set default_profile\n",
+            config.display()
+        )
+    );
+    // Everything from the environment: no profile is needed, so none is demanded.
+    let sandbox = Sandbox::start();
+    payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .env("PAYVERIFY_BASE_URL", &sandbox.url)
+        .env("PAYVERIFY_CLIENT_ID", "sandbox")
+        .env("PAYVERIFY_CLIENT_SECRET", "sandbox-secret")
+        .args(["verify", "SANDBOX-OK-1", "-q"])
+        .assert()
+        .code(0);
+}

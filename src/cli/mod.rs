@@ -42,7 +42,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "PATH")]
     pub client_secret_file: Option<PathBuf>,
 
-    /// Config profile to use [env: PAYVERIFY_PROFILE] [default: the file's default_profile]
+    /// Config profile to use [env: PAYVERIFY_PROFILE] [default: the file's default_profile,
+    /// else a profile named default]
     #[arg(long, global = true, value_name = "NAME")]
     pub profile: Option<String>,
 

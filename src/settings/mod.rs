@@ -24,6 +24,8 @@ pub use source::{Context, EnvLookup, Source, Sourced, env, process_env};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default retries after the first attempt.
 pub const DEFAULT_RETRIES: u32 = 2;
+/// The profile used when nothing selects one, if the file has it.
+pub const DEFAULT_PROFILE: &str = "default";
 /// Most retries accepted.
 pub const MAX_RETRIES: u32 = 10;
 /// Fewest characters a client secret may have.
@@ -36,7 +38,8 @@ pub struct Settings {
     pub config: Option<ConfigLocation>,
     /// Whether that file exists and was read.
     pub config_loaded: bool,
-    /// Profile names in the file, and its default_profile.
+    /// Profile names in the file, and the one used when none is named: its default_profile,
+    /// else a profile named `default`.
     pub profiles: (Vec<String>, Option<String>),
     /// The selected profile.
     pub profile: Option<Sourced<String>>,
@@ -99,14 +102,24 @@ impl Settings {
             None => None,
         };
         let path = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
-        let profile_name = pick(&global.profile, "--profile", ctx, env::PROFILE).or_else(|| {
-            let name = file.as_ref()?.default_profile.clone()?;
-            let source = Source::File {
-                path: path.clone(),
-                key: "default_profile",
-            };
-            Some(Sourced::new(name, source))
-        });
+        let profile_name = pick(&global.profile, "--profile", ctx, env::PROFILE)
+            .or_else(|| {
+                let name = file.as_ref()?.default_profile.clone()?;
+                let source = Source::File {
+                    path: path.clone(),
+                    key: "default_profile",
+                };
+                Some(Sourced::new(name, source))
+            })
+            .or_else(|| {
+                file.as_ref()?
+                    .profiles
+                    .contains_key(DEFAULT_PROFILE)
+                    .then(|| {
+                        let source = Source::DefaultProfile { path: path.clone() };
+                        Sourced::new(DEFAULT_PROFILE.to_owned(), source)
+                    })
+            });
         let profile = match &profile_name {
             Some(name) => select_profile(file.as_ref(), config.as_ref(), &name.value)?,
             None => Profile::default(),
@@ -220,7 +233,11 @@ impl Settings {
                 .map(|f| {
                     (
                         f.profiles.keys().cloned().collect(),
-                        f.default_profile.clone(),
+                        f.default_profile.clone().or_else(|| {
+                            f.profiles
+                                .contains_key(DEFAULT_PROFILE)
+                                .then(|| DEFAULT_PROFILE.to_owned())
+                        }),
                     )
                 })
                 .unwrap_or_default(),
@@ -270,13 +287,12 @@ impl Settings {
         let base_url = self
             .base_url
             .as_ref()
-            .ok_or_else(|| missing("base URL", "--base-url URL", env::BASE_URL, "base_url"))?;
+            .ok_or_else(|| self.missing("base URL", "--base-url URL", env::BASE_URL, "base_url"))?;
         let base = BaseUrl::parse(&base_url.value)
             .map_err(|e| Failure::config(format!("{e}; it came from {}", base_url.source)))?;
-        let client_id = self
-            .client_id
-            .as_ref()
-            .ok_or_else(|| missing("client id", "--client-id ID", env::CLIENT_ID, "client_id"))?;
+        let client_id = self.client_id.as_ref().ok_or_else(|| {
+            self.missing("client id", "--client-id ID", env::CLIENT_ID, "client_id")
+        })?;
         if client_id.value.trim().is_empty() {
             return Err(Failure::config(format!(
                 "the client id from {} is empty",
@@ -305,7 +321,7 @@ impl Settings {
     /// The client secret, read from its source; exit 6 naming the ways to set it if none.
     pub fn secret(&self, log: &Log) -> Result<Secret, Failure> {
         let source = self.client_secret.as_ref().ok_or_else(|| {
-            missing(
+            self.missing(
                 "client secret",
                 "--client-secret-file PATH",
                 env::CLIENT_SECRET,
@@ -338,6 +354,22 @@ impl Settings {
             )));
         }
         Ok(secret)
+    }
+}
+
+impl Settings {
+    /// Exit 6 for a setting nothing gave. When the config file has profiles but none is
+    /// selected, that is the cause, and the error says so rather than "set it in a profile".
+    fn missing(&self, what: &str, flag: &str, env_name: &str, key: &str) -> Failure {
+        match (&self.profile, &self.config, self.profiles.0.is_empty()) {
+            (None, Some(config), false) => Failure::config(format!(
+                "config file {} has profiles {} but none is selected: pass --profile NAME or \
+                 set default_profile",
+                config.path.display(),
+                self.profiles.0.join(", ")
+            )),
+            _ => missing(what, flag, env_name, key),
+        }
     }
 }
 

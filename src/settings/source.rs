@@ -42,6 +42,12 @@ pub enum Source {
         /// The key.
         key: &'static str,
     },
+    /// The config file has a profile named `default` and nothing else selects one (the
+    /// convention of the AWS and Stripe CLIs).
+    DefaultProfile {
+        /// The config file.
+        path: PathBuf,
+    },
     /// The built-in default.
     Default,
     /// Forced by `--sandbox`.
@@ -57,6 +63,11 @@ impl fmt::Display for Source {
                 write!(f, "{} [profiles.{profile}] {key}", path.display())
             }
             Source::File { path, key } => write!(f, "{} {key}", path.display()),
+            Source::DefaultProfile { path } => write!(
+                f,
+                "{} [profiles.default] (no --profile, PAYVERIFY_PROFILE or default_profile)",
+                path.display()
+            ),
             Source::Default => f.write_str("default"),
             Source::Sandbox => f.write_str("--sandbox"),
         }

@@ -567,10 +567,10 @@ fn config_warnings_readable_secrets_unpicked_profiles_and_env_overrides() {
         stderr_of(&out)
     );
 
-    // Profiles that nothing selects, one of them named 'default'.
+    // Profiles that nothing selects.
     let unpicked = dir.write(
         "unpicked.toml",
-        "[profiles.default]\nclient_id = \"a\"\n[profiles.live]\nclient_id = \"b\"\n",
+        "[profiles.staging]\nclient_id = \"a\"\n[profiles.live]\nclient_id = \"b\"\n",
     );
     let out = payverify()
         .env("PAYVERIFY_CONFIG", &unpicked)
@@ -580,13 +580,29 @@ fn config_warnings_readable_secrets_unpicked_profiles_and_env_overrides() {
     let config_line = stdout_of(&out).lines().next().unwrap().to_owned();
     assert!(config_line.starts_with("config    warn: "), "{config_line}");
     assert!(
-        config_line.contains("profiles (default, live) are not used"),
+        config_line.contains("profiles (live, staging) are not used"),
         "{config_line}"
     );
     assert!(
-        config_line.contains("add default_profile = \"default\""),
+        config_line.contains("add default_profile = \"live\""),
         "{config_line}"
     );
+    // A profile named 'default' is picked by its name when nothing else picks one.
+    let named = dir.write(
+        "named.toml",
+        "[profiles.default]\nclient_id = \"a\"\n[profiles.live]\nclient_id = \"b\"\n",
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &named)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let config_line = stdout_of(&out).lines().next().unwrap().to_owned();
+    assert!(
+        config_line.contains("profile 'default' (named default, and no default_profile"),
+        "{config_line}"
+    );
+    assert!(!config_line.contains("not used"), "{config_line}");
 
     // An unknown key is a FAIL at config, naming the line and key.
     let typo = dir.write("typo.toml", "[profiles.p]\nclient_sekret = \"v4lue-77\"\n");

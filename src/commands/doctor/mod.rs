@@ -191,6 +191,9 @@ fn config_check(settings: &Settings) -> Check {
                 Source::Flag(flag) => format!("from {flag}"),
                 Source::Env(name) => format!("from {name}"),
                 Source::File { .. } => "the file's default_profile".to_owned(),
+                Source::DefaultProfile { .. } => {
+                    "named default, and no default_profile names another".to_owned()
+                }
                 other => format!("from {other}"),
             };
             format!("profile '{}' ({why})", p.value)
@@ -200,16 +203,10 @@ fn config_check(settings: &Settings) -> Check {
     let mut found = format!("file {file}; {profile}");
     let mut fixes = Vec::new();
     if settings.profile.is_none() && !names.is_empty() {
-        let default_named = names.iter().any(|n| n == "default");
         found.push_str(&format!(
             "; the file's profiles ({}) are not used: no --profile, PAYVERIFY_PROFILE or \
-             default_profile picks one{}",
+             default_profile picks one",
             names.join(", "),
-            if default_named {
-                ", and a profile named 'default' is not picked by its name alone"
-            } else {
-                ""
-            }
         ));
         fixes.push(format!(
             "add default_profile = \"{}\" at the top of the file, or pass --profile NAME",
