@@ -50,9 +50,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return clap_error(&e),
+        Err(e) => return clap_error(&e, &command_path(&args)),
     };
     let log = Log::new(level(&cli.global));
     let ctx = Context::process();
@@ -86,8 +87,40 @@ fn level(global: &GlobalArgs) -> Level {
     }
 }
 
-/// Help and version go to stdout (exit 0); a usage error becomes one stderr line (exit 2).
-fn clap_error(e: &clap::Error) -> Exit {
+/// The (sub)command a command line is in, e.g. `payverify webhook check`: each argument
+/// that names a subcommand of the one before it. Its help is what a usage error points to.
+fn command_path(args: &[OsString]) -> String {
+    let root = cli::command();
+    let mut command = root.clone();
+    let mut path = vec!["payverify".to_owned()];
+    let mut value_next = false;
+    for arg in args.iter().skip(1).filter_map(|a| a.to_str()) {
+        if arg == "--" {
+            break;
+        }
+        // `--profile verify` names a profile, not the subcommand.
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if let Some(flag) = arg.strip_prefix("--").filter(|f| !f.contains('=')) {
+            value_next = [&root, &command].iter().any(|c| {
+                c.get_arguments()
+                    .any(|a| a.get_long() == Some(flag) && a.get_action().takes_values())
+            });
+            continue;
+        }
+        let Some(sub) = command.find_subcommand(arg).cloned() else {
+            continue;
+        };
+        path.push(sub.get_name().to_owned());
+        command = sub;
+    }
+    path.join(" ")
+}
+
+/// Help and version go to stdout (exit 0); a usage error becomes one stderr line (exit 2)
+/// pointing to the help of `command`, the (sub)command it is in.
+fn clap_error(e: &clap::Error, command: &str) -> Exit {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         // Asked-for output like any other: a stdout that cannot take it is exit 10.
@@ -104,12 +137,16 @@ fn clap_error(e: &clap::Error) -> Exit {
         let _ = write!(std::io::stderr(), "{}", e.render());
         return Exit::Usage;
     }
-    let _ = writeln!(std::io::stderr(), "payverify: {}", clap_one_line(e));
+    let _ = writeln!(
+        std::io::stderr(),
+        "payverify: {}",
+        clap_one_line(e, command)
+    );
     Exit::Usage
 }
 
-/// Folds clap's multi-line message into `<what> <details> (<tips>; see --help)`.
-pub fn clap_one_line(e: &clap::Error) -> String {
+/// Folds clap's multi-line message into `<what> <details> (<tips>; see '<command> --help')`.
+pub fn clap_one_line(e: &clap::Error, command: &str) -> String {
     let text = e.render().to_string();
     let mut lines = text.lines();
     let first = lines
@@ -134,6 +171,25 @@ pub fn clap_one_line(e: &clap::Error) -> String {
     if !details.is_empty() {
         message = format!("{message} {}", details.join(", "));
     }
-    tips.push("see 'payverify --help'");
+    if asked_for_client_secret(e) {
+        tips = vec![NO_CLIENT_SECRET_FLAG];
+    }
+    let help = format!("see '{command} --help'");
+    tips.push(&help);
     format!("{message} ({})", tips.join("; "))
+}
+
+/// Why `--client-secret` is refused, and the ways that work.
+const NO_CLIENT_SECRET_FLAG: &str = "there is no --client-secret flag on purpose: every user of \
+the machine can read a command line; give the secret with --client-secret-file PATH, the \
+PAYVERIFY_CLIENT_SECRET environment variable, or a config profile's client_secret_file, \
+client_secret_command or client_secret";
+
+/// Whether the unknown argument was `--client-secret` (or `--client-secret=...`).
+fn asked_for_client_secret(e: &clap::Error) -> bool {
+    use clap::error::{ContextKind, ContextValue};
+    matches!(
+        e.get(ContextKind::InvalidArg),
+        Some(ContextValue::String(arg)) if arg.split('=').next() == Some("--client-secret")
+    )
 }

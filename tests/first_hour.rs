@@ -280,3 +280,76 @@ fn profiles_without_a_selection_say_so() {
         .assert()
         .code(0);
 }
+
+// Item 16: amounts as people write them, exact in kobo; a decimal comma is refused.
+#[test]
+fn expect_amount_as_people_write_it() {
+    for written in ["40,000", "₦40,000.00", "NGN 40000", "40000.00"] {
+        payverify()
+            .args(["verify", "--sandbox", "-q", "SANDBOX-OK-1"])
+            .args(["--expect-amount", written])
+            .assert()
+            .code(0);
+    }
+    // One kobo off is a failed check, however it is written.
+    let out = payverify()
+        .args(["verify", "--sandbox", "SANDBOX-OK-1", "--expect-amount"])
+        .arg("₦40,000.01")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr_of(&out).contains("₦40,000.01 (4000001 kobo)"));
+    for bad in ["400,00", "40.000,00", "USD 40000", "₦40,000.001"] {
+        let out = payverify()
+            .args(["verify", "--sandbox", "SANDBOX-OK-1", "--expect-amount", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert_eq!(stdout_of(&out), "", "{bad}");
+        assert!(
+            stderr_of(&out).contains("see 'payverify verify --help'"),
+            "{bad}: {}",
+            stderr_of(&out)
+        );
+    }
+}
+
+// Item 15 and 13: the refused --client-secret says why and how; usage errors point to the
+// subcommand's help.
+#[test]
+fn usage_errors_point_to_the_right_help() {
+    for args in [
+        &["verify", "R", "--client-secret", "s3cr3t-value"][..],
+        &["verify", "R", "--client-secret=s3cr3t-value"],
+        &["--client-secret", "s3cr3t-value", "verify", "R"],
+    ] {
+        let out = payverify().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr_of(&out);
+        assert!(err.contains("no --client-secret flag on purpose"), "{err}");
+        for way in [
+            "--client-secret-file PATH",
+            "PAYVERIFY_CLIENT_SECRET",
+            "client_secret_command",
+        ] {
+            assert!(err.contains(way), "{err}");
+        }
+        assert!(!err.contains("s3cr3t-value"), "the value is never echoed: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    for (args, help) in [
+        (&["verify", "--bogus"][..], "payverify verify --help"),
+        (&["verify", "R", "-o", "xml"], "payverify verify --help"),
+        (&["webhook", "check", "--nope"], "payverify webhook check --help"),
+        (&["--profile", "verify", "sandbox", "--port", "x"], "payverify sandbox --help"),
+        (&["--nope"], "payverify --help"),
+    ] {
+        let out = payverify().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr_of(&out).ends_with(&format!("see '{help}')\n")),
+            "{args:?}: {}",
+            stderr_of(&out)
+        );
+    }
+}

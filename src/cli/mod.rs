@@ -264,8 +264,8 @@ pub struct ProfileArgs {
 /// What the transaction must be; any mismatch fails a SUCCESSFUL verification (exit 4).
 #[derive(Debug, Args, Default, Clone)]
 pub struct ExpectArgs {
-    /// Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared
-    /// exactly in kobo.
+    /// Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00,
+    /// NGN 40000); compared exactly in kobo, never rounded.
     #[arg(long, value_name = "NAIRA", value_parser = parse_naira,
           conflicts_with = "expect_amount_kobo", allow_hyphen_values = true)]
     pub expect_amount: Option<Kobo>,

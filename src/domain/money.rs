@@ -33,9 +33,15 @@ impl Kobo {
     }
 
     /// Parses a naira amount with at most two fraction digits (`40000`, `40000.5`,
-    /// `40000.50`) exactly into kobo. Thousands separators, signs and exponents are refused.
+    /// `40000.50`) exactly into kobo, written as people write it too: with the naira sign or
+    /// code (`₦40,000.00`, `NGN 40000`, `40000 NGN`) and thousands separators in groups of
+    /// three (`40,000`). Anything else with a comma (`400,50`, a decimal comma) is refused,
+    /// never guessed at; so are signs and exponents.
     pub fn parse_naira(input: &str) -> Result<Kobo, AmountError> {
-        let s = input.trim();
+        let refuse = || AmountError::NotANumber(input.to_owned());
+        let s = without_naira_mark(input.trim());
+        let grouped = ungrouped(s).ok_or_else(refuse)?;
+        let s = grouped.as_str();
         let (whole, fraction) = match s.split_once('.') {
             Some((w, f)) => (w, f),
             None => (s, ""),
@@ -183,7 +189,8 @@ impl fmt::Display for AmountError {
         // Every refusal names what is accepted.
         write!(
             f,
-            " (accepted: 0 to {} naira with at most two decimals, or 0 to {} kobo)",
+            " (accepted: 0 to {} naira with at most two decimals, optionally written \
+             ₦40,000.00 or NGN 40000, or 0 to {} kobo)",
             Kobo(i64::MAX).naira_decimal(),
             i64::MAX
         )
@@ -191,6 +198,49 @@ impl fmt::Display for AmountError {
 }
 
 impl std::error::Error for AmountError {}
+
+/// `s` without one leading `₦` or `NGN` (any case) or one trailing `NGN`, and the spaces
+/// beside it.
+fn without_naira_mark(s: &str) -> &str {
+    let code =
+        |t: &str| t.len() >= 3 && t.is_char_boundary(3) && t[..3].eq_ignore_ascii_case("NGN");
+    if let Some(rest) = s.strip_prefix('₦') {
+        return rest.trim_start();
+    }
+    if code(s) {
+        return s[3..].trim_start();
+    }
+    let tail = s.len().saturating_sub(3);
+    if s.is_char_boundary(tail) && code(&s[tail..]) {
+        return s[..tail].trim_end();
+    }
+    s
+}
+
+/// The figure without thousands separators: `40,000.50` is `40000.50`. With a comma, the
+/// whole part must be one to three digits, then groups of exactly three; `None` otherwise.
+fn ungrouped(s: &str) -> Option<String> {
+    if !s.contains(',') {
+        return Some(s.to_owned());
+    }
+    let (whole, fraction) = match s.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (s, None),
+    };
+    let mut groups = whole.split(',');
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let first = groups.next()?;
+    let first_ok = (1..=3).contains(&first.len()) && digits(first);
+    if !first_ok || !groups.all(|g| g.len() == 3 && digits(g)) {
+        return None;
+    }
+    let mut plain = whole.replace(',', "");
+    if let Some(f) = fraction {
+        plain.push('.');
+        plain.push_str(f);
+    }
+    Some(plain)
+}
 
 fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -245,9 +295,45 @@ mod tests {
         assert_eq!(Kobo::parse_naira("0.07"), Ok(Kobo(7)));
         assert_eq!(Kobo::parse_naira("0.1"), Ok(Kobo(10)));
         for bad in [
-            "12.345", "abc", "-5", "", ".5", "5.", "1e3", "1,000", "+5", " . ",
+            "12.345",
+            "abc",
+            "-5",
+            "",
+            ".5",
+            "5.",
+            "1e3",
+            "+5",
+            " . ",
+            "400,50",
+            "40,0000",
+            ",400",
+            "400,",
+            "1,,000",
+            "1,000,00",
+            "40,000.5,0",
+            "₦",
+            "NGN",
+            "USD 400",
+            "₦ -5",
+            "NGN40,000.001",
+            "₦₦5",
+            "NGN ₦5",
+            "40.000,00",
+            "4 000",
         ] {
             assert!(Kobo::parse_naira(bad).is_err(), "{bad:?} should be refused");
+        }
+        for (written, kobo) in [
+            ("40,000", 4_000_000),
+            ("₦40,000.00", 4_000_000),
+            ("NGN 40000", 4_000_000),
+            ("ngn40,000.5", 4_000_050),
+            ("40000 NGN", 4_000_000),
+            (" ₦ 1,234,567.89 ", 123_456_789),
+            ("999", 99_900),
+            ("1,000", 100_000),
+        ] {
+            assert_eq!(Kobo::parse_naira(written), Ok(Kobo(kobo)), "{written:?}");
         }
         assert!(matches!(
             Kobo::parse_naira("99999999999999999999"),

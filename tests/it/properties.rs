@@ -85,6 +85,9 @@ proptest! {
         prop_assert_eq!(Kobo::parse_kobo(&kobo.to_string()), Ok(k));
         // The grouped form carries the same digits.
         prop_assert_eq!(k.naira_figure().replace(',', ""), k.naira_decimal());
+        // What payverify prints, --expect-amount reads back exactly.
+        prop_assert_eq!(Kobo::parse_naira(&format!("₦{}", k.naira_figure())), Ok(k));
+        prop_assert_eq!(Kobo::parse_naira(&format!("NGN {}", k.naira_figure())), Ok(k));
     }
 
     #[test]
