@@ -128,7 +128,7 @@ _payverify() {
 
     case "${cmd}" in
         payverify)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config completions man verify sandbox doctor help"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config man completions verify sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -548,7 +548,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__help)
-            opts="webhook config completions man verify sandbox doctor help"
+            opts="webhook config man completions verify sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -27,19 +27,19 @@ end
 complete -c payverify -n "__fish_payverify_needs_command" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_needs_command" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_needs_command" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_needs_command" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_needs_command" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_needs_command" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_needs_command" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_needs_command" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_needs_command" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_needs_command" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_needs_command" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "config" -d 'Inspect or create the config file'
-complete -c payverify -n "__fish_payverify_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "man" -d 'Print the man page (roff) on stdout'
+complete -c payverify -n "__fish_payverify_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
@@ -47,31 +47,31 @@ complete -c payverify -n "__fish_payverify_needs_command" -f -a "help" -d 'Print
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo' -r
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00, NGN 40000); compared exactly in kobo, never rounded' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-amount-kobo -d 'Expected amount in kobo (an integer)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-currency -d 'Expected currency code, e.g. NGN (case-insensitive)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l expect-merchant-ref -d 'Expected merchant reference (exact: nothing is trimmed)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
@@ -79,13 +79,13 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "path" -d 'Print the config file that would be used'
@@ -96,50 +96,50 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fi
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l force -d 'Replace an existing file'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file that would be used'
@@ -147,32 +147,32 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List the profiles, marking the default'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand man" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand man" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand man" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand man" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s V -l version -d 'Print version'
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l from -d 'Read references from FILE, one per line; blank lines and lines starting with # are skipped' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -s o -l output -d 'Output format. One reference: table or the service\'s JSON object. Several: one record per reference (json is one array of the jsonl records)' -r -f -a "table\t'A field/value table for people'
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -s o -l output -d 'Output format. One reference: table or the service\'s JSON object. Several: one record per reference (json is one array of the jsonl records). Given explicitly, it is written even with -q [default: table]' -r -f -a "table\t'A field/value table for people'
 json\t'The service\'s JSON object exactly as received, pretty-printed (several references: one array of records)'
 jsonl\t'One JSON record per reference per line'
 csv\t'A header row, then one row per reference (RFC 4180 quoting)'"
@@ -187,14 +187,14 @@ warn\t'Check it; a mismatch or a missing hmac is a warning on stderr'
 require\t'Check it; a mismatch or a missing hmac fails the verification (exit 4)'"
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l proxy -d 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l ca-cert -d 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.5, 40000.50); compared exactly in kobo' -r
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00, NGN 40000); compared exactly in kobo, never rounded' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount-kobo -d 'Expected amount in kobo (an integer)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-currency -d 'Expected currency code, e.g. NGN (case-insensitive)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-merchant-ref -d 'Expected merchant reference (exact: nothing is trimmed)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -202,7 +202,7 @@ never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l port -d 'Port on 127.0.0.1 (0 picks a free one)' -r
@@ -211,14 +211,14 @@ complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls-ca-o
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls -d 'Serve HTTPS, with a certificate for 127.0.0.1, ::1 and localhost signed by a CA made at start; its PEM path is printed on the second line of stdout, for --ca-cert'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s o -l output -d '`text`: one line per check; `json`: one object for scripts and support tickets (never holding the secret)' -r -f -a "text\t'One line per check: its name, ok/warn/FAIL, what was found and the fix'
@@ -235,23 +235,23 @@ complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l retries -
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
-complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stdout or stderr: the exit status is the whole answer'
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config completions man verify sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from webhook" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'

@@ -301,7 +301,13 @@ fn expect_amount_as_people_write_it() {
     assert!(stderr_of(&out).contains("₦40,000.01 (4000001 kobo)"));
     for bad in ["400,00", "40.000,00", "USD 40000", "₦40,000.001"] {
         let out = payverify()
-            .args(["verify", "--sandbox", "SANDBOX-OK-1", "--expect-amount", bad])
+            .args([
+                "verify",
+                "--sandbox",
+                "SANDBOX-OK-1",
+                "--expect-amount",
+                bad,
+            ])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad}");
@@ -334,14 +340,23 @@ fn usage_errors_point_to_the_right_help() {
         ] {
             assert!(err.contains(way), "{err}");
         }
-        assert!(!err.contains("s3cr3t-value"), "the value is never echoed: {err}");
+        assert!(
+            !err.contains("s3cr3t-value"),
+            "the value is never echoed: {err}"
+        );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     for (args, help) in [
         (&["verify", "--bogus"][..], "payverify verify --help"),
         (&["verify", "R", "-o", "xml"], "payverify verify --help"),
-        (&["webhook", "check", "--nope"], "payverify webhook check --help"),
-        (&["--profile", "verify", "sandbox", "--port", "x"], "payverify sandbox --help"),
+        (
+            &["webhook", "check", "--nope"],
+            "payverify webhook check --help",
+        ),
+        (
+            &["--profile", "verify", "sandbox", "--port", "x"],
+            "payverify sandbox --help",
+        ),
         (&["--nope"], "payverify --help"),
     ] {
         let out = payverify().args(args).output().unwrap();
@@ -352,4 +367,51 @@ fn usage_errors_point_to_the_right_help() {
             stderr_of(&out)
         );
     }
+}
+
+// Item 12: a command's own options first, the global ones under their own heading after
+// them; commands that never call the service do not list credentials.
+#[test]
+fn help_lists_global_options_after_the_commands_own() {
+    let help = stdout_of(&payverify().args(["verify", "--help"]).output().unwrap());
+    let global = help
+        .find("\nGlobal options:\n")
+        .expect("a Global options heading");
+    for own in [
+        "--from",
+        "--output",
+        "--expect-amount",
+        "--hmac",
+        "--sandbox",
+    ] {
+        let at = help.find(own).unwrap();
+        assert!(at < global, "{own} is verify's own: {help}");
+    }
+    for global_flag in [
+        "--base-url",
+        "--client-id",
+        "--profile",
+        "--config",
+        "--quiet",
+    ] {
+        let at = help.find(global_flag).unwrap();
+        assert!(at > global, "{global_flag} is global: {help}");
+    }
+    for command in [&["sandbox", "--help"][..], &["man", "--help"]] {
+        let help = stdout_of(&payverify().args(command).output().unwrap());
+        for credential in [
+            "--base-url",
+            "--client-id",
+            "--client-secret-file",
+            "--profile",
+        ] {
+            assert!(!help.contains(credential), "{command:?} lists {credential}");
+        }
+        assert!(help.contains("--color"), "{command:?}: {help}");
+    }
+    // Still accepted there (a shell alias may always pass --profile), just not listed.
+    payverify()
+        .args(["--profile", "live", "man", "--config", "/nonexistent"])
+        .assert()
+        .code(0);
 }

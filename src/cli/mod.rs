@@ -26,8 +26,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Options accepted before or after any subcommand.
+/// Options accepted before or after any subcommand; help lists them under their own heading,
+/// after the subcommand's own options.
 #[derive(Debug, Args, Default, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]
     #[arg(long, global = true, value_name = "URL")]
@@ -450,8 +452,18 @@ pub fn command() -> clap::Command {
         crate::sandbox::CLIENT_ID,
         crate::sandbox::CLIENT_SECRET
     );
-    Cli::command()
-        .mut_subcommand("verify", |c| c.after_help(Exit::table()))
+    let mut cmd = Cli::command();
+    // A subcommand's own argument of the same id takes the place of a global one, so these
+    // hidden copies keep the options accepted but out of the help of commands that ignore them.
+    let hidden: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| NOT_FOR_LOCAL_COMMANDS.contains(&a.get_id().as_str()))
+        .map(|a| a.clone().global(false).hide(true))
+        .collect();
+    for name in ["sandbox", "man", "completions"] {
+        cmd = cmd.mut_subcommand(name, |c| c.args(hidden.clone()));
+    }
+    cmd.mut_subcommand("verify", |c| c.after_help(Exit::table()))
         .mut_subcommand("sandbox", |c| c.after_help(magic))
         // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
         .mut_subcommand("doctor", |c| {
@@ -459,6 +471,16 @@ pub fn command() -> clap::Command {
                 .after_help(DOCTOR_EXIT)
         })
 }
+
+/// Global options that commands which never call the service ignore, so their help does not
+/// list them.
+const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
+    "base_url",
+    "client_id",
+    "client_secret_file",
+    "profile",
+    "config",
+];
 
 /// What `payverify doctor` exits with.
 pub const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
