@@ -415,3 +415,45 @@ fn help_lists_global_options_after_the_commands_own() {
         .assert()
         .code(0);
 }
+
+// Item 13: every command's help ends with examples; the man page names no page that does
+// not exist.
+#[test]
+fn every_command_has_examples_and_the_man_page_stands_alone() {
+    for command in [
+        &[][..],
+        &["verify"],
+        &["sandbox"],
+        &["webhook"],
+        &["webhook", "check"],
+        &["config"],
+        &["config", "path"],
+        &["config", "show"],
+        &["config", "init"],
+        &["config", "profiles"],
+        &["doctor"],
+        &["completions"],
+        &["man"],
+    ] {
+        let out = payverify().args(command).arg("--help").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command:?}");
+        let help = stdout_of(&out);
+        let examples = help
+            .rfind("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{command:?} has no examples:\n{help}"));
+        let after = &help[examples..];
+        let lines: Vec<&str> = after.lines().skip(2).collect();
+        // Each example is a `# what` line, then a command line that runs payverify.
+        assert!(
+            !lines.is_empty() && lines.len() % 2 == 0,
+            "{command:?}: {after}"
+        );
+        for pair in lines.chunks(2) {
+            assert!(pair[0].starts_with("  # "), "{command:?}: {after}");
+            assert!(pair[1].contains("payverify "), "{command:?}: {after}");
+        }
+    }
+    let page = stdout_of(&payverify().arg("man").output().unwrap());
+    assert!(!page.contains("(1)"), "no reference to another man page");
+    assert!(page.contains("payverify verify"));
+}

@@ -463,13 +463,41 @@ pub fn command() -> clap::Command {
     for name in ["sandbox", "man", "completions"] {
         cmd = cmd.mut_subcommand(name, |c| c.args(hidden.clone()));
     }
-    cmd.mut_subcommand("verify", |c| c.after_help(Exit::table()))
+    let cmd = cmd
+        .mut_subcommand("verify", |c| c.after_help(Exit::table()))
         .mut_subcommand("sandbox", |c| c.after_help(magic))
         // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
         .mut_subcommand("doctor", |c| {
             c.mut_arg("retries", |a| a.hide(true))
                 .after_help(DOCTOR_EXIT)
-        })
+        });
+    with_examples(cmd, "")
+}
+
+/// `cmd` and its subcommands with their EXAMPLES after the rest of their help.
+fn with_examples(cmd: clap::Command, path: &str) -> clap::Command {
+    let mut cmd = match examples::section(path) {
+        Some(section) => {
+            let after = match cmd.get_after_help() {
+                Some(text) => format!("{}\n\n{section}", text.to_string().trim_end()),
+                None => section,
+            };
+            cmd.after_help(after)
+        }
+        None => cmd,
+    };
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    for name in names {
+        let sub_path = match path {
+            "" => name.clone(),
+            _ => format!("{path} {name}"),
+        };
+        cmd = cmd.mut_subcommand(&name, |c| with_examples(c, &sub_path));
+    }
+    cmd
 }
 
 /// Global options that commands which never call the service ignore, so their help does not
@@ -497,6 +525,8 @@ where
     let matches = cmd.try_get_matches_from_mut(args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
+
+mod examples;
 
 #[cfg(test)]
 mod tests;

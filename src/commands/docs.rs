@@ -33,11 +33,55 @@ pub fn man_page() -> Result<Vec<u8>, std::io::Error> {
     man.render_synopsis_section(&mut out)?;
     man.render_description_section(&mut out)?;
     man.render_options_section(&mut out)?;
-    man.render_subcommands_section(&mut out)?;
+    // Not clap_mangen's: it points to a payverify-verify(1) page per subcommand, and this
+    // page is the only one; each subcommand's options are in its own section below.
+    out.extend(subcommands_section(&cmd).into_bytes());
     out.extend(subcommand_sections(&cmd).into_bytes());
     out.extend(extra_sections().into_bytes());
     man.render_version_section(&mut out)?;
     Ok(out)
+}
+
+/// The SUBCOMMANDS list: each one (nested ones too) with what it does, pointing to the
+/// section of its options below.
+fn subcommands_section(cmd: &clap::Command) -> String {
+    let mut r = Roff::new();
+    r.control("SH", ["SUBCOMMANDS"]);
+    let mut stack: Vec<(String, &clap::Command)> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .map(|s| (s.get_name().to_owned(), s))
+        .collect();
+    // In the order help lists them (editing a subcommand moves it to the end of the list).
+    stack.sort_by_key(|(_, s)| s.get_display_order());
+    stack.reverse();
+    while let Some((path, sub)) = stack.pop() {
+        r.control("TP", []);
+        r.text([bold(format!("payverify {path}"))]);
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let pointer = match own_arguments(sub).is_empty() {
+            true => String::new(),
+            false => format!(" Options: {} OPTIONS below.", path.to_uppercase()),
+        };
+        r.text([roman(format!("{}.{pointer}", about.trim_end_matches('.')))]);
+        let mut nested: Vec<_> = sub
+            .get_subcommands()
+            .filter(|s| s.get_name() != "help")
+            .map(|n| (format!("{path} {}", n.get_name()), n))
+            .collect();
+        nested.reverse();
+        stack.extend(nested);
+    }
+    r.render()
+}
+
+/// A subcommand's own documented arguments: not the global ones (in OPTIONS already), not
+/// hidden ones, not help and version.
+fn own_arguments(sub: &clap::Command) -> Vec<&clap::Arg> {
+    sub.get_arguments()
+        .filter(|a| !a.is_global_set() && !a.is_hide_set())
+        .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+        .collect()
 }
 
 /// One section per subcommand (nested ones too) listing its own arguments; the global
@@ -48,13 +92,11 @@ fn subcommand_sections(cmd: &clap::Command) -> String {
         .get_subcommands()
         .map(|s| (s.get_name().to_owned(), s))
         .collect();
+    // In the order help lists them (editing a subcommand moves it to the end of the list).
+    stack.sort_by_key(|(_, s)| s.get_display_order());
     stack.reverse();
     while let Some((path, sub)) = stack.pop() {
-        let own: Vec<&clap::Arg> = sub
-            .get_arguments()
-            .filter(|a| !a.is_global_set() && !a.is_hide_set())
-            .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
-            .collect();
+        let own = own_arguments(sub);
         if !own.is_empty() {
             r.control("SH", [format!("{} OPTIONS", path.to_uppercase()).as_str()]);
             for arg in own {

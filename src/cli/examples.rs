@@ -1,0 +1,155 @@
+//! The EXAMPLES section of each command's `--help`: what people type, one line each.
+
+/// Examples per command path (`verify`, `webhook check`, ...): a short description, then
+/// the command line.
+pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "",
+        &[
+            (
+                "Try it with no account",
+                "payverify verify --sandbox 0000000000000044177",
+            ),
+            ("Check the set-up", "payverify doctor"),
+        ],
+    ),
+    (
+        "verify",
+        &[
+            (
+                "One reference, as a table",
+                "payverify verify 0000000000000044177",
+            ),
+            (
+                "Gate a shipment on the exit status",
+                "payverify verify -q --hmac require --expect-amount \"$total\" \
+                 --expect-currency NGN \"$ref\" && ship",
+            ),
+            (
+                "The service's JSON for jq",
+                "payverify verify \"$ref\" -o json | jq -r .status",
+            ),
+            (
+                "A day's references to CSV, 16 at a time",
+                "payverify verify --from refs.txt -j 16 -o csv > verified.csv",
+            ),
+            (
+                "Only the problems, as JSON lines",
+                "payverify verify --from refs.txt -o jsonl | jq -c 'select(.outcome != \"SUCCESSFUL\")'",
+            ),
+            (
+                "Against the built-in sandbox",
+                "payverify verify --sandbox SANDBOX-FAILED-1",
+            ),
+        ],
+    ),
+    (
+        "sandbox",
+        &[
+            ("Serve on port 8089", "payverify sandbox"),
+            (
+                "HTTPS, with its CA saved for --ca-cert",
+                "payverify sandbox --tls --tls-ca-out ca.pem",
+            ),
+        ],
+    ),
+    (
+        "webhook",
+        &[(
+            "Check a saved webhook body",
+            "payverify webhook check payload.json",
+        )],
+    ),
+    (
+        "webhook check",
+        &[
+            (
+                "Check a saved webhook body",
+                "payverify webhook check payload.json",
+            ),
+            (
+                "From stdin, with the expected amount",
+                "payverify webhook check --expect-amount 40000 < payload.json",
+            ),
+        ],
+    ),
+    (
+        "config",
+        &[
+            (
+                "Write a config file",
+                "payverify --profile live config init --client-id PUBLIC_KEY",
+            ),
+            ("Where each setting comes from", "payverify config show"),
+        ],
+    ),
+    (
+        "config path",
+        &[(
+            "Edit the config file",
+            "\"$EDITOR\" \"$(payverify config path)\"",
+        )],
+    ),
+    (
+        "config show",
+        &[
+            ("The effective settings", "payverify config show"),
+            (
+                "Another profile's",
+                "payverify --profile staging config show",
+            ),
+        ],
+    ),
+    (
+        "config init",
+        &[
+            (
+                "A live profile",
+                "payverify config init --client-id PUBLIC_KEY",
+            ),
+            (
+                "Add a staging profile to the same file",
+                "payverify --profile staging config init --base-url https://staging.example",
+            ),
+        ],
+    ),
+    (
+        "config profiles",
+        &[("List the profiles", "payverify config profiles")],
+    ),
+    (
+        "doctor",
+        &[
+            ("Check the set-up", "payverify doctor"),
+            (
+                "And whether a real reference's hmac verifies",
+                "payverify doctor \"$known_ref\"",
+            ),
+            ("As JSON for a support ticket", "payverify doctor -o json"),
+        ],
+    ),
+    (
+        "completions",
+        &[
+            (
+                "bash",
+                "payverify completions bash > ~/.local/share/bash-completion/completions/payverify",
+            ),
+            (
+                "fish",
+                "payverify completions fish > ~/.config/fish/completions/payverify.fish",
+            ),
+        ],
+    ),
+    ("man", &[("Read the manual", "payverify man | man -l -")]),
+];
+
+/// The EXAMPLES text for the command at `path` (`""` for payverify itself), if it has any.
+pub fn section(path: &str) -> Option<String> {
+    let (_, examples) = EXAMPLES.iter().find(|(p, _)| *p == path)?;
+    let mut text = String::from("Examples:\n");
+    for (what, line) in examples.iter() {
+        text.push_str(&format!("  # {what}\n  {line}\n"));
+    }
+    Some(text.trim_end().to_owned())
+}
