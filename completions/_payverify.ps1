@@ -113,7 +113,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file that would be used')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of the selected profile and where each comes from')
-            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -159,7 +159,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing file')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace the profile if the file already has one of that name (the others are kept)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout')
@@ -190,7 +190,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
         'payverify;config;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file that would be used')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of the selected profile and where each comes from')
-            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -346,7 +346,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
         'payverify;help;config' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file that would be used')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of the selected profile and where each comes from')
-            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
             break
         }

@@ -104,7 +104,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --version 'Print version'
             cand path 'Print the config file that would be used'
             cand show 'Print the effective settings of the selected profile and where each comes from'
-            cand init 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+            cand init 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
             cand profiles 'List the profiles, marking the default'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -147,7 +147,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]'
             cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
             cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
-            cand --force 'Replace an existing file'
+            cand --force 'Replace the profile if the file already has one of that name (the others are kept)'
             cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
             cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
             cand -q 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
@@ -176,7 +176,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
         &'payverify;config;help'= {
             cand path 'Print the config file that would be used'
             cand show 'Print the effective settings of the selected profile and where each comes from'
-            cand init 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+            cand init 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
             cand profiles 'List the profiles, marking the default'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -318,7 +318,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
         &'payverify;help;config'= {
             cand path 'Print the config file that would be used'
             cand show 'Print the effective settings of the selected profile and where each comes from'
-            cand init 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+            cand init 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
             cand profiles 'List the profiles, marking the default'
         }
         &'payverify;help;config;path'= {

@@ -90,7 +90,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fi
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "init" -d 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "init" -d 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "profiles" -d 'List the profiles, marking the default'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
@@ -125,7 +125,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l force -d 'Replace an existing file'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l force -d 'Replace the profile if the file already has one of that name (the others are kept)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -144,7 +144,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List the profiles, marking the default'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
@@ -255,5 +255,5 @@ complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from webhook" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented config file (mode 0600), taking --profile, --base-url and --client-id; never overwrites one without --force'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List the profiles, marking the default'

@@ -457,3 +457,59 @@ fn every_command_has_examples_and_the_man_page_stands_alone() {
     assert!(!page.contains("(1)"), "no reference to another man page");
     assert!(page.contains("payverify verify"));
 }
+
+// Item 5: init adds a profile to a hand-edited file, keeping its comments, and its hint
+// names only what is still missing.
+#[test]
+fn config_init_adds_a_profile_and_hints_only_what_is_missing() {
+    let dir = TempDir::new("init-add");
+    let hand_written = "# ops team config; ask #payments before editing\n\
+        default_profile = \"live\"\n\n[profiles.live]\n\
+        base_url = \"https://paywithbank3d.com\"  # production\n\
+        client_id = \"pk_live\"\nclient_secret_command = \"pass show live\"\n";
+    let config = dir.write("config.toml", hand_written);
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args([
+            "--profile",
+            "staging",
+            "config",
+            "init",
+            "--client-id",
+            "pk_test",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(err.contains("wrote profile 'staging'"), "{err}");
+    assert!(err.contains("a secret source"), "{err}");
+    assert!(!err.contains("client_id"), "client_id was given: {err}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.starts_with(hand_written), "{text}");
+    assert!(text.contains("[profiles.staging]\n"), "{text}");
+    assert!(text.contains("client_id = \"pk_test\""), "{text}");
+
+    // Everything given: the hint is to check it, not to set anything.
+    let secret = dir.write("qa.secret", "s");
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["--profile", "qa", "--client-id", "pk_qa"])
+        .args(["config", "init", "--client-secret-file"])
+        .arg(&secret)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("next, check it: payverify --profile qa doctor"),
+        "{err}"
+    );
+    assert!(!err.contains("next, set"), "{err}");
+    let profiles = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["config", "profiles"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&profiles), "live (default)\nqa\nstaging\n");
+}

@@ -101,10 +101,11 @@ pub enum ConfigCommand {
     Path,
     /// Print the effective settings of the selected profile and where each comes from.
     Show,
-    /// Write a commented config file (mode 0600), taking --profile, --base-url and
-    /// --client-id; never overwrites one without --force.
+    /// Write a commented config file (mode 0600) with one profile, taking --profile,
+    /// --base-url, --client-id and --client-secret-file; on an existing file, add the profile
+    /// and keep the rest of the file as it is.
     Init {
-        /// Replace an existing file.
+        /// Replace the profile if the file already has one of that name (the others are kept).
         #[arg(long)]
         force: bool,
     },

@@ -12,7 +12,8 @@ use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::render::write_output;
 use crate::render::{Printer, Style, new_table, table_text};
-use crate::settings::file::template;
+use crate::settings::file::edit::add_profile;
+use crate::settings::file::{profile_section, template};
 use crate::settings::{Context, Settings, Source, Sourced};
 use crate::transport::base_url::BaseUrl;
 
@@ -63,44 +64,86 @@ pub fn run(
             }
             write_output(printer.text(&show(&settings, ctx)))?;
         }
-        ConfigCommand::Init { force } => {
-            let location = ctx
-                .config_location(global.config.as_ref())
-                .ok_or_else(no_config_dir)?;
-            if let Some(url) = &global.base_url {
-                BaseUrl::parse(url).map_err(Failure::config)?;
-            }
-            let profile = global.profile.as_deref().unwrap_or("live");
-            if !crate::config::is_profile_name(profile) {
-                return Err(Failure::usage(format!(
-                    "profile name {} is not allowed: use letters, digits, '_' and '-' only",
-                    crate::terminal::quoted(profile)
-                )));
-            }
-            if global
-                .client_id
-                .as_deref()
-                .is_some_and(|id| id.trim().is_empty())
-            {
-                return Err(Failure::usage(
-                    "--client-id is empty or only whitespace; give the dashboard's public key",
-                ));
-            }
-            let text = template(
-                profile,
-                global.base_url.as_deref(),
-                global.client_id.as_deref(),
-            );
-            write_private(&location.path, &text, *force)?;
-            write_output(printer.text(&format!("{}\n", location.path.display())))?;
-            log.info(&format!(
-                "wrote profile '{profile}'; next, set its client_id and a secret source \
-                 (client_secret_file or client_secret_command) in {}",
-                location.path.display()
-            ));
-        }
+        ConfigCommand::Init { force } => init(global, *force, log, ctx, &mut printer)?,
     }
     Ok(Exit::Successful)
+}
+
+/// `config init`: a new commented file, or one more profile in an existing file (the rest of
+/// it kept as it was); then what the profile still lacks.
+fn init(
+    global: &GlobalArgs,
+    force: bool,
+    log: &Log,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> Result<(), Failure> {
+    let location = ctx
+        .config_location(global.config.as_ref())
+        .ok_or_else(no_config_dir)?;
+    if let Some(url) = &global.base_url {
+        BaseUrl::parse(url).map_err(Failure::config)?;
+    }
+    let profile = global.profile.as_deref().unwrap_or("live");
+    if !crate::settings::file::is_profile_name(profile) {
+        return Err(Failure::usage(format!(
+            "profile name {} is not allowed: use letters, digits, '_' and '-' only",
+            crate::terminal::quoted(profile)
+        )));
+    }
+    if global
+        .client_id
+        .as_deref()
+        .is_some_and(|id| id.trim().is_empty())
+    {
+        return Err(Failure::usage(
+            "--client-id is empty or only whitespace; give the dashboard's public key",
+        ));
+    }
+    let (base_url, client_id) = (global.base_url.as_deref(), global.client_id.as_deref());
+    let secret_file = global.client_secret_file.as_deref();
+    let path = &location.path;
+    let text = match fs::read_to_string(path) {
+        Ok(existing) => {
+            let section = profile_section(profile, base_url, client_id, secret_file);
+            add_profile(&existing, profile, &section, force).map_err(|e| {
+                Failure::config(format!(
+                    "cannot add profile '{profile}' to {}: {e}",
+                    path.display()
+                ))
+            })?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut text = template(profile, base_url, client_id);
+            if let Some(file) = secret_file {
+                let section = profile_section(profile, base_url, client_id, Some(file));
+                text = add_profile(&text, profile, &section, true).map_err(Failure::config)?;
+            }
+            text
+        }
+        Err(e) => {
+            return Err(Failure::config(format!(
+                "cannot read {}: {}",
+                path.display(),
+                io_reason(&e)
+            )));
+        }
+    };
+    write_private(path, &text, true)?;
+    write_output(printer.text(&format!("{}\n", path.display())))?;
+    let mut missing = Vec::new();
+    if client_id.is_none() {
+        missing.push("its client_id".to_owned());
+    }
+    if secret_file.is_none() {
+        missing.push("a secret source (client_secret_file or client_secret_command)".to_owned());
+    }
+    let next = match missing.is_empty() {
+        true => format!("next, check it: payverify --profile {profile} doctor"),
+        false => format!("next, set {} in {}", missing.join(" and "), path.display()),
+    };
+    log.info(&format!("wrote profile '{profile}'; {next}"));
+    Ok(())
 }
 
 fn no_config_dir() -> Failure {

@@ -161,6 +161,26 @@ fn without_values(message: &str) -> String {
 
 /// A commented config file with one profile, for `payverify config init`.
 pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) -> String {
+    format!(
+        "# payverify configuration (see config.example.toml in the payverify sources for every key).\n\
+         # Precedence: command-line flag > environment variable > this file > default.\n\
+         # Keep this file private (chmod 600) if it ever holds a secret.\n\
+         \n\
+         default_profile = {name}\n\
+         \n\
+         {section}",
+        name = toml_string(profile),
+        section = profile_section(profile, base_url, client_id, None),
+    )
+}
+
+/// One commented `[profiles.NAME]` table, for a new file or one added to an existing file.
+pub fn profile_section(
+    profile: &str,
+    base_url: Option<&str>,
+    client_id: Option<&str>,
+    secret_file: Option<&Path>,
+) -> String {
     let base_url = base_url.unwrap_or(if profile == "staging" {
         "https://staging.paywithbank3d.com"
     } else {
@@ -170,18 +190,19 @@ pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) 
         Some(id) => format!("client_id = {}", toml_string(id)),
         None => "# client_id = \"your-public-key\"".to_owned(),
     };
+    let secret_file = match secret_file {
+        Some(path) => format!(
+            "client_secret_file = {}",
+            toml_string(&path.to_string_lossy())
+        ),
+        None => "# client_secret_file = \"/path/to/secret\"".to_owned(),
+    };
     format!(
-        "# payverify configuration (see config.example.toml in the payverify sources for every key).\n\
-         # Precedence: command-line flag > environment variable > this file > default.\n\
-         # Keep this file private (chmod 600) if it ever holds a secret.\n\
-         \n\
-         default_profile = {name}\n\
-         \n\
-         [profiles.{table}]\n\
+        "[profiles.{table}]\n\
          base_url = {base}\n\
          {client_id}\n\
          # One secret source: a file, a password-manager command (no shell), or inline.\n\
-         # client_secret_file = \"/path/to/secret\"\n\
+         {secret_file}\n\
          # client_secret_command = \"pass show payments/{profile}\"\n\
          # client_secret = \"...\"\n\
          # hmac = \"warn\"          # off | warn | require\n\
@@ -190,7 +211,6 @@ pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) 
          # auth_style = \"standard\" # or \"literal\"\n\
          # proxy = \"http://proxy.example:3128\"\n\
          # ca_cert = \"/path/to/corporate-root.pem\"\n",
-        name = toml_string(profile),
         table = toml_key(profile),
         base = toml_string(base_url),
     )
@@ -232,6 +252,8 @@ fn toml_key(s: &str) -> String {
         toml_string(s)
     }
 }
+
+pub mod edit;
 
 #[cfg(test)]
 mod tests {

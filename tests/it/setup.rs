@@ -82,7 +82,7 @@ fn config_path_follows_flag_env_and_xdg() {
 }
 
 #[test]
-fn config_init_writes_a_private_file_and_never_overwrites() {
+fn config_init_writes_a_private_file_and_adds_profiles_to_it() {
     let dir = TempDir::new("config-init");
     let path = dir.path().join("payverify").join("config.toml");
     config_env(&dir)
@@ -107,33 +107,38 @@ fn config_init_writes_a_private_file_and_never_overwrites() {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
+    // A second profile is added; the first, and the file's default, are kept.
     config_env(&dir)
         .args(["config", "init"])
         .assert()
-        .code(6)
-        .stderr(predicate::str::contains("already exists"));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "untouched");
+        .code(0)
+        .stderr(predicate::str::contains("wrote profile 'live'"));
+    let two = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        two.starts_with(&text),
+        "the first profile untouched:\n{two}"
+    );
+    // The same profile again is refused without --force, and nothing changes.
     config_env(&dir)
-        .args([
-            "config",
-            "init",
-            "--force",
-            "--base-url",
-            "https://gw.example",
-        ])
+        .args(["config", "init", "--profile", "staging"])
+        .assert()
+        .code(6)
+        .stderr(predicate::str::contains("already has a profile 'staging'"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), two, "untouched");
+    config_env(&dir)
+        .args(["config", "init", "--force", "--profile", "staging"])
+        .args(["--base-url", "https://gw.example"])
         .assert()
         .code(0);
-    assert!(
-        std::fs::read_to_string(&path)
-            .unwrap()
-            .contains("https://gw.example")
-    );
-    // The written file works: its profile is selected by default.
+    let replaced = std::fs::read_to_string(&path).unwrap();
+    assert!(replaced.contains("https://gw.example"), "{replaced}");
+    assert!(!replaced.contains("pk_staging"), "{replaced}");
+    // The written file works: its first profile stays the default.
     config_env(&dir)
         .args(["config", "profiles"])
         .assert()
         .code(0)
-        .stdout("live (default)\n");
+        .stdout("live\nstaging (default)\n");
 }
 
 #[test]
