@@ -513,3 +513,47 @@ fn config_init_adds_a_profile_and_hints_only_what_is_missing() {
         .unwrap();
     assert_eq!(stdout_of(&profiles), "live (default)\nqa\nstaging\n");
 }
+
+// Item 4 (part): verify says, once, that an env var beats the profile's key.
+#[test]
+fn verify_warns_once_when_the_environment_overrides_the_profile() {
+    let sandbox = Sandbox::start();
+    let dir = TempDir::new("shadowed");
+    let config = live_config(&dir, "https://paywithbank3d.com");
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .env("PAYVERIFY_BASE_URL", &sandbox.url)
+        .args([
+            "--profile",
+            "live",
+            "verify",
+            "SANDBOX-OK-1",
+            "SANDBOX-OK-2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    let warning = "PAYVERIFY_BASE_URL is set and overrides base_url from the config profile";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    // -q: no warning; nothing overridden: no warning.
+    let quiet = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .env("PAYVERIFY_BASE_URL", &sandbox.url)
+        .args(["--profile", "live", "verify", "-q", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    assert_eq!(stderr_of(&quiet), "");
+    let plain = payverify()
+        .env("PAYVERIFY_BASE_URL", &sandbox.url)
+        .env("PAYVERIFY_CLIENT_ID", "sandbox")
+        .env("PAYVERIFY_CLIENT_SECRET", "sandbox-secret")
+        .args(["verify", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr_of(&plain).contains("overrides"),
+        "{}",
+        stderr_of(&plain)
+    );
+}

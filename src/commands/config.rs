@@ -56,12 +56,7 @@ pub fn run(
         ConfigCommand::Show => {
             let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
             settings.warn(log);
-            for (env_name, key) in &settings.shadowed {
-                log.warn(&format!(
-                    "{env_name} is set and overrides {key} from the config profile; unset it \
-                     to use the profile's value"
-                ));
-            }
+            settings.warn_shadowed(log);
             write_output(printer.text(&show(&settings, ctx)))?;
         }
         ConfigCommand::Init { force } => init(global, *force, log, ctx, &mut printer)?,

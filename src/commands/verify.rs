@@ -65,6 +65,7 @@ pub fn run(
         None => Settings::resolve(global, &args.profile_args, ctx)?,
     };
     settings.warn(log);
+    settings.warn_shadowed(log);
     let endpoint = settings.endpoint(log)?;
     // Both paths: a signal must end in the documented 130, never the shell's 143.
     let interrupt = Interrupt::install()?;

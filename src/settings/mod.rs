@@ -282,6 +282,17 @@ impl Settings {
         }
     }
 
+    /// Warns once per environment variable that beats a key the selected profile also sets:
+    /// a stray `PAYVERIFY_BASE_URL` silently overriding the config is a classic trap.
+    pub fn warn_shadowed(&self, log: &Log) {
+        for (env_name, key) in &self.shadowed {
+            log.warn(&format!(
+                "{env_name} is set and overrides {key} from the config profile; unset it \
+                 to use the profile's value"
+            ));
+        }
+    }
+
     /// The validated endpoint, or exit 6 naming what is missing and how to set it.
     pub fn endpoint(&self, log: &Log) -> Result<Endpoint, Failure> {
         let base_url = self
