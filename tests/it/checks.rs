@@ -118,7 +118,7 @@ fn failed_and_not_final_keep_their_codes_whatever_the_checks() {
 
 #[test]
 fn malformed_expected_amounts_are_usage_errors() {
-    for bad in ["12.345", "abc", "-5", "1,000", ""] {
+    for bad in ["12.345", "abc", "-5", "1,00", "400,50", ""] {
         payverify()
             .args(["verify", "R", "--expect-amount", bad])
             .assert()
