@@ -9,6 +9,7 @@ mod checks;
 mod docs;
 mod doctor;
 mod faults;
+mod first_hour;
 mod hostile;
 mod leaks;
 mod properties;

@@ -1,14 +1,11 @@
 //! Issue 13, "the first hour": what an operations engineer following the README trips over,
 //! each checked through the real binary.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command as StdCommand, Stdio};
 
-use common::{TempDir, payverify, stderr_of, stdout_of};
+use crate::common::{self, TempDir, payverify, stderr_of, stdout_of};
 
 /// `payverify sandbox` on a free port, stopped when dropped.
 struct Sandbox {
@@ -561,7 +558,7 @@ fn verify_warns_once_when_the_environment_overrides_the_profile() {
 // Item 17 and 1: the README's examples are the ones tested here.
 #[test]
 fn readme_recipes_are_true() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     // The cron recipe has the command cron_line_writes_the_csv_it_asks_for runs.
     assert!(readme.contains(
         "payverify --profile live verify --from /srv/refs/today.txt -q -o csv > /srv/out/today.csv"
