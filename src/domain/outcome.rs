@@ -111,9 +111,23 @@ impl Outcome {
 
     /// One line for stderr describing this outcome for `reference`, without the prefix.
     pub fn message(&self, reference: &Reference) -> String {
+        self.describe(Some(reference))
+    }
+
+    /// The outcome described for a row that already shows its reference (the batch
+    /// table): the same words, without repeating it.
+    pub fn row_message(&self) -> String {
+        self.describe(None)
+    }
+
+    fn describe(&self, reference: Option<&Reference>) -> String {
+        // `transaction 'R' ` in a sentence, nothing in a row.
+        let tx = reference
+            .map(|r| format!("transaction '{r}' "))
+            .unwrap_or_default();
         let service = |m: &Option<String>| m.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
         match self {
-            Outcome::Successful(_) => format!("transaction '{reference}' is SUCCESSFUL"),
+            Outcome::Successful(_) => format!("{tx}is SUCCESSFUL"),
             Outcome::Failed(v) => {
                 let why = [v.code.as_deref(), v.description.as_deref()]
                     .into_iter()
@@ -131,16 +145,19 @@ impl Outcome {
                 } else {
                     ""
                 };
-                format!("transaction '{reference}' FAILED{why}{disagree}")
+                format!("{tx}FAILED{why}{disagree}")
             }
             Outcome::NotFinal(v) => format!(
-                "transaction '{reference}' is not final: status {} (verify again later)",
+                "{tx}is not final: status {} (verify again later)",
                 v.status.as_deref().map_or_else(|| "-".to_owned(), quoted)
             ),
-            Outcome::NotFound { message } => format!(
-                "no transaction has reference '{reference}' (HTTP 404{})",
-                service(message)
-            ),
+            Outcome::NotFound { message } => match reference {
+                Some(r) => format!(
+                    "no transaction has reference '{r}' (HTTP 404{})",
+                    service(message)
+                ),
+                None => format!("no such transaction (HTTP 404{})", service(message)),
+            },
             Outcome::AuthRejected { status, message } => format!(
                 "the service rejected the credentials (HTTP {status}{}; check the client id, \
                  the secret and --auth-style)",
@@ -150,9 +167,10 @@ impl Outcome {
             Outcome::BadResponse { reason, .. } => {
                 format!("bad response from the service: {reason}")
             }
-            Outcome::Internal { reason } => {
-                format!("internal error while verifying '{reference}': {reason}")
-            }
+            Outcome::Internal { reason } => match reference {
+                Some(r) => format!("internal error while verifying '{r}': {reason}"),
+                None => format!("internal error: {reason}"),
+            },
         }
     }
 
@@ -212,6 +230,15 @@ impl Record {
             (Exit::Successful, _) => None,
             (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
             _ => Some(self.verdict.outcome.message(&self.job.reference)),
+        }
+    }
+
+    /// [`Record::error`] for a row that shows the reference beside it.
+    pub fn row_error(&self) -> Option<String> {
+        match (self.verdict.exit(), &self.verdict.checks) {
+            (Exit::Successful, _) => None,
+            (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
+            _ => Some(self.verdict.outcome.row_message()),
         }
     }
 }

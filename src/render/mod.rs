@@ -1,5 +1,6 @@
 //! Output on stdout: one printer owns the sink and the terminal and colour decisions.
 
+pub mod batch_table;
 pub mod csv;
 pub mod json;
 pub mod records;
@@ -22,6 +23,8 @@ pub struct Style {
     pub color: bool,
     /// The sink is a terminal: borders and wrapping to its width.
     pub tty: bool,
+    /// The terminal's width in columns, when known (`COLUMNS` first, as shells set it).
+    pub width: Option<u16>,
 }
 
 /// A closed pipe (`| head`) is the reader's choice, not an error; anything else is.
@@ -70,7 +73,17 @@ impl Style {
     pub const PLAIN: Style = Style {
         color: false,
         tty: false,
+        width: None,
     };
+}
+
+/// The width of the terminal on stdout: `COLUMNS` when it is a positive number (so a user
+/// or a test can set it), else what the terminal reports.
+pub fn terminal_width(env: EnvLookup) -> Option<u16> {
+    env("COLUMNS")
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&c| c > 0)
+        .or_else(|| Table::new().width())
 }
 
 /// Decides colour: `--color` first, then NO_COLOR / CLICOLOR_FORCE, then whether stdout is
@@ -157,6 +170,7 @@ impl Printer {
         let style = Style {
             color: decide_color(choice, tty, env),
             tty,
+            width: tty.then(|| terminal_width(env)).flatten(),
         };
         let out: Box<dyn Write + Send> = if stdout_was_closed() {
             Box::new(ClosedStdout)

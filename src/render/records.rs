@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::cli::OutputFormat;
 use crate::domain::outcome::Record;
 use crate::log::truncate;
-use crate::render::{Style, csv, new_table, table_text};
+use crate::render::{Style, batch_table, csv};
 
 /// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`
 /// keep working.
@@ -187,15 +187,18 @@ impl RecordWriter {
                             .map(|a| a.display_with_currency(v.currency.as_deref()))
                     })
                     .unwrap_or_default();
-                self.table_rows.push([
-                    f[0].clone(),
-                    f[1].clone(),
-                    f[4].clone(),
-                    amount,
-                    f[8].clone(),
-                    truncate(&f[14], 80),
-                    truncate(&f[13], 80),
-                ]);
+                self.table_rows.push(
+                    [
+                        f[0].clone(),
+                        f[1].clone(),
+                        f[4].clone(),
+                        amount,
+                        f[8].clone(),
+                        truncate(&f[14], 80),
+                        truncate(&record.row_error().unwrap_or_default(), 80),
+                    ]
+                    .map(|cell| crate::terminal::safe(&cell).into_owned()),
+                );
             }
         }
         self.written += 1;
@@ -215,20 +218,8 @@ impl RecordWriter {
             // No records, no table: a header alone reads like a result.
             OutputFormat::Table if self.written == 0 => {}
             OutputFormat::Table => {
-                let mut table = new_table(self.style);
-                table.set_header([
-                    "Reference",
-                    "Outcome",
-                    "Code",
-                    "Amount",
-                    "Merchant ref",
-                    "Checks",
-                    "Error",
-                ]);
-                for row in self.table_rows.drain(..) {
-                    table.add_row(row.iter().map(|cell| crate::terminal::safe(cell)));
-                }
-                let mut text = table_text(&table, self.style);
+                let mut text = batch_table::render(&self.table_rows, self.style);
+                self.table_rows.clear();
                 text.push('\n');
                 self.out.write_all(text.as_bytes())?;
             }

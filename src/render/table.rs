@@ -97,6 +97,7 @@ mod tests {
             Style {
                 color: false,
                 tty: false,
+                width: None,
             },
         );
         assert!(!out.contains('\u{1b}'));
@@ -138,6 +139,7 @@ mod tests {
             Style {
                 color: true,
                 tty: false,
+                width: None,
             },
         );
         assert!(out.contains('\u{1b}'), "{out}");

@@ -399,3 +399,160 @@ fn interrupted_batch_keeps_finished_lines_and_exits_130() {
         "{stderr}"
     );
 }
+
+/// The batch table as a terminal of `columns` shows it: payverify runs on a pseudo-terminal
+/// (util-linux `script`) with `COLUMNS` set; escapes and carriage returns are removed.
+fn table_on_terminal(columns: u16, refs: &[&str]) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("payverify");
+    let command = format!(
+        "{} verify --sandbox {} 2>/dev/null",
+        bin.display(),
+        refs.join(" ")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("COLUMNS", columns.to_string())
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .env("HOME", "/nonexistent/payverify-test-home")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script runs payverify on a pseudo-terminal");
+    String::from_utf8_lossy(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn batch_table_fits_60_80_and_120_columns_without_splitting_words() {
+    let refs = [
+        "SANDBOX-OK-1",
+        "SANDBOX-NOTFOUND-1",
+        "SANDBOX-BADHMAC-1",
+        "SANDBOX-FAILED-1",
+    ];
+    for columns in [60, 80, 120] {
+        let table = table_on_terminal(columns, &refs);
+        assert!(
+            table.contains('┌'),
+            "{columns}: not a terminal table:\n{table}"
+        );
+        for line in table.lines() {
+            assert!(
+                line.chars().count() <= usize::from(columns),
+                "{columns}: line wider than the terminal: {line:?}\n{table}"
+            );
+        }
+        // Every reference and outcome whole, on the row of its reference.
+        for (reference, outcome) in [
+            ("SANDBOX-OK-1", "SUCCESSFUL"),
+            ("SANDBOX-NOTFOUND-1", "NOT_FOUND"),
+            ("SANDBOX-BADHMAC-1", "SUCCESSFUL"),
+            ("SANDBOX-FAILED-1", "FAILED"),
+        ] {
+            let row = table
+                .lines()
+                .find(|l| l.starts_with(&format!("│ {reference} ")))
+                .unwrap_or_else(|| panic!("{columns}: no row for {reference}:\n{table}"));
+            assert!(row.contains(&format!(" {outcome} ")), "{columns}: {row}");
+        }
+        assert!(
+            table.contains("Reference ") && table.contains("Outcome "),
+            "{table}"
+        );
+        for split in ["Referenc ", "SUCCESSF ", "NOT_FOUN ", "MISMATC "] {
+            assert!(
+                !table.contains(split),
+                "{columns}: split word {split:?}:\n{table}"
+            );
+        }
+        assert!(table.contains("hmac MISMATCH"), "{columns}:\n{table}");
+        assert!(table.contains("Insufficient"), "{columns}:\n{table}");
+    }
+    // At 120 columns every column has room of its own; a merchant ref too long for its
+    // column is cut with an ellipsis, never broken over two lines.
+    let wide = table_on_terminal(120, &refs);
+    assert!(
+        wide.contains("Merchant ref") && wide.contains("Checks"),
+        "{wide}"
+    );
+    assert!(
+        wide.contains("SBX-") && wide.lines().all(|l| !l.contains("┆ 5 ")),
+        "{wide}"
+    );
+}
+
+#[test]
+fn batch_table_error_does_not_repeat_the_reference() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "SANDBOX-OK-1", "SANDBOX-FAILED-1"])
+        .output()
+        .unwrap();
+    let table = stdout_of(&out);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("SANDBOX-FAILED-1"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(row.matches("SANDBOX-FAILED-1").count(), 1, "{row}");
+    assert!(row.contains("FAILED (51 Insufficient Funds)"), "{row}");
+}
+
+/// Whether every colour and attribute an SGR-coloured line sets is reset before it ends.
+fn ends_clean(line: &str) -> bool {
+    let (mut fg, mut bold) = (false, false);
+    let mut rest = line;
+    while let Some(at) = rest.find("\u{1b}[") {
+        let tail = &rest[at + 2..];
+        let Some(end) = tail.find('m') else {
+            return false;
+        };
+        for code in tail[..end].split(';') {
+            match code {
+                "0" | "" => (fg, bold) = (false, false),
+                "39" => fg = false,
+                "22" => bold = false,
+                "1" => bold = true,
+                "38" | "30" | "31" | "32" | "33" | "34" | "35" | "36" | "37" => fg = true,
+                _ => {}
+            }
+        }
+        rest = &tail[end + 1..];
+    }
+    !fg && !bold
+}
+
+#[test]
+fn batch_table_colours_outcomes_and_resets_before_each_line_ends() {
+    let out = payverify()
+        .args(["verify", "--sandbox", "--color", "always"])
+        .args(["SANDBOX-OK-1", "SANDBOX-FAILED-1", "SANDBOX-NOTFOUND-1"])
+        .output()
+        .unwrap();
+    let table = stdout_of(&out);
+    let row = |r: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(r))
+            .unwrap_or_else(|| panic!("{table}"))
+            .to_owned()
+    };
+    assert!(
+        row("SANDBOX-OK-1 ").contains("\u{1b}[38;5;10m"),
+        "{table:?}"
+    );
+    assert!(
+        row("SANDBOX-FAILED-1").contains("\u{1b}[38;5;9m"),
+        "{table:?}"
+    );
+    assert!(
+        row("SANDBOX-NOTFOUND-1").contains("\u{1b}[38;5;11m"),
+        "{table:?}"
+    );
+    for line in table.lines() {
+        assert!(
+            ends_clean(line),
+            "colour left on past the line end: {line:?}"
+        );
+    }
+    // The checker itself: a reset after the newline is what `| head -1` used to cut off.
+    assert!(!ends_clean("\u{1b}[38;5;10m\u{1b}[1m SUCCESSFUL"));
+    assert!(ends_clean("\u{1b}[38;5;11m NOT_FOUND \u{1b}[39m"));
+}
