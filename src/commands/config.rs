@@ -14,7 +14,7 @@ use crate::render::write_output;
 use crate::render::{Printer, Style, new_table, table_text};
 use crate::settings::file::edit::add_profile;
 use crate::settings::file::{profile_section, template};
-use crate::settings::{Context, Settings, Source, Sourced};
+use crate::settings::{Context, Problem, Settings, Source, Sourced};
 use crate::transport::base_url::BaseUrl;
 
 /// Runs a `config` subcommand.
@@ -57,7 +57,25 @@ pub fn run(
             let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
             settings.warn(log);
             settings.warn_shadowed(log);
-            write_output(printer.text(&show(&settings, ctx)))?;
+            let problems = settings.problems(ctx.env);
+            write_output(printer.text(&show(&settings, &problems, ctx)))?;
+            for problem in &problems {
+                match problem.broken {
+                    true => log.error(&format!("{}: {}", problem.key, problem.message)),
+                    false => log.warn(&format!("{}: {}", problem.key, problem.message)),
+                }
+            }
+            let broken: Vec<&str> = problems
+                .iter()
+                .filter(|p| p.broken)
+                .map(|p| p.key)
+                .collect();
+            if !broken.is_empty() {
+                return Err(Failure::config(format!(
+                    "this configuration cannot work: fix {} (marked BROKEN)",
+                    broken.join(", ")
+                )));
+            }
         }
         ConfigCommand::Init { force } => init(global, *force, log, ctx, &mut printer)?,
     }
@@ -145,17 +163,25 @@ fn no_config_dir() -> Failure {
     Failure::config("cannot tell where the config directory is (no HOME?); use --config PATH")
 }
 
-/// The `config show` table: key, value, source.
-fn show(s: &Settings, ctx: &Context) -> String {
+/// The `config show` table: key, value, source; a line with a problem says so after its
+/// source (`<- BROKEN` when verify could not work, `<- WARNING` otherwise); stderr says why.
+fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
     // Plain even on a terminal: three columns people copy values out of.
     let mut table = new_table(Style::PLAIN);
     let none = || "-".to_owned();
     let row = |table: &mut Table, key: &str, value: String, source: String| {
         // Values and paths can come from the environment or a file: shown escaped.
+        let mut source = crate::terminal::safe(&source).into_owned();
+        for problem in problems.iter().filter(|p| p.key == key) {
+            source.push_str(match problem.broken {
+                true => "  <- BROKEN",
+                false => "  <- WARNING",
+            });
+        }
         table.add_row(vec![
             key.to_owned(),
             crate::terminal::safe(&value).into_owned(),
-            crate::terminal::safe(&source).into_owned(),
+            source,
         ]);
     };
     let src = |source: &Source| source.to_string();
