@@ -38,7 +38,23 @@ pub fn run(
             }
             write_output(printer.text(&format!("{}\n", location.path.display())))?;
         }
-        ConfigCommand::Profiles => {
+        ConfigCommand::Profiles { names: true } => {
+            // Completion runs this on every <Tab>: the file alone, no profile selection (a
+            // stray PAYVERIFY_PROFILE must not hide the list) and no messages.
+            let names = ctx
+                .config_location(global.config.as_ref())
+                .and_then(|location| crate::settings::file::load(&location).ok().flatten())
+                .map(|file| {
+                    file.profiles
+                        .into_keys()
+                        .filter(|name| crate::settings::file::is_profile_name(name))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            let text: String = names.iter().map(|name| format!("{name}\n")).collect();
+            write_output(printer.text(&text))?;
+        }
+        ConfigCommand::Profiles { names: false } => {
             let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
             if !settings.config_loaded {
                 log.info("no config file (payverify config path says where it would be)");

@@ -601,3 +601,68 @@ fn a_valid_ca_cert_is_accepted() {
         .code(7);
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn bash_completes_profile_names_from_the_config_file() {
+    let dir = TempDir::new("complete-profiles");
+    let xdg = dir.path().join("xdg");
+    std::fs::create_dir_all(xdg.join("payverify")).unwrap();
+    std::fs::write(
+        xdg.join("payverify/config.toml"),
+        "[profiles.live]\n[profiles.staging]\n[profiles.stage-2]\n",
+    )
+    .unwrap();
+    let other = dir.write("other.toml", "[profiles.elsewhere]\n");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/payverify.bash");
+    let bin = env!("CARGO_BIN_EXE_payverify");
+    let complete = |words: &str, cword: usize| {
+        let out = std::process::Command::new("bash")
+            .arg("--norc")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; COMP_WORDS=({words}); COMP_CWORD={cword}; \
+                 _payverify_with_profiles payverify \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+                script.display()
+            ))
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env("HOME", dir.path())
+            .env_remove("PAYVERIFY_CONFIG")
+            .env("PAYVERIFY_PROFILE", "no-such-profile")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        let mut got: Vec<String> = stdout_of(&out).lines().map(str::to_owned).collect();
+        got.sort();
+        got
+    };
+    assert_eq!(
+        complete(&format!("'{bin}' --profile ''"), 2),
+        ["live", "stage-2", "staging"]
+    );
+    assert_eq!(
+        complete(&format!("'{bin}' verify --profile st"), 3),
+        ["stage-2", "staging"]
+    );
+    // --config typed earlier on the line is the file the names come from.
+    assert_eq!(
+        complete(
+            &format!("'{bin}' --config '{}' --profile ''", other.display()),
+            4
+        ),
+        ["elsewhere"]
+    );
+    // Other words still complete as clap_complete's function does.
+    assert!(complete("payverify conf", 1).contains(&"config".to_owned()));
+    // No config file: nothing offered, nothing printed, no error.
+    let out = payverify()
+        .args(["config", "profiles", "--names", "--config"])
+        .arg(dir.path().join("absent.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        (stdout_of(&out), stderr_of(&out)),
+        (String::new(), String::new())
+    );
+}
