@@ -177,6 +177,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('--names', '--names', [CompletionResultType]::ParameterName, 'Only the names, one a line, nothing else on stdout or stderr, exit 0 even without a readable config file (what shell completion of --profile calls)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout')

@@ -402,7 +402,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config__subcmd__profiles)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --names --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1070,8 +1070,21 @@ _payverify() {
     esac
 }
 
+_payverify_with_profiles() {
+    if [[ "${COMP_WORDS[COMP_CWORD-1]}" == --profile ]]; then
+        local i config=()
+        for ((i = 1; i < COMP_CWORD - 1; i++)); do
+            [[ "${COMP_WORDS[i]}" == --config ]] && config=(--config "${COMP_WORDS[i+1]}")
+        done
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${config[@]}" config profiles --names 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+        return 0
+    fi
+    _payverify "$@"
+}
+
 if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
-    complete -F _payverify -o nosort -o bashdefault -o default payverify
+    complete -F _payverify_with_profiles -o nosort -o bashdefault -o default payverify
 else
-    complete -F _payverify -o bashdefault -o default payverify
+    complete -F _payverify_with_profiles -o bashdefault -o default payverify
 fi

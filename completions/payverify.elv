@@ -164,6 +164,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]'
             cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
             cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand --names 'Only the names, one a line, nothing else on stdout or stderr, exit 0 even without a readable config file (what shell completion of --profile calls)'
             cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
             cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
             cand -q 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'

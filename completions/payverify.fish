@@ -27,7 +27,7 @@ end
 complete -c payverify -n "__fish_payverify_needs_command" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_needs_command" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_needs_command" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_needs_command" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_needs_command" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_needs_command" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_needs_command" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -47,7 +47,7 @@ complete -c payverify -n "__fish_payverify_needs_command" -f -a "help" -d 'Print
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -65,7 +65,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -79,7 +79,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -96,7 +96,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fi
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -108,7 +108,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -120,7 +120,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -133,11 +133,12 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l names -d 'Only the names, one a line, nothing else on stdout or stderr, exit 0 even without a readable config file (what shell completion of --profile calls)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -150,7 +151,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand man" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand man" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -162,7 +163,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand man" -s V -l version
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -194,7 +195,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-me
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -211,7 +212,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls-ca-o
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
@@ -235,7 +236,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l retries -
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
-complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'

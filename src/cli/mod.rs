@@ -110,7 +110,12 @@ pub enum ConfigCommand {
         force: bool,
     },
     /// List the profiles, marking the default.
-    Profiles,
+    Profiles {
+        /// Only the names, one a line, nothing else on stdout or stderr, exit 0 even without
+        /// a readable config file (what shell completion of --profile calls).
+        #[arg(long)]
+        names: bool,
+    },
 }
 
 /// `payverify webhook ...`.

@@ -14,7 +14,7 @@ use crate::render::write_output;
 use crate::render::{Printer, Style, new_table, table_text};
 use crate::settings::file::edit::add_profile;
 use crate::settings::file::{profile_section, template};
-use crate::settings::{Context, Settings, Source, Sourced};
+use crate::settings::{Context, Problem, Settings, Source, Sourced};
 use crate::transport::base_url::BaseUrl;
 
 /// Runs a `config` subcommand.
@@ -38,7 +38,23 @@ pub fn run(
             }
             write_output(printer.text(&format!("{}\n", location.path.display())))?;
         }
-        ConfigCommand::Profiles => {
+        ConfigCommand::Profiles { names: true } => {
+            // Completion runs this on every <Tab>: the file alone, no profile selection (a
+            // stray PAYVERIFY_PROFILE must not hide the list) and no messages.
+            let names = ctx
+                .config_location(global.config.as_ref())
+                .and_then(|location| crate::settings::file::load(&location).ok().flatten())
+                .map(|file| {
+                    file.profiles
+                        .into_keys()
+                        .filter(|name| crate::settings::file::is_profile_name(name))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            let text: String = names.iter().map(|name| format!("{name}\n")).collect();
+            write_output(printer.text(&text))?;
+        }
+        ConfigCommand::Profiles { names: false } => {
             let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
             if !settings.config_loaded {
                 log.info("no config file (payverify config path says where it would be)");
@@ -57,7 +73,25 @@ pub fn run(
             let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
             settings.warn(log);
             settings.warn_shadowed(log);
-            write_output(printer.text(&show(&settings, ctx)))?;
+            let problems = settings.problems(ctx.env);
+            write_output(printer.text(&show(&settings, &problems, ctx)))?;
+            for problem in &problems {
+                match problem.broken {
+                    true => log.error(&format!("{}: {}", problem.key, problem.message)),
+                    false => log.warn(&format!("{}: {}", problem.key, problem.message)),
+                }
+            }
+            let broken: Vec<&str> = problems
+                .iter()
+                .filter(|p| p.broken)
+                .map(|p| p.key)
+                .collect();
+            if !broken.is_empty() {
+                return Err(Failure::config(format!(
+                    "this configuration cannot work: fix {} (marked BROKEN)",
+                    broken.join(", ")
+                )));
+            }
         }
         ConfigCommand::Init { force } => init(global, *force, log, ctx, &mut printer)?,
     }
@@ -145,17 +179,25 @@ fn no_config_dir() -> Failure {
     Failure::config("cannot tell where the config directory is (no HOME?); use --config PATH")
 }
 
-/// The `config show` table: key, value, source.
-fn show(s: &Settings, ctx: &Context) -> String {
+/// The `config show` table: key, value, source; a line with a problem says so after its
+/// source (`<- BROKEN` when verify could not work, `<- WARNING` otherwise); stderr says why.
+fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
     // Plain even on a terminal: three columns people copy values out of.
     let mut table = new_table(Style::PLAIN);
     let none = || "-".to_owned();
     let row = |table: &mut Table, key: &str, value: String, source: String| {
         // Values and paths can come from the environment or a file: shown escaped.
+        let mut source = crate::terminal::safe(&source).into_owned();
+        for problem in problems.iter().filter(|p| p.key == key) {
+            source.push_str(match problem.broken {
+                true => "  <- BROKEN",
+                false => "  <- WARNING",
+            });
+        }
         table.add_row(vec![
             key.to_owned(),
             crate::terminal::safe(&value).into_owned(),
-            crate::terminal::safe(&source).into_owned(),
+            source,
         ]);
     };
     let src = |source: &Source| source.to_string();

@@ -12,8 +12,78 @@ pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
     let mut cmd = cli::command();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "payverify", &mut out);
-    out
+    match String::from_utf8(out) {
+        Ok(script) => with_profile_names(shell, script).into_bytes(),
+        Err(e) => e.into_bytes(),
+    }
 }
+
+/// clap_complete offers file names after `--profile`; in bash, zsh and fish the script
+/// instead asks `payverify config profiles --names` for the config file's profiles.
+fn with_profile_names(shell: clap_complete::Shell, script: String) -> String {
+    use clap_complete::Shell;
+    match shell {
+        Shell::Bash => {
+            let tail = "if [[ \"${BASH_VERSINFO[0]}\" -eq 4";
+            let script = script.replace(
+                "complete -F _payverify ",
+                "complete -F _payverify_with_profiles ",
+            );
+            script.replacen(tail, &format!("{BASH_PROFILES}\n{tail}"), 1)
+        }
+        Shell::Zsh => {
+            let tail = "if [ \"$funcstack[1]\" = \"_payverify\" ]; then";
+            let script: String = script
+                .lines()
+                .map(|line| match line.starts_with("'--profile=[") {
+                    true => format!(
+                        "{}\n",
+                        line.replace(":NAME:_default'", ":NAME:_payverify_profiles'")
+                    ),
+                    false => format!("{line}\n"),
+                })
+                .collect();
+            script.replacen(tail, &format!("{ZSH_PROFILES}\n{tail}"), 1)
+        }
+        Shell::Fish => script
+            .lines()
+            .map(
+                |line| match line.contains(" -l profile -d ") && line.ends_with(" -r") {
+                    true => format!(
+                        "{line} -f -a \"(payverify config profiles --names 2>/dev/null)\"\n"
+                    ),
+                    false => format!("{line}\n"),
+                },
+            )
+            .collect(),
+        _ => script,
+    }
+}
+
+/// Completes `--profile NAME` from the config file (the one `--config` names, if typed
+/// before), and everything else as clap_complete's `_payverify` does.
+const BASH_PROFILES: &str = r#"_payverify_with_profiles() {
+    if [[ "${COMP_WORDS[COMP_CWORD-1]}" == --profile ]]; then
+        local i config=()
+        for ((i = 1; i < COMP_CWORD - 1; i++)); do
+            [[ "${COMP_WORDS[i]}" == --config ]] && config=(--config "${COMP_WORDS[i+1]}")
+        done
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${config[@]}" config profiles --names 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+        return 0
+    fi
+    _payverify "$@"
+}
+"#;
+
+/// The profile names of the config file, for `--profile`.
+const ZSH_PROFILES: &str = r#"(( $+functions[_payverify_profiles] )) ||
+_payverify_profiles() {
+    local -a names
+    names=(${(f)"$(${words[1]} config profiles --names 2>/dev/null)"})
+    compadd -a names
+}
+"#;
 
 /// Prints the completion script for `shell`.
 pub fn completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {

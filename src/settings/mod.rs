@@ -17,7 +17,7 @@ use crate::log::Log;
 use crate::secret::Secret;
 use crate::transport::base_url::BaseUrl;
 use file::{ConfigFile, ConfigLocation, Profile};
-pub use secret_source::SecretSource;
+pub use secret_source::{SecretSource, SourceCheck};
 pub use source::{Context, EnvLookup, Source, Sourced, env, process_env};
 
 /// Default seconds an attempt may take.
@@ -365,6 +365,101 @@ impl Settings {
             )));
         }
         Ok(secret)
+    }
+}
+
+/// A setting `config show` found broken or worth a warning, by its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The key of the line it belongs to (`base_url`, `client_secret`...).
+    pub key: &'static str,
+    /// Whether the configuration cannot work because of it (else it is a warning).
+    pub broken: bool,
+    /// What is wrong and how to fix it; never a secret.
+    pub message: String,
+}
+
+impl Settings {
+    /// What would stop a verify from working, found without a request and without running a
+    /// secret command: missing base URL, client id or secret source, a base URL that does not
+    /// parse, a secret source that cannot supply a secret, a CA file that cannot be read.
+    /// Secret files readable by others come back as warnings.
+    pub fn problems(&self, env: EnvLookup) -> Vec<Problem> {
+        let mut found = Vec::new();
+        let mut broken = |key, message: String| {
+            found.push(Problem {
+                key,
+                broken: true,
+                message,
+            })
+        };
+        match &self.base_url {
+            None => broken(
+                "base_url",
+                self.missing("base URL", "--base-url URL", env::BASE_URL, "base_url")
+                    .message,
+            ),
+            Some(url) => {
+                if let Err(e) = BaseUrl::parse(&url.value) {
+                    broken("base_url", format!("{e}; it came from {}", url.source));
+                }
+            }
+        }
+        match &self.client_id {
+            None => broken(
+                "client_id",
+                self.missing("client id", "--client-id ID", env::CLIENT_ID, "client_id")
+                    .message,
+            ),
+            Some(id) if id.value.trim().is_empty() => broken(
+                "client_id",
+                format!("the client id from {} is empty", id.source),
+            ),
+            Some(_) => {}
+        }
+        let mut warnings = Vec::new();
+        match &self.client_secret {
+            None => broken(
+                "client_secret",
+                self.missing(
+                    "client secret",
+                    "--client-secret-file PATH",
+                    env::CLIENT_SECRET,
+                    "client_secret, client_secret_file or client_secret_command",
+                )
+                .message,
+            ),
+            Some(source) => match source.value.check(env) {
+                SourceCheck::Fine => {}
+                SourceCheck::Warn(message) => warnings.push(message),
+                SourceCheck::Broken(why) => broken(
+                    "client_secret",
+                    format!(
+                        "the client secret from {} cannot work: {why}",
+                        source.source
+                    ),
+                ),
+            },
+        }
+        if let Some(ca) = &self.ca_cert
+            && let Err(e) = std::fs::File::open(&ca.value)
+        {
+            broken(
+                "ca_cert",
+                format!(
+                    "cannot read {} (from {}): {}",
+                    ca.value.display(),
+                    ca.source,
+                    crate::io_util::io_reason(&e)
+                ),
+            );
+        }
+        found.extend(warnings.into_iter().map(|message| Problem {
+            key: "client_secret",
+            broken: false,
+            message,
+        }));
+        found
     }
 }
 

@@ -14,6 +14,7 @@ use crate::exit::Failure;
 use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::secret::Secret;
+use crate::settings::EnvLookup;
 
 /// How long a secret command may take (a password manager waiting on an unlock prompt).
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
@@ -82,6 +83,110 @@ impl SecretSource {
         log.add_secret(secret.expose());
         Ok(secret)
     }
+}
+
+/// What checking a secret source without using it found (`config show`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceCheck {
+    /// Nothing wrong that can be seen without using it.
+    Fine,
+    /// It works but should be fixed (a secret file readable by others); the fix is said.
+    Warn(String),
+    /// It cannot supply a secret; why.
+    Broken(String),
+}
+
+impl SecretSource {
+    /// Checks the source the way [`SecretSource::read`] would fail, without running a secret
+    /// command (only looks for its program on `PATH`) and without showing the value.
+    pub fn check(&self, env: EnvLookup) -> SourceCheck {
+        match self {
+            SecretSource::Value(secret) => value_problem(secret.expose())
+                .map(SourceCheck::Broken)
+                .unwrap_or(SourceCheck::Fine),
+            SecretSource::File(path) => check_file(path),
+            SecretSource::Command(argv) => match argv.first() {
+                Some(program) if !program.is_empty() => match find_program(program, env) {
+                    Some(_) => SourceCheck::Fine,
+                    None if program.contains('/') => SourceCheck::Broken(format!(
+                        "program {program} does not exist or is not executable"
+                    )),
+                    None => SourceCheck::Broken(format!("program {program} is not on PATH")),
+                },
+                _ => SourceCheck::Broken("the command is empty".into()),
+            },
+        }
+    }
+}
+
+/// Why a secret value could never be accepted (the rules [`crate::settings::Settings::secret`]
+/// applies), if it could not.
+fn value_problem(secret: &str) -> Option<String> {
+    if secret.trim().is_empty() {
+        Some("the secret is empty or only whitespace".into())
+    } else if secret.chars().count() < crate::settings::MIN_SECRET_CHARS {
+        Some(format!(
+            "the secret is shorter than {} characters",
+            crate::settings::MIN_SECRET_CHARS
+        ))
+    } else {
+        None
+    }
+}
+
+/// A secret file must be a readable regular file holding a plausible secret; one that others
+/// can read works but is warned about.
+fn check_file(path: &Path) -> SourceCheck {
+    let shown = path.display();
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) => return SourceCheck::Broken(format!("{shown}: {}", io_reason(&e))),
+    };
+    if !meta.is_file() {
+        return SourceCheck::Broken(format!("{shown} is not a regular file"));
+    }
+    // A secret file is small: a huge one is a wrong path, not a key.
+    if meta.len() > 64 * 1024 {
+        return SourceCheck::Broken(format!("{shown} is too large to be a secret file"));
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => return SourceCheck::Broken(format!("cannot read {shown}: {}", io_reason(&e))),
+    };
+    if let Some(problem) = value_problem(file_secret(&text)) {
+        return SourceCheck::Broken(format!("{shown}: {problem}"));
+    }
+    match exposed_file_warning(path) {
+        Some(warning) => SourceCheck::Warn(warning),
+        None => SourceCheck::Fine,
+    }
+}
+
+/// Where `program` would be found: a path as given, a bare name in each `PATH` directory.
+/// Only executable regular files count.
+fn find_program(program: &str, env: EnvLookup) -> Option<PathBuf> {
+    let runnable = |path: &Path| {
+        std::fs::metadata(path).is_ok_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            }
+            #[cfg(not(unix))]
+            {
+                m.is_file()
+            }
+        })
+    };
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return runnable(&path).then_some(path);
+    }
+    let paths = env("PATH")?;
+    std::env::split_paths(&paths)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(program))
+        .find(|candidate| runnable(candidate))
 }
 
 /// The secret a secret file's text holds: a UTF-8 byte-order mark (an editor's) and

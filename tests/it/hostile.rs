@@ -1346,16 +1346,18 @@ fn config_init_refuses_names_and_ids_it_could_not_read_back() {
         .arg(&path)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    // The injected line did not become a secret: the profile still has none, so the
+    // configuration cannot work (exit 6) and that line is marked.
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
     let shown = stdout_of(&out);
     assert!(
         shown.contains("x\"\\nclient_secret = \"injected\\"),
         "{shown}"
     );
     assert!(
-        shown
-            .lines()
-            .any(|l| l.starts_with("client_secret") && l.contains("not set")),
+        shown.lines().any(|l| l.starts_with("client_secret")
+            && l.contains("not set")
+            && l.ends_with("<- BROKEN")),
         "{shown}"
     );
 }

@@ -219,6 +219,144 @@ fn config_show_gives_values_and_sources_and_points_out_env_overrides() {
         .stdout("live (default)\nstaging\n");
 }
 
+/// `config show` on one profile: its exit status, stdout, stderr.
+fn config_show(config: &std::path::Path, profile: &str) -> (Option<i32>, String, String) {
+    let out = payverify()
+        .args(["config", "show", "--profile", profile, "--config"])
+        .arg(config)
+        .env_remove("PAYVERIFY_BASE_URL")
+        .env_remove("PAYVERIFY_CLIENT_ID")
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .output()
+        .unwrap();
+    (out.status.code(), stdout_of(&out), stderr_of(&out))
+}
+
+/// The `key` line of a `config show` table.
+fn show_line(stdout: &str, key: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_else(|| panic!("no {key} line in\n{stdout}"))
+        .to_owned()
+}
+
+#[test]
+fn config_show_exits_6_and_marks_each_broken_secret_source() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("config-show-broken");
+    let private = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let good = dir.write("good.secret", format!("{SECRET}\n"));
+    private(&good, 0o600);
+    let empty = dir.write("empty.secret", "");
+    private(&empty, 0o600);
+    let blank = dir.write("blank.secret", "\u{feff}  \n\t\n");
+    private(&blank, 0o600);
+    let short = dir.write("short.secret", "abc\n");
+    private(&short, 0o600);
+    let shared = dir.write("shared.secret", format!("{SECRET}\n"));
+    private(&shared, 0o644);
+    let not_exec = dir.write("not-exec", "#!/bin/sh\necho x\n");
+    private(&not_exec, 0o644);
+    let subdir = dir.path().join("a-directory");
+    std::fs::create_dir(&subdir).unwrap();
+    let complete = "base_url = \"https://x.example\"\nclient_id = \"pk\"\n";
+    let file_profile = |name: &str, path: &std::path::Path| {
+        format!(
+            "[profiles.{name}]\n{complete}client_secret_file = \"{}\"\n",
+            path.display()
+        )
+    };
+    let text = [
+        file_profile("good", &good),
+        file_profile("missing", &dir.path().join("nope.secret")),
+        file_profile("empty", &empty),
+        file_profile("blank", &blank),
+        file_profile("short", &short),
+        file_profile("dir", &subdir),
+        file_profile("shared", &shared),
+        format!("[profiles.nocmd]\n{complete}client_secret_command = \"no-such-pm-7q2 show x\"\n"),
+        format!(
+            "[profiles.notexec]\n{complete}client_secret_command = [\"{}\"]\n",
+            not_exec.display()
+        ),
+        format!("[profiles.shortvalue]\n{complete}client_secret = \"   \"\n"),
+        format!("[profiles.nourl]\nclient_id = \"pk\"\nclient_secret_file = \"{}\"\n", good.display()),
+        format!("[profiles.noid]\nbase_url = \"https://x.example\"\nclient_secret_file = \"{}\"\n", good.display()),
+        format!("[profiles.nosecret]\n{complete}"),
+        format!("[profiles.badurl]\nbase_url = \"ftp://x.example\"\nclient_id = \"pk\"\nclient_secret_file = \"{}\"\n", good.display()),
+    ]
+    .concat();
+    let config = dir.write("config.toml", &text);
+    private(&config, 0o600);
+
+    // A working profile: exit 0, nothing marked, nothing on stderr.
+    let (code, stdout, stderr) = config_show(&config, "good");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stdout.contains("<-"), "{stdout}");
+    assert_eq!(stderr, "");
+
+    // A group/world readable file works but is warned about, with the fix.
+    let (code, stdout, stderr) = config_show(&config, "shared");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        show_line(&stdout, "client_secret").ends_with("<- WARNING"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("mode 644); run: chmod 600 {}", shared.display())),
+        "{stderr}"
+    );
+
+    for (profile, key, why) in [
+        ("missing", "client_secret", "nope.secret: no such file"),
+        ("empty", "client_secret", "empty or only whitespace"),
+        ("blank", "client_secret", "empty or only whitespace"),
+        ("short", "client_secret", "shorter than 8 characters"),
+        ("dir", "client_secret", "is not a regular file"),
+        (
+            "nocmd",
+            "client_secret",
+            "program no-such-pm-7q2 is not on PATH",
+        ),
+        (
+            "notexec",
+            "client_secret",
+            "does not exist or is not executable",
+        ),
+        ("shortvalue", "client_secret", "empty or only whitespace"),
+        ("nourl", "base_url", "no base URL configured"),
+        ("noid", "client_id", "no client id configured"),
+        ("nosecret", "client_secret", "no client secret configured"),
+        ("badurl", "base_url", "ftp"),
+    ] {
+        let (code, stdout, stderr) = config_show(&config, profile);
+        assert_eq!(code, Some(6), "{profile}: {stdout}{stderr}");
+        // Only the broken line is marked; the table is still printed in full.
+        let marked: Vec<&str> = stdout.lines().filter(|l| l.contains("<- BROKEN")).collect();
+        assert_eq!(marked.len(), 1, "{profile}: {stdout}");
+        assert!(marked[0].starts_with(key), "{profile}: {stdout}");
+        assert!(stdout.lines().any(|l| l.starts_with("ca_cert")), "{stdout}");
+        assert!(
+            stderr.contains(&format!("payverify: {key}: ")),
+            "{profile}: {stderr}"
+        );
+        assert!(stderr.contains(why), "{profile}: {stderr}");
+        assert!(
+            stderr.ends_with(&format!(
+                "payverify: this configuration cannot work: fix {key} (marked BROKEN)\n"
+            )),
+            "{profile}: {stderr}"
+        );
+        assert!(
+            !stdout.contains(SECRET) && !stderr.contains(SECRET),
+            "{profile}"
+        );
+    }
+}
+
 #[test]
 fn config_show_does_not_run_the_secret_command() {
     let dir = TempDir::new("config-show-cmd");
@@ -226,16 +364,22 @@ fn config_show_does_not_run_the_secret_command() {
     let config = dir.write(
         "config.toml",
         format!(
-            "[profiles.p]\nclient_secret_command = [\"touch\", \"{}\"]\n",
+            "[profiles.p]\nbase_url = \"https://x.example\"\nclient_id = \"pk\"\n\
+             client_secret_command = [\"touch\", \"{}\"]\n",
             marker.display()
         ),
     );
+    // `touch` is on PATH: the source is fine, and found without being run.
     payverify()
         .args(["config", "show", "--profile", "p", "--config"])
         .arg(&config)
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("output of `touch"));
+        .stdout(
+            predicate::str::contains("output of `touch")
+                .and(predicate::str::contains("BROKEN").not()),
+        )
+        .stderr("");
     assert!(
         !marker.exists(),
         "config show ran the password-manager command"
@@ -456,4 +600,69 @@ fn a_valid_ca_cert_is_accepted() {
         .assert()
         .code(7);
     assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn bash_completes_profile_names_from_the_config_file() {
+    let dir = TempDir::new("complete-profiles");
+    let xdg = dir.path().join("xdg");
+    std::fs::create_dir_all(xdg.join("payverify")).unwrap();
+    std::fs::write(
+        xdg.join("payverify/config.toml"),
+        "[profiles.live]\n[profiles.staging]\n[profiles.stage-2]\n",
+    )
+    .unwrap();
+    let other = dir.write("other.toml", "[profiles.elsewhere]\n");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/payverify.bash");
+    let bin = env!("CARGO_BIN_EXE_payverify");
+    let complete = |words: &str, cword: usize| {
+        let out = std::process::Command::new("bash")
+            .arg("--norc")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; COMP_WORDS=({words}); COMP_CWORD={cword}; \
+                 _payverify_with_profiles payverify \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+                script.display()
+            ))
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env("HOME", dir.path())
+            .env_remove("PAYVERIFY_CONFIG")
+            .env("PAYVERIFY_PROFILE", "no-such-profile")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        let mut got: Vec<String> = stdout_of(&out).lines().map(str::to_owned).collect();
+        got.sort();
+        got
+    };
+    assert_eq!(
+        complete(&format!("'{bin}' --profile ''"), 2),
+        ["live", "stage-2", "staging"]
+    );
+    assert_eq!(
+        complete(&format!("'{bin}' verify --profile st"), 3),
+        ["stage-2", "staging"]
+    );
+    // --config typed earlier on the line is the file the names come from.
+    assert_eq!(
+        complete(
+            &format!("'{bin}' --config '{}' --profile ''", other.display()),
+            4
+        ),
+        ["elsewhere"]
+    );
+    // Other words still complete as clap_complete's function does.
+    assert!(complete("payverify conf", 1).contains(&"config".to_owned()));
+    // No config file: nothing offered, nothing printed, no error.
+    let out = payverify()
+        .args(["config", "profiles", "--names", "--config"])
+        .arg(dir.path().join("absent.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        (stdout_of(&out), stderr_of(&out)),
+        (String::new(), String::new())
+    );
 }
