@@ -144,21 +144,24 @@ impl Input {
         self.counts
     }
 
-    /// The number of references when every source is an argument (known in advance).
+    /// How many references the sources hold, for the progress bar: distinct arguments plus
+    /// the non-blank, non-comment lines of each regular file, counted by one cheap pass
+    /// before the run. `None` with stdin, or a file that is a pipe or cannot be counted
+    /// (reading those would consume them). Duplicate or invalid lines in a file make it an
+    /// upper bound.
     pub fn known_len(sources: &[Source]) -> Option<usize> {
-        sources
-            .iter()
-            .all(|s| matches!(s, Source::Literal(_)))
-            .then(|| {
-                sources
-                    .iter()
-                    .filter_map(|s| match s {
-                        Source::Literal(r) => Some(r.as_str()),
-                        _ => None,
-                    })
-                    .collect::<HashSet<_>>()
-                    .len()
-            })
+        let mut literals = HashSet::new();
+        let mut lines = 0usize;
+        for source in sources {
+            match source {
+                Source::Literal(r) => {
+                    literals.insert(r.as_str());
+                }
+                Source::Stdin => return None,
+                Source::File(path) => lines = lines.checked_add(count_lines(path)?)?,
+            }
+        }
+        literals.len().checked_add(lines)
     }
 
     /// A line of input: a reference to dedup, or why it is not one.
@@ -255,6 +258,38 @@ impl Iterator for Input {
                 }
             }
         }
+    }
+}
+
+/// The lines of a regular file that could hold a reference (not blank, not starting with
+/// `#`), read in bytes without keeping any; `None` for anything but a readable regular file.
+fn count_lines(path: &std::path::Path) -> Option<usize> {
+    let file = File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    if reader.fill_buf().ok()?.starts_with(b"\xef\xbb\xbf") {
+        reader.consume(3);
+    }
+    // Byte by byte, so one endless line costs no memory: a line counts at its first byte
+    // that is not whitespace, unless that byte is `#`.
+    let (mut count, mut decided) = (0usize, false);
+    loop {
+        let chunk = reader.fill_buf().ok()?;
+        if chunk.is_empty() {
+            return Some(count);
+        }
+        for &byte in chunk {
+            if byte == b'\n' {
+                decided = false;
+            } else if !decided && !byte.is_ascii_whitespace() {
+                decided = true;
+                count += usize::from(byte != b'#');
+            }
+        }
+        let n = chunk.len();
+        reader.consume(n);
     }
 }
 
@@ -417,6 +452,21 @@ mod tests {
         assert_eq!(job_ref(&got[1]), Some("Y"));
         assert!(matches!(&got[2], Item::Duplicate { origin, .. } if origin == "argument 3"));
         assert_eq!(Input::known_len(&[Source::Stdin]), None);
+    }
+
+    #[test]
+    fn known_len_counts_file_lines_that_could_be_references() {
+        let dir = std::env::temp_dir().join(format!("payverify-count-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("refs.txt");
+        std::fs::write(&file, "\u{feff}A\n\n  \t\n # note\nB\r\n  C  \nD").unwrap();
+        let a = Reference::parse("A").unwrap();
+        let sources = [Source::File(file.clone()), Source::Literal(a)];
+        assert_eq!(Input::known_len(&sources), Some(5));
+        // A directory or a missing file is not counted; the run itself reports it.
+        assert_eq!(Input::known_len(&[Source::File(dir.clone())]), None);
+        assert_eq!(Input::known_len(&[Source::File(dir.join("none"))]), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -35,7 +35,9 @@ pub const NOTES_SHOWN: usize = 10;
 pub struct Batch {
     /// Worker threads.
     pub jobs: usize,
-    /// References known in advance (all given as arguments), for the progress bar.
+    /// How many references the input holds, when that can be known before the run
+    /// (arguments, and files counted first; an upper bound), for the progress bar and the
+    /// interrupted summary.
     pub known_len: Option<usize>,
     /// Set on Ctrl-C/SIGTERM: stop starting references, exit 130.
     pub stop: Arc<AtomicBool>,
@@ -90,6 +92,10 @@ impl Batch {
         let started = Instant::now();
         let window = Arc::new(Window::new(self.jobs * WINDOW_PER_JOB));
         let issued = Arc::new(AtomicUsize::new(0));
+        // Lines the reader dropped (duplicates, invalid): they shrink the counted total.
+        let dropped = Arc::new(AtomicUsize::new(0));
+        // References a worker is verifying right now: what a first Ctrl-C waits for.
+        let active = Arc::new(AtomicUsize::new(0));
         // As deep as the window: the reader refills half of it per wake-up.
         let queue = Arc::new(WorkQueue::new(self.jobs * WINDOW_PER_JOB));
         let (events_tx, events) = mpsc::channel::<Event>();
@@ -100,21 +106,31 @@ impl Batch {
             events_tx.clone(),
             &window,
             &issued,
+            &dropped,
             &self.halt,
         )?;
         for n in 0..self.jobs {
             let (queue, events_tx, halt) = (queue.clone(), events_tx.clone(), self.halt.clone());
-            let verifier = verifier.clone();
+            let (verifier, active) = (verifier.clone(), active.clone());
             thread::Builder::new()
                 .name(format!("verify-{n}"))
-                .spawn(move || worker(&verifier, &queue, &events_tx, &halt))
+                .spawn(move || worker(&verifier, &queue, &events_tx, &halt, &active))
                 .map_err(|e| Failure::new(Exit::Internal, format!("cannot start a worker: {e}")))?;
         }
         drop(events_tx);
 
         let bar = progress_bar(self.known_len, log);
+        // Records to a terminal that also shows the bar: the bar is cleared before each
+        // write and drawn again after it, so no bar line is left among the rows.
+        let shared_terminal = io::stdout().is_terminal() && io::stderr().is_terminal();
+        let to_stdout = |write: &mut dyn FnMut() -> io::Result<()>| match shared_terminal {
+            true => bar.suspend(write),
+            false => write(),
+        };
         let mut stopped = None;
-        self.write(writer.begin(), &mut stopped)?;
+        self.write(to_stdout(&mut || writer.begin()), &mut stopped)?;
+        let mut failed = 0usize;
+        let mut input_complete = false;
         let mut exit = Exit::Successful;
         let mut summary = Summary::default();
         let mut pending: BTreeMap<usize, Option<Box<Record>>> = BTreeMap::new();
@@ -150,6 +166,9 @@ impl Batch {
                 }
                 Ok(Event::InputEnd(n, c, rest)) => {
                     (total, counts) = (Some(n), Some(c));
+                    // Read to its end before any stop: `n` is then every reference.
+                    input_complete = stopped.is_none() && !self.halt.load(Ordering::SeqCst);
+                    bar.set_length(n as u64);
                     unshown = rest;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -161,6 +180,18 @@ impl Batch {
             if stopped.is_none() && self.stop.load(Ordering::SeqCst) {
                 stopped = Some(Stopped::Interrupted);
                 self.halt.store(true, Ordering::SeqCst);
+                let line = format!(
+                    "finishing {} in flight; Ctrl-C again to quit now",
+                    active.load(Ordering::SeqCst)
+                );
+                bar.suspend(|| log.info(&line));
+                bar.set_message(line);
+            }
+            if total.is_none()
+                && let Some(known) = self.known_len
+            {
+                let left = known.saturating_sub(dropped.load(Ordering::SeqCst));
+                bar.set_length(left as u64);
             }
             while let Some(entry) = pending.remove(&next) {
                 if let Some(record) = entry {
@@ -169,7 +200,13 @@ impl Batch {
                     exit = exit.merge(record.verdict.exit());
                     summary.add(&record);
                     if stopped != Some(Stopped::OutputClosed) {
-                        self.write(writer.write(&record), &mut stopped)?;
+                        self.write(to_stdout(&mut || writer.write(&record)), &mut stopped)?;
+                    }
+                    if record.verdict.exit() != Exit::Successful {
+                        failed += 1;
+                        if stopped.is_none() {
+                            bar.set_message(format!("{failed} failed"));
+                        }
                     }
                     bar.inc(1);
                 }
@@ -220,7 +257,23 @@ impl Batch {
             stopped = Some(Stopped::Interrupted);
         }
         if stopped == Some(Stopped::Interrupted) {
-            log.info(&summary.line(started.elapsed(), stopped));
+            // Exact when the input was read to its end before the stop; otherwise the
+            // counted total, or, for stdin, what was read and the unread rest.
+            let not_started = match (input_complete, total, self.known_len) {
+                (true, Some(n), _) => n.saturating_sub(summary.total).to_string(),
+                (_, _, Some(known)) => known
+                    .saturating_sub(dropped.load(Ordering::SeqCst))
+                    .saturating_sub(summary.total)
+                    .to_string(),
+                _ => format!(
+                    "{} read and the unread rest of the input",
+                    issued.load(Ordering::SeqCst).saturating_sub(summary.total)
+                ),
+            };
+            log.info(&format!(
+                "{}; not started: {not_started}",
+                summary.line(started.elapsed(), stopped)
+            ));
             return Ok(Exit::Interrupted);
         }
         if summary.total == 0 && lost == 0 && stopped.is_none() {
@@ -255,9 +308,11 @@ fn spawn_reader(
     events: mpsc::Sender<Event>,
     window: &Arc<Window>,
     issued: &Arc<AtomicUsize>,
+    dropped: &Arc<AtomicUsize>,
     halt: &Arc<AtomicBool>,
 ) -> Result<(), Failure> {
     let (window, issued, halt) = (window.clone(), issued.clone(), halt.clone());
+    let dropped = dropped.clone();
     thread::Builder::new()
         .name("read-references".into())
         .spawn(move || {
@@ -286,6 +341,7 @@ fn spawn_reader(
                             _ => &mut invalid,
                         };
                         *seen += 1;
+                        dropped.fetch_add(1, Ordering::SeqCst);
                         if *seen <= NOTES_SHOWN {
                             let _ = events.send(Event::Note(note));
                         }
@@ -306,12 +362,20 @@ fn spawn_reader(
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
 }
 
-fn worker(verifier: &Verifier, work: &WorkQueue, events: &mpsc::Sender<Event>, halt: &AtomicBool) {
+fn worker(
+    verifier: &Verifier,
+    work: &WorkQueue,
+    events: &mpsc::Sender<Event>,
+    halt: &AtomicBool,
+    active: &AtomicUsize,
+) {
     while let Some((index, job)) = work.pop() {
         let event = if halt.load(Ordering::SeqCst) {
             Event::Skipped(index)
         } else {
+            active.fetch_add(1, Ordering::SeqCst);
             let verdict = verify_or_record_failure(verifier, &job);
+            active.fetch_sub(1, Ordering::SeqCst);
             Event::Done(index, Box::new(Record { job, verdict }))
         };
         if events.send(event).is_err() {
@@ -358,11 +422,11 @@ fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
     let (bar, template) = match known_len {
         Some(n) => (
             ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr()),
-            "{bar:30} {pos}/{len} verified  {rate}  {elapsed}",
+            "{bar:30} {pos}/{len} ({percent}%) verified  {rate}  ETA {eta}  {msg}",
         ),
         None => (
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-            "{spinner} {pos} verified  {rate}  {elapsed}",
+            "{spinner} {pos} verified  {rate}  {elapsed}  {msg}",
         ),
     };
     if let Ok(style) = ProgressStyle::with_template(template) {
@@ -371,6 +435,7 @@ fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
         };
         bar.set_style(style.with_key("rate", rate));
     }
+    bar.set_message("0 failed");
     bar.enable_steady_tick(Duration::from_millis(100));
     bar
 }

@@ -556,3 +556,88 @@ fn batch_table_colours_outcomes_and_resets_before_each_line_ends() {
     assert!(!ends_clean("\u{1b}[38;5;10m\u{1b}[1m SUCCESSFUL"));
     assert!(ends_clean("\u{1b}[38;5;11m NOT_FOUND \u{1b}[39m"));
 }
+
+/// A first Ctrl-C names what it waits for, and the summary counts what never started: a
+/// file of 5 distinct references (plus a duplicate, a comment and a blank line), one at a
+/// time, each 3s, interrupted during the first.
+#[test]
+fn interrupted_file_batch_says_what_is_in_flight_and_not_started() {
+    let dir =
+        std::env::temp_dir().join(format!("payverify-bar-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("refs.txt");
+    let refs = (0..5).map(|i| format!("SANDBOX-SLOW-3000-{i}\n"));
+    let text = format!("# day\n\n{}SANDBOX-SLOW-3000-0\n", refs.collect::<String>());
+    std::fs::write(&file, text).unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(["verify", "--sandbox", "-o", "jsonl", "-j", "1", "--from"])
+        .arg(&file)
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(jsonl(&out.stdout).len(), 1, "{stderr}");
+    assert!(
+        stderr.contains("payverify: finishing 1 in flight; Ctrl-C again to quit now\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted after 1 reference") && stderr.contains("; not started: 4\n"),
+        "{stderr}"
+    );
+}
+
+/// On a terminal the bar shows the counted total of a --from file, the percent, an ETA and
+/// the failures so far; with stdout on the same terminal, every CSV row starts on a clean
+/// line (the bar is cleared before it is written).
+#[test]
+fn progress_bar_shows_total_percent_eta_failures_and_keeps_out_of_rows() {
+    let dir =
+        std::env::temp_dir().join(format!("payverify-bar-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("refs.txt");
+    let refs: String = (0..6).map(|i| format!("SANDBOX-SLOW-300-{i}\n")).collect();
+    std::fs::write(&file, format!("{refs}SANDBOX-FAILED-1\n")).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("payverify");
+    let command = format!(
+        "{} verify --sandbox -j 2 -o csv --from {}",
+        bin.display(),
+        file.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .env("HOME", "/nonexistent/payverify-test-home")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script runs payverify on a pseudo-terminal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("/7 ("), "total counted first: {text}");
+    assert!(
+        text.contains("%) verified") && text.contains("ETA "),
+        "{text}"
+    );
+    assert!(text.contains("1 failed"), "failures so far: {text}");
+    // A row is written only after the bar line was erased (`\r` then erase-line), so no
+    // row shares a line with bar text.
+    for line in text.split(['\r', '\n']) {
+        let clean = line.replace("\u{1b}[2K", "");
+        if let Some(at) = clean.find("SANDBOX-") {
+            assert!(
+                !clean[..at].contains("verified"),
+                "bar text before a row: {clean:?}"
+            );
+        }
+    }
+}
