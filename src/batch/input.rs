@@ -18,7 +18,7 @@ pub const MAX_LINE: usize = crate::domain::reference::MAX_LEN;
 
 /// One source of references, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum InputSource {
     /// A reference given as an argument, validated when the arguments were read.
     Literal(Reference),
     /// `-`: lines of stdin.
@@ -50,7 +50,7 @@ pub enum Item {
 
 /// The references of all sources, deduplicated, as an iterator.
 pub struct Input {
-    pending: VecDeque<Source>,
+    pending: VecDeque<InputSource>,
     /// The opened, checked readers of the stdin and file sources, in order.
     readers: VecDeque<Lines>,
     current: Option<Lines>,
@@ -101,19 +101,19 @@ impl Input {
     /// Opens every file and stdin up front and reads their first bytes, so a missing,
     /// unreadable or UTF-16 input is a usage error (exit 2) before any request and before
     /// anything is written. A UTF-8 byte-order mark (what Notepad writes) is dropped.
-    pub fn open(sources: Vec<Source>, expect: Arc<Expectations>) -> Result<Input, Failure> {
+    pub fn open(sources: Vec<InputSource>, expect: Arc<Expectations>) -> Result<Input, Failure> {
         let mut readers = VecDeque::new();
         let mut stdin_taken = false;
         for source in &sources {
             let (reader, name): (Box<dyn BufRead + Send>, String) = match source {
-                Source::Literal(_) => continue,
+                InputSource::Literal(_) => continue,
                 // Stdin is read once: a second `-` finds it at its end.
-                Source::Stdin if stdin_taken => (Box::new(io::empty()), "stdin".into()),
-                Source::Stdin => {
+                InputSource::Stdin if stdin_taken => (Box::new(io::empty()), "stdin".into()),
+                InputSource::Stdin => {
                     stdin_taken = true;
                     (Box::new(BufReader::new(io::stdin())), "stdin".into())
                 }
-                Source::File(path) => {
+                InputSource::File(path) => {
                     let name = path.display().to_string();
                     let unreadable = |why: String| {
                         Failure::usage(format!("cannot read references from {name}: {why}"))
@@ -149,16 +149,16 @@ impl Input {
     /// before the run. `None` with stdin, or a file that is a pipe or cannot be counted
     /// (reading those would consume them). Duplicate or invalid lines in a file make it an
     /// upper bound.
-    pub fn known_len(sources: &[Source]) -> Option<usize> {
+    pub fn known_len(sources: &[InputSource]) -> Option<usize> {
         let mut literals = HashSet::new();
         let mut lines = 0usize;
         for source in sources {
             match source {
-                Source::Literal(r) => {
+                InputSource::Literal(r) => {
                     literals.insert(r.as_str());
                 }
-                Source::Stdin => return None,
-                Source::File(path) => lines = lines.checked_add(count_lines(path)?)?,
+                InputSource::Stdin => return None,
+                InputSource::File(path) => lines = lines.checked_add(count_lines(path)?)?,
             }
         }
         literals.len().checked_add(lines)
@@ -248,12 +248,12 @@ impl Iterator for Input {
                 }
             }
             match self.pending.pop_front()? {
-                Source::Literal(reference) => {
+                InputSource::Literal(reference) => {
                     self.literal_position += 1;
                     let origin = format!("argument {}", self.literal_position);
                     return Some(Ok(self.dedup(reference, origin)));
                 }
-                Source::Stdin | Source::File(_) => {
+                InputSource::Stdin | InputSource::File(_) => {
                     self.current = self.readers.pop_front();
                 }
             }
@@ -366,7 +366,7 @@ mod tests {
     fn items(contents: impl AsRef<[u8]>) -> Vec<Item> {
         let dir = TempDir::new("input");
         let path = dir.write("refs.txt", contents);
-        Input::open(vec![Source::File(path)], Arc::default())
+        Input::open(vec![InputSource::File(path)], Arc::default())
             .unwrap()
             .map(|r| r.unwrap())
             .collect()
@@ -395,7 +395,7 @@ mod tests {
     fn counts_what_was_read() {
         let dir = TempDir::new("input-counts");
         let path = dir.write("refs.txt", b"\n  \n#ORDER-17\n\xff\n");
-        let mut input = Input::open(vec![Source::File(path)], Arc::default()).unwrap();
+        let mut input = Input::open(vec![InputSource::File(path)], Arc::default()).unwrap();
         assert_eq!(input.by_ref().count(), 1);
         let counts = input.counts();
         assert_eq!(
@@ -439,9 +439,9 @@ mod tests {
     #[test]
     fn literals_in_order_and_known_length() {
         let sources = vec![
-            Source::Literal(Reference::parse("X").unwrap()),
-            Source::Literal(Reference::parse(" Y ").unwrap()),
-            Source::Literal(Reference::parse("X").unwrap()),
+            InputSource::Literal(Reference::parse("X").unwrap()),
+            InputSource::Literal(Reference::parse(" Y ").unwrap()),
+            InputSource::Literal(Reference::parse("X").unwrap()),
         ];
         assert_eq!(Input::known_len(&sources), Some(2));
         let got: Vec<Item> = Input::open(sources, Arc::default())
@@ -451,7 +451,7 @@ mod tests {
         assert_eq!(job_ref(&got[0]), Some("X"));
         assert_eq!(job_ref(&got[1]), Some("Y"));
         assert!(matches!(&got[2], Item::Duplicate { origin, .. } if origin == "argument 3"));
-        assert_eq!(Input::known_len(&[Source::Stdin]), None);
+        assert_eq!(Input::known_len(&[InputSource::Stdin]), None);
     }
 
     #[test]
@@ -461,18 +461,21 @@ mod tests {
         let file = dir.join("refs.txt");
         std::fs::write(&file, "\u{feff}A\n\n  \t\n # note\nB\r\n  C  \nD").unwrap();
         let a = Reference::parse("A").unwrap();
-        let sources = [Source::File(file.clone()), Source::Literal(a)];
+        let sources = [InputSource::File(file.clone()), InputSource::Literal(a)];
         assert_eq!(Input::known_len(&sources), Some(5));
         // A directory or a missing file is not counted; the run itself reports it.
-        assert_eq!(Input::known_len(&[Source::File(dir.clone())]), None);
-        assert_eq!(Input::known_len(&[Source::File(dir.join("none"))]), None);
+        assert_eq!(Input::known_len(&[InputSource::File(dir.clone())]), None);
+        assert_eq!(
+            Input::known_len(&[InputSource::File(dir.join("none"))]),
+            None
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn missing_file_fails_up_front() {
         let err = Input::open(
-            vec![Source::File("/nonexistent/refs.txt".into())],
+            vec![InputSource::File("/nonexistent/refs.txt".into())],
             Arc::default(),
         )
         .err();

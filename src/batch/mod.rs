@@ -21,7 +21,7 @@ use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::RecordWriter;
-pub use input::{Counts, Input, Item, Source};
+pub use input::{Counts, Input, InputSource, Item};
 
 /// How far the reader may run ahead of the writer, per worker: bounds memory however long
 /// the input and however slow one reference is.

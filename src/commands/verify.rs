@@ -6,7 +6,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::Duration;
 
-use crate::batch::{Batch, Input, Source};
+use crate::batch::{Batch, Input, InputSource};
 use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict};
@@ -166,22 +166,22 @@ fn verify_interruptibly(
 
 /// The batch sources in the order given; argument references are validated here, so a bad
 /// one is a usage error before any request.
-fn sources(args: &VerifyArgs) -> Result<Vec<Source>, Failure> {
+fn sources(args: &VerifyArgs) -> Result<Vec<InputSource>, Failure> {
     let mut sources = Vec::new();
     for (n, text) in args.references.iter().enumerate() {
         if text == "-" {
-            sources.push(Source::Stdin);
+            sources.push(InputSource::Stdin);
             continue;
         }
         let reference = Reference::parse(text)
             .map_err(|e| Failure::usage(format!("reference argument {}: {e}", n + 1)))?;
-        sources.push(Source::Literal(reference));
+        sources.push(InputSource::Literal(reference));
     }
     if let Some(path) = &args.from {
         // `--from -` is stdin, as for every tool that reads a file of lines.
         sources.push(match path.as_os_str() == "-" {
-            true => Source::Stdin,
-            false => Source::File(path.clone()),
+            true => InputSource::Stdin,
+            false => InputSource::File(path.clone()),
         });
     }
     Ok(sources)

@@ -21,7 +21,7 @@ impl Verifier {
     /// Requests, classifies and checks one job's reference against the job's expectations.
     pub fn verify(&self, job: &Job) -> Verdict {
         let reference = &job.reference;
-        let outcome = classify(&self.client.verify(reference));
+        let outcome = classify(&self.client.exchange(reference));
         let checks = outcome.verification().map(|v| {
             let mut report = checks::evaluate(v, self.hmac, &self.secret, &job.expect);
             // Another transaction's answer (a cache, a proxy, a bug) proves nothing about

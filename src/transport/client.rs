@@ -187,8 +187,9 @@ impl Client {
         })
     }
 
-    /// Verifies one reference, retrying as configured.
-    pub fn verify(&self, reference: &Reference) -> Exchange {
+    /// Asks the service about one reference, retrying as configured: the raw exchange, not
+    /// yet classified (that is `outcome::classify`).
+    pub fn exchange(&self, reference: &Reference) -> Exchange {
         let url = self.base_url.verify_url(reference);
         let total = self.options.retries + 1;
         self.log.trace(|| {

@@ -80,7 +80,7 @@ fn credentials(client: &Client, settings: &Settings) -> Check {
         );
     };
     let started = Instant::now();
-    let exchange = client.verify(&probe);
+    let exchange = client.exchange(&probe);
     let ms = super::ms(started);
     let sources = credential_sources(settings);
     let check = match &exchange.result {
@@ -211,7 +211,7 @@ fn reference_checks(
     reference: &Reference,
 ) {
     let started = Instant::now();
-    let outcome = classify(&client.verify(reference));
+    let outcome = classify(&client.exchange(reference));
     let ms = super::ms(started);
     let Some(v) = outcome.verification() else {
         let (exit, fix) = match &outcome {
