@@ -8,6 +8,9 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::domain::checks::{Expectations, HmacMode};
 use crate::domain::money::Kobo;
 use crate::exit::Exit;
+// The value enums live with the layer that acts on them; clap parses them here.
+pub use crate::render::{ColorChoice, OutputFormat};
+pub use crate::transport::client::AuthStyle;
 
 /// Verify payment transactions against the gateway's Verify Transaction operation.
 #[derive(Debug, Parser)]
@@ -327,32 +330,6 @@ fn parse_kobo(s: &str) -> Result<Kobo, String> {
     Kobo::parse_kobo(s).map_err(|e| e.to_string())
 }
 
-/// Whether output is coloured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ColorChoice {
-    /// Colour when stdout is a terminal and NO_COLOR is unset.
-    #[default]
-    Auto,
-    /// Always colour.
-    Always,
-    /// Never colour.
-    Never,
-}
-
-/// How a result is printed on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// A field/value table for people.
-    Table,
-    /// The service's JSON object exactly as received, pretty-printed (several references:
-    /// one array of records).
-    Json,
-    /// One JSON record per reference per line.
-    Jsonl,
-    /// A header row, then one row per reference (RFC 4180 quoting).
-    Csv,
-}
-
 impl VerifyArgs {
     /// Whether this is a batch: several references, a stream, or a record format.
     /// One plain reference keeps the single-reference output exactly.
@@ -372,23 +349,6 @@ impl VerifyArgs {
     /// (the default table is for people, and `-q` means none is watching).
     pub fn writes_when_quiet(&self) -> bool {
         self.output.is_some()
-    }
-}
-
-/// How the credentials are written in the Authorization header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum AuthStyle {
-    /// `Basic base64(id:secret)`, RFC 7617, as the gateway's own integrations send.
-    #[default]
-    Standard,
-    /// `Basic id:secret` unencoded, as the interface document literally writes it.
-    Literal,
-}
-
-impl AuthStyle {
-    /// Parses the config-file spelling.
-    pub fn from_config(s: &str) -> Option<Self> {
-        <AuthStyle as ValueEnum>::from_str(s, true).ok()
     }
 }
 

@@ -8,13 +8,39 @@ pub mod table;
 
 use std::io::{self, IsTerminal, Write};
 
+use clap::ValueEnum;
 use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::cli::{ColorChoice, OutputFormat};
 use crate::domain::checks::Integrity;
 use crate::domain::model::Verification;
 use crate::exit::{Exit, Failure};
 use crate::settings::EnvLookup;
+
+/// Whether output is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// How a result is printed on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// A field/value table for people.
+    Table,
+    /// The service's JSON object exactly as received, pretty-printed (several references:
+    /// one array of records).
+    Json,
+    /// One JSON record per reference per line.
+    Jsonl,
+    /// A header row, then one row per reference (RFC 4180 quoting).
+    Csv,
+}
 
 /// How output should look on the sink it goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

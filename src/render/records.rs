@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::cli::OutputFormat;
 use crate::domain::outcome::Record;
 use crate::log::truncate;
+use crate::render::OutputFormat;
 use crate::render::{Style, batch_table, csv};
 
 /// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`

@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use clap::ValueEnum;
 use ureq::Agent;
 use ureq::tls::TlsConfig;
 
-use crate::cli::AuthStyle;
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
 use crate::log::Log;
@@ -17,6 +17,23 @@ use crate::settings::Endpoint;
 use crate::transport::base_url::BaseUrl;
 use crate::transport::gate::Gate;
 use crate::transport::network;
+
+/// How the credentials are written in the Authorization header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum AuthStyle {
+    /// `Basic base64(id:secret)`, RFC 7617, as the gateway's own integrations send.
+    #[default]
+    Standard,
+    /// `Basic id:secret` unencoded, as the interface document literally writes it.
+    Literal,
+}
+
+impl AuthStyle {
+    /// Parses the config-file spelling.
+    pub fn from_config(s: &str) -> Option<Self> {
+        <AuthStyle as ValueEnum>::from_str(s, true).ok()
+    }
+}
 
 /// The most body payverify reads; a verification result is well under a kilobyte.
 pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
