@@ -680,6 +680,17 @@ fn shell(script: &str) -> std::process::Output {
         .unwrap()
 }
 
+/// `payverify ARGS` with stdout closed (`>&-`) and full (`/dev/full`): exit 10, and stderr
+/// says why (`says` checks the line).
+fn assert_unwritable_stdout_is_exit_10(args: &str, says: impl Fn(&str) -> bool) {
+    for redirect in [">&-", ">/dev/full"] {
+        let out = shell(&format!("PAYVERIFY {args} {redirect}"));
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(10), "{args} {redirect}: {stderr}");
+        assert!(says(&stderr), "{args} {redirect}: {stderr}");
+    }
+}
+
 #[test]
 fn item_09_closed_or_full_stdout_is_exit_10() {
     for args in [
@@ -689,15 +700,9 @@ fn item_09_closed_or_full_stdout_is_exit_10() {
         "verify --sandbox SANDBOX-OK-1 SANDBOX-OK-2 -o csv",
         "verify --sandbox SANDBOX-OK-1 SANDBOX-OK-2",
     ] {
-        for redirect in [">&-", ">/dev/full"] {
-            let out = shell(&format!("PAYVERIFY {args} {redirect}"));
-            let stderr = stderr_of(&out);
-            assert_eq!(out.status.code(), Some(10), "{args} {redirect}: {stderr}");
-            assert!(
-                stderr.contains("payverify: cannot write the output: "),
-                "{args} {redirect}: {stderr}"
-            );
-        }
+        assert_unwritable_stdout_is_exit_10(args, |stderr| {
+            stderr.contains("payverify: cannot write the output: ")
+        });
     }
     // Discarding output on purpose is not an error.
     let out = shell("PAYVERIFY verify --sandbox SANDBOX-OK-1 >/dev/null");
@@ -1272,15 +1277,9 @@ fn help_version_man_and_completions_to_a_closed_or_full_stdout_are_exit_10() {
         "verify --help",
         "completions bash",
     ] {
-        for redirect in [">&-", ">/dev/full"] {
-            let out = shell(&format!("PAYVERIFY {args} {redirect}"));
-            let stderr = stderr_of(&out);
-            assert_eq!(out.status.code(), Some(10), "{args} {redirect}: {stderr}");
-            assert!(
-                stderr.starts_with("payverify: cannot write the output: "),
-                "{args} {redirect}: {stderr}"
-            );
-        }
+        assert_unwritable_stdout_is_exit_10(args, |stderr| {
+            stderr.starts_with("payverify: cannot write the output: ")
+        });
         // A reader that goes away early is its choice, and /dev/null is a real stdout.
         for tail in [
             "| head -c 1 >/dev/null; exit ${PIPESTATUS[0]}",
