@@ -74,30 +74,83 @@ pub fn json(record: &Record) -> String {
     })
 }
 
-/// A record's CSV fields, in [`CSV_COLUMNS`] order.
-pub fn csv_fields(record: &Record) -> [String; 15] {
-    let v = record.verdict.outcome.verification();
-    let text = |get: fn(&crate::domain::model::Verification) -> Option<String>| {
-        v.and_then(get).unwrap_or_default()
-    };
-    let amount = v.and_then(|v| v.amount);
-    [
-        record.job.reference.to_string(),
-        record.verdict.name().to_owned(),
-        record.verdict.exit().code().to_string(),
-        text(|v| v.status.clone()),
-        text(|v| v.code.clone()),
-        amount.map(|a| a.0.to_string()).unwrap_or_default(),
-        amount.map(|a| a.naira_decimal()).unwrap_or_default(),
-        text(|v| v.currency.clone()),
-        text(|v| v.merchant_ref.clone()),
-        text(|v| v.transaction_ref.clone()),
-        text(|v| v.payment_ref.clone()),
-        text(|v| v.transaction_date.clone()),
-        text(|v| v.payment_date.clone()),
-        record.error().unwrap_or_default(),
-        checks_cell(record),
-    ]
+/// A record's flat fields, one per CSV column: what the CSV row and the batch table show.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Fields {
+    pub(crate) reference: String,
+    pub(crate) outcome: &'static str,
+    pub(crate) exit_code: u8,
+    pub(crate) status: String,
+    pub(crate) code: String,
+    pub(crate) amount_kobo: String,
+    /// The amount in naira, as a plain decimal (`40000.00`).
+    pub(crate) amount: String,
+    pub(crate) currency: String,
+    pub(crate) merchant_ref: String,
+    pub(crate) transaction_ref: String,
+    pub(crate) payment_ref: String,
+    pub(crate) transaction_date: String,
+    pub(crate) payment_date: String,
+    pub(crate) error: String,
+    pub(crate) checks: String,
+}
+
+impl Fields {
+    /// The fields of `record`; empty text where the service said nothing.
+    pub(crate) fn of(record: &Record) -> Fields {
+        let v = record.verdict.outcome.verification();
+        let text = |get: fn(&crate::domain::model::Verification) -> Option<String>| {
+            v.and_then(get).unwrap_or_default()
+        };
+        let amount = v.and_then(|v| v.amount);
+        Fields {
+            reference: record.job.reference.to_string(),
+            outcome: record.verdict.name(),
+            exit_code: record.verdict.exit().code(),
+            status: text(|v| v.status.clone()),
+            code: text(|v| v.code.clone()),
+            amount_kobo: amount.map(|a| a.0.to_string()).unwrap_or_default(),
+            amount: amount.map(|a| a.naira_decimal()).unwrap_or_default(),
+            currency: text(|v| v.currency.clone()),
+            merchant_ref: text(|v| v.merchant_ref.clone()),
+            transaction_ref: text(|v| v.transaction_ref.clone()),
+            payment_ref: text(|v| v.payment_ref.clone()),
+            transaction_date: text(|v| v.transaction_date.clone()),
+            payment_date: text(|v| v.payment_date.clone()),
+            error: record.error().unwrap_or_default(),
+            checks: checks_cell(record),
+        }
+    }
+
+    /// The CSV row's cells, in [`CSV_COLUMNS`] order.
+    pub(crate) fn csv_cells(&self) -> [&str; 15] {
+        [
+            &self.reference,
+            self.outcome,
+            exit_code_text(self.exit_code),
+            &self.status,
+            &self.code,
+            &self.amount_kobo,
+            &self.amount,
+            &self.currency,
+            &self.merchant_ref,
+            &self.transaction_ref,
+            &self.payment_ref,
+            &self.transaction_date,
+            &self.payment_date,
+            &self.error,
+            &self.checks,
+        ]
+    }
+}
+
+/// An exit code as text without allocating: every code payverify has is below 256.
+fn exit_code_text(code: u8) -> &'static str {
+    const TEXT: [&str; 11] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
+    match code {
+        130 => "130",
+        c => TEXT.get(usize::from(c)).copied().unwrap_or("?"),
+    }
 }
 
 /// The `checks` cell: the hmac verdict and every failed check or warning (see
@@ -168,8 +221,9 @@ impl RecordWriter {
                 self.out.write_all(line.as_bytes())?;
             }
             OutputFormat::Csv => {
+                let fields = Fields::of(record);
                 self.out
-                    .write_all(csv::row(&csv_fields(record)).as_bytes())?;
+                    .write_all(csv::row(&fields.csv_cells()).as_bytes())?;
             }
             OutputFormat::Json => {
                 let sep = if self.written == 0 { "\n  " } else { ",\n  " };
@@ -177,7 +231,7 @@ impl RecordWriter {
                     .write_all(format!("{sep}{}", json(record)).as_bytes())?;
             }
             OutputFormat::Table => {
-                let f = csv_fields(record);
+                let f = Fields::of(record);
                 let amount = record
                     .verdict
                     .outcome
@@ -189,12 +243,12 @@ impl RecordWriter {
                     .unwrap_or_default();
                 self.table_rows.push(
                     [
-                        f[0].clone(),
-                        f[1].clone(),
-                        f[4].clone(),
+                        f.reference,
+                        f.outcome.to_owned(),
+                        f.code,
                         amount,
-                        f[8].clone(),
-                        truncate(&f[14], 80),
+                        f.merchant_ref,
+                        truncate(&f.checks, 80),
                         truncate(&record.row_error().unwrap_or_default(), 80),
                     ]
                     .map(|cell| crate::terminal::safe(&cell).into_owned()),
