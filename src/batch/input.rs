@@ -27,26 +27,8 @@ pub enum InputSource {
     File(PathBuf),
 }
 
-/// What the input yields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item {
-    /// A new reference to verify.
-    Job(Job),
-    /// A reference already seen: verified once, reported once.
-    Duplicate {
-        /// The reference.
-        reference: String,
-        /// Where it appeared again, e.g. `stdin line 7`.
-        origin: String,
-    },
-    /// A line that is not a usable reference.
-    Invalid {
-        /// Where it is, e.g. `refs.txt line 3`.
-        origin: String,
-        /// Why.
-        why: String,
-    },
-}
+/// What verify's input yields: the engine's item, never decided ahead (until `--resume`).
+pub(crate) type Item = super::Item<super::Carried>;
 
 /// The references of all sources, deduplicated, as an iterator.
 pub struct Input {
@@ -143,7 +125,15 @@ impl Input {
     pub fn counts(&self) -> Counts {
         self.counts
     }
+}
 
+impl super::Source<super::Carried> for Input {
+    fn empty_message(&self) -> String {
+        format!("no references to verify: {}", self.counts)
+    }
+}
+
+impl Input {
     /// How many references the sources hold, for the progress bar: distinct arguments plus
     /// the non-blank, non-comment lines of each regular file, counted by one cheap pass
     /// before the run. `None` with stdin, or a file that is a pipe or cannot be counted

@@ -1,5 +1,10 @@
 //! Many references: a reader, N workers sharing one client, and one writer that keeps
 //! input order and writes each record as soon as it and every earlier one are done.
+//!
+//! The engine is generic over what an input position can be besides a job to verify (`D`:
+//! decided without asking, e.g. a record carried over from an earlier run, or a row that
+//! reconciliation refuses) and over how entries are written ([`Sink`]), so `verify` and
+//! `reconcile` share one reader, one worker pool, one pacing gate and one ordered writer.
 
 pub mod input;
 mod seen;
@@ -21,7 +26,114 @@ use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::RecordWriter;
-pub use input::{Counts, Input, InputSource, Item};
+pub use input::{Counts, Input, InputSource};
+
+/// What a batch's input yields, position by position. Every position but a note becomes
+/// one entry of the output, in input order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item<D> {
+    /// A reference to ask the service about (a worker does).
+    Job(Job),
+    /// An entry decided without asking, written in its place.
+    Decided(D),
+    /// A reference already seen: verified once, reported once (a warning, no entry).
+    Duplicate {
+        /// The reference.
+        reference: String,
+        /// Where it appeared again, e.g. `stdin line 7`.
+        origin: String,
+    },
+    /// A line that is not a usable reference (a warning, no entry; exit 2 in the end).
+    Invalid {
+        /// Where it is, e.g. `refs.txt line 3`.
+        origin: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// A batch's input: its items, read lazily on the reader thread.
+pub trait Source<D>: Iterator<Item = Result<Item<D>, Failure>> + Send {
+    /// The error line when the input held nothing to verify, saying what it did hold
+    /// (e.g. `no references to verify: 3 lines read, 2 blank, 1 comment`).
+    fn empty_message(&self) -> String;
+}
+
+/// What the writer gets for one position.
+#[derive(Debug)]
+pub enum Entry<D> {
+    /// Verified by a worker during this run.
+    Verified(Record),
+    /// Decided without asking.
+    Decided(D),
+}
+
+/// What one entry counts as: merged into the exit status and the summary before it is
+/// written, so output that cannot be written never lowers the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    /// The entry's exit status.
+    pub exit: Exit,
+    /// Its name in the summary line, one of [`Sink::names`].
+    pub name: &'static str,
+    /// Whether it passed with warnings worth a look.
+    pub warned: bool,
+}
+
+/// Where a batch's entries go, on the main thread: `begin`, then each entry in input
+/// order, then `finish`.
+pub trait Sink<D> {
+    /// Writes what comes before the first entry (a CSV header, a JSON `[`).
+    fn begin(&mut self) -> io::Result<()>;
+    /// What `entry` counts as.
+    fn tally(&self, entry: &Entry<D>) -> Tally;
+    /// Writes one entry.
+    fn write(&mut self, entry: &Entry<D>) -> io::Result<()>;
+    /// Writes what comes after the last entry (a JSON `]`, a table).
+    fn finish(&mut self) -> io::Result<()>;
+    /// Every name [`Sink::tally`] gives, in the order the summary line lists them.
+    fn names(&self) -> &'static [&'static str];
+}
+
+/// A record carried over from an earlier run: nothing yet (`--resume` will make these).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Carried {}
+
+impl Sink<Carried> for RecordWriter {
+    fn begin(&mut self) -> io::Result<()> {
+        RecordWriter::begin(self)
+    }
+
+    fn tally(&self, entry: &Entry<Carried>) -> Tally {
+        match entry {
+            Entry::Verified(record) => Tally {
+                exit: record.verdict.exit(),
+                name: record.verdict.name(),
+                warned: record
+                    .verdict
+                    .checks
+                    .as_ref()
+                    .is_some_and(|c| !c.warnings.is_empty()),
+            },
+            Entry::Decided(never) => match *never {},
+        }
+    }
+
+    fn write(&mut self, entry: &Entry<Carried>) -> io::Result<()> {
+        match entry {
+            Entry::Verified(record) => RecordWriter::write(self, record),
+            Entry::Decided(never) => match *never {},
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        RecordWriter::finish(self)
+    }
+
+    fn names(&self) -> &'static [&'static str] {
+        &crate::domain::outcome::OUTCOME_NAMES
+    }
+}
 
 /// How far the reader may run ahead of the writer, per worker: bounds memory however long
 /// the input and however slow one reference is.
@@ -46,12 +158,13 @@ pub struct Batch {
     pub halt: Arc<AtomicBool>,
 }
 
-enum Event {
-    Done(usize, Box<Record>),
+enum Event<D> {
+    Done(usize, Box<Entry<D>>),
     Skipped(usize),
-    Note(Item),
+    Note(Item<D>),
     InputFailed(Failure),
-    InputEnd(usize, Counts, Unshown),
+    /// How many positions the input held, and the line to show if that was none.
+    InputEnd(usize, String, Unshown),
 }
 
 /// Notes counted but not shown, per kind.
@@ -61,9 +174,10 @@ struct Unshown {
     invalid: usize,
 }
 
-/// Counts of records per outcome, and timing, for the summary line.
+/// Counts of entries per name, and timing, for the summary line.
 #[derive(Debug, Default)]
 struct Summary {
+    names: &'static [&'static str],
     counts: BTreeMap<&'static str, usize>,
     total: usize,
     with_warnings: usize,
@@ -82,11 +196,11 @@ impl Batch {
     /// all, or 130 when interrupted. Every reference issued to a worker ends as a record,
     /// even when the worker fails; a reader of stdout going away stops the batch without
     /// lowering its exit status.
-    pub fn run(
+    pub fn run<D: Send + 'static>(
         &self,
         verifier: Arc<Verifier>,
-        input: Input,
-        mut writer: RecordWriter,
+        input: impl Source<D> + 'static,
+        writer: &mut dyn Sink<D>,
         log: &Log,
     ) -> Result<Exit, Failure> {
         let started = Instant::now();
@@ -98,7 +212,7 @@ impl Batch {
         let active = Arc::new(AtomicUsize::new(0));
         // As deep as the window: the reader refills half of it per wake-up.
         let queue = Arc::new(WorkQueue::new(self.jobs * WINDOW_PER_JOB));
-        let (events_tx, events) = mpsc::channel::<Event>();
+        let (events_tx, events) = mpsc::channel::<Event<D>>();
 
         spawn_reader(
             input,
@@ -132,15 +246,19 @@ impl Batch {
         let mut failed = 0usize;
         let mut input_complete = false;
         let mut exit = Exit::Successful;
-        let mut summary = Summary::default();
-        let mut pending: BTreeMap<usize, Option<Box<Record>>> = BTreeMap::new();
-        let (mut next, mut completed, mut total, mut counts) = (0usize, 0usize, None, None);
+        let mut summary = Summary {
+            names: writer.names(),
+            ..Summary::default()
+        };
+        let mut pending: BTreeMap<usize, Option<Box<Entry<D>>>> = BTreeMap::new();
+        let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        let mut empty_message = String::new();
         let mut unshown = Unshown::default();
         let mut disconnected = false;
         loop {
             match events.recv_timeout(Duration::from_millis(50)) {
-                Ok(Event::Done(i, record)) => {
-                    pending.insert(i, Some(record));
+                Ok(Event::Done(i, entry)) => {
+                    pending.insert(i, Some(entry));
                     completed += 1;
                 }
                 Ok(Event::Skipped(i)) => {
@@ -156,7 +274,7 @@ impl Batch {
                             exit = exit.merge(Exit::Usage);
                             format!("{origin} skipped: {why}")
                         }
-                        Item::Job(_) => String::new(),
+                        Item::Job(_) | Item::Decided(_) => String::new(),
                     };
                     bar.suspend(|| log.warn(&line));
                 }
@@ -164,8 +282,8 @@ impl Batch {
                     exit = exit.merge(failure.exit);
                     bar.suspend(|| log.error(&failure.message));
                 }
-                Ok(Event::InputEnd(n, c, rest)) => {
-                    (total, counts) = (Some(n), Some(c));
+                Ok(Event::InputEnd(n, message, rest)) => {
+                    (total, empty_message) = (Some(n), message);
                     // Read to its end before any stop: `n` is then every reference.
                     input_complete = stopped.is_none() && !self.halt.load(Ordering::SeqCst);
                     bar.set_length(n as u64);
@@ -194,15 +312,16 @@ impl Batch {
                 bar.set_length(left as u64);
             }
             while let Some(entry) = pending.remove(&next) {
-                if let Some(record) = entry {
+                if let Some(entry) = entry {
                     // Merged before it is written: output that cannot be written never
                     // lowers the exit status.
-                    exit = exit.merge(record.verdict.exit());
-                    summary.add(&record);
+                    let tally = writer.tally(&entry);
+                    exit = exit.merge(tally.exit);
+                    summary.add(tally);
                     if stopped != Some(Stopped::OutputClosed) {
-                        self.write(to_stdout(&mut || writer.write(&record)), &mut stopped)?;
+                        self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)?;
                     }
-                    if record.verdict.exit() != Exit::Successful {
+                    if tally.exit != Exit::Successful {
                         failed += 1;
                         if stopped.is_none() {
                             bar.set_message(format!("{failed} failed"));
@@ -278,8 +397,7 @@ impl Batch {
         }
         if summary.total == 0 && lost == 0 && stopped.is_none() {
             // Verifying nothing proves nothing: an empty file must never read as success.
-            let what = counts.map(|c| format!(": {c}")).unwrap_or_default();
-            log.error(&format!("no references to verify{what}"));
+            log.error(&empty_message);
             return Ok(exit.merge(Exit::Usage));
         }
         log.info(&summary.line(started.elapsed(), stopped));
@@ -302,10 +420,10 @@ impl Batch {
     }
 }
 
-fn spawn_reader(
-    mut input: Input,
+fn spawn_reader<D: Send + 'static>(
+    mut input: impl Source<D> + 'static,
     work: Arc<WorkQueue>,
-    events: mpsc::Sender<Event>,
+    events: mpsc::Sender<Event<D>>,
     window: &Arc<Window>,
     issued: &Arc<AtomicUsize>,
     dropped: &Arc<AtomicUsize>,
@@ -335,6 +453,17 @@ fn spawn_reader(
                         }
                         index += 1;
                     }
+                    Ok(Item::Decided(decided)) => {
+                        if !window.wait_for_room(index, &halt) {
+                            break;
+                        }
+                        issued.store(index + 1, Ordering::SeqCst);
+                        let entry = Box::new(Entry::Decided(decided));
+                        if events.send(Event::Done(index, entry)).is_err() {
+                            break;
+                        }
+                        index += 1;
+                    }
                     Ok(note) => {
                         let seen = match note {
                             Item::Duplicate { .. } => &mut duplicates,
@@ -356,16 +485,16 @@ fn spawn_reader(
                 duplicates: duplicates.saturating_sub(NOTES_SHOWN),
                 invalid: invalid.saturating_sub(NOTES_SHOWN),
             };
-            let _ = events.send(Event::InputEnd(index, input.counts(), unshown));
+            let _ = events.send(Event::InputEnd(index, input.empty_message(), unshown));
         })
         .map(|_| ())
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
 }
 
-fn worker(
+fn worker<D>(
     verifier: &Verifier,
     work: &WorkQueue,
-    events: &mpsc::Sender<Event>,
+    events: &mpsc::Sender<Event<D>>,
     halt: &AtomicBool,
     active: &AtomicUsize,
 ) {
@@ -376,7 +505,7 @@ fn worker(
             active.fetch_add(1, Ordering::SeqCst);
             let verdict = verify_or_record_failure(verifier, &job);
             active.fetch_sub(1, Ordering::SeqCst);
-            Event::Done(index, Box::new(Record { job, verdict }))
+            Event::Done(index, Box::new(Entry::Verified(Record { job, verdict })))
         };
         if events.send(event).is_err() {
             return;
@@ -441,15 +570,10 @@ fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
 }
 
 impl Summary {
-    fn add(&mut self, record: &Record) {
-        *self.counts.entry(record.verdict.name()).or_default() += 1;
+    fn add(&mut self, tally: Tally) {
+        *self.counts.entry(tally.name).or_default() += 1;
         self.total += 1;
-        if record
-            .verdict
-            .checks
-            .as_ref()
-            .is_some_and(|c| !c.warnings.is_empty())
-        {
+        if tally.warned {
             self.with_warnings += 1;
         }
     }
@@ -461,7 +585,8 @@ impl Summary {
         } else {
             0.0
         };
-        let counts = crate::domain::outcome::OUTCOME_NAMES
+        let counts = self
+            .names
             .iter()
             .filter_map(|name| self.counts.get(name).map(|n| format!("{n} {name}")))
             .collect::<Vec<_>>()
@@ -668,7 +793,10 @@ mod tests {
 
     #[test]
     fn summary_lists_outcomes_in_contract_order() {
-        let mut s = Summary::default();
+        let mut s = Summary {
+            names: &crate::domain::outcome::OUTCOME_NAMES,
+            ..Summary::default()
+        };
         s.counts.insert("NOT_FOUND", 2);
         s.counts.insert("SUCCESSFUL", 3);
         s.total = 5;

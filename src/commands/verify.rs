@@ -107,11 +107,11 @@ pub fn run(
                 halt,
             };
             // -q silences the default table; an explicit -o is data a script asked for.
-            let quiet_writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
+            let mut writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
                 true => RecordWriter::discard(),
                 false => printer.into_records(args.format()),
             };
-            batch.run(Arc::new(verifier), *input, quiet_writer, log)
+            batch.run(Arc::new(verifier), *input, &mut writer, log)
         }
     }
 }
