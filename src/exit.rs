@@ -132,15 +132,53 @@ impl fmt::Display for Exit {
 pub struct Failure {
     /// The exit status the process ends with.
     pub exit: Exit,
+    /// What kind of problem it is, for callers that branch on it (`doctor` files each under
+    /// its check); the message is for people and may change.
+    pub cause: Cause,
     /// What happened, with a hint in parentheses where one helps; never a secret.
     pub message: String,
 }
 
+/// What a [`Failure`] is about, beyond its exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Bad arguments or input (exit 2).
+    Usage,
+    /// The config file cannot be read or is not valid TOML of the documented shape.
+    ConfigFile,
+    /// The profile asked for does not exist, or the file has profiles and none is selected.
+    Profile,
+    /// A setting nothing gave (base URL, client id, client secret).
+    SettingMissing,
+    /// A setting with a value out of its range or not one of its choices.
+    SettingInvalid,
+    /// The client secret's source cannot be read (file, command) or gives no usable secret.
+    Secret,
+    /// The base URL is not usable.
+    BaseUrl,
+    /// The proxy URL is not usable.
+    Proxy,
+    /// The CA certificate file is not usable.
+    CaCert,
+    /// Stdout cannot take the output.
+    Output,
+    /// payverify itself failed (a thread could not start, ...).
+    Internal,
+    /// Anything else; its exit status says enough.
+    Other,
+}
+
 impl Failure {
-    /// A failure with the given exit status and message.
+    /// A failure with the given exit status and message, its cause told by the status.
     pub fn new(exit: Exit, message: impl Into<String>) -> Self {
+        let cause = match exit {
+            Exit::Usage => Cause::Usage,
+            Exit::Internal => Cause::Internal,
+            _ => Cause::Other,
+        };
         Failure {
             exit,
+            cause,
             message: message.into(),
         }
     }
@@ -150,9 +188,17 @@ impl Failure {
         Failure::new(Exit::Usage, message)
     }
 
-    /// A configuration error (exit 6).
-    pub fn config(message: impl Into<String>) -> Self {
-        Failure::new(Exit::Config, message)
+    /// A configuration error (exit 6) of the given cause.
+    pub fn config(cause: Cause, message: impl Into<String>) -> Self {
+        Failure {
+            cause,
+            ..Failure::new(Exit::Config, message)
+        }
+    }
+
+    /// The same failure, filed under `cause`.
+    pub fn because(self, cause: Cause) -> Self {
+        Failure { cause, ..self }
     }
 }
 

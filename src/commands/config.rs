@@ -7,7 +7,7 @@ use std::path::Path;
 use comfy_table::Table;
 
 use crate::cli::{ConfigCommand, GlobalArgs, ProfileArgs};
-use crate::exit::{Exit, Failure};
+use crate::exit::{Cause, Exit, Failure};
 use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::render::write_output;
@@ -70,7 +70,19 @@ pub fn run(
             write_output(printer.text(&text))?;
         }
         ConfigCommand::Show => {
-            let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
+            // Every bad key at once: fixing one to be told of the next is a slow loop.
+            let settings = match Settings::resolve_all(global, &ProfileArgs::default(), ctx) {
+                Ok(settings) => settings,
+                Err(mut problems) => {
+                    let last = problems.pop();
+                    for problem in &problems {
+                        log.error(&problem.message);
+                    }
+                    return Err(last.unwrap_or_else(|| {
+                        Failure::new(Exit::Internal, "settings failed without a reason")
+                    }));
+                }
+            };
             settings.warn(log);
             settings.warn_shadowed(log);
             let problems = settings.problems(ctx.env);
@@ -87,10 +99,13 @@ pub fn run(
                 .map(|p| p.key)
                 .collect();
             if !broken.is_empty() {
-                return Err(Failure::config(format!(
-                    "this configuration cannot work: fix {} (marked BROKEN)",
-                    broken.join(", ")
-                )));
+                return Err(Failure::config(
+                    Cause::SettingInvalid,
+                    format!(
+                        "this configuration cannot work: fix {} (marked BROKEN)",
+                        broken.join(", ")
+                    ),
+                ));
             }
         }
         ConfigCommand::Init { force } => init(global, *force, log, ctx, &mut printer)?,
@@ -111,7 +126,7 @@ fn init(
         .config_location(global.config.as_ref())
         .ok_or_else(no_config_dir)?;
     if let Some(url) = &global.base_url {
-        BaseUrl::parse(url).map_err(Failure::config)?;
+        BaseUrl::parse(url).map_err(|e| Failure::config(Cause::BaseUrl, e))?;
     }
     let profile = global.profile.as_deref().unwrap_or("live");
     if !crate::settings::file::is_profile_name(profile) {
@@ -136,26 +151,26 @@ fn init(
         Ok(existing) => {
             let section = profile_section(profile, base_url, client_id, secret_file);
             add_profile(&existing, profile, &section, force).map_err(|e| {
-                Failure::config(format!(
-                    "cannot add profile '{profile}' to {}: {e}",
-                    path.display()
-                ))
+                Failure::config(
+                    Cause::ConfigFile,
+                    format!("cannot add profile '{profile}' to {}: {e}", path.display()),
+                )
             })?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let mut text = template(profile, base_url, client_id);
             if let Some(file) = secret_file {
                 let section = profile_section(profile, base_url, client_id, Some(file));
-                text = add_profile(&text, profile, &section, true).map_err(Failure::config)?;
+                text = add_profile(&text, profile, &section, true)
+                    .map_err(|e| Failure::config(Cause::ConfigFile, e))?;
             }
             text
         }
         Err(e) => {
-            return Err(Failure::config(format!(
-                "cannot read {}: {}",
-                path.display(),
-                io_reason(&e)
-            )));
+            return Err(Failure::config(
+                Cause::ConfigFile,
+                format!("cannot read {}: {}", path.display(), io_reason(&e)),
+            ));
         }
     };
     write_private(path, &text, true)?;
@@ -176,7 +191,10 @@ fn init(
 }
 
 fn no_config_dir() -> Failure {
-    Failure::config("cannot tell where the config directory is (no HOME?); use --config PATH")
+    Failure::config(
+        Cause::ConfigFile,
+        "cannot tell where the config directory is (no HOME?); use --config PATH",
+    )
 }
 
 /// The `config show` table: key, value, source; a line with a problem says so after its
@@ -307,17 +325,19 @@ fn redact_userinfo(url: &str) -> String {
 /// Writes `text` to `path` readable only by its owner, creating parent directories.
 fn write_private(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
     let fail = |what: &str, e: std::io::Error| {
-        Failure::config(format!(
-            "cannot {what} {}: {}",
-            path.display(),
-            io_reason(&e)
-        ))
+        Failure::config(
+            Cause::ConfigFile,
+            format!("cannot {what} {}: {}", path.display(), io_reason(&e)),
+        )
     };
     if path.exists() && !force {
-        return Err(Failure::config(format!(
-            "{} already exists; payverify config init --force replaces it",
-            path.display()
-        )));
+        return Err(Failure::config(
+            Cause::ConfigFile,
+            format!(
+                "{} already exists; payverify config init --force replaces it",
+                path.display()
+            ),
+        ));
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         let mut builder = fs::DirBuilder::new();

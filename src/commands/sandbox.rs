@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::SandboxArgs;
-use crate::exit::{Exit, Failure};
+use crate::exit::{Cause, Exit, Failure};
 use crate::log::{Level, Log};
 use crate::sandbox::{self, Sandbox};
 use crate::signal::Interrupt;
@@ -54,11 +54,14 @@ impl CaFile {
     /// exclusively, so a planted file or symlink there is never written through).
     fn write(pem: &str, chosen: Option<&Path>) -> Result<CaFile, Failure> {
         let fail = |path: &Path, e: std::io::Error| {
-            Failure::config(format!(
-                "cannot write the sandbox CA to {}: {}",
-                path.display(),
-                crate::io_util::io_reason(&e)
-            ))
+            Failure::config(
+                Cause::Other,
+                format!(
+                    "cannot write the sandbox CA to {}: {}",
+                    path.display(),
+                    crate::io_util::io_reason(&e)
+                ),
+            )
         };
         if let Some(path) = chosen {
             std::fs::write(path, pem).map_err(|e| fail(path, e))?;

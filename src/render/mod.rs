@@ -13,7 +13,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::domain::checks::Integrity;
 use crate::domain::model::Verification;
-use crate::exit::{Exit, Failure};
+use crate::exit::{Cause, Exit, Failure};
 use crate::settings::EnvLookup;
 
 /// Whether output is coloured.
@@ -59,7 +59,8 @@ pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::new(
             Exit::Internal,
             format!("cannot write the output: {}", crate::io_util::io_reason(&e)),
-        )),
+        )
+        .because(Cause::Output)),
         _ => Ok(()),
     }
 }

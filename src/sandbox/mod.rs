@@ -11,7 +11,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::exit::Failure;
+use crate::exit::{Cause, Failure};
 use crate::log::Log;
 
 pub use responses::{CLIENT_ID, CLIENT_SECRET, SAMPLE_REFERENCE, magic_table};
@@ -54,10 +54,13 @@ impl Sandbox {
             answer(request, &state, &options, &log)
         })
         .map_err(|e| {
-            Failure::config(format!(
-                "cannot listen on {addr}: {} (pick another --port, or --port 0 for a free one)",
-                crate::io_util::io_reason(&e)
-            ))
+            Failure::config(
+                Cause::Other,
+                format!(
+                    "cannot listen on {addr}: {} (pick another --port, or --port 0 for a free one)",
+                    crate::io_util::io_reason(&e)
+                ),
+            )
         })?;
         let scheme = if identity.is_some() { "https" } else { "http" };
         let url = format!("{scheme}://{}", server.addr());

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::exit::Failure;
+use crate::exit::{Cause, Failure};
 use crate::io_util::io_reason;
 use crate::secret::Secret;
 
@@ -70,11 +70,14 @@ pub fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Failure> {
             return Ok(None);
         }
         Err(e) => {
-            return Err(Failure::config(format!(
-                "cannot read config file {}: {} (check --config / PAYVERIFY_CONFIG)",
-                location.path.display(),
-                io_reason(&e)
-            )));
+            return Err(Failure::config(
+                Cause::ConfigFile,
+                format!(
+                    "cannot read config file {}: {} (check --config / PAYVERIFY_CONFIG)",
+                    location.path.display(),
+                    io_reason(&e)
+                ),
+            ));
         }
     };
     parse(&text, &location.path).map(Some)
@@ -98,11 +101,14 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
             }
             None => String::new(),
         };
-        Failure::config(format!(
-            "config file {} is invalid:{at} {}",
-            path.display(),
-            without_values(e.message()).trim()
-        ))
+        Failure::config(
+            Cause::ConfigFile,
+            format!(
+                "config file {} is invalid:{at} {}",
+                path.display(),
+                without_values(e.message()).trim()
+            ),
+        )
     })
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::cli::{AuthStyle, GlobalArgs, ProfileArgs, timeout_from_secs};
 use crate::domain::checks::HmacMode;
-use crate::exit::Failure;
+use crate::exit::{Cause, Failure};
 use crate::log::Log;
 use crate::secret::Secret;
 use crate::transport::base_url::BaseUrl;
@@ -85,12 +85,33 @@ pub struct Endpoint {
 }
 
 impl Settings {
-    /// Resolves settings from the arguments, the environment and the config file.
+    /// Resolves settings from the arguments, the environment and the config file; the
+    /// first problem found is the error.
     pub fn resolve(
         global: &GlobalArgs,
         args: &ProfileArgs,
         ctx: &Context,
     ) -> Result<Settings, Failure> {
+        Settings::resolve_all(global, args, ctx).map_err(|problems| {
+            problems.into_iter().next().unwrap_or_else(|| {
+                Failure::new(
+                    crate::exit::Exit::Internal,
+                    "settings failed without a reason",
+                )
+            })
+        })
+    }
+
+    /// [`Settings::resolve`], reporting every problem rather than the first: each
+    /// setting with a bad value, so `config show` and `doctor` can list them all at once.
+    /// A config file that cannot be read, or a profile that does not exist, ends the
+    /// resolution there (nothing after it can be known).
+    pub fn resolve_all(
+        global: &GlobalArgs,
+        args: &ProfileArgs,
+        ctx: &Context,
+    ) -> Result<Settings, Vec<Failure>> {
+        let mut problems = Vec::new();
         let config = ctx.config_location(global.config.as_ref());
         secret_source::register_known(
             global.client_secret_file.as_deref(),
@@ -98,7 +119,7 @@ impl Settings {
             config.as_ref().map(|c| c.path.as_path()),
         );
         let file = match &config {
-            Some(location) => file::load(location)?,
+            Some(location) => file::load(location).map_err(|f| vec![f])?,
             None => None,
         };
         let path = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
@@ -121,7 +142,9 @@ impl Settings {
                     })
             });
         let profile = match &profile_name {
-            Some(name) => select_profile(file.as_ref(), config.as_ref(), &name.value)?,
+            Some(name) => {
+                select_profile(file.as_ref(), config.as_ref(), &name.value).map_err(|f| vec![f])?
+            }
             None => Profile::default(),
         };
         let layer = Layer {
@@ -161,6 +184,10 @@ impl Settings {
             &profile.client_id,
         );
 
+        let profile_secret = profile_secret(&layer).unwrap_or_else(|failure| {
+            problems.push(failure);
+            None
+        });
         let client_secret = if let Some(path) = &global.client_secret_file {
             Some(Sourced::new(
                 SecretSource::File(path.clone()),
@@ -169,7 +196,7 @@ impl Settings {
         } else if let Some(value) = (ctx.env)(env::CLIENT_SECRET) {
             // Set but empty is taken as given, and refused when read: an empty variable is
             // a mistake worth naming, not a reason to fall back to another source.
-            if profile_secret(&layer)?.is_some() {
+            if profile_secret.is_some() {
                 shadowed.push((env::CLIENT_SECRET, "client_secret"));
             }
             Some(Sourced::new(
@@ -177,37 +204,41 @@ impl Settings {
                 Source::Env(env::CLIENT_SECRET),
             ))
         } else {
-            profile_secret(&layer)?
+            profile_secret
         };
 
         let auth_style = layer.choose(
+            &mut problems,
             args.auth_style.map(|v| (v, "--auth-style")),
             profile.auth_style.as_deref(),
             "auth_style",
             |text| AuthStyle::from_config(text).ok_or("is not one of: standard, literal"),
             AuthStyle::Standard,
-        )?;
+        );
         let timeout = layer.choose(
+            &mut problems,
             args.timeout.map(|v| (v, "--timeout")),
             profile.timeout,
             "timeout",
             |secs| timeout_from_secs(secs).ok_or("must be from 0.001 to 3600 seconds"),
             DEFAULT_TIMEOUT,
-        )?;
+        );
         let retries = layer.choose(
+            &mut problems,
             args.retries.map(|v| (v, "--retries")),
             profile.retries,
             "retries",
             |n| (n <= MAX_RETRIES).then_some(n).ok_or("must be at most 10"),
             DEFAULT_RETRIES,
-        )?;
+        );
         let hmac = layer.choose(
+            &mut problems,
             args.hmac.map(|v| (v, "--hmac")),
             profile.hmac.as_deref(),
             "hmac",
             |text| HmacMode::from_config(text).ok_or("is not one of: off, warn, require"),
             HmacMode::Warn,
-        )?;
+        );
         let proxy = match &args.proxy {
             Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
             None => layer.sourced(profile.proxy.clone(), "proxy"),
@@ -226,6 +257,9 @@ impl Settings {
                 .collect(),
             _ => Vec::new(),
         };
+        if !problems.is_empty() {
+            return Err(problems);
+        }
         Ok(Settings {
             config_loaded: file.is_some(),
             profiles: file
@@ -299,25 +333,32 @@ impl Settings {
             .base_url
             .as_ref()
             .ok_or_else(|| self.missing("base URL", "--base-url URL", env::BASE_URL, "base_url"))?;
-        let base = BaseUrl::parse(&base_url.value)
-            .map_err(|e| Failure::config(format!("{e}; it came from {}", base_url.source)))?;
+        let base = BaseUrl::parse(&base_url.value).map_err(|e| {
+            Failure::config(
+                Cause::BaseUrl,
+                format!("{e}; it came from {}", base_url.source),
+            )
+        })?;
         let client_id = self.client_id.as_ref().ok_or_else(|| {
             self.missing("client id", "--client-id ID", env::CLIENT_ID, "client_id")
         })?;
         if client_id.value.trim().is_empty() {
-            return Err(Failure::config(format!(
-                "the client id from {} is empty",
-                client_id.source
-            )));
+            return Err(Failure::config(
+                Cause::SettingInvalid,
+                format!("the client id from {} is empty", client_id.source),
+            ));
         }
         if let Some(proxy) = &self.proxy
             && proxy.value.trim().is_empty()
         {
-            return Err(Failure::config(format!(
-                "the proxy from {} is empty; remove it (HTTPS_PROXY/HTTP_PROXY then apply) or \
+            return Err(Failure::config(
+                Cause::Proxy,
+                format!(
+                    "the proxy from {} is empty; remove it (HTTPS_PROXY/HTTP_PROXY then apply) or \
                  give a proxy URL",
-                proxy.source
-            )));
+                    proxy.source
+                ),
+            ));
         }
         Ok(Endpoint {
             base_url: base,
@@ -342,27 +383,36 @@ impl Settings {
         let secret = source.value.read(log)?;
         // An empty HMAC key is a key anyone can sign with: refuse it from every source.
         if secret.expose().trim().is_empty() && source.source == Source::Env(env::CLIENT_SECRET) {
-            return Err(Failure::config(format!(
-                "{} is set but empty (or only whitespace); unset it, or set it to the client \
+            return Err(Failure::config(
+                Cause::Secret,
+                format!(
+                    "{} is set but empty (or only whitespace); unset it, or set it to the client \
                  secret",
-                env::CLIENT_SECRET
-            )));
+                    env::CLIENT_SECRET
+                ),
+            ));
         }
         if secret.expose().trim().is_empty() {
-            return Err(Failure::config(format!(
-                "the client secret from {} is empty or only whitespace",
-                source.source
-            )));
+            return Err(Failure::config(
+                Cause::Secret,
+                format!(
+                    "the client secret from {} is empty or only whitespace",
+                    source.source
+                ),
+            ));
         }
         // A gateway secret key is long. A short one is a mistake (a placeholder, a cut
         // paste), and one too short to redact safely from output would have to be redacted
         // from ordinary text everywhere.
         if secret.expose().chars().count() < MIN_SECRET_CHARS {
-            return Err(Failure::config(format!(
-                "the client secret from {} is shorter than {MIN_SECRET_CHARS} characters; a \
+            return Err(Failure::config(
+                Cause::Secret,
+                format!(
+                    "the client secret from {} is shorter than {MIN_SECRET_CHARS} characters; a \
                  gateway secret key is longer (check the value)",
-                source.source
-            )));
+                    source.source
+                ),
+            ));
         }
         Ok(secret)
     }
@@ -468,12 +518,15 @@ impl Settings {
     /// selected, that is the cause, and the error says so rather than "set it in a profile".
     fn missing(&self, what: &str, flag: &str, env_name: &str, key: &str) -> Failure {
         match (&self.profile, &self.config, self.profiles.0.is_empty()) {
-            (None, Some(config), false) => Failure::config(format!(
-                "config file {} has profiles {} but none is selected: pass --profile NAME or \
+            (None, Some(config), false) => Failure::config(
+                Cause::Profile,
+                format!(
+                    "config file {} has profiles {} but none is selected: pass --profile NAME or \
                  set default_profile",
-                config.path.display(),
-                self.profiles.0.join(", ")
-            )),
+                    config.path.display(),
+                    self.profiles.0.join(", ")
+                ),
+            ),
             _ => missing(what, flag, env_name, key),
         }
     }
@@ -502,24 +555,32 @@ impl Layer<'_> {
         value.map(|v| Sourced::new(v, self.source(key)))
     }
 
-    /// Flag, else the profile's key (validated by `parse`), else the default.
+    /// Flag, else the profile's key (validated by `parse`), else the default. A key that
+    /// does not parse is added to `problems`, and the default stands in so resolution can
+    /// go on and find the rest.
     fn choose<T, R: Copy>(
         &self,
+        problems: &mut Vec<Failure>,
         flag: Option<(T, &'static str)>,
         raw: Option<R>,
         key: &'static str,
         parse: impl Fn(R) -> Result<T, &'static str>,
         default: T,
-    ) -> Result<Sourced<T>, Failure> {
+    ) -> Sourced<T> {
         if let Some((value, flag)) = flag {
-            return Ok(Sourced::new(value, Source::Flag(flag)));
+            return Sourced::new(value, Source::Flag(flag));
         }
-        match raw {
-            Some(raw) => parse(raw)
-                .map(|v| Sourced::new(v, self.source(key)))
+        let Some(raw) = raw else {
+            return Sourced::new(default, Source::Default);
+        };
+        match parse(raw) {
+            Ok(value) => Sourced::new(value, self.source(key)),
+            Err(why) => {
                 // The value is not quoted: config errors never quote values (see config::parse).
-                .map_err(|why| Failure::config(format!("{key} in {} {why}", self.source(key)))),
-            None => Ok(Sourced::new(default, Source::Default)),
+                let message = format!("{key} in {} {why}", self.source(key));
+                problems.push(Failure::config(Cause::SettingInvalid, message));
+                Sourced::new(default, Source::Default)
+            }
         }
     }
 }
@@ -538,9 +599,12 @@ fn pick(
 }
 
 fn missing(what: &str, flag: &str, env_name: &str, key: &str) -> Failure {
-    Failure::config(format!(
-        "no {what} configured (pass {flag}, set {env_name}, or set {key} in a config profile)"
-    ))
+    Failure::config(
+        Cause::SettingMissing,
+        format!(
+            "no {what} configured (pass {flag}, set {env_name}, or set {key} in a config profile)"
+        ),
+    )
 }
 
 fn select_profile(
@@ -552,10 +616,13 @@ fn select_profile(
         .map(|l| l.path.display().to_string())
         .unwrap_or_else(|| "(no config path)".into());
     let Some(file) = file else {
-        return Err(Failure::config(format!(
-            "profile '{name}' was requested but there is no config file at {path} \
+        return Err(Failure::config(
+            Cause::Profile,
+            format!(
+                "profile '{name}' was requested but there is no config file at {path} \
              (create one with `payverify config init`, or point --config / PAYVERIFY_CONFIG at it)"
-        )));
+            ),
+        ));
     };
     file.profiles.get(name).cloned().ok_or_else(|| {
         let names: Vec<&str> = file.profiles.keys().map(String::as_str).collect();
@@ -564,7 +631,10 @@ fn select_profile(
         } else {
             format!("profiles: {}", names.join(", "))
         };
-        Failure::config(format!("no profile '{name}' in {path} ({known})"))
+        Failure::config(
+            Cause::Profile,
+            format!("no profile '{name}' in {path} ({known})"),
+        )
     })
 }
 
@@ -576,11 +646,14 @@ fn profile_secret(layer: &Layer) -> Result<Option<Sourced<SecretSource>>, Failur
         p.client_secret_command.is_some(),
     ];
     if set.iter().filter(|s| **s).count() > 1 {
-        return Err(Failure::config(format!(
-            "more than one of client_secret, client_secret_file and client_secret_command is \
+        return Err(Failure::config(
+            Cause::Secret,
+            format!(
+                "more than one of client_secret, client_secret_file and client_secret_command is \
              set in {}; keep one",
-            layer.source("client_secret")
-        )));
+                layer.source("client_secret")
+            ),
+        ));
     }
     if let Some(secret) = &p.client_secret {
         let value = SecretSource::Value(Secret::new(secret.expose().trim()));
@@ -591,10 +664,13 @@ fn profile_secret(layer: &Layer) -> Result<Option<Sourced<SecretSource>>, Failur
     }
     if let Some(spec) = &p.client_secret_command {
         let argv = spec.argv().map_err(|why| {
-            Failure::config(format!(
-                "client_secret_command in {} {why}",
-                layer.source("client_secret_command")
-            ))
+            Failure::config(
+                Cause::Secret,
+                format!(
+                    "client_secret_command in {} {why}",
+                    layer.source("client_secret_command")
+                ),
+            )
         })?;
         return Ok(layer.sourced(Some(SecretSource::Command(argv)), "client_secret_command"));
     }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use crate::exit::Failure;
+use crate::exit::{Cause, Failure};
 use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::secret::Secret;
@@ -198,18 +198,21 @@ pub fn file_secret(text: &str) -> &str {
 /// Reads a secret file (see [`file_secret`] for what is taken off).
 pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        Failure::config(format!(
-            "cannot read client secret file {}: {}",
-            path.display(),
-            io_reason(&e)
-        ))
+        Failure::config(
+            Cause::Secret,
+            format!(
+                "cannot read client secret file {}: {}",
+                path.display(),
+                io_reason(&e)
+            ),
+        )
     })?;
     let secret = Secret::new(file_secret(&text));
     if secret.is_empty() {
-        return Err(Failure::config(format!(
-            "client secret file {} is empty",
-            path.display()
-        )));
+        return Err(Failure::config(
+            Cause::Secret,
+            format!("client secret file {} is empty", path.display()),
+        ));
     }
     if let Some(warning) = exposed_file_warning(path) {
         log.warn(&warning);
@@ -300,7 +303,12 @@ const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
 /// such as pinentry talk to the terminal directly, not through stderr.)
 fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Failure> {
     let shown = argv.join(" ");
-    let fail = |why: String| Failure::config(format!("client_secret_command `{shown}` {why}"));
+    let fail = |why: String| {
+        Failure::config(
+            Cause::Secret,
+            format!("client_secret_command `{shown}` {why}"),
+        )
+    };
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
     let mut command = Command::new(program);
     command

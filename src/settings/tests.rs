@@ -314,3 +314,76 @@ fn a_secret_file_loses_its_byte_order_mark_and_whitespace() {
     };
     assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "file-secret-9");
 }
+
+#[test]
+fn resolve_all_reports_every_bad_key_and_resolve_the_first() {
+    let fx = TempDir::new("all-problems");
+    let config = r#"
+default_profile = "live"
+[profiles.live]
+base_url = "https://live.example"
+client_id = "live-id"
+client_secret = "live-secret"
+client_secret_file = "/run/secret"
+timeout = 0
+retries = 11
+hmac = "maybe"
+auth_style = "fancy"
+"#;
+    let global = GlobalArgs {
+        config: Some(fx.write("config.toml", config)),
+        ..GlobalArgs::default()
+    };
+    let lookup = |_: &str| None;
+    let ctx = Context {
+        env: &lookup,
+        default_config: None,
+    };
+    let problems = match Settings::resolve_all(&global, &ProfileArgs::default(), &ctx) {
+        Ok(_) => panic!("five bad keys resolved"),
+        Err(problems) => problems,
+    };
+    let keys: Vec<&str> = problems
+        .iter()
+        .map(|p| p.message.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        keys,
+        ["more", "auth_style", "timeout", "retries", "hmac"],
+        "{problems:?}"
+    );
+    assert_eq!(problems[0].cause, Cause::Secret);
+    assert!(
+        problems[1..]
+            .iter()
+            .all(|p| p.cause == Cause::SettingInvalid)
+    );
+    assert!(problems.iter().all(|p| p.exit == Exit::Config));
+    // resolve stops at what resolve_all found first, as verify has always reported.
+    let first = Settings::resolve(&global, &ProfileArgs::default(), &ctx).unwrap_err();
+    assert_eq!(first, problems[0]);
+}
+
+#[test]
+fn a_missing_profile_ends_resolution_with_one_problem() {
+    let fx = TempDir::new("missing-profile");
+    let global = GlobalArgs {
+        config: Some(fx.write("config.toml", CONFIG)),
+        profile: Some("nope".into()),
+        ..GlobalArgs::default()
+    };
+    let lookup = |_: &str| None;
+    let ctx = Context {
+        env: &lookup,
+        default_config: None,
+    };
+    let Err(problems) = Settings::resolve_all(&global, &ProfileArgs::default(), &ctx) else {
+        panic!("a missing profile resolved");
+    };
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].cause, Cause::Profile);
+    assert!(
+        problems[0].message.contains("no profile 'nope'"),
+        "{problems:?}"
+    );
+}

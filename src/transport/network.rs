@@ -12,7 +12,7 @@ use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::{Agent, Proxy};
 
-use crate::exit::Failure;
+use crate::exit::{Cause, Failure};
 use crate::settings::Endpoint;
 use crate::transport::base_url::is_loopback;
 
@@ -25,10 +25,13 @@ pub fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
     }
     match &endpoint.proxy {
         Some(url) => Proxy::new(url).map(Some).map_err(|_| {
-            Failure::config(format!(
-                "proxy '{url}' is not a usable proxy URL (supported schemes: http, https, \
+            Failure::config(
+                Cause::Proxy,
+                format!(
+                    "proxy '{url}' is not a usable proxy URL (supported schemes: http, https, \
                  socks4, socks4a, socks5, socks5h; e.g. http://proxy.example:3128)"
-            ))
+                ),
+            )
         }),
         None => Ok(Proxy::try_from_env()),
     }
@@ -52,12 +55,14 @@ pub fn roots(
 ) -> Result<Option<RootCerts>, Failure> {
     let mut extra = Vec::new();
     if let Some(path) = ca_file {
-        let fail = |why: String| Failure::config(format!("CA file {}: {why}", path.display()));
+        let fail = |why: String| {
+            Failure::config(Cause::CaCert, format!("CA file {}: {why}", path.display()))
+        };
         let pem = std::fs::read(path).map_err(|e| fail(crate::io_util::io_reason(&e)))?;
         extra.extend(certificates(&pem).map_err(fail)?);
     }
     if let Some(pem) = extra_pem {
-        let fail = |why: String| Failure::config(format!("sandbox CA: {why}"));
+        let fail = |why: String| Failure::config(Cause::CaCert, format!("sandbox CA: {why}"));
         extra.extend(certificates(pem.as_bytes()).map_err(fail)?);
     }
     if extra.is_empty() {

@@ -901,3 +901,45 @@ fn a_certificate_expiring_soon_is_a_warning() {
         "{tls}"
     );
 }
+
+#[test]
+fn every_bad_value_is_named_at_once_by_doctor_and_config_show() {
+    let dir = TempDir::new("doctor-all-bad");
+    let config = dir.write(
+        "bad.toml",
+        "[profiles.p]\nbase_url = \"https://pay.example\"\nclient_id = \"id\"\n\
+         timeout = 0\nretries = 99\nhmac = \"sometimes\"\n",
+    );
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["--profile", "p", "doctor"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    // The file is fine; its values are not: a settings failure naming all three keys.
+    assert!(
+        stdout.starts_with("settings  FAIL: timeout in "),
+        "{stdout}"
+    );
+    for key in ["timeout in", "retries in", "hmac in"] {
+        assert!(stdout.contains(key), "{key} missing: {stdout}");
+    }
+
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["--profile", "p", "config", "show"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert_eq!(stdout_of(&out), "", "nothing to show when nothing resolves");
+    let stderr = stderr_of(&out);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    for (line, key) in lines.iter().zip(["timeout", "retries", "hmac"]) {
+        assert!(
+            line.starts_with(&format!("payverify: {key} in ")) && line.contains("[profiles.p]"),
+            "{line}"
+        );
+    }
+}

@@ -15,7 +15,7 @@ use ureq::http::Uri;
 
 use crate::cli::{DoctorArgs, DoctorFormat, GlobalArgs};
 use crate::domain::reference::Reference;
-use crate::exit::{Exit, Failure};
+use crate::exit::{Cause, Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::{Printer, write_output};
 use crate::secret::Secret;
@@ -56,6 +56,37 @@ pub fn run(
     Ok(report.exit())
 }
 
+/// The check that settings could not be resolved: `config` when the file or its profile
+/// is the trouble, `settings` when only values are (each one named).
+fn settings_failure(problems: &[Failure]) -> Check {
+    let file_trouble = problems
+        .iter()
+        .any(|p| matches!(p.cause, Cause::ConfigFile | Cause::Profile));
+    let found = problems
+        .iter()
+        .map(|p| p.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let exit = problems
+        .iter()
+        .fold(Exit::Successful, |exit, p| exit.merge(p.exit));
+    match file_trouble {
+        true => Check::fail(
+            "config",
+            exit,
+            found,
+            "correct the config file (payverify config show lists what is in use), or point \
+             --config / PAYVERIFY_CONFIG at another",
+        ),
+        false => Check::fail(
+            "settings",
+            exit,
+            found,
+            "correct those keys (payverify config show lists every setting and its source)",
+        ),
+    }
+}
+
 /// Every check, in order, up to the first failure that ends the run.
 fn diagnose(
     global: &GlobalArgs,
@@ -66,16 +97,10 @@ fn diagnose(
 ) -> Report {
     let mut report = Report::default();
     // --timeout is validated by clap; a bad config timeout is reported by the config check.
-    let settings = match Settings::resolve(global, &args.profile_args, ctx) {
+    let settings = match Settings::resolve_all(global, &args.profile_args, ctx) {
         Ok(settings) => settings,
-        Err(failure) => {
-            report.add(Check::fail(
-                "config",
-                failure.exit,
-                failure.message,
-                "correct the config file (payverify config show lists what is in use), or \
-                 point --config / PAYVERIFY_CONFIG at another",
-            ));
+        Err(problems) => {
+            report.add(settings_failure(&problems));
             return report;
         }
     };
@@ -166,10 +191,13 @@ fn proxy_for(settings: &Settings, base: &BaseUrl) -> Result<Option<ureq::Proxy>,
     }
     let proxy = match &settings.proxy {
         Some(url) => Some(ureq::Proxy::new(&url.value).map_err(|_| {
-            Failure::config(format!(
-                "proxy '{}' from {} is not a usable proxy URL",
-                url.value, url.source
-            ))
+            Failure::config(
+                Cause::Proxy,
+                format!(
+                    "proxy '{}' from {} is not a usable proxy URL",
+                    url.value, url.source
+                ),
+            )
         })?),
         None => ureq::Proxy::try_from_env(),
     };

@@ -15,7 +15,7 @@ use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
 
-use crate::exit::Failure;
+use crate::exit::{Cause, Failure};
 
 /// The addresses `host` resolves to for `port`, or why not, within `timeout`.
 ///
@@ -135,7 +135,12 @@ impl Roots {
                 // accepts.
                 let certs = match crate::transport::network::roots(Some(path), None)? {
                     Some(ureq::tls::RootCerts::Specific(certs)) => certs,
-                    _ => return Err(Failure::config("unexpected root set".to_owned())),
+                    _ => {
+                        return Err(Failure::config(
+                            Cause::CaCert,
+                            "unexpected root set".to_owned(),
+                        ));
+                    }
                 };
                 let mut store = RootCertStore::empty();
                 store.add_parsable_certificates(
