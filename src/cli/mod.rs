@@ -8,6 +8,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::domain::checks::{Expectations, HmacMode};
 use crate::domain::money::Kobo;
 use crate::exit::Exit;
+use crate::settings::{Flags, timeout_from_secs};
 // The value enums live with the layer that acts on them; clap parses them here.
 pub use crate::render::{ColorChoice, OutputFormat};
 pub use crate::transport::client::AuthStyle;
@@ -68,6 +69,26 @@ pub struct GlobalArgs {
     /// explicit -o still writes its data on stdout.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+}
+
+impl GlobalArgs {
+    /// The settings flags of this command line: these global ones and a subcommand's
+    /// per-run ones (`ProfileArgs::default()` for subcommands without them).
+    pub fn flags(&self, run: &ProfileArgs) -> Flags {
+        Flags {
+            config: self.config.clone(),
+            profile: self.profile.clone(),
+            base_url: self.base_url.clone(),
+            client_id: self.client_id.clone(),
+            client_secret_file: self.client_secret_file.clone(),
+            auth_style: run.auth_style,
+            timeout: run.timeout,
+            retries: run.retries,
+            hmac: run.hmac,
+            proxy: run.proxy.clone(),
+            ca_cert: run.ca_cert.clone(),
+        }
+    }
 }
 
 /// The subcommands.
@@ -358,9 +379,9 @@ pub const MIN_RATE: f64 = 0.001;
 /// Most requests per second `--rate` accepts.
 pub const MAX_RATE: f64 = 100_000.0;
 /// Shortest `--timeout`, in seconds.
-pub const MIN_TIMEOUT_SECS: f64 = 0.001;
+pub const MIN_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.0;
 /// Longest `--timeout`, in seconds.
-pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
+pub const MAX_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.1;
 /// Most worker threads.
 pub const MAX_JOBS: u16 = 64;
 
@@ -401,13 +422,6 @@ fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
         Ok(n) if t.bytes().all(|b| b.is_ascii_digit()) && (low..=high).contains(&n) => Ok(n),
         _ => Err(format!("'{s}' is not a whole number from {low} to {high}")),
     }
-}
-
-/// A timeout from seconds, if it is finite and from 1 ms to an hour.
-pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
-    (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS)
-        .contains(&secs)
-        .then(|| Duration::from_secs_f64(secs))
 }
 
 /// The clap command with the texts that are built at run time (the exit-code table).

@@ -55,7 +55,7 @@ pub fn run(
             write_output(printer.text(&text))?;
         }
         ConfigCommand::Profiles { names: false } => {
-            let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
+            let settings = Settings::resolve(&global.flags(&ProfileArgs::default()), ctx)?;
             if !settings.config_loaded {
                 log.info("no config file (payverify config path says where it would be)");
             }
@@ -71,7 +71,8 @@ pub fn run(
         }
         ConfigCommand::Show => {
             // Every bad key at once: fixing one to be told of the next is a slow loop.
-            let settings = match Settings::resolve_all(global, &ProfileArgs::default(), ctx) {
+            let settings = match Settings::resolve_all(&global.flags(&ProfileArgs::default()), ctx)
+            {
                 Ok(settings) => settings,
                 Err(mut problems) => {
                     let last = problems.pop();

@@ -61,8 +61,8 @@ pub fn run(
         false => None,
     };
     let settings = match &sandbox {
-        Some(sandbox) => Settings::sandbox(&args.profile_args, sandbox.url())?,
-        None => Settings::resolve(global, &args.profile_args, ctx)?,
+        Some(sandbox) => Settings::sandbox(&global.flags(&args.profile_args), sandbox.url())?,
+        None => Settings::resolve(&global.flags(&args.profile_args), ctx)?,
     };
     settings.warn(log);
     settings.warn_shadowed(log);

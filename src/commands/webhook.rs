@@ -48,7 +48,7 @@ pub fn check(
             )));
         }
     }
-    let settings = Settings::resolve(global, &ProfileArgs::default(), ctx)?;
+    let settings = Settings::resolve(&global.flags(&ProfileArgs::default()), ctx)?;
     settings.warn(log);
     let secret = settings.secret(log)?;
     let hmac = payload.hmac.as_deref();

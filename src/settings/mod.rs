@@ -10,12 +10,12 @@ pub mod source;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::{AuthStyle, GlobalArgs, ProfileArgs, timeout_from_secs};
 use crate::domain::checks::HmacMode;
 use crate::exit::{Cause, Failure};
 use crate::log::Log;
 use crate::secret::Secret;
 use crate::transport::base_url::BaseUrl;
+use crate::transport::client::AuthStyle;
 use file::{ConfigFile, ConfigLocation, Profile};
 pub use secret_source::{SecretSource, SourceCheck};
 pub use source::{Context, EnvLookup, Source, Sourced, env, process_env};
@@ -84,15 +84,50 @@ pub struct Endpoint {
     pub ca_cert: Option<PathBuf>,
 }
 
+/// What the command line gave, before the environment, the config file and the defaults
+/// are consulted: everything [`Settings::resolve`] takes from the arguments. `cli` fills it
+/// in, so settings never depends on the shape of the command line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Flags {
+    /// `--config`.
+    pub config: Option<PathBuf>,
+    /// `--profile`.
+    pub profile: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--client-id`.
+    pub client_id: Option<String>,
+    /// `--client-secret-file`.
+    pub client_secret_file: Option<PathBuf>,
+    /// `--auth-style`.
+    pub auth_style: Option<AuthStyle>,
+    /// `--timeout`, already in range.
+    pub timeout: Option<Duration>,
+    /// `--retries`, already in range.
+    pub retries: Option<u32>,
+    /// `--hmac`.
+    pub hmac: Option<HmacMode>,
+    /// `--proxy`.
+    pub proxy: Option<String>,
+    /// `--ca-cert`.
+    pub ca_cert: Option<PathBuf>,
+}
+
+/// The shortest and longest timeout, in seconds, from a flag or the config file.
+pub const TIMEOUT_RANGE_SECS: (f64, f64) = (0.001, 3600.0);
+
+/// A timeout from seconds, if it is finite and within [`TIMEOUT_RANGE_SECS`].
+pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
+    (TIMEOUT_RANGE_SECS.0..=TIMEOUT_RANGE_SECS.1)
+        .contains(&secs)
+        .then(|| Duration::from_secs_f64(secs))
+}
+
 impl Settings {
     /// Resolves settings from the arguments, the environment and the config file; the
     /// first problem found is the error.
-    pub fn resolve(
-        global: &GlobalArgs,
-        args: &ProfileArgs,
-        ctx: &Context,
-    ) -> Result<Settings, Failure> {
-        Settings::resolve_all(global, args, ctx).map_err(|problems| {
+    pub fn resolve(flags: &Flags, ctx: &Context) -> Result<Settings, Failure> {
+        Settings::resolve_all(flags, ctx).map_err(|problems| {
             problems.into_iter().next().unwrap_or_else(|| {
                 Failure::new(
                     crate::exit::Exit::Internal,
@@ -106,11 +141,8 @@ impl Settings {
     /// setting with a bad value, so `config show` and `doctor` can list them all at once.
     /// A config file that cannot be read, or a profile that does not exist, ends the
     /// resolution there (nothing after it can be known).
-    pub fn resolve_all(
-        global: &GlobalArgs,
-        args: &ProfileArgs,
-        ctx: &Context,
-    ) -> Result<Settings, Vec<Failure>> {
+    pub fn resolve_all(flags: &Flags, ctx: &Context) -> Result<Settings, Vec<Failure>> {
+        let (global, args) = (flags, flags);
         let mut problems = Vec::new();
         let config = ctx.config_location(global.config.as_ref());
         secret_source::register_known(
@@ -293,12 +325,21 @@ impl Settings {
 
     /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
     /// defaults for the rest; no environment and no config file are read.
-    pub fn sandbox(args: &ProfileArgs, base_url: &str) -> Result<Settings, Failure> {
+    pub fn sandbox(flags: &Flags, base_url: &str) -> Result<Settings, Failure> {
         let ctx = Context {
             env: &|_| None,
             default_config: None,
         };
-        let mut settings = Settings::resolve(&GlobalArgs::default(), args, &ctx)?;
+        // Only the per-run flags: no config file, profile or service flag takes part.
+        let flags = Flags {
+            config: None,
+            profile: None,
+            base_url: None,
+            client_id: None,
+            client_secret_file: None,
+            ..flags.clone()
+        };
+        let mut settings = Settings::resolve(&flags, &ctx)?;
         let sandbox = |value: &str| Sourced::new(value.to_owned(), Source::Sandbox);
         settings.base_url = Some(sandbox(base_url));
         settings.client_id = Some(sandbox(crate::sandbox::CLIENT_ID));

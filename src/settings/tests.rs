@@ -13,7 +13,7 @@ fn secret_of(s: &Settings) -> String {
     s.secret(&quiet()).unwrap().expose().to_owned()
 }
 
-fn resolve(global: &GlobalArgs, vars: &[(&str, &str)]) -> Result<Settings, Failure> {
+fn resolve(global: &Flags, vars: &[(&str, &str)]) -> Result<Settings, Failure> {
     let map: HashMap<String, String> = vars
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -23,7 +23,7 @@ fn resolve(global: &GlobalArgs, vars: &[(&str, &str)]) -> Result<Settings, Failu
         env: &lookup,
         default_config: Some(PathBuf::from("/nonexistent/payverify/config.toml")),
     };
-    Settings::resolve(global, &ProfileArgs::default(), &ctx)
+    Settings::resolve(global, &ctx)
 }
 
 const CONFIG: &str = r#"
@@ -41,10 +41,10 @@ client_id = "staging-id"
 auth_style = "literal"
 "#;
 
-fn with_config(fx: &TempDir) -> GlobalArgs {
-    GlobalArgs {
+fn with_config(fx: &TempDir) -> Flags {
+    Flags {
         config: Some(fx.write("config.toml", CONFIG)),
-        ..GlobalArgs::default()
+        ..Flags::default()
     }
 }
 
@@ -127,9 +127,9 @@ fn unknown_profile_lists_the_known_ones() {
 
 #[test]
 fn missing_values_name_all_three_ways() {
-    let global = GlobalArgs {
+    let global = Flags {
         config: None,
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let s = resolve(&global, &[]).unwrap();
     let err = s.endpoint(&quiet()).unwrap_err();
@@ -162,7 +162,7 @@ fn missing_values_name_all_three_ways() {
 
 #[test]
 fn plain_http_base_url_is_a_config_error() {
-    let global = GlobalArgs::default();
+    let global = Flags::default();
     let s = resolve(
         &global,
         &[
@@ -185,21 +185,17 @@ fn plain_http_base_url_is_a_config_error() {
 #[test]
 fn named_config_must_exist_and_parse() {
     let fx = TempDir::new("named");
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(fx.path().join("absent.toml")),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     assert_eq!(resolve(&global, &[]).unwrap_err().exit, Exit::Config);
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(fx.write("bad.toml", "default_profile = [")),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     assert_eq!(resolve(&global, &[]).unwrap_err().exit, Exit::Config);
-    let err = resolve(
-        &GlobalArgs::default(),
-        &[(env::CONFIG, "/nonexistent/x.toml")],
-    )
-    .unwrap_err();
+    let err = resolve(&Flags::default(), &[(env::CONFIG, "/nonexistent/x.toml")]).unwrap_err();
     assert!(
         err.message.contains("/nonexistent/x.toml"),
         "{}",
@@ -210,9 +206,9 @@ fn named_config_must_exist_and_parse() {
 #[test]
 fn secret_file_problems_are_config_errors_without_content() {
     let fx = TempDir::new("secretfile");
-    let global = GlobalArgs {
+    let global = Flags {
         client_secret_file: Some(fx.write("empty", "\n")),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let err = resolve(&global, &[]).unwrap().secret(&quiet()).unwrap_err();
     assert!(err.message.contains("empty"));
@@ -220,10 +216,10 @@ fn secret_file_problems_are_config_errors_without_content() {
         "both.toml",
         "[profiles.p]\nclient_secret = \"abc\"\nclient_secret_file = \"/x\"\n",
     );
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(cfg),
         profile: Some("p".into()),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let err = resolve(&global, &[]).unwrap_err();
     assert!(err.message.contains("keep one"), "{}", err.message);
@@ -231,10 +227,10 @@ fn secret_file_problems_are_config_errors_without_content() {
         "cmd.toml",
         "[profiles.p]\nclient_secret_command = \"printf 'from-command'\"\n",
     );
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(cmd),
         profile: Some("p".into()),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let s = resolve(&global, &[]).unwrap();
     assert_eq!(secret_of(&s), "from-command");
@@ -242,10 +238,10 @@ fn secret_file_problems_are_config_errors_without_content() {
         "array.toml",
         "[profiles.p]\nclient_secret_command = [\"printf\", \"a b c d e\"]\n",
     );
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(array),
         profile: Some("p".into()),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "a b c d e");
     assert!(!err.message.contains("abc"));
@@ -253,18 +249,14 @@ fn secret_file_problems_are_config_errors_without_content() {
 
 #[test]
 fn debug_of_settings_redacts_the_secret() {
-    let s = resolve(
-        &GlobalArgs::default(),
-        &[(env::CLIENT_SECRET, "sup3r-s3cret")],
-    )
-    .unwrap();
+    let s = resolve(&Flags::default(), &[(env::CLIENT_SECRET, "sup3r-s3cret")]).unwrap();
     let shown = format!("{s:?}");
     assert!(!shown.contains("sup3r-s3cret"), "{shown}");
 }
 
 #[test]
 fn short_secrets_are_refused_naming_their_source() {
-    let err = resolve(&GlobalArgs::default(), &[(env::CLIENT_SECRET, "abcdefg")])
+    let err = resolve(&Flags::default(), &[(env::CLIENT_SECRET, "abcdefg")])
         .unwrap()
         .secret(&quiet())
         .unwrap_err();
@@ -277,7 +269,7 @@ fn short_secrets_are_refused_naming_their_source() {
     );
     assert!(!err.message.contains("abcdefg"), "{}", err.message);
     // Eight characters, counted as characters, not bytes.
-    let s = resolve(&GlobalArgs::default(), &[(env::CLIENT_SECRET, "₦bcdefgh")]).unwrap();
+    let s = resolve(&Flags::default(), &[(env::CLIENT_SECRET, "₦bcdefgh")]).unwrap();
     assert_eq!(secret_of(&s), "₦bcdefgh");
 }
 
@@ -288,10 +280,10 @@ fn an_empty_secret_variable_is_named_not_skipped() {
         "c.toml",
         "[profiles.p]\nclient_secret = \"profile-secret-1\"\n",
     );
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(cfg),
         profile: Some("p".into()),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let err = resolve(&global, &[(env::CLIENT_SECRET, "")])
         .unwrap()
@@ -308,9 +300,9 @@ fn an_empty_secret_variable_is_named_not_skipped() {
 #[test]
 fn a_secret_file_loses_its_byte_order_mark_and_whitespace() {
     let fx = TempDir::new("bomsecret");
-    let global = GlobalArgs {
+    let global = Flags {
         client_secret_file: Some(fx.write("s", "\u{feff}file-secret-9\r\n")),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     assert_eq!(secret_of(&resolve(&global, &[]).unwrap()), "file-secret-9");
 }
@@ -330,16 +322,16 @@ retries = 11
 hmac = "maybe"
 auth_style = "fancy"
 "#;
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(fx.write("config.toml", config)),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let lookup = |_: &str| None;
     let ctx = Context {
         env: &lookup,
         default_config: None,
     };
-    let problems = match Settings::resolve_all(&global, &ProfileArgs::default(), &ctx) {
+    let problems = match Settings::resolve_all(&global, &ctx) {
         Ok(_) => panic!("five bad keys resolved"),
         Err(problems) => problems,
     };
@@ -360,24 +352,24 @@ auth_style = "fancy"
     );
     assert!(problems.iter().all(|p| p.exit == Exit::Config));
     // resolve stops at what resolve_all found first, as verify has always reported.
-    let first = Settings::resolve(&global, &ProfileArgs::default(), &ctx).unwrap_err();
+    let first = Settings::resolve(&global, &ctx).unwrap_err();
     assert_eq!(first, problems[0]);
 }
 
 #[test]
 fn a_missing_profile_ends_resolution_with_one_problem() {
     let fx = TempDir::new("missing-profile");
-    let global = GlobalArgs {
+    let global = Flags {
         config: Some(fx.write("config.toml", CONFIG)),
         profile: Some("nope".into()),
-        ..GlobalArgs::default()
+        ..Flags::default()
     };
     let lookup = |_: &str| None;
     let ctx = Context {
         env: &lookup,
         default_config: None,
     };
-    let Err(problems) = Settings::resolve_all(&global, &ProfileArgs::default(), &ctx) else {
+    let Err(problems) = Settings::resolve_all(&global, &ctx) else {
         panic!("a missing profile resolved");
     };
     assert_eq!(problems.len(), 1);

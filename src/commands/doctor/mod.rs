@@ -97,7 +97,7 @@ fn diagnose(
 ) -> Report {
     let mut report = Report::default();
     // --timeout is validated by clap; a bad config timeout is reported by the config check.
-    let settings = match Settings::resolve_all(global, &args.profile_args, ctx) {
+    let settings = match Settings::resolve_all(&global.flags(&args.profile_args), ctx) {
         Ok(settings) => settings,
         Err(problems) => {
             report.add(settings_failure(&problems));
