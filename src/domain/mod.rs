@@ -6,6 +6,7 @@ pub mod job;
 pub mod model;
 pub mod money;
 pub mod outcome;
+pub(crate) mod reconcile;
 pub mod reference;
 pub mod signature;
 pub mod verifier;

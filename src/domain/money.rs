@@ -242,7 +242,15 @@ fn ungrouped(s: &str) -> Option<String> {
     Some(plain)
 }
 
-fn group_thousands(n: u64) -> String {
+/// A sum of many amounts in naira, `40,000.00`: sums of `i64` kobo are kept in `i128` so
+/// that no file of rows can overflow them.
+pub(crate) fn naira_total(kobo: i128) -> String {
+    let sign = if kobo < 0 { "-" } else { "" };
+    let abs = kobo.unsigned_abs();
+    format!("{sign}{}.{:02}", group_thousands(abs / 100), abs % 100)
+}
+
+fn group_thousands(n: impl ToString) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -277,6 +285,12 @@ mod tests {
             assert_eq!(Kobo(kobo).display_with_currency(Some("NGN")), want);
         }
         assert_eq!(Kobo(-150).naira_figure(), "-1.50");
+        assert_eq!(naira_total(-150), "-1.50");
+        assert_eq!(
+            naira_total(i128::from(i64::MAX) * 3),
+            "276,701,161,105,643,274.21"
+        );
+        assert_eq!(naira_total(0), "0.00");
         assert_eq!(Kobo(4_000_000).naira_decimal(), "40000.00");
         assert_eq!(Kobo(5).naira_decimal(), "0.05");
         assert_eq!(Kobo(-150).naira_decimal(), "-1.50");

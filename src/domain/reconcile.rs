@@ -1,0 +1,378 @@
+//! Reconciliation: what one row of a merchant's orders file comes to once the gateway has
+//! answered for its reference. Pure: a verdict and the row's expectations in, a result out.
+
+use crate::domain::checks::Expectations;
+use crate::domain::money::Kobo;
+use crate::domain::outcome::{Outcome, Verdict};
+use crate::exit::Exit;
+
+/// The result of one row, in the precedence (the first that applies wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RowResult {
+    /// SUCCESSFUL, code 00, the hmac as `--hmac` asks, for this reference, and the amount,
+    /// currency and merchant ref the row expects.
+    Matched,
+    /// SUCCESSFUL, but the gateway has less than the row expects.
+    Underpaid,
+    /// SUCCESSFUL, but the gateway has more than the row expects.
+    Overpaid,
+    /// SUCCESSFUL with the expected amount, in another currency.
+    CurrencyMismatch,
+    /// SUCCESSFUL with the expected amount and currency, under another merchant reference.
+    MerchantRefMismatch,
+    /// SUCCESSFUL as expected, but the answer cannot be trusted: the hmac (with `--hmac
+    /// require`), a code other than 00, or an answer about another reference.
+    IntegrityFailed,
+    /// The gateway says the payment failed.
+    Failed,
+    /// Not final yet: verify again later.
+    NotFinal,
+    /// The gateway has no transaction with this reference.
+    NotFound,
+    /// The reference already appeared on an earlier row, which was verified.
+    Duplicate,
+    /// No usable reference or amount on the row.
+    InvalidRow,
+    /// Nothing could be decided (credentials rejected, service unavailable, a bad
+    /// response, a failure of payverify itself): rerun. Carries that outcome's exit.
+    Unverified(Exit),
+}
+
+/// Every result name, in precedence order: the order of summaries and counts.
+pub(crate) const RESULT_NAMES: [&str; 12] = [
+    "MATCHED",
+    "UNDERPAID",
+    "OVERPAID",
+    "CURRENCY_MISMATCH",
+    "MERCHANT_REF_MISMATCH",
+    "INTEGRITY_FAILED",
+    "FAILED",
+    "NOT_FINAL",
+    "NOT_FOUND",
+    "DUPLICATE",
+    "INVALID_ROW",
+    "UNVERIFIED",
+];
+
+impl RowResult {
+    /// The machine-readable name, one of [`RESULT_NAMES`].
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RowResult::Matched => "MATCHED",
+            RowResult::Underpaid => "UNDERPAID",
+            RowResult::Overpaid => "OVERPAID",
+            RowResult::CurrencyMismatch => "CURRENCY_MISMATCH",
+            RowResult::MerchantRefMismatch => "MERCHANT_REF_MISMATCH",
+            RowResult::IntegrityFailed => "INTEGRITY_FAILED",
+            RowResult::Failed => "FAILED",
+            RowResult::NotFinal => "NOT_FINAL",
+            RowResult::NotFound => "NOT_FOUND",
+            RowResult::Duplicate => "DUPLICATE",
+            RowResult::InvalidRow => "INVALID_ROW",
+            RowResult::Unverified(_) => "UNVERIFIED",
+        }
+    }
+
+    /// The row's exit status; the process exits with the merge of every row's.
+    pub(crate) fn exit(self) -> Exit {
+        match self {
+            RowResult::Matched => Exit::Successful,
+            RowResult::Underpaid
+            | RowResult::Overpaid
+            | RowResult::CurrencyMismatch
+            | RowResult::MerchantRefMismatch
+            | RowResult::IntegrityFailed
+            | RowResult::Duplicate => Exit::CheckFailed,
+            RowResult::Failed => Exit::Failed,
+            RowResult::NotFinal => Exit::NotFinal,
+            RowResult::NotFound => Exit::NotFound,
+            RowResult::InvalidRow => Exit::Usage,
+            RowResult::Unverified(exit) => exit,
+        }
+    }
+}
+
+/// What a verified row comes to: `verdict` is the gateway's answer with the checks run
+/// against `expect` (the row's own amount, currency and merchant ref).
+///
+/// A row is MATCHED only when the response is SUCCESSFUL and every check passed; a failed
+/// check is then named by the first of amount, currency, merchant ref that differs, and
+/// otherwise (hmac under `--hmac require`, code not 00, an answer for another reference)
+/// is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
+/// it is INTEGRITY_FAILED too, never a match.
+pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
+    match &verdict.outcome {
+        Outcome::Successful(v) => {
+            let passed = verdict.checks.as_ref().is_some_and(|c| c.passed());
+            let amount_differs = match (v.amount, expect.amount) {
+                (Some(got), Some(want)) => got.cmp(&want),
+                _ => std::cmp::Ordering::Equal,
+            };
+            let currency_differs = expect.currency.as_deref().is_some_and(|want| {
+                !v.currency
+                    .as_deref()
+                    .is_some_and(|c| c.eq_ignore_ascii_case(want.trim()))
+            });
+            let merchant_ref_differs = expect
+                .merchant_ref
+                .as_deref()
+                .is_some_and(|want| v.merchant_ref.as_deref() != Some(want));
+            let no_amount = expect.amount.is_some() && v.amount.is_none();
+            match amount_differs {
+                std::cmp::Ordering::Less => RowResult::Underpaid,
+                std::cmp::Ordering::Greater => RowResult::Overpaid,
+                std::cmp::Ordering::Equal if currency_differs => RowResult::CurrencyMismatch,
+                std::cmp::Ordering::Equal if merchant_ref_differs => RowResult::MerchantRefMismatch,
+                std::cmp::Ordering::Equal if passed && !no_amount => RowResult::Matched,
+                std::cmp::Ordering::Equal => RowResult::IntegrityFailed,
+            }
+        }
+        Outcome::Failed(_) => RowResult::Failed,
+        Outcome::NotFinal(_) => RowResult::NotFinal,
+        Outcome::NotFound { .. } => RowResult::NotFound,
+        other @ (Outcome::AuthRejected { .. }
+        | Outcome::Unavailable { .. }
+        | Outcome::BadResponse { .. }
+        | Outcome::Internal { .. }) => RowResult::Unverified(other.exit()),
+    }
+}
+
+/// The gateway's amount less the expected one, for a SUCCESSFUL answer that states an
+/// amount (negative when underpaid); `None` when there is nothing paid to compare.
+pub(crate) fn difference(verdict: &Verdict, expected: Option<Kobo>) -> Option<i128> {
+    let Outcome::Successful(v) = &verdict.outcome else {
+        return None;
+    };
+    Some(i128::from(v.amount?.0) - i128::from(expected?.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::checks::{HmacMode, evaluate};
+    use crate::domain::model::{Verification, parse_object};
+    use crate::secret::Secret;
+
+    const SECRET: &str = "sandbox-secret";
+
+    /// A SUCCESSFUL sandbox-like answer for `reference`, signed with SECRET, edited.
+    fn answer(status: &str, edit: impl FnOnce(&mut serde_json::Value)) -> Verification {
+        let mut body = serde_json::json!({
+            "status": status, "code": "00", "amount": 4_000_000, "currencyCode": "NGN",
+            "merchantRef": "M-1", "transactionRef": "R-1",
+        });
+        let message = crate::domain::signature::message("M-1", "NGN", Kobo(4_000_000));
+        body["hmac"] = crate::domain::signature::sign(&Secret::new(SECRET), &message).into();
+        edit(&mut body);
+        Verification::from_object(parse_object(body.to_string().as_bytes()).unwrap()).unwrap()
+    }
+
+    /// The verdict the verifier would give for `v` checked against `expect` under `mode`.
+    fn verdict(v: Verification, mode: HmacMode, expect: &Expectations) -> Verdict {
+        let mut checks = evaluate(&v, mode, &Secret::new(SECRET), expect);
+        if let Some(f) = crate::domain::checks::answers_for(&v, "R-1") {
+            checks.failures.insert(0, f);
+        }
+        let outcome = match v.status.as_deref() {
+            Some("SUCCESSFUL") => Outcome::Successful(Box::new(v)),
+            Some("FAILED") => Outcome::Failed(Box::new(v)),
+            _ => Outcome::NotFinal(Box::new(v)),
+        };
+        Verdict {
+            outcome,
+            checks: Some(checks),
+        }
+    }
+
+    fn expect(kobo: i64) -> Expectations {
+        Expectations {
+            amount: Some(Kobo(kobo)),
+            currency: Some("NGN".into()),
+            merchant_ref: None,
+        }
+    }
+
+    fn result(v: Verification, mode: HmacMode, e: &Expectations) -> RowResult {
+        classify(&verdict(v, mode, e), e)
+    }
+
+    #[test]
+    fn matched_only_when_everything_holds() {
+        let ok = || answer("SUCCESSFUL", |_| {});
+        assert_eq!(
+            result(ok(), HmacMode::Require, &expect(4_000_000)),
+            RowResult::Matched
+        );
+        let with_ref = Expectations {
+            merchant_ref: Some("M-1".into()),
+            currency: Some(" ngn ".into()),
+            ..expect(4_000_000)
+        };
+        assert_eq!(
+            result(ok(), HmacMode::Require, &with_ref),
+            RowResult::Matched
+        );
+        // One kobo either way is not a match.
+        assert_eq!(
+            result(ok(), HmacMode::Off, &expect(4_000_001)),
+            RowResult::Underpaid
+        );
+        assert_eq!(
+            result(ok(), HmacMode::Off, &expect(3_999_999)),
+            RowResult::Overpaid
+        );
+    }
+
+    #[test]
+    fn precedence_follows_the_contract() {
+        // Amount first, even when the currency and the hmac are wrong too.
+        let everything_wrong = answer("SUCCESSFUL", |b| {
+            b["currencyCode"] = "USD".into();
+            b["hmac"] = "0".repeat(64).into();
+            b["merchantRef"] = "M-2".into();
+        });
+        let e = Expectations {
+            merchant_ref: Some("M-1".into()),
+            ..expect(5_000_000)
+        };
+        assert_eq!(
+            result(everything_wrong.clone(), HmacMode::Require, &e),
+            RowResult::Underpaid
+        );
+        let e = Expectations {
+            merchant_ref: Some("M-1".into()),
+            ..expect(4_000_000)
+        };
+        assert_eq!(
+            result(everything_wrong, HmacMode::Require, &e),
+            RowResult::CurrencyMismatch
+        );
+        let wrong_ref = answer("SUCCESSFUL", |b| b["merchantRef"] = "M-2".into());
+        assert_eq!(
+            result(wrong_ref, HmacMode::Off, &e),
+            RowResult::MerchantRefMismatch
+        );
+        let bad_hmac = || answer("SUCCESSFUL", |b| b["hmac"] = "0".repeat(64).into());
+        assert_eq!(
+            result(bad_hmac(), HmacMode::Require, &expect(4_000_000)),
+            RowResult::IntegrityFailed
+        );
+        // --hmac warn: a mismatch is a warning, and the row matches.
+        assert_eq!(
+            result(bad_hmac(), HmacMode::Warn, &expect(4_000_000)),
+            RowResult::Matched
+        );
+        let not_approved = answer("SUCCESSFUL", |b| b["code"] = "51".into());
+        assert_eq!(
+            result(not_approved, HmacMode::Off, &expect(4_000_000)),
+            RowResult::IntegrityFailed
+        );
+        let other_reference = answer("SUCCESSFUL", |b| {
+            b["transactionRef"] = "R-2".into();
+            b["merchantRef"] = "M-2".into();
+        });
+        assert_eq!(
+            result(other_reference, HmacMode::Off, &expect(4_000_000)),
+            RowResult::IntegrityFailed
+        );
+        let no_amount = answer("SUCCESSFUL", |b| b["amount"] = serde_json::Value::Null);
+        assert_eq!(
+            result(no_amount, HmacMode::Off, &expect(4_000_000)),
+            RowResult::IntegrityFailed
+        );
+    }
+
+    #[test]
+    fn unsuccessful_answers() {
+        let e = expect(1);
+        assert_eq!(
+            result(answer("FAILED", |_| {}), HmacMode::Require, &e),
+            RowResult::Failed
+        );
+        assert_eq!(
+            result(answer("PENDING", |_| {}), HmacMode::Require, &e),
+            RowResult::NotFinal
+        );
+        let plain = |outcome| Verdict {
+            outcome,
+            checks: None,
+        };
+        let cases = [
+            (Outcome::NotFound { message: None }, RowResult::NotFound),
+            (
+                Outcome::AuthRejected {
+                    status: 401,
+                    message: None,
+                },
+                RowResult::Unverified(Exit::AuthRejected),
+            ),
+            (
+                Outcome::Unavailable {
+                    reason: "x".into(),
+                    status: None,
+                },
+                RowResult::Unverified(Exit::Unavailable),
+            ),
+            (
+                Outcome::BadResponse {
+                    reason: "x".into(),
+                    status: Some(200),
+                },
+                RowResult::Unverified(Exit::BadResponse),
+            ),
+            (
+                Outcome::Internal { reason: "x".into() },
+                RowResult::Unverified(Exit::Internal),
+            ),
+        ];
+        for (outcome, want) in cases {
+            assert_eq!(classify(&plain(outcome), &e), want);
+        }
+        // A SUCCESSFUL outcome that was never checked is not a match.
+        let unchecked = Verdict {
+            outcome: Outcome::Successful(Box::new(answer("SUCCESSFUL", |_| {}))),
+            checks: None,
+        };
+        assert_eq!(
+            classify(&unchecked, &expect(4_000_000)),
+            RowResult::IntegrityFailed
+        );
+    }
+
+    #[test]
+    fn exit_codes_and_names_follow_the_contract() {
+        let all = [
+            (RowResult::Matched, 0),
+            (RowResult::Underpaid, 4),
+            (RowResult::Overpaid, 4),
+            (RowResult::CurrencyMismatch, 4),
+            (RowResult::MerchantRefMismatch, 4),
+            (RowResult::IntegrityFailed, 4),
+            (RowResult::Failed, 1),
+            (RowResult::NotFinal, 9),
+            (RowResult::NotFound, 3),
+            (RowResult::Duplicate, 4),
+            (RowResult::InvalidRow, 2),
+            (RowResult::Unverified(Exit::Unavailable), 7),
+        ];
+        for (i, (r, code)) in all.iter().enumerate() {
+            assert_eq!(r.exit().code(), *code, "{r:?}");
+            assert_eq!(r.name(), RESULT_NAMES[i]);
+        }
+    }
+
+    #[test]
+    fn differences_are_exact_and_only_for_payments() {
+        let e = expect(4_000_050);
+        let v = verdict(answer("SUCCESSFUL", |_| {}), HmacMode::Off, &e);
+        assert_eq!(difference(&v, e.amount), Some(-50));
+        let failed = verdict(answer("FAILED", |_| {}), HmacMode::Off, &e);
+        assert_eq!(difference(&failed, e.amount), None);
+        let huge = verdict(
+            answer("SUCCESSFUL", |b| b["amount"] = i64::MAX.into()),
+            HmacMode::Off,
+            &e,
+        );
+        assert_eq!(difference(&huge, Some(Kobo(0))), Some(i128::from(i64::MAX)));
+    }
+}
