@@ -13,7 +13,7 @@
 //! reaches a sixteenth of its size. A hash set alone would cost 32 to 64 bytes a key after
 //! its power-of-two growth.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
 use siphasher::sip128::SipHasher13;
@@ -23,21 +23,29 @@ const FIRST_MERGE: usize = 4096;
 /// Keys per chunk of the sorted run: 64 KiB.
 const CHUNK: usize = 4096;
 
-/// A set of strings held as keyed 128-bit hashes.
-pub struct Seen {
+/// A set of strings held as keyed 128-bit hashes, each with a small value kept beside its
+/// key (reconcile keeps the line a reference was first on; `()` costs nothing).
+pub struct Seen<V: Copy + Default = ()> {
     hasher: SipHasher13,
-    sorted: Sorted,
-    recent: HashSet<u128, BuildHasherDefault<KeyBits>>,
+    sorted: Sorted<V>,
+    recent: HashMap<u128, V, BuildHasherDefault<KeyBits>>,
     first_merge: usize,
 }
 
-impl Default for Seen {
+impl<V: Copy + Default> Default for Seen<V> {
     fn default() -> Self {
         Seen::with_first_merge(FIRST_MERGE)
     }
 }
 
 impl Seen {
+    /// Adds `text`; true when it was not in the set.
+    pub fn insert(&mut self, text: &str) -> bool {
+        self.first(text, ()).is_none()
+    }
+}
+
+impl<V: Copy + Default> Seen<V> {
     fn with_first_merge(first_merge: usize) -> Self {
         // RandomState is seeded from the OS's randomness once per process; hashing two
         // constants with it yields a fresh 128-bit key without another dependency.
@@ -45,60 +53,82 @@ impl Seen {
         Seen {
             hasher: SipHasher13::new_with_keys(random.hash_one(0u8), random.hash_one(1u8)),
             sorted: Sorted::default(),
-            recent: HashSet::default(),
+            recent: HashMap::default(),
             first_merge,
         }
     }
 
-    /// Adds `text`; true when it was not in the set.
-    pub fn insert(&mut self, text: &str) -> bool {
+    /// Adds `text` with `value`: `None` when it was new, else the value it was first
+    /// added with (kept; `value` is dropped).
+    pub fn first(&mut self, text: &str, value: V) -> Option<V> {
         let key = self.hasher.hash(text.as_bytes()).as_u128();
-        if self.sorted.contains(key) || !self.recent.insert(key) {
-            return false;
+        if let Some(earlier) = self.sorted.find(key) {
+            return Some(earlier);
         }
+        if let Some(earlier) = self.recent.get(&key) {
+            return Some(*earlier);
+        }
+        self.recent.insert(key, value);
         if self.recent.len() >= self.first_merge.max(self.sorted.len / 16) {
             self.merge();
         }
-        true
+        None
     }
 
     /// Merges the recent keys into the sorted run in place, from the back, so the only
     /// extra memory is the recent keys' own sorted copy.
     fn merge(&mut self) {
-        let mut batch: Vec<u128> = self.recent.drain().collect();
-        batch.sort_unstable();
+        let mut batch: Vec<(u128, V)> = self.recent.drain().collect();
+        batch.sort_unstable_by_key(|(key, _)| *key);
         let sorted = &mut self.sorted;
         let mut old = sorted.len;
         sorted.grow(batch.len());
         let mut next = sorted.len;
-        while let Some(&key) = batch.last() {
+        while let Some(&(key, value)) = batch.last() {
             next -= 1;
             if old > 0 && sorted.get(old - 1) > key {
                 let moved = sorted.get(old - 1);
-                sorted.set(next, moved);
+                let moved_value = sorted.value(old - 1);
+                sorted.set(next, moved, moved_value);
                 old -= 1;
             } else {
-                sorted.set(next, key);
+                sorted.set(next, key, value);
                 batch.pop();
             }
         }
     }
 }
 
-/// Keys in ascending order, in chunks of [`CHUNK`].
-#[derive(Default)]
-struct Sorted {
+/// Keys in ascending order, in chunks of [`CHUNK`], and their values in chunks beside them
+/// (separate, so a `u128` key's alignment pads no value).
+struct Sorted<V> {
     chunks: Vec<Box<[u128]>>,
+    values: Vec<Box<[V]>>,
     len: usize,
 }
 
-impl Sorted {
+impl<V> Default for Sorted<V> {
+    fn default() -> Self {
+        Sorted {
+            chunks: Vec::new(),
+            values: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<V: Copy + Default> Sorted<V> {
     fn get(&self, i: usize) -> u128 {
         self.chunks[i / CHUNK][i % CHUNK]
     }
 
-    fn set(&mut self, i: usize, key: u128) {
+    fn value(&self, i: usize) -> V {
+        self.values[i / CHUNK][i % CHUNK]
+    }
+
+    fn set(&mut self, i: usize, key: u128, value: V) {
         self.chunks[i / CHUNK][i % CHUNK] = key;
+        self.values[i / CHUNK][i % CHUNK] = value;
     }
 
     /// Makes room for `more` keys at the end (zeroes until set).
@@ -106,20 +136,23 @@ impl Sorted {
         self.len += more;
         while self.chunks.len() * CHUNK < self.len {
             self.chunks.push(vec![0; CHUNK].into_boxed_slice());
+            self.values
+                .push(vec![V::default(); CHUNK].into_boxed_slice());
         }
     }
 
-    fn contains(&self, key: u128) -> bool {
+    /// The value of `key`, if it is in the run.
+    fn find(&self, key: u128) -> Option<V> {
         let (mut low, mut high) = (0, self.len);
         while low < high {
             let mid = low + (high - low) / 2;
             match self.get(mid).cmp(&key) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
-                std::cmp::Ordering::Equal => return true,
+                std::cmp::Ordering::Equal => return Some(self.value(mid)),
             }
         }
-        false
+        None
     }
 }
 
@@ -169,8 +202,19 @@ mod tests {
     }
 
     #[test]
+    fn the_first_value_is_kept_across_merges() {
+        let mut seen: Seen<u64> = Seen::with_first_merge(16);
+        for i in 0..10_000u64 {
+            assert_eq!(seen.first(&format!("REF-{i}"), i + 2), None);
+        }
+        for i in (0..10_000u64).rev() {
+            assert_eq!(seen.first(&format!("REF-{i}"), 0), Some(i + 2), "{i}");
+        }
+    }
+
+    #[test]
     fn keys_differ_between_runs() {
-        let (a, b) = (Seen::default(), Seen::default());
+        let (a, b): (Seen, Seen) = (Seen::default(), Seen::default());
         assert_ne!(a.hasher.hash(b"R").as_u128(), b.hasher.hash(b"R").as_u128());
     }
 
@@ -182,7 +226,7 @@ mod tests {
             first_merge in 1usize..40,
         ) {
             let mut seen = Seen::with_first_merge(first_merge);
-            let mut model = HashSet::new();
+            let mut model = std::collections::HashSet::new();
             for r in &refs {
                 prop_assert_eq!(seen.insert(r), model.insert(r.clone()), "{:?}", r);
             }
