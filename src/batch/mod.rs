@@ -6,6 +6,7 @@
 //! reconciliation refuses) and over how entries are written ([`Sink`]), so `verify` and
 //! `reconcile` share one reader, one worker pool, one pacing gate and one ordered writer.
 
+pub(crate) mod csv_input;
 pub mod input;
 mod seen;
 

@@ -58,6 +58,14 @@ impl<V: Copy + Default> Seen<V> {
         }
     }
 
+    /// The value `text` was first added with, if it was.
+    pub fn find(&self, text: &str) -> Option<V> {
+        let key = self.hasher.hash(text.as_bytes()).as_u128();
+        self.sorted
+            .find(key)
+            .or_else(|| self.recent.get(&key).copied())
+    }
+
     /// Adds `text` with `value`: `None` when it was new, else the value it was first
     /// added with (kept; `value` is dropped).
     pub fn first(&mut self, text: &str, value: V) -> Option<V> {

@@ -6,6 +6,29 @@ use crate::domain::money::Kobo;
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::exit::Exit;
 
+/// One row of the orders file: the line it starts on and its cells as written, in the
+/// header's order (padded with empty cells to the header's width).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Row {
+    /// 1-based line of the file where the row starts.
+    pub(crate) line: u64,
+    /// The cells, exactly as read.
+    pub(crate) cells: Vec<String>,
+}
+
+/// A row decided from the file alone, without asking the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decided {
+    /// The row.
+    pub(crate) row: Row,
+    /// DUPLICATE or INVALID_ROW.
+    pub(crate) result: RowResult,
+    /// Why, for the `error` column.
+    pub(crate) why: String,
+    /// The row's amount, when it could be read (it counts in the totals).
+    pub(crate) expected: Option<Kobo>,
+}
+
 /// The result of one row, in the precedence (the first that applies wins).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum RowResult {

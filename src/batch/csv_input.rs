@@ -1,0 +1,789 @@
+//! `reconcile`'s input: a merchant's orders file (CSV with a header row) read row by row
+//! with the `csv` crate, its columns found by header name, each row turned into a job with
+//! its own expectations, or decided at once (INVALID_ROW, DUPLICATE).
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use clap::ValueEnum;
+
+use super::seen::Seen;
+use crate::domain::checks::Expectations;
+use crate::domain::job::Job;
+use crate::domain::money::{AmountError, Kobo};
+use crate::domain::reconcile::{Decided, Row, RowResult};
+use crate::domain::reference::Reference;
+use crate::exit::Failure;
+use crate::terminal;
+
+/// How the amount column is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum AmountUnit {
+    /// Naira, exact to the kobo: 40000, 40000.5, 40,000.00, ₦40,000.00.
+    #[default]
+    Naira,
+    /// Kobo, whole numbers only: 4000000.
+    Kobo,
+}
+
+/// Header names tried for each column, in order, when no flag names it.
+const REFERENCE_NAMES: [&str; 6] = [
+    "reference",
+    "ref",
+    "transaction ref",
+    "transactionRef",
+    "payment reference",
+    "reference number",
+];
+const AMOUNT_NAMES: [&str; 5] = [
+    "amount",
+    "expected amount",
+    "amount paid",
+    "total",
+    "order total",
+];
+const CURRENCY_NAMES: [&str; 2] = ["currency", "currency code"];
+// Never an order id column: a shop's order id is usually only part of the gateway's
+// merchantRef (`<order id>_<suffix>`), and a wrong guess would fail every row.
+const MERCHANT_REF_NAMES: [&str; 1] = ["merchant ref"];
+
+/// The longest header line read to detect the delimiter; a longer one is not a header.
+const MAX_HEADER_LINE: u64 = 1 << 20;
+
+/// What the command line says about the file.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CsvOptions {
+    /// `,`, `;` or tab; detected from the header line when `None`.
+    pub(crate) delimiter: Option<u8>,
+    /// `--reference-column`.
+    pub(crate) reference_column: Option<String>,
+    /// `--amount-column`.
+    pub(crate) amount_column: Option<String>,
+    /// `--currency-column`.
+    pub(crate) currency_column: Option<String>,
+    /// `--merchant-ref-column`.
+    pub(crate) merchant_ref_column: Option<String>,
+    /// How amounts are written.
+    pub(crate) unit: AmountUnit,
+    /// The currency every row expects when there is no currency column (or its cell is
+    /// empty).
+    pub(crate) currency: String,
+}
+
+/// Where each column the rows are read by is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Columns {
+    pub(crate) reference: usize,
+    pub(crate) amount: usize,
+    pub(crate) currency: Option<usize>,
+    pub(crate) merchant_ref: Option<usize>,
+}
+
+/// One position of the file: a row to verify, or one decided without asking.
+#[derive(Debug)]
+pub(crate) enum Order {
+    /// Ask the gateway about `job`; `row` goes with it to the output.
+    Verify(Job, Box<Row>),
+    /// Decided from the file alone.
+    Decided(Box<Decided>),
+}
+
+/// The rows of an orders file, lazily, in order.
+pub(crate) struct Orders {
+    reader: csv::Reader<Box<dyn Read + Send>>,
+    name: String,
+    header: Arc<[String]>,
+    columns: Columns,
+    unit: AmountUnit,
+    currency: Arc<str>,
+    seen: Seen<u64>,
+    record: csv::ByteRecord,
+    /// Offsets of the newlines read ahead by the csv reader and not yet counted.
+    newlines: Arc<Mutex<VecDeque<u64>>>,
+    /// Newlines counted so far.
+    lines_before: u64,
+    rows: usize,
+    blank: usize,
+    done: bool,
+}
+
+impl Orders {
+    /// Opens `path` (`-` is stdin), reads its header row and finds the columns; a missing
+    /// or unreadable file, an empty one, a UTF-16 one or a missing or ambiguous required
+    /// column is a usage error (exit 2) before any request.
+    pub(crate) fn open(path: &Path, options: &CsvOptions) -> Result<Orders, Failure> {
+        let (input, name): (Box<dyn Read + Send>, String) = if path.as_os_str() == "-" {
+            (Box::new(io::stdin()), "stdin".into())
+        } else {
+            let name = path.display().to_string();
+            let unreadable = |why: String| Failure::usage(format!("cannot read {name}: {why}"));
+            let file = File::open(path).map_err(|e| unreadable(crate::io_util::io_reason(&e)))?;
+            if file.metadata().is_ok_and(|m| m.is_dir()) {
+                return Err(unreadable("it is a directory".into()));
+            }
+            (Box::new(file), name)
+        };
+        Orders::from_reader(input, name, options)
+    }
+
+    /// As [`Orders::open`], on any reader; `name` is how messages call it.
+    pub(crate) fn from_reader(
+        input: Box<dyn Read + Send>,
+        name: String,
+        options: &CsvOptions,
+    ) -> Result<Orders, Failure> {
+        let mut input = BufReader::new(input);
+        let mut first = Vec::new();
+        (&mut input)
+            .take(MAX_HEADER_LINE)
+            .read_until(b'\n', &mut first)
+            .map_err(|e| {
+                Failure::usage(format!(
+                    "cannot read {name}: {}",
+                    crate::io_util::io_reason(&e)
+                ))
+            })?;
+        if first.starts_with(&[0xFF, 0xFE]) || first.starts_with(&[0xFE, 0xFF]) {
+            return Err(Failure::usage(format!(
+                "{name} is UTF-16 text; save it as CSV UTF-8 (or convert it with iconv -f UTF-16 -t UTF-8)"
+            )));
+        }
+        // A UTF-8 byte-order mark (what Excel's "CSV UTF-8" writes) is not part of the first
+        // header name.
+        if first.starts_with(b"\xEF\xBB\xBF") {
+            first.drain(..3);
+        }
+        if first.iter().all(u8::is_ascii_whitespace) {
+            return Err(Failure::usage(format!(
+                "{name} is empty: a header row naming the columns is expected, then one row \
+                 per order"
+            )));
+        }
+        let delimiter = options
+            .delimiter
+            .unwrap_or_else(|| detect_delimiter(&first));
+        let newlines = Arc::new(Mutex::new(VecDeque::new()));
+        let joined: Box<dyn Read + Send> = Box::new(Newlines {
+            inner: Cursor::new(first).chain(input),
+            offset: 0,
+            seen: newlines.clone(),
+        });
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .flexible(true)
+            .has_headers(true)
+            .from_reader(joined);
+        let header: Arc<[String]> = reader
+            .byte_headers()
+            .map_err(|e| Failure::usage(format!("cannot read {name}: {e}")))?
+            .iter()
+            .map(|cell| String::from_utf8_lossy(cell).into_owned())
+            .collect();
+        let columns = find_columns(&header, options, &name)?;
+        Ok(Orders {
+            reader,
+            name,
+            header,
+            columns,
+            unit: options.unit,
+            currency: options.currency.as_str().into(),
+            seen: Seen::default(),
+            record: csv::ByteRecord::new(),
+            newlines,
+            lines_before: 0,
+            rows: 0,
+            blank: 0,
+            done: false,
+        })
+    }
+
+    /// The header row, as written.
+    pub(crate) fn header(&self) -> Arc<[String]> {
+        self.header.clone()
+    }
+
+    /// What has been read, for the message when no row was usable.
+    pub(crate) fn describe(&self) -> String {
+        let rows = match self.rows {
+            1 => "1 row".to_owned(),
+            n => format!("{n} rows"),
+        };
+        format!(
+            "{} has {rows} after its header, {} blank",
+            self.name, self.blank
+        )
+    }
+
+    /// The order a row comes to.
+    fn order(&mut self, line: u64) -> Order {
+        let width = self.header.len();
+        let cells: Vec<Result<String, ()>> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8(c.to_vec()).map_err(|_| ()))
+            .collect();
+        let not_utf8 = cells.iter().position(Result::is_err);
+        let mut texts: Vec<String> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        // Extra empty cells (a spreadsheet's trailing separators) are not data.
+        while texts.len() > width && texts.last().is_some_and(|c| c.trim().is_empty()) {
+            texts.pop();
+        }
+        let fields = texts.len();
+        texts.resize(width.max(fields), String::new());
+        let row = Row { line, cells: texts };
+        let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
+        let amount = parse_amount(cell(self.columns.amount), self.unit);
+        let reference = Reference::parse(cell(self.columns.reference));
+        let invalid = |row: Row, why: String, expected: Option<Kobo>| {
+            Order::Decided(Box::new(Decided {
+                row,
+                result: RowResult::InvalidRow,
+                why,
+                expected,
+            }))
+        };
+        if let Some(i) = not_utf8 {
+            let why = format!("column {} is not UTF-8 text", i + 1);
+            return invalid(row, why, amount.ok());
+        }
+        if fields != width {
+            let why = format!("the row has {fields} fields; the header has {width}");
+            return invalid(row, why, amount.ok());
+        }
+        let reference = match reference {
+            Ok(r) => r,
+            Err(e) => return invalid(row, e.to_string(), amount.ok()),
+        };
+        let amount = match amount {
+            Ok(kobo) => kobo,
+            // DUPLICATE comes before INVALID_ROW in the precedence.
+            Err(why) => {
+                return self
+                    .maybe_duplicate(row, &reference, None)
+                    .unwrap_or_else(|row| invalid(row, why, None));
+            }
+        };
+        let currency = self
+            .columns
+            .currency
+            .map(|i| cell(i).trim())
+            .filter(|c| !c.is_empty())
+            .map_or_else(|| self.currency.to_string(), str::to_owned);
+        let merchant_ref = self
+            .columns
+            .merchant_ref
+            .map(cell)
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned);
+        match self.maybe_duplicate(row, &reference, Some(amount)) {
+            Ok(duplicate) => duplicate,
+            Err(row) => {
+                let job = Job {
+                    origin: format!("{} line {line}", self.name),
+                    reference,
+                    expect: Arc::new(Expectations {
+                        amount: Some(amount),
+                        currency: Some(currency),
+                        merchant_ref,
+                    }),
+                };
+                Order::Verify(job, Box::new(row))
+            }
+        }
+    }
+
+    /// A DUPLICATE when `reference` was verified on an earlier row; otherwise the row back,
+    /// and the reference recorded as verified on this line when its amount was usable.
+    fn maybe_duplicate(
+        &mut self,
+        row: Row,
+        reference: &Reference,
+        expected: Option<Kobo>,
+    ) -> Result<Order, Row> {
+        let earlier = match expected {
+            Some(_) => self.seen.first(reference.as_str(), row.line),
+            None => self.seen.find(reference.as_str()),
+        };
+        match earlier {
+            Some(first) => Ok(Order::Decided(Box::new(Decided {
+                row,
+                result: RowResult::Duplicate,
+                why: format!("reference {reference} is already on line {first}, verified there"),
+                expected,
+            }))),
+            None => Err(row),
+        }
+    }
+}
+
+impl Orders {
+    /// The 1-based line the record just read starts on. The csv crate's own line count
+    /// is wrong for CRLF files (it counts the `\n` of a `\r\n` with the next record, and
+    /// not the blank lines it skips), so lines are counted here: the newlines before the
+    /// record's last byte, less those inside its quoted fields.
+    fn line_of_record(&mut self) -> u64 {
+        let last = self.reader.position().byte().saturating_sub(1);
+        if let Ok(mut newlines) = self.newlines.lock() {
+            while newlines.front().is_some_and(|&at| at < last) {
+                newlines.pop_front();
+                self.lines_before += 1;
+            }
+        }
+        let inside = self
+            .record
+            .iter()
+            .map(|cell| cell.iter().filter(|&&b| b == b'\n').count() as u64)
+            .sum::<u64>();
+        1 + self.lines_before.saturating_sub(inside)
+    }
+}
+
+/// A reader that notes the offset of every newline passing through it (only the few in
+/// the csv reader's buffer are held at once).
+struct Newlines<R> {
+    inner: R,
+    offset: u64,
+    seen: Arc<Mutex<VecDeque<u64>>>,
+}
+
+impl<R: Read> Read for Newlines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Ok(mut seen) = self.seen.lock() {
+            let base = self.offset;
+            seen.extend(
+                buf[..n]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| base + i as u64),
+            );
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+impl Iterator for Orders {
+    type Item = Result<Order, Failure>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.reader.read_byte_record(&mut self.record) {
+                Ok(false) => self.done = true,
+                Ok(true) => {
+                    let line = self.line_of_record();
+                    if self.record.iter().all(|c| c.trim_ascii().is_empty()) {
+                        self.blank += 1;
+                        continue;
+                    }
+                    self.rows += 1;
+                    return Some(Ok(self.order(line)));
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(Failure::usage(format!(
+                        "cannot read {}: {e}",
+                        self.name
+                    ))));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The delimiter the header line uses most, outside quotes: `,`, `;` or tab (`,` on a tie
+/// or when there is none).
+fn detect_delimiter(line: &[u8]) -> u8 {
+    let mut counts = [(b',', 0usize), (b';', 0), (b'\t', 0)];
+    let mut quoted = false;
+    for &b in line {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if !quoted && let Some(slot) = counts.iter_mut().find(|(d, _)| *d == b) {
+            slot.1 += 1;
+        }
+    }
+    let mut best = counts[0];
+    for candidate in &counts[1..] {
+        if candidate.1 > best.1 {
+            best = *candidate;
+        }
+    }
+    best.0
+}
+
+/// A header name as matched: lower case, without spaces, `_` and `-`.
+fn normalized(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-' && *c != '\u{feff}')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The columns the rows are read by, or a usage error that lists the header and the flag.
+fn find_columns(header: &[String], options: &CsvOptions, name: &str) -> Result<Columns, Failure> {
+    let listed = || {
+        header
+            .iter()
+            .map(|h| terminal::quoted(h))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let find = |what: &str, flag: &str, given: &Option<String>, names: &[&str], required: bool| {
+        let matching = |wanted: &str| -> Vec<usize> {
+            let wanted = normalized(wanted);
+            (0..header.len())
+                .filter(|&i| normalized(&header[i]) == wanted)
+                .collect()
+        };
+        let found = match given {
+            // Exact spelling first, so two headers that differ only in case or spacing can
+            // still be told apart.
+            Some(g) => match header.iter().filter(|h| *h == g).count() {
+                1 => header.iter().position(|h| h == g).into_iter().collect(),
+                _ => matching(g),
+            },
+            None => names
+                .iter()
+                .map(|n| matching(n))
+                .find(|m| !m.is_empty())
+                .unwrap_or_default(),
+        };
+        match found.as_slice() {
+            [one] => Ok(Some(*one)),
+            [] if !required && given.is_none() => Ok(None),
+            [] => {
+                let tried = match given {
+                    Some(g) => format!("no column is named {}", terminal::quoted(g)),
+                    None => format!(
+                        "no {what} column (looked for {})",
+                        names
+                            .iter()
+                            .map(|n| format!("'{n}'"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                Err(Failure::usage(format!(
+                    "{name}: {tried}; its header row has {}; name the {what} column with {flag} NAME",
+                    listed()
+                )))
+            }
+            many => Err(Failure::usage(format!(
+                "{name}: the {what} column is ambiguous: columns {} match; its header row has {}; \
+                 name the one to use with {flag} NAME",
+                many.iter()
+                    .map(|i| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                listed()
+            ))),
+        }
+    };
+    let reference = find(
+        "reference",
+        "--reference-column",
+        &options.reference_column,
+        &REFERENCE_NAMES,
+        true,
+    )?;
+    let amount = find(
+        "amount",
+        "--amount-column",
+        &options.amount_column,
+        &AMOUNT_NAMES,
+        true,
+    )?;
+    let currency = find(
+        "currency",
+        "--currency-column",
+        &options.currency_column,
+        &CURRENCY_NAMES,
+        false,
+    )?;
+    let merchant_ref = find(
+        "merchant ref",
+        "--merchant-ref-column",
+        &options.merchant_ref_column,
+        &MERCHANT_REF_NAMES,
+        false,
+    )?;
+    match (reference, amount) {
+        (Some(reference), Some(amount)) => Ok(Columns {
+            reference,
+            amount,
+            currency,
+            merchant_ref,
+        }),
+        // Both are required, so `find` returned an error rather than `None`.
+        _ => Err(Failure::usage(format!(
+            "{name}: no reference or amount column"
+        ))),
+    }
+}
+
+/// A cell's amount in kobo, exactly, or why the row is invalid.
+fn parse_amount(cell: &str, unit: AmountUnit) -> Result<Kobo, String> {
+    let shown = terminal::quoted(cell);
+    if cell.trim().is_empty() {
+        return Err("the amount is empty".into());
+    }
+    match unit {
+        AmountUnit::Naira => Kobo::parse_naira(cell).map_err(|e| match e {
+            AmountError::TooPrecise(_) => {
+                format!("amount {shown} has more than two decimals (kobo is the smallest unit; nothing is rounded)")
+            }
+            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
+            AmountError::NotANumber(_) => format!(
+                "amount {shown} is not a naira amount (e.g. 40000, 40000.5, 40,000.00, ₦40,000.00)"
+            ),
+        }),
+        AmountUnit::Kobo => Kobo::parse_kobo(cell).map_err(|e| match e {
+            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
+            _ => format!("amount {shown} is not a whole number of kobo (--amount-unit kobo)"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> CsvOptions {
+        CsvOptions {
+            currency: "NGN".into(),
+            ..CsvOptions::default()
+        }
+    }
+
+    fn read(text: &[u8], options: &CsvOptions) -> Result<(Orders, Vec<Order>), Failure> {
+        let mut orders = Orders::from_reader(
+            Box::new(Cursor::new(text.to_vec())),
+            "f.csv".into(),
+            options,
+        )?;
+        let all: Vec<Order> = orders.by_ref().map(|o| o.unwrap()).collect();
+        Ok((orders, all))
+    }
+
+    fn summary(order: &Order) -> String {
+        match order {
+            Order::Verify(job, row) => format!(
+                "{} {} {:?} {:?} line {}",
+                job.reference,
+                job.expect.amount.unwrap().0,
+                job.expect.currency.as_deref().unwrap_or(""),
+                job.expect.merchant_ref.as_deref().unwrap_or(""),
+                row.line
+            ),
+            Order::Decided(d) => format!("{} line {}: {}", d.result.name(), d.row.line, d.why),
+        }
+    }
+
+    #[test]
+    fn delimiters_are_detected_outside_quotes() {
+        assert_eq!(detect_delimiter(b"reference,amount\n"), b',');
+        assert_eq!(detect_delimiter(b"reference;amount;currency\r\n"), b';');
+        assert_eq!(detect_delimiter(b"reference\tamount\n"), b'\t');
+        assert_eq!(detect_delimiter(b"\"a,b,c\";amount\n"), b';');
+        assert_eq!(detect_delimiter(b"reference\n"), b',');
+    }
+
+    #[test]
+    fn header_names_match_ignoring_case_spaces_underscores_and_dashes() {
+        for header in [
+            "Transaction Ref,Order Total",
+            "transaction_ref,ORDER-TOTAL",
+            "TransactionRef, order total ",
+            "\u{feff}Reference Number,Amount Paid",
+        ] {
+            let (_, rows) = read(format!("{header}\nR-1,5\n").as_bytes(), &options()).unwrap();
+            assert_eq!(summary(&rows[0]), "R-1 500 \"NGN\" \"\" line 2", "{header}");
+        }
+    }
+
+    #[test]
+    fn the_first_candidate_wins_and_flags_override() {
+        // `reference` comes before `ref` in the list of names.
+        let (_, rows) = read(b"ref,reference,amount\nA,B,1\n", &options()).unwrap();
+        assert!(summary(&rows[0]).starts_with("B 100"));
+        let chosen = CsvOptions {
+            reference_column: Some("REF".into()),
+            amount_column: Some("Paid".into()),
+            ..options()
+        };
+        let (_, rows) = read(b"ref,reference,amount,paid\nA,B,1,2\n", &chosen).unwrap();
+        assert!(summary(&rows[0]).starts_with("A 200"));
+    }
+
+    #[test]
+    fn missing_or_ambiguous_columns_list_the_header_and_the_flag() {
+        let e = read(b"order,total\n1,2\n", &options()).err().unwrap();
+        assert_eq!(e.exit, crate::exit::Exit::Usage);
+        assert!(e.message.contains("no reference column"), "{}", e.message);
+        assert!(e.message.contains("\"order\", \"total\""), "{}", e.message);
+        assert!(
+            e.message.contains("--reference-column NAME"),
+            "{}",
+            e.message
+        );
+        let e = read(b"Reference,reference,amount\n", &options())
+            .err()
+            .unwrap();
+        assert!(
+            e.message.contains("ambiguous: columns 1 and 2"),
+            "{}",
+            e.message
+        );
+        let exact = CsvOptions {
+            reference_column: Some("reference".into()),
+            ..options()
+        };
+        assert!(read(b"Reference,reference,amount\n", &exact).is_ok());
+        let e = read(
+            b"reference,amount\n",
+            &CsvOptions {
+                amount_column: Some("paid".into()),
+                ..options()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.message.contains("no column is named \"paid\""),
+            "{}",
+            e.message
+        );
+        // An order id is never taken for the merchant ref.
+        let (_, rows) = read(b"reference,amount,order id\nR,1,77\n", &options()).unwrap();
+        assert_eq!(summary(&rows[0]), "R 100 \"NGN\" \"\" line 2");
+    }
+
+    #[test]
+    fn empty_and_utf16_files_are_refused() {
+        for empty in [&b""[..], b"\n", b"\xEF\xBB\xBF", b"  \r\n"] {
+            let e = read(empty, &options()).err().unwrap();
+            assert!(e.message.contains("f.csv is empty"), "{}", e.message);
+        }
+        let e = read(b"\xFF\xFEr\0e\0", &options()).err().unwrap();
+        assert!(e.message.contains("UTF-16"), "{}", e.message);
+    }
+
+    #[test]
+    fn rows_become_jobs_or_decisions() {
+        let text = "\u{feff}Reference;Amount;Currency;Merchant Ref\r\n\
+                    R-1;\"40.000,00\";NGN;M-1\r\n\
+                    R-2;₦40,000.50;;M-2\r\n\
+                    ;5;NGN;\r\n\
+                    R-2;1;usd;\r\n\
+                    R-3;12.345;;\r\n\
+                    R-3;7;;\r\n\
+                    ;;;\r\n\
+                    R-4;1\r\n\
+                    R-5;2;;;;\r\n";
+        let (orders, rows) = read(text.as_bytes(), &options()).unwrap();
+        let got: Vec<String> = rows.iter().map(summary).collect();
+        assert_eq!(
+            got,
+            [
+                "INVALID_ROW line 2: amount \"40.000,00\" is not a naira amount (e.g. 40000, 40000.5, 40,000.00, ₦40,000.00)",
+                "R-2 4000050 \"NGN\" \"M-2\" line 3",
+                "INVALID_ROW line 4: the reference is empty",
+                "DUPLICATE line 5: reference R-2 is already on line 3, verified there",
+                "INVALID_ROW line 6: amount \"12.345\" has more than two decimals (kobo is the smallest unit; nothing is rounded)",
+                "R-3 700 \"NGN\" \"\" line 7",
+                "INVALID_ROW line 9: the row has 2 fields; the header has 4",
+                "R-5 200 \"NGN\" \"\" line 10",
+            ]
+        );
+        assert_eq!(
+            orders.describe(),
+            "f.csv has 8 rows after its header, 1 blank"
+        );
+        assert_eq!(
+            &*orders.header(),
+            ["Reference", "Amount", "Currency", "Merchant Ref"]
+        );
+    }
+
+    #[test]
+    fn quoted_fields_keep_commas_and_newlines() {
+        let text = "reference,amount,note\n\"R-1\",\"40,000.00\",\"a, b\"\n\"R,2\",1,\"two\nlines\"\nR-3,2,x\n";
+        let (_, rows) = read(text.as_bytes(), &options()).unwrap();
+        assert_eq!(summary(&rows[0]), "R-1 4000000 \"NGN\" \"\" line 2");
+        assert_eq!(summary(&rows[1]), "R,2 100 \"NGN\" \"\" line 3");
+        // The line a row starts on, after a quoted newline.
+        assert_eq!(summary(&rows[2]), "R-3 200 \"NGN\" \"\" line 5");
+        match &rows[1] {
+            Order::Verify(_, row) => assert_eq!(row.cells[2], "two\nlines"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn line_numbers_hold_with_crlf_blank_lines_and_quoted_newlines() {
+        for eol in ["\n", "\r\n"] {
+            let text = [
+                "reference,amount",
+                "A,1",
+                "",
+                "\"B\",\"2",
+                "\"",
+                "",
+                "",
+                "C,3",
+            ]
+            .join(eol);
+            let (_, rows) = read(text.as_bytes(), &options()).unwrap();
+            let lines: Vec<u64> = rows
+                .iter()
+                .map(|o| match o {
+                    Order::Verify(_, row) => row.line,
+                    Order::Decided(d) => d.row.line,
+                })
+                .collect();
+            assert_eq!(lines, [2, 4, 8], "{eol:?}");
+        }
+    }
+
+    #[test]
+    fn kobo_amounts_are_integers_only() {
+        let kobo = CsvOptions {
+            unit: AmountUnit::Kobo,
+            ..options()
+        };
+        let (_, rows) = read(b"reference,amount\nA,4000000\nB,40000.5\nC,-1\n", &kobo).unwrap();
+        let got: Vec<String> = rows.iter().map(summary).collect();
+        assert_eq!(got[0], "A 4000000 \"NGN\" \"\" line 2");
+        assert!(got[1].contains("not a whole number of kobo"), "{}", got[1]);
+        assert!(got[2].contains("not a whole number of kobo"), "{}", got[2]);
+    }
+
+    #[test]
+    fn a_bad_amount_does_not_claim_the_reference() {
+        // The first usable row of a reference is the one verified.
+        let (_, rows) = read(b"reference,amount\nA,x\nA,1\nA,2\n", &options()).unwrap();
+        let got: Vec<String> = rows.iter().map(summary).collect();
+        assert!(got[0].starts_with("INVALID_ROW line 2"), "{}", got[0]);
+        assert_eq!(got[1], "A 100 \"NGN\" \"\" line 3");
+        assert!(got[2].starts_with("DUPLICATE line 4: reference A is already on line 3"));
+    }
+
+    #[test]
+    fn invalid_utf8_cells_are_invalid_rows() {
+        let (_, rows) = read(b"reference,amount\nA\xff,1\n", &options()).unwrap();
+        assert_eq!(
+            summary(&rows[0]),
+            "INVALID_ROW line 2: column 1 is not UTF-8 text"
+        );
+    }
+}
