@@ -59,6 +59,7 @@ where
     let ctx = Context::process();
     let result: Result<Exit, Failure> = match &cli.command {
         Command::Verify(args) => commands::verify::run(&cli.global, args, &log, &ctx),
+        Command::Reconcile(args) => commands::reconcile::run(&cli.global, args, &log, &ctx),
         Command::Sandbox(args) => commands::sandbox::run(args, &log),
         Command::Webhook(WebhookCommand::Check(args)) => {
             commands::webhook::check(&cli.global, args, &log, &ctx)

@@ -11,12 +11,14 @@ use std::sync::{Arc, Mutex};
 use clap::ValueEnum;
 
 use super::seen::Seen;
+use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo};
-use crate::domain::reconcile::{Decided, Row, RowResult};
+use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
+use crate::render::reconcile::{Judged, ReconcileWriter};
 use crate::terminal;
 
 /// How the amount column is written.
@@ -80,15 +82,6 @@ pub(crate) struct Columns {
     pub(crate) amount: usize,
     pub(crate) currency: Option<usize>,
     pub(crate) merchant_ref: Option<usize>,
-}
-
-/// One position of the file: a row to verify, or one decided without asking.
-#[derive(Debug)]
-pub(crate) enum Order {
-    /// Ask the gateway about `job`; `row` goes with it to the output.
-    Verify(Job, Box<Row>),
-    /// Decided from the file alone.
-    Decided(Box<Decided>),
 }
 
 /// The rows of an orders file, lazily, in order.
@@ -205,20 +198,13 @@ impl Orders {
         self.header.clone()
     }
 
-    /// What has been read, for the message when no row was usable.
-    pub(crate) fn describe(&self) -> String {
-        let rows = match self.rows {
-            1 => "1 row".to_owned(),
-            n => format!("{n} rows"),
-        };
-        format!(
-            "{} has {rows} after its header, {} blank",
-            self.name, self.blank
-        )
+    /// Where the reference column is.
+    pub(crate) fn reference_column(&self) -> usize {
+        self.columns.reference
     }
 
     /// The order a row comes to.
-    fn order(&mut self, line: u64) -> Order {
+    fn order(&mut self, line: u64) -> Item<Decided> {
         let width = self.header.len();
         let cells: Vec<Result<String, ()>> = self
             .record
@@ -242,12 +228,12 @@ impl Orders {
         let amount = parse_amount(cell(self.columns.amount), self.unit);
         let reference = Reference::parse(cell(self.columns.reference));
         let invalid = |row: Row, why: String, expected: Option<Kobo>| {
-            Order::Decided(Box::new(Decided {
+            Item::Decided(Decided {
                 row,
                 result: RowResult::InvalidRow,
                 why,
                 expected,
-            }))
+            })
         };
         if let Some(i) = not_utf8 {
             let why = format!("column {} is not UTF-8 text", i + 1);
@@ -284,18 +270,16 @@ impl Orders {
             .map(str::to_owned);
         match self.maybe_duplicate(row, &reference, Some(amount)) {
             Ok(duplicate) => duplicate,
-            Err(row) => {
-                let job = Job {
-                    origin: format!("{} line {line}", self.name),
-                    reference,
-                    expect: Arc::new(Expectations {
-                        amount: Some(amount),
-                        currency: Some(currency),
-                        merchant_ref,
-                    }),
-                };
-                Order::Verify(job, Box::new(row))
-            }
+            Err(row) => Item::Job(Job {
+                origin: format!("{} line {line}", self.name),
+                reference,
+                expect: Arc::new(Expectations {
+                    amount: Some(amount),
+                    currency: Some(currency),
+                    merchant_ref,
+                }),
+                row: Some(Box::new(row)),
+            }),
         }
     }
 
@@ -306,18 +290,18 @@ impl Orders {
         row: Row,
         reference: &Reference,
         expected: Option<Kobo>,
-    ) -> Result<Order, Row> {
+    ) -> Result<Item<Decided>, Row> {
         let earlier = match expected {
             Some(_) => self.seen.first(reference.as_str(), row.line),
             None => self.seen.find(reference.as_str()),
         };
         match earlier {
-            Some(first) => Ok(Order::Decided(Box::new(Decided {
+            Some(first) => Ok(Item::Decided(Decided {
                 row,
                 result: RowResult::Duplicate,
                 why: format!("reference {reference} is already on line {first}, verified there"),
                 expected,
-            }))),
+            })),
             None => Err(row),
         }
     }
@@ -371,8 +355,54 @@ impl<R: Read> Read for Newlines<R> {
     }
 }
 
+/// Reconciled rows go to the engine's ordered writer like verify's records: the result is
+/// judged once per entry for the exit status and once to be written (the writer keeps the
+/// totals).
+impl Sink<Decided> for ReconcileWriter {
+    fn begin(&mut self) -> io::Result<()> {
+        ReconcileWriter::begin(self)
+    }
+
+    fn tally(&self, entry: &Entry<Decided>) -> Tally {
+        let judged = judge(entry);
+        Tally {
+            exit: judged.result.exit(),
+            name: judged.result.name(),
+            warned: judged.warned,
+        }
+    }
+
+    fn write(&mut self, entry: &Entry<Decided>) -> io::Result<()> {
+        ReconcileWriter::write(self, &judge(entry))
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        ReconcileWriter::finish(self)
+    }
+
+    fn names(&self) -> &'static [&'static str] {
+        &RESULT_NAMES
+    }
+}
+
+fn judge(entry: &Entry<Decided>) -> Judged<'_> {
+    match entry {
+        Entry::Verified(record) => Judged::verified(record),
+        Entry::Decided(decided) => Judged::decided(decided),
+    }
+}
+
+impl Source<Decided> for Orders {
+    fn empty_message(&self) -> String {
+        format!(
+            "no rows to reconcile: {} has a header row and nothing else ({} blank lines)",
+            self.name, self.blank
+        )
+    }
+}
+
 impl Iterator for Orders {
-    type Item = Result<Order, Failure>;
+    type Item = Result<Item<Decided>, Failure>;
 
     fn next(&mut self) -> Option<Self::Item> {
         while !self.done {
@@ -565,6 +595,8 @@ mod tests {
         }
     }
 
+    type Order = Item<Decided>;
+
     fn read(text: &[u8], options: &CsvOptions) -> Result<(Orders, Vec<Order>), Failure> {
         let mut orders = Orders::from_reader(
             Box::new(Cursor::new(text.to_vec())),
@@ -577,15 +609,16 @@ mod tests {
 
     fn summary(order: &Order) -> String {
         match order {
-            Order::Verify(job, row) => format!(
+            Item::Job(job) => format!(
                 "{} {} {:?} {:?} line {}",
                 job.reference,
                 job.expect.amount.unwrap().0,
                 job.expect.currency.as_deref().unwrap_or(""),
                 job.expect.merchant_ref.as_deref().unwrap_or(""),
-                row.line
+                job.row.as_ref().unwrap().line
             ),
-            Order::Decided(d) => format!("{} line {}: {}", d.result.name(), d.row.line, d.why),
+            Item::Decided(d) => format!("{} line {}: {}", d.result.name(), d.row.line, d.why),
+            other => format!("{other:?}"),
         }
     }
 
@@ -705,10 +738,7 @@ mod tests {
                 "R-5 200 \"NGN\" \"\" line 10",
             ]
         );
-        assert_eq!(
-            orders.describe(),
-            "f.csv has 8 rows after its header, 1 blank"
-        );
+        assert_eq!((orders.rows, orders.blank), (8, 1));
         assert_eq!(
             &*orders.header(),
             ["Reference", "Amount", "Currency", "Merchant Ref"]
@@ -724,7 +754,7 @@ mod tests {
         // The line a row starts on, after a quoted newline.
         assert_eq!(summary(&rows[2]), "R-3 200 \"NGN\" \"\" line 5");
         match &rows[1] {
-            Order::Verify(_, row) => assert_eq!(row.cells[2], "two\nlines"),
+            Item::Job(job) => assert_eq!(job.row.as_ref().unwrap().cells[2], "two\nlines"),
             other => panic!("{other:?}"),
         }
     }
@@ -747,8 +777,9 @@ mod tests {
             let lines: Vec<u64> = rows
                 .iter()
                 .map(|o| match o {
-                    Order::Verify(_, row) => row.line,
-                    Order::Decided(d) => d.row.line,
+                    Item::Job(job) => job.row.as_ref().unwrap().line,
+                    Item::Decided(d) => d.row.line,
+                    other => panic!("{other:?}"),
                 })
                 .collect();
             assert_eq!(lines, [2, 4, 8], "{eol:?}");

@@ -171,6 +171,7 @@ impl Input {
     fn dedup(&mut self, reference: Reference, origin: String) -> Item {
         if self.seen.insert(reference.as_str()) {
             Item::Job(Job {
+                row: None,
                 reference,
                 expect: self.expect.clone(),
                 origin,

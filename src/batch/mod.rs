@@ -786,6 +786,7 @@ mod tests {
 
     fn test_job() -> Job {
         Job {
+            row: None,
             reference: Reference::parse("R").unwrap(),
             expect: Arc::default(),
             origin: "argument 1".into(),

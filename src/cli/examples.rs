@@ -44,6 +44,31 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "reconcile",
+        &[
+            (
+                "A day's orders: the rows that need a look, then the totals",
+                "payverify reconcile orders.csv",
+            ),
+            (
+                "Every row with its result, for a spreadsheet",
+                "payverify reconcile orders.csv -j 16 -o csv > reconciled.csv",
+            ),
+            (
+                "Nightly: mail only when a row is not MATCHED",
+                "payverify reconcile -q --hmac require orders.csv -o csv > out.csv || mail -s 'orders to check' ops@example.com < out.csv",
+            ),
+            (
+                "Amounts in kobo, columns named explicitly",
+                "payverify reconcile settlement.csv --amount-unit kobo --reference-column TxnRef --amount-column Kobo",
+            ),
+            (
+                "Try it against the sandbox",
+                "payverify reconcile --sandbox orders.csv",
+            ),
+        ],
+    ),
+    (
         "sandbox",
         &[
             ("Serve on port 8089", "payverify sandbox"),

@@ -10,6 +10,7 @@ use crate::domain::money::Kobo;
 use crate::exit::Exit;
 use crate::settings::{Flags, timeout_from_secs};
 // The value enums live with the layer that acts on them; clap parses them here.
+pub use crate::batch::csv_input::AmountUnit;
 pub use crate::render::{ColorChoice, OutputFormat};
 pub use crate::transport::client::AuthStyle;
 
@@ -96,6 +97,9 @@ impl GlobalArgs {
 pub enum Command {
     /// Verify a transaction by its reference and report its outcome.
     Verify(VerifyArgs),
+    /// Check an orders or settlement file (CSV) row by row against the gateway: each row
+    /// MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status.
+    Reconcile(ReconcileArgs),
     /// Serve a local stand-in for the service, with magic references for testing scripts.
     Sandbox(SandboxArgs),
     /// Check payloads the gateway signed, offline.
@@ -232,6 +236,96 @@ pub struct VerifyArgs {
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
 
+    /// Workers, pacing and the sandbox.
+    #[command(flatten)]
+    pub batch: BatchArgs,
+
+    /// Settings a profile can also set.
+    #[command(flatten)]
+    pub profile_args: ProfileArgs,
+
+    /// Expectations.
+    #[command(flatten)]
+    pub expect: ExpectArgs,
+}
+
+/// Arguments of `payverify reconcile`.
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// The orders file: CSV with a header row (`,`, `;` or tab; a UTF-8 BOM and CRLF are
+    /// fine), or - for stdin.
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+
+    /// Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every
+    /// row, its own columns then result, difference_kobo, gateway_status, gateway_code,
+    /// gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl`
+    /// and `json` the same per row with the response. Given explicitly, it is written even
+    /// with -q [default: table]
+    #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+
+    /// With the table: list every row, MATCHED ones too.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Also write the summary (rows and totals per result, at risk, net difference) as JSON
+    /// to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+
+    /// The column separator: `,`, `;` or `tab` [default: detected from the header line]
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+
+    /// The reference column [default: the first of reference, ref, transaction ref,
+    /// transactionRef, payment reference, reference number; case, spaces, _ and - ignored]
+    #[arg(long, value_name = "NAME")]
+    pub reference_column: Option<String>,
+
+    /// The expected amount column [default: amount, expected amount, amount paid, total or
+    /// order total]
+    #[arg(long, value_name = "NAME")]
+    pub amount_column: Option<String>,
+
+    /// The currency column [default: currency or currency code; without one, every row
+    /// expects --currency]
+    #[arg(long, value_name = "NAME")]
+    pub currency_column: Option<String>,
+
+    /// The merchant reference column [default: merchant ref; an order id column is never
+    /// guessed, as the gateway's merchantRef usually only contains it]
+    #[arg(long, value_name = "NAME")]
+    pub merchant_ref_column: Option<String>,
+
+    /// How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never
+    /// rounded) or kobo (whole numbers).
+    #[arg(long, value_enum, default_value_t = AmountUnit::Naira, value_name = "UNIT")]
+    pub amount_unit: AmountUnit,
+
+    /// The currency rows expect when the file has no currency column or the cell is empty.
+    #[arg(long, value_name = "CODE", default_value = "NGN", value_parser = parse_currency)]
+    pub currency: String,
+
+    /// Workers, pacing and the sandbox, as for verify.
+    #[command(flatten)]
+    pub batch: BatchArgs,
+
+    /// Settings a profile can also set.
+    #[command(flatten)]
+    pub profile_args: ProfileArgs,
+}
+
+impl ReconcileArgs {
+    /// The output format: the one asked for, or the table.
+    pub fn format(&self) -> OutputFormat {
+        self.output.unwrap_or(OutputFormat::Table)
+    }
+}
+
+/// How a batch is run: workers, pacing and the in-process sandbox (verify and reconcile).
+#[derive(Debug, Args, Clone)]
+pub struct BatchArgs {
     /// Worker threads for several references (they share one connection pool).
     #[arg(short, long, default_value_t = 4, value_name = "N", value_parser = parse_jobs,
           allow_negative_numbers = true)]
@@ -250,14 +344,18 @@ pub struct VerifyArgs {
     /// verification goes through a real TLS handshake.
     #[arg(long, requires = "sandbox")]
     pub tls: bool,
+}
 
-    /// Settings a profile can also set.
-    #[command(flatten)]
-    pub profile_args: ProfileArgs,
-
-    /// Expectations.
-    #[command(flatten)]
-    pub expect: ExpectArgs,
+/// `,`, `;` or a tab (`tab`, `\t`).
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "," | "comma" => Ok(b','),
+        ";" | "semicolon" => Ok(b';'),
+        "\t" | "\\t" | "tab" => Ok(b'\t'),
+        _ => Err(format!(
+            "'{s}' is not a delimiter payverify reads: use , ; or tab"
+        )),
+    }
 }
 
 /// Per-command settings that a config profile can also set (config key of the same name).
@@ -445,6 +543,7 @@ pub fn command() -> clap::Command {
     }
     let cmd = cmd
         .mut_subcommand("verify", |c| c.after_help(Exit::table()))
+        .mut_subcommand("reconcile", |c| c.after_help(RECONCILE_EXIT))
         .mut_subcommand("sandbox", |c| c.after_help(magic))
         // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
         .mut_subcommand("doctor", |c| {
@@ -489,6 +588,25 @@ const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
     "profile",
     "config",
 ];
+
+/// What `payverify reconcile` exits with: each row's code, merged.
+pub const RECONCILE_EXIT: &str = "Results, in precedence order, with each row's exit code:
+  MATCHED                0  SUCCESSFUL, code 00, hmac per --hmac, this reference, amount,
+                            currency and merchant ref as the row expects
+  UNDERPAID / OVERPAID   4  SUCCESSFUL, the amount differs (difference in kobo and naira)
+  CURRENCY_MISMATCH      4
+  MERCHANT_REF_MISMATCH  4
+  INTEGRITY_FAILED       4  hmac (with --hmac require), code not 00, or another reference
+  FAILED                 1
+  NOT_FINAL              9
+  NOT_FOUND              3  no such transaction at the gateway
+  DUPLICATE              4  the reference is on an earlier row (verified once, there)
+  INVALID_ROW            2  empty reference or an amount that cannot be read
+  UNVERIFIED       5, 7, 8  credentials rejected, unavailable, bad response: rerun
+
+Exit status: the largest row code (0 only when every row is MATCHED); 2 for an empty file,
+a missing or ambiguous column, or bad arguments; 10 when the output cannot be written;
+130 when interrupted.";
 
 /// What `payverify doctor` exits with.
 pub const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \

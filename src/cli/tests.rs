@@ -82,7 +82,7 @@ fn verify_defaults() {
     let v = verify(&cli);
     assert_eq!(v.references, ["REF"]);
     assert!(!v.is_batch());
-    assert_eq!(v.jobs, 4);
+    assert_eq!(v.batch.jobs, 4);
     assert_eq!(v.output, None);
     assert_eq!(v.format(), OutputFormat::Table);
     assert_eq!(v.profile_args.timeout, None);
@@ -188,7 +188,10 @@ fn batch_inputs() {
     assert!(batch(&["verify", "A", "-o", "csv"]));
     assert!(!batch(&["verify", "A", "-o", "json"]));
     let cli = parse(&["verify", "A", "B", "-j", "16", "--rate", "2.5"]).unwrap();
-    assert_eq!((verify(&cli).jobs, verify(&cli).rate), (16, Some(2.5)));
+    assert_eq!(
+        (verify(&cli).batch.jobs, verify(&cli).batch.rate),
+        (16, Some(2.5))
+    );
     for bad in [["-j", "0"], ["-j", "65"], ["--rate", "0"], ["--rate", "x"]] {
         assert!(parse(&["verify", "A", bad[0], bad[1]]).is_err(), "{bad:?}");
     }

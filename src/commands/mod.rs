@@ -3,6 +3,7 @@
 pub mod config;
 pub mod docs;
 pub mod doctor;
+pub mod reconcile;
 pub mod sandbox;
 pub mod verify;
 pub mod webhook;

@@ -7,7 +7,7 @@ use std::thread;
 use std::time::Duration;
 
 use crate::batch::{Batch, Input, InputSource};
-use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
+use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
@@ -41,48 +41,19 @@ pub fn run(
             Failure::usage(format!("{e} (give the transaction reference to verify)"))
         })?;
         Work::Single(Job {
+            row: None,
             reference,
             expect,
             origin: "argument 1".into(),
         })
     };
 
-    // Kept alive until the verification is done; dropping it stops the server.
-    let sandbox = match args.sandbox {
-        true => Some(Sandbox::start(
-            sandbox::Options {
-                port: 0,
-                latency: Duration::ZERO,
-                log_requests: false,
-                tls: args.tls,
-            },
-            log.clone(),
-        )?),
-        false => None,
-    };
-    let settings = match &sandbox {
-        Some(sandbox) => Settings::sandbox(&global.flags(&args.profile_args), sandbox.url())?,
-        None => Settings::resolve(&global.flags(&args.profile_args), ctx)?,
-    };
-    settings.warn(log);
-    settings.warn_shadowed(log);
-    let endpoint = settings.endpoint(log)?;
-    // Both paths: a signal must end in the documented 130, never the shell's 143.
-    let interrupt = Interrupt::install()?;
-    let halt = Arc::new(AtomicBool::new(false));
-    let options = client::Options {
-        timeout: settings.timeout.value,
-        retries: settings.retries.value,
-        pool: usize::from(args.jobs),
-        gate: Arc::new(args.rate.map_or_else(Gate::new, Gate::with_rate)),
-        stop: Some(halt.clone()),
-        extra_roots: sandbox.as_ref().and_then(|s| s.ca_pem()).map(str::to_owned),
-    };
-    let verifier = Verifier {
-        client: Client::new(&endpoint, options, log.clone())?,
-        hmac: settings.hmac.value,
-        secret: endpoint.client_secret.clone(),
-    };
+    let Service {
+        verifier,
+        interrupt,
+        halt,
+        sandbox: _sandbox,
+    } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     let mut printer = Printer::stdout(global.color, ctx.env);
     match work {
         Work::Single(job) => {
@@ -101,7 +72,7 @@ pub fn run(
         }
         Work::Batch(input, known_len) => {
             let batch = Batch {
-                jobs: usize::from(args.jobs),
+                jobs: usize::from(args.batch.jobs),
                 known_len,
                 stop: interrupt.flag(),
                 halt,
@@ -113,6 +84,73 @@ pub fn run(
             };
             batch.run(Arc::new(verifier), *input, &mut writer, log)
         }
+    }
+}
+
+/// What a command that asks the service needs, set up once: the verifier, Ctrl-C
+/// handling, and the sandbox when `--sandbox` asked for one.
+pub(crate) struct Service {
+    /// Verifies jobs; shared by the workers of a batch.
+    pub(crate) verifier: Verifier,
+    /// Ctrl-C and SIGTERM.
+    pub(crate) interrupt: Interrupt,
+    /// Set when a batch stops starting references; the client stops retrying.
+    pub(crate) halt: Arc<AtomicBool>,
+    /// Kept alive until the work is done; dropping it stops the server.
+    pub(crate) sandbox: Option<Sandbox>,
+}
+
+impl Service {
+    /// Starts the sandbox if asked, resolves the settings and the endpoint, installs the
+    /// signal handling and builds the client: everything before the first request.
+    pub(crate) fn connect(
+        global: &GlobalArgs,
+        batch: &BatchArgs,
+        profile_args: &ProfileArgs,
+        log: &Log,
+        ctx: &Context,
+    ) -> Result<Service, Failure> {
+        let sandbox = match batch.sandbox {
+            true => Some(Sandbox::start(
+                sandbox::Options {
+                    port: 0,
+                    latency: Duration::ZERO,
+                    log_requests: false,
+                    tls: batch.tls,
+                },
+                log.clone(),
+            )?),
+            false => None,
+        };
+        let settings = match &sandbox {
+            Some(sandbox) => Settings::sandbox(&global.flags(profile_args), sandbox.url())?,
+            None => Settings::resolve(&global.flags(profile_args), ctx)?,
+        };
+        settings.warn(log);
+        settings.warn_shadowed(log);
+        let endpoint = settings.endpoint(log)?;
+        // Every path: a signal must end in the documented 130, never the shell's 143.
+        let interrupt = Interrupt::install()?;
+        let halt = Arc::new(AtomicBool::new(false));
+        let options = client::Options {
+            timeout: settings.timeout.value,
+            retries: settings.retries.value,
+            pool: usize::from(batch.jobs),
+            gate: Arc::new(batch.rate.map_or_else(Gate::new, Gate::with_rate)),
+            stop: Some(halt.clone()),
+            extra_roots: sandbox.as_ref().and_then(|s| s.ca_pem()).map(str::to_owned),
+        };
+        let verifier = Verifier {
+            client: Client::new(&endpoint, options, log.clone())?,
+            hmac: settings.hmac.value,
+            secret: endpoint.client_secret.clone(),
+        };
+        Ok(Service {
+            verifier,
+            interrupt,
+            halt,
+            sandbox,
+        })
     }
 }
 

@@ -16,4 +16,7 @@ pub struct Job {
     pub expect: Arc<Expectations>,
     /// Where the reference was given, e.g. `argument 2` or `refs.txt line 7`, for messages.
     pub origin: String,
+    /// The orders-file row the reference was read from (reconcile), carried to the output
+    /// beside the verdict; `None` for verify.
+    pub(crate) row: Option<Box<crate::domain::reconcile::Row>>,
 }

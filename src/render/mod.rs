@@ -3,6 +3,7 @@
 pub mod batch_table;
 pub mod csv;
 pub mod json;
+pub(crate) mod reconcile;
 pub mod records;
 pub mod table;
 
@@ -229,6 +230,11 @@ impl Printer {
     /// Turns the printer into a writer of batch records.
     pub fn into_records(self, format: OutputFormat) -> records::RecordWriter {
         records::RecordWriter::new(self.out, format, self.style)
+    }
+
+    /// The sink and its style, for a writer of its own (reconcile's rows).
+    pub(crate) fn into_parts(self) -> (Box<dyn Write + Send>, Style) {
+        (self.out, self.style)
     }
 
     /// Writes text as it is, for commands with their own small outputs.
