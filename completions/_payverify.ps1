@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) on stdout')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Verify a transaction by its reference and report its outcome')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a local stand-in for the service, with magic references for testing scripts')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -280,6 +281,45 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'payverify;reconcile' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]')
+            [CompletionResult]::new('--summary-json', '--summary-json', [CompletionResultType]::ParameterName, 'Also write the summary (rows and totals per result, at risk, net difference) as JSON to FILE')
+            [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'The column separator: `,`, `;` or `tab` [default: detected from the header line]')
+            [CompletionResult]::new('--reference-column', '--reference-column', [CompletionResultType]::ParameterName, 'The reference column [default: the first of reference, ref, transaction ref, transactionRef, payment reference, reference number; case, spaces, _ and - ignored]')
+            [CompletionResult]::new('--amount-column', '--amount-column', [CompletionResultType]::ParameterName, 'The expected amount column [default: amount, expected amount, amount paid, total or order total]')
+            [CompletionResult]::new('--currency-column', '--currency-column', [CompletionResultType]::ParameterName, 'The currency column [default: currency or currency code; without one, every row expects --currency]')
+            [CompletionResult]::new('--merchant-ref-column', '--merchant-ref-column', [CompletionResultType]::ParameterName, 'The merchant reference column [default: merchant ref; an order id column is never guessed, as the gateway''s merchantRef usually only contains it]')
+            [CompletionResult]::new('--amount-unit', '--amount-unit', [CompletionResultType]::ParameterName, 'How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never rounded) or kobo (whole numbers)')
+            [CompletionResult]::new('--currency', '--currency', [CompletionResultType]::ParameterName, 'The currency rows expect when the file has no currency column or the cell is empty')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for several references (they share one connection pool)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads for several references (they share one connection pool)')
+            [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'At most N requests per second across all workers (decimals allowed)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]')
+            [CompletionResult]::new('--auth-style', '--auth-style', [CompletionResultType]::ParameterName, 'How the Authorization header carries the credentials [default: standard] [config: auth_style]')
+            [CompletionResult]::new('--hmac', '--hmac', [CompletionResultType]::ParameterName, 'Check the response''s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]')
+            [CompletionResult]::new('--ca-cert', '--ca-cert', [CompletionResultType]::ParameterName, 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]')
+            [CompletionResult]::new('--client-id', '--client-id', [CompletionResultType]::ParameterName, 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]')
+            [CompletionResult]::new('--client-secret-file', '--client-secret-file', [CompletionResultType]::ParameterName, 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output; `auto` colours only a terminal and honours NO_COLOR')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With the table: list every row, MATCHED ones too')
+            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed')
+            [CompletionResult]::new('--tls', '--tls', [CompletionResultType]::ParameterName, 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each attempt (method, URL, status, time, retry decision) to stderr')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'payverify;sandbox' {
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port on 127.0.0.1 (0 picks a free one)')
             [CompletionResult]::new('--latency-ms', '--latency-ms', [CompletionResultType]::ParameterName, 'Milliseconds added to every response, to model a real network')
@@ -332,6 +372,7 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) on stdout')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Verify a transaction by its reference and report its outcome')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a local stand-in for the service, with magic references for testing scripts')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -370,6 +411,9 @@ Register-ArgumentCompleter -Native -CommandName 'payverify' -ScriptBlock {
             break
         }
         'payverify;help;verify' {
+            break
+        }
+        'payverify;help;reconcile' {
             break
         }
         'payverify;help;sandbox' {

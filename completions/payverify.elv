@@ -37,6 +37,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand man 'Print the man page (roff) on stdout'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand verify 'Verify a transaction by its reference and report its outcome'
+            cand reconcile 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status'
             cand sandbox 'Serve a local stand-in for the service, with magic references for testing scripts'
             cand doctor 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -257,6 +258,44 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'payverify;reconcile'= {
+            cand -o 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]'
+            cand --output 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]'
+            cand --summary-json 'Also write the summary (rows and totals per result, at risk, net difference) as JSON to FILE'
+            cand --delimiter 'The column separator: `,`, `;` or `tab` [default: detected from the header line]'
+            cand --reference-column 'The reference column [default: the first of reference, ref, transaction ref, transactionRef, payment reference, reference number; case, spaces, _ and - ignored]'
+            cand --amount-column 'The expected amount column [default: amount, expected amount, amount paid, total or order total]'
+            cand --currency-column 'The currency column [default: currency or currency code; without one, every row expects --currency]'
+            cand --merchant-ref-column 'The merchant reference column [default: merchant ref; an order id column is never guessed, as the gateway''s merchantRef usually only contains it]'
+            cand --amount-unit 'How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never rounded) or kobo (whole numbers)'
+            cand --currency 'The currency rows expect when the file has no currency column or the cell is empty'
+            cand -j 'Worker threads for several references (they share one connection pool)'
+            cand --jobs 'Worker threads for several references (they share one connection pool)'
+            cand --rate 'At most N requests per second across all workers (decimals allowed)'
+            cand --timeout 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]'
+            cand --retries 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]'
+            cand --auth-style 'How the Authorization header carries the credentials [default: standard] [config: auth_style]'
+            cand --hmac 'Check the response''s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]'
+            cand --proxy 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]'
+            cand --ca-cert 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]'
+            cand --base-url 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]'
+            cand --client-id 'Client id (the dashboard''s public key) [env: PAYVERIFY_CLIENT_ID]'
+            cand --client-secret-file 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file'
+            cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]'
+            cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
+            cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand --all 'With the table: list every row, MATCHED ones too'
+            cand --sandbox 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
+            cand --tls 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
+            cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand --verbose 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+            cand -q 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
+            cand --quiet 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'payverify;sandbox'= {
             cand --port 'Port on 127.0.0.1 (0 picks a free one)'
             cand --latency-ms 'Milliseconds added to every response, to model a real network'
@@ -307,6 +346,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand man 'Print the man page (roff) on stdout'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand verify 'Verify a transaction by its reference and report its outcome'
+            cand reconcile 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status'
             cand sandbox 'Serve a local stand-in for the service, with magic references for testing scripts'
             cand doctor 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -335,6 +375,8 @@ set edit:completion:arg-completer[payverify] = {|@words|
         &'payverify;help;completions'= {
         }
         &'payverify;help;verify'= {
+        }
+        &'payverify;help;reconcile'= {
         }
         &'payverify;help;sandbox'= {
         }

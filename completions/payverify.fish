@@ -41,6 +41,7 @@ complete -c payverify -n "__fish_payverify_needs_command" -f -a "config" -d 'Ins
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "man" -d 'Print the man page (roff) on stdout'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
+complete -c payverify -n "__fish_payverify_needs_command" -f -a "reconcile" -d 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -206,6 +207,45 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -s v -l verb
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s V -l version -d 'Print version'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s o -l output -d 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]' -r -f -a "table\t'A field/value table for people'
+json\t'The service\'s JSON object exactly as received, pretty-printed (several references: one array of records)'
+jsonl\t'One JSON record per reference per line'
+csv\t'A header row, then one row per reference (RFC 4180 quoting)'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l summary-json -d 'Also write the summary (rows and totals per result, at risk, net difference) as JSON to FILE' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l delimiter -d 'The column separator: `,`, `;` or `tab` [default: detected from the header line]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l reference-column -d 'The reference column [default: the first of reference, ref, transaction ref, transactionRef, payment reference, reference number; case, spaces, _ and - ignored]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l amount-column -d 'The expected amount column [default: amount, expected amount, amount paid, total or order total]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l currency-column -d 'The currency column [default: currency or currency code; without one, every row expects --currency]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l merchant-ref-column -d 'The merchant reference column [default: merchant ref; an order id column is never guessed, as the gateway\'s merchantRef usually only contains it]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l amount-unit -d 'How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never rounded) or kobo (whole numbers)' -r -f -a "naira\t'Naira, exact to the kobo: 40000, 40000.5, 40,000.00, ₦40,000.00'
+kobo\t'Kobo, whole numbers only: 4000000'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l currency -d 'The currency rows expect when the file has no currency column or the cell is empty' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s j -l jobs -d 'Worker threads for several references (they share one connection pool)' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l rate -d 'At most N requests per second across all workers (decimals allowed)' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l timeout -d 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l retries -d 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l auth-style -d 'How the Authorization header carries the credentials [default: standard] [config: auth_style]' -r -f -a "standard\t'`Basic base64(id:secret)`, RFC 7617, as the gateway\'s own integrations send'
+literal\t'`Basic id:secret` unencoded, as the interface document literally writes it'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l hmac -d 'Check the response\'s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]' -r -f -a "off\t'Do not check it'
+warn\t'Check it; a mismatch or a missing hmac is a warning on stderr'
+require\t'Check it; a mismatch or a missing hmac fails the verification (exit 4)'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l proxy -d 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l ca-cert -d 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l all -d 'With the table: list every row, MATCHED ones too'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l port -d 'Port on 127.0.0.1 (0 picks a free one)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l latency-ms -d 'Milliseconds added to every response, to model a real network' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls-ca-out -d 'Write the CA\'s PEM here instead of a temporary file (which is removed on exit)' -r -F
@@ -245,14 +285,15 @@ complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s v -l verb
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "reconcile" -d 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify reconcile sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from webhook" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'

@@ -56,11 +56,11 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "Nightly: mail only when a row is not MATCHED",
-                "payverify reconcile -q --hmac require orders.csv -o csv > out.csv || mail -s 'orders to check' ops@example.com < out.csv",
+                "payverify reconcile -q -o csv orders.csv >out.csv || mail -s orders ops <out.csv",
             ),
             (
-                "Amounts in kobo, columns named explicitly",
-                "payverify reconcile settlement.csv --amount-unit kobo --reference-column TxnRef --amount-column Kobo",
+                "Amounts in kobo, the reference column named",
+                "payverify reconcile settlement.csv --amount-unit kobo --reference-column TxnRef",
             ),
             (
                 "Try it against the sandbox",

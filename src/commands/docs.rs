@@ -229,6 +229,19 @@ fn extra_sections() -> String {
          by --timeout. ",
     )]);
     r.text([roman(crate::cli::DOCTOR_EXIT)]);
+    r.control("SH", ["RECONCILE"]);
+    r.text([roman(
+        "payverify reconcile FILE reads an orders file (CSV with a header row) and verifies \
+         each row's reference, comparing the gateway's answer with the row's own amount, \
+         currency and merchant ref. Rows keep their input order; each gets one result. ",
+    )]);
+    // The table keeps its columns: no filling, no hyphenation.
+    r.control("nf", []);
+    for line in crate::cli::RECONCILE_EXIT.lines() {
+        r.text([roman(line)]);
+        r.control("br", []);
+    }
+    r.control("fi", []);
     r.control("SH", ["ENVIRONMENT"]);
     let vars = [
         (

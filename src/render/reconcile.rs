@@ -225,9 +225,10 @@ impl Summary {
             ("At risk (not MATCHED)", at_risk),
             ("Net difference (gateway - expected)", self.net_difference),
         ] {
+            let sign = if kobo < 0 { "-" } else { "" };
             overall.add_row(vec![
                 Cell::new(what),
-                right(format!("₦{}", naira_total(kobo))),
+                right(format!("{sign}₦{}", naira_total(kobo.abs()))),
             ]);
         }
         format!(

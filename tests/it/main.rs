@@ -13,6 +13,7 @@ mod first_hour;
 mod hostile;
 mod leaks;
 mod properties;
+mod reconcile;
 mod sandbox;
 mod setup;
 mod tls;

@@ -1,0 +1,409 @@
+//! `payverify reconcile FILE` through the real binary against `--sandbox`: every result,
+//! every output format, the summary figures and the exit status.
+
+use serde_json::Value;
+
+use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+
+/// A day's orders as a shop exports them: a BOM, CRLF, quoted commas, an amount with the
+/// naira sign, an empty currency cell, a bad amount, a duplicated reference, a formula and
+/// a terminal escape in a customer name, and one row of every result.
+const ORDERS: &str = "\u{feff}Order ID,Reference,Customer,Amount,Currency,Merchant Ref\r\n\
+1001,0000000000000044177,\"Okafor, Ada\",40000,NGN,WQ-506391000507913\r\n\
+1002,SANDBOX-OK-1002,Bola,\"₦40,000.00\",,\r\n\
+1003,SANDBOX-AMOUNT-3999950-1003,Chi,\"40,000.00\",NGN,\r\n\
+1004,SANDBOX-AMOUNT-4000001-1004,Dayo,40000,NGN,\r\n\
+1005,SANDBOX-OK-1005,Efe,40000,USD,\r\n\
+1006,SANDBOX-OK-1006,Femi,40000,NGN,WRONG-REF\r\n\
+1007,SANDBOX-BADHMAC-1007,Gbenga,40000,NGN,\r\n\
+1008,SANDBOX-FAILED-1008,Hauwa,40000.5,NGN,\r\n\
+1009,SANDBOX-PENDING-1009,Ife,40000,NGN,\r\n\
+1010,NO-SUCH-1010,\"=HYPERLINK(\"\"http://evil\"\")\",40000,NGN,\r\n\
+1011,SANDBOX-OK-1002,Jide,40000,NGN,\r\n\
+1012,SANDBOX-OK-1012,Kemi,forty,NGN,\r\n\
+1013,SANDBOX-ERROR-1013,\"Lola\u{1b}[2K\",40000,NGN,\r\n";
+
+/// Each row's result, in file order.
+const RESULTS: [&str; 13] = [
+    "MATCHED",
+    "MATCHED",
+    "UNDERPAID",
+    "OVERPAID",
+    "CURRENCY_MISMATCH",
+    "MERCHANT_REF_MISMATCH",
+    "INTEGRITY_FAILED",
+    "FAILED",
+    "NOT_FINAL",
+    "NOT_FOUND",
+    "DUPLICATE",
+    "INVALID_ROW",
+    "UNVERIFIED",
+];
+
+/// Runs `reconcile --sandbox --retries 0 --hmac require FILE ARGS` on `contents`.
+fn reconcile(contents: &str, args: &[&str]) -> (std::process::Output, TempDir) {
+    let dir = TempDir::new("reconcile");
+    let file = dir.write("orders.csv", contents);
+    let out = payverify()
+        .args([
+            "reconcile",
+            "--sandbox",
+            "--retries",
+            "0",
+            "--hmac",
+            "require",
+        ])
+        .arg(&file)
+        .args(args)
+        .output()
+        .unwrap();
+    (out, dir)
+}
+
+#[test]
+fn csv_keeps_every_row_and_its_columns_then_the_results() {
+    let (out, _dir) = reconcile(ORDERS, &["-o", "csv"]);
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Order ID,Reference,Customer,Amount,Currency,Merchant Ref,result,difference_kobo,\
+         gateway_status,gateway_code,gateway_amount_kobo,expected_amount_kobo,\
+         gateway_currency,checks,error",
+        "the BOM is not part of the first header"
+    );
+    assert_eq!(lines.len(), 14, "{stdout}");
+    for (line, result) in lines[1..].iter().zip(RESULTS) {
+        assert!(line.contains(&format!(",{result},")), "{result}: {line}");
+    }
+    // Own columns in their original text, quoted again where they hold a comma.
+    assert!(lines[1].starts_with(
+        "1001,0000000000000044177,\"Okafor, Ada\",40000,NGN,WQ-506391000507913,MATCHED,0,\
+         SUCCESSFUL,00,4000000,4000000,NGN,hmac valid,"
+    ));
+    assert!(lines[2].starts_with("1002,SANDBOX-OK-1002,Bola,\"₦40,000.00\",,,MATCHED,0,"));
+    assert!(
+        lines[3].contains(",UNDERPAID,-50,SUCCESSFUL,00,3999950,4000000,NGN,"),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[3].contains("underpaid by ₦0.50 (50 kobo)"),
+        "{}",
+        lines[3]
+    );
+    assert!(lines[4].contains(",OVERPAID,1,SUCCESSFUL,00,4000001,4000000,"));
+    assert!(lines[5].contains("expected currency USD, service says NGN"));
+    assert!(lines[6].contains("expected merchant ref \"\"WRONG-REF\"\""));
+    assert!(lines[7].contains(",INTEGRITY_FAILED,0,") && lines[7].contains("hmac MISMATCH"));
+    assert!(lines[8].contains(",FAILED,,FAILED,51,4000000,4000050,NGN,"));
+    // CSV injection: the formula is defused with a leading quote.
+    assert!(
+        lines[10].starts_with("1010,NO-SUCH-1010,\"'=HYPERLINK(\"\"http://evil\"\")\",40000,"),
+        "{}",
+        lines[10]
+    );
+    assert!(lines[11].contains(",DUPLICATE,,,,,4000000,,,\"reference SANDBOX-OK-1002 is already on line 3, verified there\""));
+    assert!(lines[12].contains(",INVALID_ROW,,,,,,,,\"amount \"\"forty\"\" is not a naira amount"));
+    // Control characters are escaped, never written raw.
+    assert!(lines[13].starts_with("1013,SANDBOX-ERROR-1013,Lola\\e[2K,40000,"));
+    assert!(lines[13].contains(",UNVERIFIED,,,,,4000000,"));
+    assert!(!stdout.contains('\u{1b}'));
+}
+
+#[test]
+fn summary_on_stderr_and_as_json() {
+    let dir = TempDir::new("reconcile-summary");
+    let file = dir.write("orders.csv", ORDERS);
+    // --summary-json is relative to the working directory.
+    let out = payverify()
+        .current_dir(dir.path())
+        .args([
+            "reconcile",
+            "--sandbox",
+            "--retries",
+            "0",
+            "--hmac",
+            "require",
+        ])
+        .arg(&file)
+        .args(["-o", "jsonl", "--summary-json", "sum.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9));
+    let stderr = stderr_of(&out);
+    let row = |name: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|| panic!("no {name} line in {stderr}"))
+    };
+    assert_eq!(row("MATCHED"), "MATCHED 2 80,000.00 80,000.00");
+    assert_eq!(row("UNDERPAID"), "UNDERPAID 1 40,000.00 39,999.50");
+    assert_eq!(row("OVERPAID"), "OVERPAID 1 40,000.00 40,000.01");
+    assert_eq!(row("FAILED"), "FAILED 1 40,000.50 40,000.00");
+    assert_eq!(row("INVALID_ROW"), "INVALID_ROW 1 0.00 0.00");
+    assert_eq!(row("UNVERIFIED"), "UNVERIFIED 1 40,000.00 0.00");
+    assert_eq!(row("Total"), "Total 13 480,000.50 359,999.51");
+    assert!(stderr.contains("Expected total"), "{stderr}");
+    for (what, figure) in [
+        ("Expected total", "₦480,000.50"),
+        ("Confirmed (MATCHED)", "₦80,000.00"),
+        ("At risk (not MATCHED)", "₦400,000.50"),
+        ("Net difference (gateway - expected)", "-₦0.49"),
+    ] {
+        let line = stderr.lines().find(|l| l.starts_with(what)).unwrap();
+        assert!(line.trim_end().ends_with(figure), "{line}");
+    }
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("sum.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["rows"], 13);
+    assert_eq!(json["exit_code"], 9);
+    assert_eq!(json["expected_total_kobo"], 48_000_050);
+    assert_eq!(json["expected_total_naira"], "480000.50");
+    assert_eq!(json["matched_total_kobo"], 8_000_000);
+    assert_eq!(json["at_risk_kobo"], 40_000_050);
+    assert_eq!(json["net_difference_kobo"], -49);
+    assert_eq!(json["net_difference_naira"], "-0.49");
+    assert_eq!(json["results"]["UNDERPAID"]["gateway_kobo"], 3_999_950);
+    assert_eq!(json["results"]["DUPLICATE"]["rows"], 1);
+    assert_eq!(
+        json["results"].as_object().unwrap().len(),
+        12,
+        "every result occurs"
+    );
+}
+
+#[test]
+fn jsonl_and_json_carry_the_row_by_header_and_the_response() {
+    for format in ["jsonl", "json"] {
+        let (out, _dir) = reconcile(ORDERS, &["-o", format]);
+        assert_eq!(out.status.code(), Some(9));
+        let stdout = stdout_of(&out);
+        let rows: Vec<Value> = match format {
+            "jsonl" => stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+            _ => serde_json::from_str::<Vec<Value>>(&stdout).unwrap(),
+        };
+        assert_eq!(rows.len(), 13, "{format}");
+        for (i, (row, result)) in rows.iter().zip(RESULTS).enumerate() {
+            assert_eq!(row["result"], result, "{format} {row}");
+            assert_eq!(row["line"], i as u64 + 2);
+        }
+        assert_eq!(rows[0]["row"]["Customer"], "Okafor, Ada");
+        assert_eq!(rows[0]["row"]["Order ID"], "1001", "no BOM in the key");
+        assert_eq!(rows[0]["response"]["merchantRef"], "WQ-506391000507913");
+        assert_eq!(rows[2]["difference_kobo"], -50);
+        assert_eq!(rows[2]["gateway_amount_kobo"], 3_999_950);
+        assert_eq!(rows[2]["expected_amount_kobo"], 4_000_000);
+        assert_eq!(
+            rows[9]["row"]["Customer"], "=HYPERLINK(\"http://evil\")",
+            "exact in JSON"
+        );
+        assert_eq!(rows[10]["response"], Value::Null);
+        assert_eq!(rows[10]["difference_kobo"], Value::Null);
+        assert_eq!(rows[11]["expected_amount_kobo"], Value::Null);
+        assert_eq!(rows[12]["row"]["Customer"], "Lola\u{1b}[2K");
+        assert!(!stdout.contains('\u{1b}'), "JSON escapes it");
+    }
+}
+
+#[test]
+fn the_table_shows_what_needs_a_look_and_escapes_control_characters() {
+    let (out, _dir) = reconcile(ORDERS, &[]);
+    assert_eq!(out.status.code(), Some(9));
+    let stdout = stdout_of(&out);
+    assert!(stdout.starts_with("Line"), "{stdout}");
+    let data: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(data.len(), 11, "MATCHED rows are left out: {stdout}");
+    assert!(!stdout.contains("MATCHED  "), "{stdout}");
+    assert!(
+        stdout.contains("UNDERPAID") && stdout.contains("-₦0.50"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("OVERPAID") && stdout.contains("+₦0.01"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("payverify: summary"), "{stderr}");
+
+    let (all, _dir) = reconcile(ORDERS, &["--all"]);
+    let stdout = stdout_of(&all);
+    assert_eq!(stdout.lines().skip(1).count(), 13, "{stdout}");
+    assert!(stdout.contains("MATCHED"));
+}
+
+#[test]
+fn semicolon_delimited_kobo_file_of_matches_exits_0() {
+    let orders = "reference;amount;currency\n\
+                  SANDBOX-OK-a;4000000;NGN\n\
+                  \"SANDBOX-AMOUNT-123-b\";123;ngn\n\
+                  \n\
+                  0000000000000044177;4000000;\n";
+    let (out, _dir) = reconcile(orders, &["--amount-unit", "kobo", "-o", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    assert_eq!(stdout.lines().count(), 4, "{stdout}");
+    assert!(
+        stdout.lines().skip(1).all(|l| l.contains(",MATCHED,0,")),
+        "{stdout}"
+    );
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("3 MATCHED"), "{stderr}");
+    // Naira amounts are not kobo: 40000.00 is refused in kobo mode, never rounded.
+    let (out, _dir) = reconcile(
+        "reference;amount\nSANDBOX-OK-a;40000.00\n",
+        &["--amount-unit", "kobo", "-o", "csv"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout_of(&out).contains("not a whole number of kobo"));
+}
+
+#[test]
+fn one_kobo_short_is_underpaid_and_exit_4() {
+    let (out, _dir) = reconcile(
+        "Transaction Ref,Order Total\nSANDBOX-AMOUNT-3999999-x,40000\nSANDBOX-OK-y,40000\n",
+        &["-o", "csv", "-q"],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stdout_of(&out).contains(",UNDERPAID,-1,"));
+    assert_eq!(stderr_of(&out), "", "-q: nothing on stderr");
+}
+
+#[test]
+fn quiet_without_output_prints_nothing_and_still_exits_by_the_rows() {
+    let (out, _dir) = reconcile("ref,amount\nSANDBOX-FAILED-1,1\n", &["-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_of(&out), "");
+    assert_eq!(stderr_of(&out), "");
+}
+
+#[test]
+fn a_missing_or_ambiguous_column_is_exit_2_listing_the_headers() {
+    let (out, _dir) = reconcile("Order ID,Customer,Total\n1,Ada,5\n", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout_of(&out), "");
+    let stderr = stderr_of(&out);
+    assert!(stderr.starts_with("payverify: "), "{stderr}");
+    assert!(stderr.contains("no reference column"), "{stderr}");
+    assert!(
+        stderr.contains("\"Order ID\", \"Customer\", \"Total\""),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--reference-column NAME"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    let (out, _dir) = reconcile("reference,Amount,amount\nR,1,2\n", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("amount column is ambiguous: columns 2 and 3"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--amount-column NAME"), "{stderr}");
+
+    let (out, _dir) = reconcile(
+        "reference,Amount,amount\nSANDBOX-OK-1,1,40000\n",
+        &["--amount-column", "amount", "-o", "csv"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+
+    // A hostile header cannot reach the terminal raw.
+    let (out, _dir) = reconcile("\u{1b}]0;owned\u{7},x\n1,2\n", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr_of(&out).contains('\u{1b}'), "{}", stderr_of(&out));
+}
+
+#[test]
+fn empty_files_are_exit_2() {
+    for (contents, says) in [
+        ("", "is empty"),
+        ("\u{feff}\r\n", "is empty"),
+        ("reference,amount\r\n", "no rows to reconcile"),
+        ("reference,amount\r\n\r\n,\r\n", "no rows to reconcile"),
+    ] {
+        let (out, _dir) = reconcile(contents, &["-o", "csv"]);
+        assert_eq!(out.status.code(), Some(2), "{contents:?}");
+        assert!(
+            stderr_of(&out).contains(says),
+            "{contents:?}: {}",
+            stderr_of(&out)
+        );
+    }
+    let dir = TempDir::new("reconcile-utf16");
+    let file = dir.write("u16.csv", b"\xff\xfer\0e\0f\0\n\0");
+    let out = payverify()
+        .args(["reconcile", "--sandbox"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("UTF-16"));
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "-", "-o", "jsonl"])
+        .write_stdin("reference\tamount\nSANDBOX-OK-1\t40000\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let row: Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(row["result"], "MATCHED");
+    assert_eq!(row["row"]["amount"], "40000");
+}
+
+#[test]
+fn hmac_warn_lets_a_bad_hmac_match_with_a_warning_in_checks() {
+    let dir = TempDir::new("reconcile-warn");
+    let file = dir.write("o.csv", "reference,amount\nSANDBOX-BADHMAC-1,40000\n");
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "--hmac", "warn", "-o", "csv"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout_of(&out).contains(",MATCHED,0,") && stdout_of(&out).contains("hmac MISMATCH"));
+}
+
+#[test]
+fn an_unwritable_summary_file_is_refused_before_any_request() {
+    let (out, _dir) = reconcile(
+        "reference,amount\nSANDBOX-SLOW-60000-1,1\n",
+        &["--summary-json", "/nonexistent/dir/sum.json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("cannot write --summary-json"));
+}
+
+#[test]
+fn help_man_page_and_bad_flags() {
+    let out = payverify().args(["reconcile", "--help"]).output().unwrap();
+    let help = stdout_of(&out);
+    for needle in [
+        "--amount-unit",
+        "--summary-json",
+        "--reference-column",
+        "-j, --jobs",
+        "UNVERIFIED",
+        "Examples:",
+    ] {
+        assert!(help.contains(needle), "{needle}");
+    }
+    let man = stdout_of(&payverify().arg("man").output().unwrap());
+    assert!(man.contains(".SH \"RECONCILE OPTIONS\"") && man.contains(".SH RECONCILE"));
+    let out = payverify()
+        .args(["reconcile", "--delimiter", "|", "x.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
