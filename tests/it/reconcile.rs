@@ -407,3 +407,62 @@ fn help_man_page_and_bad_flags() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn ctrl_c_keeps_the_rows_written_in_order_and_says_so_in_the_summary() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let dir = TempDir::new("reconcile-interrupt");
+    let summary = dir.path().join("sum.json");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(["reconcile", "--sandbox", "-o", "jsonl", "-j", "2", "-"])
+        .arg("--summary-json")
+        .arg(&summary)
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "reference,amount").unwrap();
+    for i in 0..40 {
+        writeln!(stdin, "SANDBOX-SLOW-200-{i},40000").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        lines.push(line);
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    lines.extend(rest.lines().map(|l| format!("{l}\n")));
+    assert!(lines.len() < 40, "it stopped early: {} lines", lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["line"], i as u64 + 2, "in order, no gap");
+        assert_eq!(v["result"], "MATCHED");
+    }
+    assert!(stderr.contains("interrupted after"), "{stderr}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["exit_code"], 130);
+    assert_eq!(json["rows"], lines.len() as u64);
+}
