@@ -3,6 +3,7 @@
 #
 #   bash benches/bench.sh            # full run (a few minutes on 2 cores)
 #   N=200 CMP_N=2000 MEM_NS=100000 bash benches/bench.sh   # a quick look
+#   bash benches/reconcile.sh        # reconcile vs verify on the same 100,000 references
 #
 # Every comparison runs payverify and its anchor side by side in the same run, alternating,
 # CMP_REPS times, and prints medians and ratios (payverify / anchor: below 1 is faster).
