@@ -15,7 +15,7 @@ use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo};
-use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
+use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult, classify};
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
 use crate::render::reconcile::{Judged, ReconcileWriter};
@@ -364,11 +364,22 @@ impl Sink<Decided> for ReconcileWriter {
     }
 
     fn tally(&self, entry: &Entry<Decided>) -> Tally {
-        let judged = judge(entry);
+        // Only the result: the row's text is made once, when it is written.
+        let (result, warned) = match entry {
+            Entry::Verified(record) => (
+                classify(&record.verdict, &record.job.expect),
+                record
+                    .verdict
+                    .checks
+                    .as_ref()
+                    .is_some_and(|c| !c.warnings.is_empty()),
+            ),
+            Entry::Decided(decided) => (decided.result, false),
+        };
         Tally {
-            exit: judged.result.exit(),
-            name: judged.result.name(),
-            warned: judged.warned,
+            exit: result.exit(),
+            name: result.name(),
+            warned,
         }
     }
 

@@ -44,8 +44,6 @@ pub(crate) struct Judged<'a> {
     checks: String,
     error: String,
     response: Option<&'a Map<String, Value>>,
-    /// Whether a check warned (e.g. the hmac under `--hmac warn`).
-    pub(crate) warned: bool,
 }
 
 impl<'a> Judged<'a> {
@@ -87,10 +85,6 @@ impl<'a> Judged<'a> {
                 .unwrap_or_default(),
             error,
             response: v.map(|v| &v.raw),
-            warned: verdict
-                .checks
-                .as_ref()
-                .is_some_and(|c| !c.warnings.is_empty()),
         }
     }
 
@@ -108,7 +102,6 @@ impl<'a> Judged<'a> {
             checks: String::new(),
             error: decided.why.clone(),
             response: None,
-            warned: false,
         }
     }
 
