@@ -466,3 +466,48 @@ fn ctrl_c_keeps_the_rows_written_in_order_and_says_so_in_the_summary() {
     assert_eq!(json["exit_code"], 130);
     assert_eq!(json["rows"], lines.len() as u64);
 }
+
+#[test]
+fn unverified_rows_keep_their_own_exit_code() {
+    use crate::common::{KeepAliveServer, payverify_at};
+    let server = KeepAliveServer::start(|path, _| {
+        if path.contains("AUTH") {
+            (
+                "401 Unauthorized".into(),
+                vec![],
+                r#"{"message":"bad key"}"#.into(),
+            )
+        } else if path.contains("HTML") {
+            ("200 OK".into(), vec![], "<html>hi</html>".into())
+        } else {
+            (
+                "404 Not Found".into(),
+                vec![],
+                r#"{"message":"no such"}"#.into(),
+            )
+        }
+    });
+    let dir = TempDir::new("reconcile-unverified");
+    let file = dir.write("o.csv", "reference,amount\nR-AUTH,1\nR-HTML,1\nR-GONE,1\n");
+    let out = payverify_at(&server.url)
+        .args(["reconcile", "--retries", "0", "-o", "csv"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("R-AUTH,1,UNVERIFIED,")
+            && lines[1].contains("rejected the credentials"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("R-HTML,1,UNVERIFIED,") && lines[2].contains("bad response"),
+        "{stdout}"
+    );
+    assert!(lines[3].starts_with("R-GONE,1,NOT_FOUND,"), "{stdout}");
+    assert!(
+        !stdout.contains(crate::common::SECRET) && !stderr_of(&out).contains(crate::common::SECRET)
+    );
+}
