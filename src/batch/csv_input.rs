@@ -87,6 +87,7 @@ pub(crate) struct Columns {
 /// The rows of an orders file, lazily, in order.
 pub(crate) struct Orders {
     reader: csv::Reader<Box<dyn Read + Send>>,
+    delimiter: u8,
     name: String,
     header: Arc<[String]>,
     columns: Columns,
@@ -178,6 +179,7 @@ impl Orders {
         let columns = find_columns(&header, options, &name)?;
         Ok(Orders {
             reader,
+            delimiter,
             name,
             header,
             columns,
@@ -206,12 +208,10 @@ impl Orders {
     /// The order a row comes to.
     fn order(&mut self, line: u64) -> Item<Decided> {
         let width = self.header.len();
-        let cells: Vec<Result<String, ()>> = self
+        let not_utf8 = self
             .record
             .iter()
-            .map(|c| String::from_utf8(c.to_vec()).map_err(|_| ()))
-            .collect();
-        let not_utf8 = cells.iter().position(Result::is_err);
+            .position(|c| std::str::from_utf8(c).is_err());
         let mut texts: Vec<String> = self
             .record
             .iter()
@@ -240,7 +240,12 @@ impl Orders {
             return invalid(row, why, amount.ok());
         }
         if fields != width {
-            let why = format!("the row has {fields} fields; the header has {width}");
+            // The usual cause: `40,000.00` unquoted in a comma-separated file.
+            let hint = match self.delimiter == b',' && fields > width {
+                true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
+                false => "",
+            };
+            let why = format!("the row has {fields} fields; the header has {width}{hint}");
             return invalid(row, why, amount.ok());
         }
         let reference = match reference {
@@ -818,6 +823,21 @@ mod tests {
         assert!(got[0].starts_with("INVALID_ROW line 2"), "{}", got[0]);
         assert_eq!(got[1], "A 100 \"NGN\" \"\" line 3");
         assert!(got[2].starts_with("DUPLICATE line 4: reference A is already on line 3"));
+    }
+
+    #[test]
+    fn an_unquoted_thousands_comma_is_explained() {
+        let (_, rows) = read(b"reference,amount\nA,40,000.00\n", &options()).unwrap();
+        assert_eq!(
+            summary(&rows[0]),
+            "INVALID_ROW line 2: the row has 3 fields; the header has 2 (a value with a \
+             comma, such as 40,000.00, must be in double quotes)"
+        );
+        let (_, rows) = read(b"reference;amount\nA;40;1\n", &options()).unwrap();
+        assert_eq!(
+            summary(&rows[0]),
+            "INVALID_ROW line 2: the row has 3 fields; the header has 2"
+        );
     }
 
     #[test]
