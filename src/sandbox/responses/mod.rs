@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -25,9 +25,11 @@ pub const SAMPLE_REFERENCE: &str = "0000000000000044177";
 pub const VERIFY_PREFIX: &str = "/api/payment/verify/";
 /// Longest delay `SANDBOX-SLOW-<ms>-` may ask for.
 pub const MAX_SLOW: Duration = Duration::from_secs(120);
+/// Longest time `SANDBOX-SETTLES-<ms>-` may stay pending: a day.
+pub const MAX_SETTLE: Duration = Duration::from_secs(86_400);
 
 /// The magic references, as documented in `--help`, the banner and the README.
-pub const MAGIC_REFERENCES: [(&str, &str); 11] = [
+pub const MAGIC_REFERENCES: [(&str, &str); 13] = [
     (
         SAMPLE_REFERENCE,
         "the documented sample: SUCCESSFUL, ₦40,000.00",
@@ -54,6 +56,14 @@ pub const MAGIC_REFERENCES: [(&str, &str); 11] = [
     (
         "SANDBOX-SLOW-<ms>-<anything>",
         "SUCCESSFUL after that delay (at most 120000 ms)",
+    ),
+    (
+        "SANDBOX-SETTLES-<ms>-<anything>",
+        "PENDING until <ms> after the first request for it, then SUCCESSFUL",
+    ),
+    (
+        "SANDBOX-SETTLES-FAILED-<ms>-<anything>",
+        "PENDING until <ms> after the first request for it, then FAILED",
     ),
     (
         "SANDBOX-BADHMAC-<anything>",
@@ -115,6 +125,8 @@ enum Magic {
     RateLimit,
     Error,
     Slow(Duration),
+    /// PENDING for this long after the first request, then FAILED (`true`) or SUCCESSFUL.
+    Settles(Duration, bool),
     BadHmac,
     Unknown,
 }
@@ -150,16 +162,36 @@ fn magic(reference: &str) -> Magic {
     if let Some(ms) = number_then_dash("SLOW-").filter(|ms| *ms <= MAX_SLOW.as_millis() as u64) {
         return Magic::Slow(Duration::from_millis(ms));
     }
+    let settle = |ms: u64| Some(Duration::from_millis(ms)).filter(|d| *d <= MAX_SETTLE);
+    if let Some(after) = number_then_dash("SETTLES-FAILED-").and_then(settle) {
+        return Magic::Settles(after, true);
+    }
+    if let Some(after) = number_then_dash("SETTLES-").and_then(settle) {
+        return Magic::Settles(after, false);
+    }
     Magic::Unknown
 }
 
-/// Per-reference attempt counts, for the references that fail only the first time.
+/// Per-reference attempt counts, for the references that fail only the first time, and
+/// when each settling reference was first asked about.
 #[derive(Debug, Default)]
 pub struct State {
     attempts: Mutex<HashMap<String, u32>>,
+    first_asked: Mutex<HashMap<String, Instant>>,
 }
 
 impl State {
+    /// Whether `after` has passed since the first request for `reference` (this one, if it
+    /// is the first).
+    fn settled(&self, reference: &str, after: Duration) -> bool {
+        let now = Instant::now();
+        let Ok(mut map) = self.first_asked.lock() else {
+            return false;
+        };
+        let first = *map.entry(reference.to_owned()).or_insert(now);
+        now.duration_since(first) >= after
+    }
+
     fn attempt(&self, reference: &str) -> u32 {
         let Ok(mut map) = self.attempts.lock() else {
             return 1;
@@ -231,6 +263,15 @@ pub fn reply(state: &State, method: &str, raw_path: &str, authorization: Option<
         Magic::Flaky | Magic::RateLimit => ok(),
         Magic::Error => Reply::message(500, "internal server error (sandbox: error)"),
         Magic::Slow(delay) => Reply { delay, ..ok() },
+        Magic::Settles(after, _) if !state.settled(&reference, after) => Reply::new(
+            200,
+            transaction(&reference, Outcome::Pending, Kobo(4_000_000)),
+        ),
+        Magic::Settles(_, false) => ok(),
+        Magic::Settles(_, true) => Reply::new(
+            200,
+            transaction(&reference, Outcome::Failed, Kobo(4_000_000)),
+        ),
         Magic::BadHmac => {
             let mut body = transaction(&reference, Outcome::Successful, Kobo(4_000_000));
             body["hmac"] = Value::String(sign(&merchant_ref(&reference), Kobo(4_000_001)));

@@ -69,6 +69,9 @@ fn magic_references() {
         "nope",
         "SANDBOX-AMOUNT-abc-x",
         "SANDBOX-SLOW-999999999-x",
+        "SANDBOX-SETTLES-86400001-x",
+        "SANDBOX-SETTLES-FAILED--x",
+        "SANDBOX-SETTLES-x",
         "SANDBOX-OK",
     ] {
         let r = get(&state, unknown);
@@ -86,6 +89,29 @@ fn flaky_and_ratelimit_fail_only_the_first_time_per_reference() {
     let limited = get(&state, "SANDBOX-RATELIMIT-a");
     assert_eq!((limited.status, limited.retry_after), (429, Some(1)));
     assert_eq!(get(&state, "SANDBOX-RATELIMIT-a").status, 200);
+}
+
+#[test]
+fn settling_references_are_pending_until_their_time_from_the_first_request() {
+    let state = State::default();
+    assert_eq!(status_of(&get(&state, "SANDBOX-SETTLES-150-a")), "PENDING");
+    assert_eq!(
+        status_of(&get(&state, "SANDBOX-SETTLES-FAILED-150-a")),
+        "PENDING"
+    );
+    assert_eq!(status_of(&get(&state, "SANDBOX-SETTLES-150-a")), "PENDING");
+    std::thread::sleep(Duration::from_millis(200));
+    // Each reference's clock starts at its own first request.
+    assert_eq!(status_of(&get(&state, "SANDBOX-SETTLES-150-b")), "PENDING");
+    assert_eq!(
+        status_of(&get(&state, "SANDBOX-SETTLES-150-a")),
+        "SUCCESSFUL"
+    );
+    assert_eq!(
+        status_of(&get(&state, "SANDBOX-SETTLES-FAILED-150-a")),
+        "FAILED"
+    );
+    assert_eq!(status_of(&get(&state, "SANDBOX-SETTLES-0-c")), "SUCCESSFUL");
 }
 
 #[test]
