@@ -8,7 +8,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::domain::checks::{Expectations, HmacMode};
 use crate::domain::money::Kobo;
 use crate::exit::Exit;
-use crate::settings::{Flags, timeout_from_secs};
+use crate::settings::{Flags, timeout_from_secs, wait_from_text};
 // The value enums live with the layer that acts on them; clap parses them here.
 pub use crate::batch::csv_input::AmountUnit;
 pub use crate::render::{ColorChoice, OutputFormat};
@@ -85,6 +85,7 @@ impl GlobalArgs {
             auth_style: run.auth_style,
             timeout: run.timeout,
             retries: run.retries,
+            wait: run.wait,
             hmac: run.hmac,
             proxy: run.proxy.clone(),
             ca_cert: run.ca_cert.clone(),
@@ -370,6 +371,11 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N", value_parser = parse_retries, allow_negative_numbers = true)]
     pub retries: Option<u32>,
 
+    /// Ask a not-final (e.g. PENDING) transaction again until it is final or this long has
+    /// passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]
+    #[arg(long, value_name = "DURATION", value_parser = parse_wait)]
+    pub wait: Option<Duration>,
+
     /// How the Authorization header carries the credentials [default: standard]
     /// [config: auth_style]
     #[arg(long, value_enum, value_name = "STYLE")]
@@ -503,6 +509,10 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
         })
 }
 
+fn parse_wait(s: &str) -> Result<Duration, String> {
+    wait_from_text(s).map_err(|why| format!("'{s}' {why}"))
+}
+
 fn parse_jobs(s: &str) -> Result<u16, String> {
     whole_in_range(s, 1, u64::from(MAX_JOBS))
         .and_then(|n| u16::try_from(n).map_err(|e| e.to_string()))
@@ -548,6 +558,7 @@ pub fn command() -> clap::Command {
         // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
         .mut_subcommand("doctor", |c| {
             c.mut_arg("retries", |a| a.hide(true))
+                .mut_arg("wait", |a| a.hide(true))
                 .after_help(DOCTOR_EXIT)
         });
     with_examples(cmd, "")

@@ -269,6 +269,15 @@ fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
     );
     row(
         &mut table,
+        "wait",
+        match s.wait.value.is_zero() {
+            true => "0 (not final is an answer)".to_owned(),
+            false => humantime::format_duration(s.wait.value).to_string(),
+        },
+        src(&s.wait.source),
+    );
+    row(
+        &mut table,
         "hmac",
         format!("{:?}", s.hmac.value).to_lowercase(),
         src(&s.hmac.source),

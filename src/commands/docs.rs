@@ -280,7 +280,7 @@ fn extra_sections() -> String {
     r.text([roman(
         "The config file (usually ~/.config/payverify/config.toml): default_profile and \
          [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
-         client_secret_command, auth_style, timeout, retries, hmac, proxy and ca_cert. \
+         client_secret_command, auth_style, timeout, retries, wait, hmac, proxy and ca_cert. \
          Create one with payverify config init.",
     )]);
     r.control("SH", ["EXAMPLES"]);

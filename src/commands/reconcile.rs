@@ -55,6 +55,7 @@ pub fn run(
         interrupt,
         halt,
         sandbox: _sandbox,
+        wait: _,
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
 
     let (header, reference_column) = (orders.header(), orders.reference_column());

@@ -1,10 +1,11 @@
 //! `payverify verify`: one reference (a table or the service's JSON) or a batch (records),
 //! each as jobs through the shared verifier.
 
+use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::batch::{Batch, Input, InputSource};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
@@ -12,6 +13,7 @@ use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
+use crate::domain::wait::{Polls, human};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::RecordWriter;
@@ -53,22 +55,44 @@ pub fn run(
         interrupt,
         halt,
         sandbox: _sandbox,
+        wait,
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     let mut printer = Printer::stdout(global.color, ctx.env);
     match work {
         Work::Single(job) => {
             let reference = job.reference.clone();
-            let Some(verdict) = verify_interruptibly(verifier, job, &interrupt, &halt) else {
+            let (verdict, ending) =
+                verify_waiting(Arc::new(verifier), job, wait, &interrupt, &halt, log);
+            let format = match log.level() == Level::Quiet && !args.writes_when_quiet() {
+                true => None,
+                false => Some(args.format()),
+            };
+            let Some(verdict) = verdict else {
                 log.error(&format!(
                     "interrupted before '{reference}' was verified; nothing is known about it"
                 ));
                 return Ok(Exit::Interrupted);
             };
-            let format = match log.level() == Level::Quiet && !args.writes_when_quiet() {
-                true => None,
-                false => Some(args.format()),
-            };
-            report(&verdict, &reference, format, log, &mut printer)
+            match ending {
+                Ending::Answered => report(&verdict, &reference, format, log, &mut printer),
+                Ending::Deadline => {
+                    report_not_final(&verdict, format, &mut printer)?;
+                    log.error(&format!(
+                        "transaction '{reference}' is still not final after {}: status {}",
+                        human(wait),
+                        not_final_status(&verdict)
+                    ));
+                    Ok(verdict.exit())
+                }
+                Ending::Interrupted => {
+                    report_not_final(&verdict, format, &mut printer)?;
+                    log.error(&format!(
+                        "interrupted while waiting for '{reference}': not final, status {}",
+                        not_final_status(&verdict)
+                    ));
+                    Ok(Exit::Interrupted)
+                }
+            }
         }
         Work::Batch(input, known_len) => {
             let batch = Batch {
@@ -98,6 +122,8 @@ pub(crate) struct Service {
     pub(crate) halt: Arc<AtomicBool>,
     /// Kept alive until the work is done; dropping it stops the server.
     pub(crate) sandbox: Option<Sandbox>,
+    /// `--wait`: how long a not-final transaction is asked again (zero: not at all).
+    pub(crate) wait: Duration,
 }
 
 impl Service {
@@ -150,6 +176,7 @@ impl Service {
             interrupt,
             halt,
             sandbox,
+            wait: settings.wait.value,
         })
     }
 }
@@ -161,10 +188,143 @@ enum Work {
     Batch(Box<Input>, Option<usize>),
 }
 
+/// How a single verification ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The answer at hand is the answer (final, or not waited for).
+    Answered,
+    /// `--wait` ran out with the transaction still not final.
+    Deadline,
+    /// A signal came while waiting or asking.
+    Interrupted,
+}
+
+/// Verifies one reference, asking again while it is not final and `wait` has not run out
+/// since the first request. The pauses are slept here, on the main thread, so a signal ends
+/// them at once and the terminal status line counts down. The verdict is the last answer
+/// (`None` when interrupted before the first).
+fn verify_waiting(
+    verifier: Arc<Verifier>,
+    job: Job,
+    wait: Duration,
+    interrupt: &Interrupt,
+    halt: &Arc<AtomicBool>,
+    log: &Log,
+) -> (Option<Verdict>, Ending) {
+    let started = Instant::now();
+    let mut polls = Polls::new(started, wait);
+    let mut status = StatusLine::new(log);
+    let mut last = None;
+    loop {
+        let Some(verdict) = verify_interruptibly(verifier.clone(), job.clone(), interrupt, halt)
+        else {
+            return (last, Ending::Interrupted);
+        };
+        if wait.is_zero() || !matches!(verdict.outcome, Outcome::NotFinal(_)) {
+            return (Some(verdict), Ending::Answered);
+        }
+        let state = not_final_status(&verdict);
+        let asked = polls.requests();
+        let Some(pause) = polls.next_pause(Instant::now()) else {
+            log.trace(|| {
+                format!(
+                    "'{}': status {state} at the deadline, after {asked} requests",
+                    job.reference,
+                )
+            });
+            return (Some(verdict), Ending::Deadline);
+        };
+        log.trace(|| {
+            format!(
+                "'{}': status {state} (request {asked}); next check in {}, {} left",
+                job.reference,
+                human(pause),
+                human(polls.deadline().saturating_duration_since(Instant::now()))
+            )
+        });
+        last = Some(verdict);
+        let wake = Instant::now() + pause;
+        let flag = interrupt.flag();
+        while Instant::now() < wake {
+            if flag.load(Ordering::SeqCst) {
+                status.clear();
+                halt.store(true, Ordering::SeqCst);
+                return (last, Ending::Interrupted);
+            }
+            let now = Instant::now();
+            status.show(&format!(
+                "waiting for {}: {}, next check in {}, {} left",
+                job.reference,
+                crate::terminal::safe(&state),
+                human(wake.saturating_duration_since(now)),
+                human(polls.deadline().saturating_duration_since(now))
+            ));
+            thread::sleep(
+                wake.saturating_duration_since(now)
+                    .min(Duration::from_millis(100)),
+            );
+        }
+        status.clear();
+    }
+}
+
+/// The transaction status of a not-final verdict, quoted, for messages.
+fn not_final_status(verdict: &Verdict) -> String {
+    verdict
+        .outcome
+        .verification()
+        .and_then(|v| v.status.as_deref())
+        .map_or_else(|| "-".to_owned(), crate::terminal::quoted)
+}
+
+/// A not-final answer printed as any answer is (the table or the service's JSON).
+fn report_not_final(
+    verdict: &Verdict,
+    format: Option<OutputFormat>,
+    printer: &mut Printer,
+) -> Result<(), Failure> {
+    let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
+    if let (Some(v), Some(format)) = (verdict.outcome.verification(), format) {
+        write_output(printer.verification(v, integrity, format))?;
+    }
+    Ok(())
+}
+
+/// The one-line `waiting for ...` status, redrawn in place on a terminal's stderr; nothing
+/// elsewhere (a log file gets the `-v` lines instead) and nothing with -q.
+struct StatusLine {
+    shown: bool,
+    enabled: bool,
+}
+
+impl StatusLine {
+    fn new(log: &Log) -> Self {
+        StatusLine {
+            shown: false,
+            enabled: log.level() != Level::Quiet && io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&mut self, text: &str) {
+        if self.enabled {
+            let line = format!("\r\x1b[2K{}", crate::log::scrub(text));
+            let _ = io::stderr().lock().write_all(line.as_bytes());
+            self.shown = true;
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            let _ = io::stderr().lock().write_all(b"\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+}
+
 /// Verifies one reference on its own thread, so a signal ends the run at once with 130;
 /// `None` when interrupted. A panic while verifying is a record of exit 10, as in a batch.
 fn verify_interruptibly(
-    verifier: Verifier,
+    verifier: Arc<Verifier>,
     job: Job,
     interrupt: &Interrupt,
     halt: &Arc<AtomicBool>,

@@ -10,3 +10,4 @@ pub(crate) mod reconcile;
 pub mod reference;
 pub mod signature;
 pub mod verifier;
+pub mod wait;

@@ -38,6 +38,8 @@ pub struct Profile {
     pub timeout: Option<f64>,
     /// Retries after the first attempt.
     pub retries: Option<u32>,
+    /// How long a not-final transaction is asked again, e.g. `"5m"`.
+    pub wait: Option<String>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
     /// A command whose output is the client secret (a password manager).
@@ -214,6 +216,7 @@ pub fn profile_section(
          # hmac = \"warn\"          # off | warn | require\n\
          # timeout = 30\n\
          # retries = 2\n\
+         # wait = \"5m\"            # ask a PENDING transaction again for up to this long\n\
          # auth_style = \"standard\" # or \"literal\"\n\
          # proxy = \"http://proxy.example:3128\"\n\
          # ca_cert = \"/path/to/corporate-root.pem\"\n",

@@ -55,6 +55,8 @@ pub struct Settings {
     pub timeout: Sourced<Duration>,
     /// Retries after the first attempt.
     pub retries: Sourced<u32>,
+    /// How long a not-final transaction is asked again; zero: not at all.
+    pub wait: Sourced<Duration>,
     /// How the response's hmac is checked.
     pub hmac: Sourced<HmacMode>,
     /// Explicit proxy URL (otherwise HTTPS_PROXY/HTTP_PROXY/NO_PROXY apply).
@@ -105,6 +107,8 @@ pub struct Flags {
     pub timeout: Option<Duration>,
     /// `--retries`, already in range.
     pub retries: Option<u32>,
+    /// `--wait`, already in range.
+    pub wait: Option<Duration>,
     /// `--hmac`.
     pub hmac: Option<HmacMode>,
     /// `--proxy`.
@@ -121,6 +125,24 @@ pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
     (TIMEOUT_RANGE_SECS.0..=TIMEOUT_RANGE_SECS.1)
         .contains(&secs)
         .then(|| Duration::from_secs_f64(secs))
+}
+
+/// Longest wait for a not-final transaction, from a flag or the config file.
+pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// A wait from `90s`, `5m`, `1h 30m` (humantime), or a bare number of seconds; at most
+/// [`MAX_WAIT`]. The error says what is wrong without repeating the text.
+pub fn wait_from_text(s: &str) -> Result<Duration, &'static str> {
+    let t = s.trim();
+    let parsed = match t.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty() {
+        true => t.parse::<u64>().ok().map(Duration::from_secs),
+        false => humantime::parse_duration(t).ok(),
+    };
+    match parsed {
+        Some(d) if d <= MAX_WAIT => Ok(d),
+        Some(_) => Err("is longer than the longest wait, 24h"),
+        None => Err("is not a duration such as 90s, 5m or 1h"),
+    }
 }
 
 impl Settings {
@@ -263,6 +285,14 @@ impl Settings {
             |n| (n <= MAX_RETRIES).then_some(n).ok_or("must be at most 10"),
             DEFAULT_RETRIES,
         );
+        let wait = layer.choose(
+            &mut problems,
+            args.wait.map(|v| (v, "--wait")),
+            profile.wait.as_deref(),
+            "wait",
+            wait_from_text,
+            Duration::ZERO,
+        );
         let hmac = layer.choose(
             &mut problems,
             args.hmac.map(|v| (v, "--hmac")),
@@ -315,6 +345,7 @@ impl Settings {
             auth_style,
             timeout,
             retries,
+            wait,
             hmac,
             proxy,
             ca_cert,

@@ -1,0 +1,124 @@
+//! `--wait`: when a not-final transaction is asked again, and when the asking stops.
+//!
+//! Only the schedule lives here; the single path sleeps on the main thread (so Ctrl-C and
+//! the status line stay live) and a batch parks the reference in its work queue (so no
+//! worker sleeps).
+
+use std::hash::{BuildHasher, RandomState};
+use std::time::{Duration, Instant};
+
+/// The pause before the second request for a reference.
+pub(crate) const FIRST_PAUSE: Duration = Duration::from_secs(2);
+/// The longest pause between two requests for a reference.
+pub(crate) const LONGEST_PAUSE: Duration = Duration::from_secs(30);
+
+/// One reference's polling: started at its first request, ending at `limit` after it.
+#[derive(Debug, Clone)]
+pub(crate) struct Polls {
+    started: Instant,
+    limit: Duration,
+    /// Pauses taken so far.
+    taken: u32,
+    jitter: RandomState,
+}
+
+impl Polls {
+    /// Polling that began at `started` (the first request) and may go on for `limit`.
+    pub(crate) fn new(started: Instant, limit: Duration) -> Self {
+        Polls {
+            started,
+            limit,
+            taken: 0,
+            jitter: RandomState::new(),
+        }
+    }
+
+    /// Requests made so far, counting the first.
+    pub(crate) fn requests(&self) -> u32 {
+        self.taken + 1
+    }
+
+    /// When the asking stops.
+    pub(crate) fn deadline(&self) -> Instant {
+        self.started + self.limit
+    }
+
+    /// The pause before the next request after a not-final answer at `now`, or `None` when
+    /// the deadline has come (the answer at hand is the last). 2 s doubling up to 30 s, each
+    /// jittered by ±20 % so that references started together spread out, and never past the
+    /// deadline: the last request is made at it.
+    pub(crate) fn next_pause(&mut self, now: Instant) -> Option<Duration> {
+        let left = self.deadline().saturating_duration_since(now);
+        if left.is_zero() {
+            return None;
+        }
+        let base = FIRST_PAUSE
+            .saturating_mul(1u32 << self.taken.min(8))
+            .min(LONGEST_PAUSE);
+        // A factor from 0.8 to 1.2.
+        let spread = (self.jitter.hash_one(self.taken) % 401) as f64 / 1000.0 + 0.8;
+        let pause = base.mul_f64(spread).min(LONGEST_PAUSE).min(left);
+        self.taken += 1;
+        Some(pause)
+    }
+}
+
+/// A duration as people write it, rounded to whole seconds (`3m 12s`), for status lines.
+pub(crate) fn human(d: Duration) -> String {
+    let secs = d.as_secs() + u64::from(d.subsec_millis() >= 500);
+    humantime::format_duration(Duration::from_secs(secs))
+        .to_string()
+        .replace(' ', "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pauses_double_from_2s_to_30s_with_jitter_and_stop_at_the_deadline() {
+        let start = Instant::now();
+        let mut polls = Polls::new(start, Duration::from_secs(3600));
+        let mut at = start;
+        let mut pauses = Vec::new();
+        for _ in 0..8 {
+            let pause = polls.next_pause(at).unwrap();
+            pauses.push(pause);
+            at += pause;
+        }
+        let bounds = [2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0, 30.0];
+        for (pause, base) in pauses.iter().zip(bounds) {
+            let s = pause.as_secs_f64();
+            assert!(
+                s >= base * 0.8 - 1e-9 && s <= (base * 1.2).min(30.0) + 1e-9,
+                "{pauses:?}"
+            );
+        }
+        assert_eq!(polls.requests(), 9);
+
+        let mut short = Polls::new(start, Duration::from_secs(3));
+        assert!(short.next_pause(start).unwrap() <= Duration::from_millis(2400));
+        // Never past the deadline: the pause ends at it, then there is none.
+        let near = start + Duration::from_millis(2900);
+        assert_eq!(short.next_pause(near), Some(Duration::from_millis(100)));
+        assert_eq!(short.next_pause(start + Duration::from_secs(3)), None);
+        assert_eq!(short.next_pause(start + Duration::from_secs(99)), None);
+    }
+
+    #[test]
+    fn jitter_spreads_references_started_together() {
+        let start = Instant::now();
+        let firsts: std::collections::HashSet<_> = (0..20)
+            .map(|_| Polls::new(start, Duration::from_secs(60)).next_pause(start))
+            .collect();
+        assert!(firsts.len() > 1, "{firsts:?}");
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human(Duration::from_secs(300)), "5m");
+        assert_eq!(human(Duration::from_millis(192_400)), "3m12s");
+        assert_eq!(human(Duration::from_millis(7_600)), "8s");
+        assert_eq!(human(Duration::ZERO), "0s");
+    }
+}
