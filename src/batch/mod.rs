@@ -10,7 +10,7 @@ pub(crate) mod csv_input;
 pub mod input;
 mod seen;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -24,6 +24,7 @@ use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
+use crate::domain::wait::{Polls, human};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::RecordWriter;
@@ -157,6 +158,8 @@ pub struct Batch {
     /// Set by the batch when it stops starting references for any reason (a signal, or
     /// the reader of stdout went away); the client stops retrying when it is set.
     pub halt: Arc<AtomicBool>,
+    /// `--wait`: how long a not-final reference is asked again (zero: not at all).
+    pub wait: Duration,
 }
 
 enum Event<D> {
@@ -227,9 +230,10 @@ impl Batch {
         for n in 0..self.jobs {
             let (queue, events_tx, halt) = (queue.clone(), events_tx.clone(), self.halt.clone());
             let (verifier, active) = (verifier.clone(), active.clone());
+            let (wait, log) = (self.wait, log.clone());
             thread::Builder::new()
                 .name(format!("verify-{n}"))
-                .spawn(move || worker(&verifier, &queue, &events_tx, &halt, &active))
+                .spawn(move || worker(&verifier, &queue, &events_tx, &halt, &active, wait, &log))
                 .map_err(|e| Failure::new(Exit::Internal, format!("cannot start a worker: {e}")))?;
         }
         drop(events_tx);
@@ -498,15 +502,65 @@ fn worker<D>(
     events: &mpsc::Sender<Event<D>>,
     halt: &AtomicBool,
     active: &AtomicUsize,
+    wait: Duration,
+    log: &Log,
 ) {
-    while let Some((index, job)) = work.pop() {
-        let event = if halt.load(Ordering::SeqCst) {
-            Event::Skipped(index)
-        } else {
-            active.fetch_add(1, Ordering::SeqCst);
-            let verdict = verify_or_record_failure(verifier, &job);
-            active.fetch_sub(1, Ordering::SeqCst);
-            Event::Done(index, Box::new(Entry::Verified(Record { job, verdict })))
+    while let Some(task) = work.pop(halt) {
+        let _turn = Turn(work);
+        let Task {
+            index,
+            job,
+            waiting,
+        } = task;
+        let event = match (halt.load(Ordering::SeqCst), waiting) {
+            (true, None) => Event::Skipped(index),
+            // Stopping: a reference waited for ends as its last answer, not final.
+            (true, Some(waiting)) => Event::Done(
+                index,
+                Box::new(Entry::Verified(Record {
+                    job,
+                    verdict: waiting.last,
+                })),
+            ),
+            (false, waiting) => {
+                let first = Instant::now();
+                active.fetch_add(1, Ordering::SeqCst);
+                let verdict = verify_or_record_failure(verifier, &job);
+                active.fetch_sub(1, Ordering::SeqCst);
+                let not_final = matches!(verdict.outcome, Outcome::NotFinal(_));
+                if !wait.is_zero() && not_final && !halt.load(Ordering::SeqCst) {
+                    let mut polls = waiting.map_or_else(|| Polls::new(first, wait), |w| w.polls);
+                    let asked = polls.requests();
+                    if let Some(pause) = polls.next_pause(Instant::now()) {
+                        log.trace(|| {
+                            format!(
+                                "'{}': not final (request {asked}); next check in {}, {} left",
+                                job.reference,
+                                human(pause),
+                                human(polls.deadline().saturating_duration_since(Instant::now()))
+                            )
+                        });
+                        let waiting = Box::new(Waiting {
+                            polls,
+                            last: verdict,
+                        });
+                        let task = Task {
+                            index,
+                            job,
+                            waiting: Some(waiting),
+                        };
+                        work.park(task, Instant::now() + pause);
+                        continue;
+                    }
+                    log.trace(|| {
+                        format!(
+                            "'{}': still not final at the deadline, after {asked} requests",
+                            job.reference
+                        )
+                    });
+                }
+                Event::Done(index, Box::new(Entry::Verified(Record { job, verdict })))
+            }
         };
         if events.send(event).is_err() {
             return;
@@ -631,8 +685,53 @@ struct WorkQueue {
     capacity: usize,
 }
 
+/// One reference for a worker: new, or asked before and not final yet (`--wait`).
+struct Task {
+    index: usize,
+    job: Job,
+    waiting: Option<Box<Waiting>>,
+}
+
+/// A reference that is not final yet: its polling schedule and its last answer (what it
+/// comes to if the waiting ends now).
+struct Waiting {
+    polls: Polls,
+    last: Verdict,
+}
+
+/// A parked reference and when it is due again; the heap's top is the earliest.
+struct Parked {
+    due: Instant,
+    task: Task,
+}
+
+impl PartialEq for Parked {
+    fn eq(&self, other: &Self) -> bool {
+        self.due == other.due
+    }
+}
+
+impl Eq for Parked {}
+
+impl PartialOrd for Parked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Parked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: BinaryHeap is a max-heap, and the earliest due comes first.
+        other.due.cmp(&self.due)
+    }
+}
+
 struct QueueState {
     items: VecDeque<(usize, Job)>,
+    /// References waiting to be asked again: no worker sleeps for them.
+    parked: BinaryHeap<Parked>,
+    /// Tasks a worker has taken and not yet finished (it may park one again).
+    taken: usize,
     closed: bool,
     reader_waiting: bool,
     workers_waiting: usize,
@@ -643,6 +742,8 @@ impl WorkQueue {
         WorkQueue {
             state: Mutex::new(QueueState {
                 items: VecDeque::with_capacity(capacity),
+                parked: BinaryHeap::new(),
+                taken: 0,
                 closed: false,
                 reader_waiting: false,
                 workers_waiting: 0,
@@ -677,6 +778,28 @@ impl WorkQueue {
         true
     }
 
+    /// Parks a taken task until `due`; a worker takes it again then (at once when halted).
+    fn park(&self, task: Task, due: Instant) {
+        if let Ok(mut state) = self.state.lock() {
+            state.parked.push(Parked { due, task });
+        }
+        self.work.notify_one();
+    }
+
+    /// A worker is done with the task it took (finished or parked).
+    fn done(&self) {
+        let last = match self.state.lock() {
+            Ok(mut state) => {
+                state.taken = state.taken.saturating_sub(1);
+                state.taken == 0 && state.closed
+            }
+            Err(_) => true,
+        };
+        if last {
+            self.work.notify_all();
+        }
+    }
+
     /// No more references will come: idle workers end once the queue is empty.
     fn close(&self) {
         if let Ok(mut state) = self.state.lock() {
@@ -685,24 +808,56 @@ impl WorkQueue {
         self.work.notify_all();
     }
 
-    /// The next reference; `None` once the queue is closed and empty.
-    fn pop(&self) -> Option<(usize, Job)> {
+    /// The next task: a parked reference that is due (any parked one once `halt` is set, so
+    /// Ctrl-C ends the waits at once), else the next new one. `None` once the queue is
+    /// closed, nothing is parked and no worker holds a task it could park. Every task taken
+    /// must be followed by [`WorkQueue::done`].
+    fn pop(&self, halt: &AtomicBool) -> Option<Task> {
         let mut state = self.state.lock().ok()?;
         loop {
-            if let Some(item) = state.items.pop_front() {
+            let now = Instant::now();
+            let due = state
+                .parked
+                .peek()
+                .is_some_and(|p| p.due <= now || halt.load(Ordering::SeqCst));
+            if due && let Some(parked) = state.parked.pop() {
+                state.taken += 1;
+                return Some(parked.task);
+            }
+            if let Some((index, job)) = state.items.pop_front() {
                 if state.reader_waiting && state.items.len() <= self.capacity / 2 {
                     state.reader_waiting = false;
                     self.room.notify_one();
                 }
-                return Some(item);
+                state.taken += 1;
+                return Some(Task {
+                    index,
+                    job,
+                    waiting: None,
+                });
             }
-            if state.closed {
+            if state.closed && state.parked.is_empty() && state.taken == 0 {
                 return None;
             }
+            // Until the earliest parked reference is due; a halt is seen within 100 ms.
+            let nap = state.parked.peek().map_or(Duration::from_millis(100), |p| {
+                p.due
+                    .saturating_duration_since(now)
+                    .min(Duration::from_millis(100))
+            });
             state.workers_waiting += 1;
-            state = self.work.wait(state).ok()?;
+            state = self.work.wait_timeout(state, nap).ok()?.0;
             state.workers_waiting -= 1;
         }
+    }
+}
+
+/// Tells the queue a worker is done with its task however the worker's turn ends.
+struct Turn<'a>(&'a WorkQueue);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.0.done();
     }
 }
 
@@ -827,8 +982,9 @@ mod tests {
                 let queue = queue.clone();
                 thread::spawn(move || {
                     let mut got = Vec::new();
-                    while let Some((i, _)) = queue.pop() {
-                        got.push(i);
+                    while let Some(task) = queue.pop(&AtomicBool::new(false)) {
+                        got.push(task.index);
+                        queue.done();
                     }
                     got
                 })
@@ -857,9 +1013,42 @@ mod tests {
         halt.store(true, Ordering::SeqCst);
         assert!(!queue.push((2, job), &halt));
         queue.close();
-        assert_eq!(queue.pop().map(|(i, _)| i), Some(0));
-        assert_eq!(queue.pop().map(|(i, _)| i), Some(1));
-        assert!(queue.pop().is_none());
+        let not = AtomicBool::new(false);
+        assert_eq!(queue.pop(&not).map(|t| t.index), Some(0));
+        queue.done();
+        assert_eq!(queue.pop(&not).map(|t| t.index), Some(1));
+        queue.done();
+        assert!(queue.pop(&not).is_none());
+    }
+
+    #[test]
+    fn a_parked_reference_frees_its_worker_until_due_and_a_halt_releases_it() {
+        let queue = WorkQueue::new(8);
+        let halt = AtomicBool::new(false);
+        assert!(queue.push((0, test_job()), &halt));
+        assert!(queue.push((1, test_job()), &halt));
+        queue.close();
+        let first = queue.pop(&halt).unwrap();
+        let parked_at = Instant::now();
+        queue.park(first, parked_at + Duration::from_millis(300));
+        queue.done();
+        // The parked reference does not hold the next one back.
+        let second = queue.pop(&halt).unwrap();
+        assert_eq!(second.index, 1);
+        assert!(parked_at.elapsed() < Duration::from_millis(300));
+        queue.done();
+        // Closed and empty, but something is parked: not the end, it comes back when due.
+        let again = queue.pop(&halt).unwrap();
+        assert_eq!(again.index, 0);
+        assert!(parked_at.elapsed() >= Duration::from_millis(290));
+        queue.park(again, Instant::now() + Duration::from_secs(600));
+        queue.done();
+        halt.store(true, Ordering::SeqCst);
+        let started = Instant::now();
+        assert_eq!(queue.pop(&halt).map(|t| t.index), Some(0));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        queue.done();
+        assert!(queue.pop(&halt).is_none());
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn run(
         interrupt,
         halt,
         sandbox: _sandbox,
-        wait: _,
+        wait,
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
 
     let (header, reference_column) = (orders.header(), orders.reference_column());
@@ -79,6 +79,7 @@ pub fn run(
         known_len,
         stop: interrupt.flag(),
         halt,
+        wait,
     };
     let mut exit = batch.run(Arc::new(verifier), orders, &mut writer, log)?;
 

@@ -100,6 +100,7 @@ pub fn run(
                 known_len,
                 stop: interrupt.flag(),
                 halt,
+                wait,
             };
             // -q silences the default table; an explicit -o is data a script asked for.
             let mut writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
