@@ -373,7 +373,7 @@ pub struct ProfileArgs {
 
     /// Ask a not-final (e.g. PENDING) transaction again until it is final or this long has
     /// passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]
-    #[arg(long, value_name = "DURATION", value_parser = parse_wait)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
     pub wait: Option<Duration>,
 
     /// How the Authorization header carries the credentials [default: standard]

@@ -18,3 +18,4 @@ mod sandbox;
 mod setup;
 mod tls;
 mod verify;
+mod wait;

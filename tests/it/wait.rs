@@ -1,0 +1,379 @@
+//! `--wait DURATION`: a not-final transaction is asked again until it is final or the wait
+//! runs out; against the sandbox's SETTLES references, which turn final a set time after
+//! their first request.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{KeepAliveServer, TempDir, payverify, stderr_of, stdout_of};
+
+fn jsonl(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
+#[test]
+fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
+    let started = Instant::now();
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-SETTLES-1000-a",
+            "--wait",
+            "60s",
+        ])
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["status"], "SUCCESSFUL");
+    // Only the final answer is printed, and no status line off a terminal.
+    assert_eq!(stdout_of(&out).matches("\"status\"").count(), 1);
+    assert_eq!(stderr_of(&out), "");
+    // The second request comes after 1.6 to 2.4 s: well before the 60 s deadline.
+    assert!(elapsed >= Duration::from_millis(1500), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
+
+    let failed = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-SETTLES-FAILED-500-a",
+            "--wait",
+            "1m",
+        ])
+        .args(["-v", "-o", "json"])
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{stderr}");
+    assert!(stdout_of(&failed).contains("\"status\": \"FAILED\""));
+    // -v shows each poll.
+    assert!(
+        stderr.contains(
+            "'SANDBOX-SETTLES-FAILED-500-a': status \"PENDING\" (request 1); next check in"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("GET /api/payment/verify/").count(),
+        2,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_single_reference_still_pending_at_the_deadline_is_exit_9_in_bounded_time() {
+    let started = Instant::now();
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-SETTLES-600000-b",
+            "--wait",
+            "3s",
+        ])
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert_eq!(
+        stderr,
+        "payverify: transaction 'SANDBOX-SETTLES-600000-b' is still not final after 3s: \
+         status \"PENDING\"\n"
+    );
+    assert!(
+        stdout_of(&out).contains("PENDING"),
+        "the last answer is shown"
+    );
+    // The last check is at the deadline, never past it.
+    assert!(elapsed >= Duration::from_millis(2900), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+}
+
+#[test]
+fn only_not_final_is_asked_again() {
+    // Without --wait, not final is the answer at once.
+    let out = payverify()
+        .args(["verify", "--sandbox", "SANDBOX-SETTLES-1-c", "-v"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9));
+    assert_eq!(stderr_of(&out).matches("sandbox: GET").count(), 1);
+    // Answers are answers: 404, FAILED, a check failure, 500 (its own retries) are not
+    // waited on, however long the wait.
+    for (reference, code) in [
+        ("NOPE-1", 3),
+        ("SANDBOX-FAILED-1", 1),
+        ("SANDBOX-AMOUNT-1-x", 4),
+        ("SANDBOX-ERROR-1", 7),
+    ] {
+        let started = Instant::now();
+        let out = payverify()
+            .args(["verify", "--sandbox", reference, "--wait", "1h"])
+            .args(["--expect-amount-kobo", "4000000", "--retries", "0"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{reference}: {}",
+            stderr_of(&out)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{reference} waited"
+        );
+    }
+}
+
+#[test]
+fn bad_waits_are_usage_errors() {
+    for (value, why) in [
+        ("soon", "is not a duration such as 90s, 5m or 1h"),
+        ("-5s", "is not a duration such as 90s, 5m or 1h"),
+        ("5 parsecs", "is not a duration such as 90s, 5m or 1h"),
+        ("25h", "is longer than the longest wait, 24h"),
+        (
+            "99999999999999999999",
+            "is not a duration such as 90s, 5m or 1h",
+        ),
+        ("", "is not a duration such as 90s, 5m or 1h"),
+    ] {
+        let out = payverify()
+            .args(["verify", "--sandbox", "SANDBOX-OK-1", "--wait", value])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{value:?}");
+        assert!(
+            stderr_of(&out).contains(why),
+            "{value:?}: {}",
+            stderr_of(&out)
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// The config key: a profile's `wait` applies, --wait 0 turns it off, a bad value is a
+/// config error naming the key and the file.
+#[test]
+fn the_wait_config_key() {
+    let body = crate::common::SAMPLE.replace("\"SUCCESSFUL\"", "\"PENDING\"");
+    let server = KeepAliveServer::start(move |_, _| ("200 OK".into(), vec![], body.clone()));
+    let dir = TempDir::new("wait-config");
+    let profile = |wait: &str| {
+        format!(
+            "[profiles.default]\nbase_url = \"{}\"\nclient_id = \"pk\"\n\
+             client_secret = \"{}\"\nwait = \"{wait}\"\n",
+            server.url,
+            crate::common::SECRET
+        )
+    };
+    let config = dir.write("config.toml", profile("2s"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let run = |extra: &[&str]| {
+        payverify()
+            .arg("--config")
+            .arg(&config)
+            .args(["verify", "0000000000000044177"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("still not final after 2s"),
+        "{}",
+        stderr_of(&out)
+    );
+    let asked = server.requests.lock().unwrap().len();
+    assert!(asked >= 2, "{asked} requests");
+
+    let out = run(&["--wait", "0"]);
+    assert_eq!(out.status.code(), Some(9));
+    assert!(
+        !stderr_of(&out).contains("still not final"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(server.requests.lock().unwrap().len(), asked + 1);
+
+    let shown = payverify()
+        .arg("--config")
+        .arg(&config)
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    assert!(stdout_of(&shown).contains("2s"), "{}", stdout_of(&shown));
+
+    std::fs::write(&config, profile("a while")).unwrap();
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(6));
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("wait in") && stderr.contains("is not a duration such as 90s"),
+        "{stderr}"
+    );
+}
+
+/// References that settle late hold back only their own place: with one worker, five
+/// references each pending for 3 s and ten quick ones finish in about one wait, not five,
+/// because a waiting reference parks instead of holding the worker.
+#[test]
+fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
+    let mut refs = Vec::new();
+    for i in 0..15 {
+        refs.push(match i % 3 {
+            0 => format!("SANDBOX-SETTLES-3000-{i}"),
+            _ => format!("SANDBOX-SLOW-100-{i}"),
+        });
+    }
+    refs[3] = "SANDBOX-SETTLES-FAILED-2500-3".into();
+    let started = Instant::now();
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "-j",
+            "1",
+            "--wait",
+            "2m",
+        ])
+        .args(&refs)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let records = jsonl(&out.stdout);
+    let got: Vec<_> = records
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, refs, "input order");
+    for record in &records {
+        let want = match record["reference"].as_str().unwrap() {
+            r if r.contains("FAILED") => "FAILED",
+            _ => "SUCCESSFUL",
+        };
+        assert_eq!(record["outcome"], want, "{record}");
+    }
+    assert!(stderr.ends_with("14 SUCCESSFUL, 1 FAILED\n"), "{stderr}");
+    // Settling takes 2 + 4 s of pauses; a sleeping worker would take five times that.
+    assert!(elapsed >= Duration::from_secs(3), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+}
+
+/// Ctrl-C ends every wait at once: the waiting references are written as not final, the
+/// others as they came, and the exit is 130.
+#[test]
+fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(["verify", "--sandbox", "-o", "jsonl", "--wait", "10m"])
+        .args([
+            "SANDBOX-PENDING-a",
+            "SANDBOX-OK-b",
+            "SANDBOX-SETTLES-600000-c",
+        ])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let signalled = Instant::now();
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = stderr_of(&out);
+    assert!(signalled.elapsed() < Duration::from_secs(5), "slow to stop");
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let records = jsonl(&out.stdout);
+    let got: Vec<_> = records
+        .iter()
+        .map(|r| {
+            (
+                r["reference"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("SANDBOX-PENDING-a", "NOT_FINAL"),
+            ("SANDBOX-OK-b", "SUCCESSFUL"),
+            ("SANDBOX-SETTLES-600000-c", "NOT_FINAL")
+        ]
+    );
+    assert!(
+        stderr.contains("interrupted after 3 references") && stderr.contains("2 NOT_FINAL"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-PENDING-s",
+            "--wait",
+            "10m",
+            "-v",
+        ])
+        .args(["-o", "json"])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Signal once the first answer is in and the wait has begun.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("next check in") {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+    }
+    let signalled = Instant::now();
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(signalled.elapsed() < Duration::from_secs(5), "slow to stop");
+    assert_eq!(out.status.code(), Some(130), "{seen}{rest}");
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["status"], "PENDING");
+    assert!(
+        rest.ends_with(
+            "payverify: interrupted while waiting for 'SANDBOX-PENDING-s': not final, status \
+             \"PENDING\"\n"
+        ),
+        "{rest}"
+    );
+}
