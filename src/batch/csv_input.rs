@@ -385,6 +385,7 @@ impl Sink<Decided> for ReconcileWriter {
             exit: result.exit(),
             name: result.name(),
             warned,
+            carried: false,
         }
     }
 

@@ -8,6 +8,7 @@
 
 pub(crate) mod csv_input;
 pub mod input;
+pub mod resume;
 mod seen;
 
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -59,6 +60,12 @@ pub trait Source<D>: Iterator<Item = Result<Item<D>, Failure>> + Send {
     /// The error line when the input held nothing to verify, saying what it did hold
     /// (e.g. `no references to verify: 3 lines read, 2 blank, 1 comment`).
     fn empty_message(&self) -> String;
+
+    /// Warnings to give once the input has been read to its end (e.g. `--resume` records
+    /// that matched no reference of the input).
+    fn end_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What the writer gets for one position.
@@ -80,6 +87,8 @@ pub struct Tally {
     pub name: &'static str,
     /// Whether it passed with warnings worth a look.
     pub warned: bool,
+    /// Whether it was carried over from an earlier run (`--resume`) rather than asked.
+    pub carried: bool,
 }
 
 /// Where a batch's entries go, on the main thread: `begin`, then each entry in input
@@ -97,9 +106,7 @@ pub trait Sink<D> {
     fn names(&self) -> &'static [&'static str];
 }
 
-/// A record carried over from an earlier run: nothing yet (`--resume` will make these).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Carried {}
+pub use resume::Carried;
 
 impl Sink<Carried> for RecordWriter {
     fn begin(&mut self) -> io::Result<()> {
@@ -116,15 +123,21 @@ impl Sink<Carried> for RecordWriter {
                     .checks
                     .as_ref()
                     .is_some_and(|c| !c.warnings.is_empty()),
+                carried: false,
             },
-            Entry::Decided(never) => match *never {},
+            Entry::Decided(carried) => Tally {
+                exit: carried.exit,
+                name: carried.name,
+                warned: false,
+                carried: true,
+            },
         }
     }
 
     fn write(&mut self, entry: &Entry<Carried>) -> io::Result<()> {
         match entry {
             Entry::Verified(record) => RecordWriter::write(self, record),
-            Entry::Decided(never) => match *never {},
+            Entry::Decided(carried) => RecordWriter::write_carried(self, &carried.text),
         }
     }
 
@@ -160,6 +173,9 @@ pub struct Batch {
     pub halt: Arc<AtomicBool>,
     /// `--wait`: how long a not-final reference is asked again (zero: not at all).
     pub wait: Duration,
+    /// The command that would finish the run if it is interrupted (`--resume`), shown in
+    /// the interrupted summary.
+    pub resume_hint: Option<String>,
 }
 
 enum Event<D> {
@@ -167,8 +183,9 @@ enum Event<D> {
     Skipped(usize),
     Note(Item<D>),
     InputFailed(Failure),
-    /// How many positions the input held, and the line to show if that was none.
-    InputEnd(usize, String, Unshown),
+    /// How many positions the input held, the line to show if that was none, and the
+    /// input's closing warnings.
+    InputEnd(usize, String, Unshown, Vec<String>),
 }
 
 /// Notes counted but not shown, per kind.
@@ -185,6 +202,8 @@ struct Summary {
     counts: BTreeMap<&'static str, usize>,
     total: usize,
     with_warnings: usize,
+    /// Entries carried over from an earlier run (`--resume`).
+    carried: usize,
 }
 
 /// Why a batch stopped before its input ended.
@@ -258,6 +277,7 @@ impl Batch {
         let mut pending: BTreeMap<usize, Option<Box<Entry<D>>>> = BTreeMap::new();
         let (mut next, mut completed, mut total) = (0usize, 0usize, None);
         let mut empty_message = String::new();
+        let mut end_notes = Vec::new();
         let mut unshown = Unshown::default();
         let mut disconnected = false;
         loop {
@@ -287,8 +307,9 @@ impl Batch {
                     exit = exit.merge(failure.exit);
                     bar.suspend(|| log.error(&failure.message));
                 }
-                Ok(Event::InputEnd(n, message, rest)) => {
+                Ok(Event::InputEnd(n, message, rest, notes)) => {
                     (total, empty_message) = (Some(n), message);
+                    end_notes = notes;
                     // Read to its end before any stop: `n` is then every reference.
                     input_complete = stopped.is_none() && !self.halt.load(Ordering::SeqCst);
                     bar.set_length(n as u64);
@@ -349,6 +370,9 @@ impl Batch {
             }
         }
         bar.finish_and_clear();
+        for note in &end_notes {
+            log.warn(note);
+        }
         if unshown.duplicates > 0 {
             log.warn(&format!(
                 "{} more references were given again and verified once (the first \
@@ -398,6 +422,9 @@ impl Batch {
                 "{}; not started: {not_started}",
                 summary.line(started.elapsed(), stopped)
             ));
+            if let Some(command) = &self.resume_hint {
+                log.info(&format!("to finish this run, resume it: {command}"));
+            }
             return Ok(Exit::Interrupted);
         }
         if summary.total == 0 && lost == 0 && stopped.is_none() {
@@ -490,7 +517,13 @@ fn spawn_reader<D: Send + 'static>(
                 duplicates: duplicates.saturating_sub(NOTES_SHOWN),
                 invalid: invalid.saturating_sub(NOTES_SHOWN),
             };
-            let _ = events.send(Event::InputEnd(index, input.empty_message(), unshown));
+            let notes = input.end_notes();
+            let _ = events.send(Event::InputEnd(
+                index,
+                input.empty_message(),
+                unshown,
+                notes,
+            ));
         })
         .map(|_| ())
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
@@ -631,6 +664,9 @@ impl Summary {
         if tally.warned {
             self.with_warnings += 1;
         }
+        if tally.carried {
+            self.carried += 1;
+        }
     }
 
     fn line(&self, elapsed: Duration, stopped: Option<Stopped>) -> String {
@@ -665,8 +701,15 @@ impl Summary {
             0 => String::new(),
             n => format!("; {n} with warnings (see their checks)"),
         };
+        let carried = match self.carried {
+            0 => String::new(),
+            n => format!(
+                " ({n} carried over, {} asked)",
+                self.total.saturating_sub(n)
+            ),
+        };
         format!(
-            "{head}{} {noun} in {secs:.2}s ({rate:.1}/s): {counts}{warned}",
+            "{head}{} {noun}{carried} in {secs:.2}s ({rate:.1}/s): {counts}{warned}",
             self.total
         )
     }

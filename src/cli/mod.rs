@@ -237,6 +237,12 @@ pub struct VerifyArgs {
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
 
+    /// Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now,
+    /// complete or cut short). References whose record there is a final answer are not asked
+    /// again: the record is written again unchanged, in its place. Write to a new file.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+
     /// Workers, pacing and the sandbox.
     #[command(flatten)]
     pub batch: BatchArgs,

@@ -80,6 +80,8 @@ pub fn run(
         stop: interrupt.flag(),
         halt,
         wait,
+        // reconcile has no --resume yet: nothing to name.
+        resume_hint: None,
     };
     let mut exit = batch.run(Arc::new(verifier), orders, &mut writer, log)?;
 

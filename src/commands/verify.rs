@@ -7,15 +7,19 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::batch::resume::{ResumeIndex, Resuming, Shape, Trust};
 use crate::batch::{Batch, Input, InputSource};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
+use crate::domain::checks::HmacMode;
 use crate::domain::job::Job;
+use crate::domain::outcome::{OUTCOME_EXITS, is_final_name};
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
 use crate::domain::wait::{Polls, human};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
+use crate::render::records::CSV_COLUMNS;
 use crate::render::records::RecordWriter;
 use crate::render::{Printer, write_output};
 use crate::sandbox::{self, Sandbox};
@@ -32,6 +36,11 @@ pub fn run(
     ctx: &Context,
 ) -> Result<Exit, Failure> {
     let expect = Arc::new(args.expect.expectations());
+    if args.resume.is_some() && !matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv) {
+        return Err(Failure::usage(
+            "--resume needs -o jsonl or -o csv, the format of the earlier run's output".to_owned(),
+        ));
+    }
     // Bad input is refused before anything else happens, and before any request.
     let work = if args.is_batch() {
         let sources = sources(args)?;
@@ -95,19 +104,37 @@ pub fn run(
             }
         }
         Work::Batch(input, known_len) => {
+            let index = match &args.resume {
+                Some(path) => {
+                    let trust = Trust {
+                        expect: args.expect.expectations(),
+                        require_hmac: verifier.hmac == HmacMode::Require,
+                    };
+                    refuse_own_output(path)?;
+                    Some(ResumeIndex::open(path, args.format(), &SHAPE, &trust, log)?)
+                }
+                None => None,
+            };
+            let resume_hint = matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv)
+                .then(|| resume_command(args.format()));
             let batch = Batch {
                 jobs: usize::from(args.batch.jobs),
                 known_len,
                 stop: interrupt.flag(),
                 halt,
                 wait,
+                resume_hint,
             };
             // -q silences the default table; an explicit -o is data a script asked for.
             let mut writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
                 true => RecordWriter::discard(),
                 false => printer.into_records(args.format()),
             };
-            batch.run(Arc::new(verifier), *input, &mut writer, log)
+            let verifier = Arc::new(verifier);
+            match index {
+                Some(index) => batch.run(verifier, Resuming::new(*input, index), &mut writer, log),
+                None => batch.run(verifier, *input, &mut writer, log),
+            }
         }
     }
 }
@@ -179,6 +206,99 @@ impl Service {
             sandbox,
             wait: settings.wait.value,
         })
+    }
+}
+
+/// What verify's records look like, for `--resume`.
+const SHAPE: Shape = Shape {
+    command: "payverify verify",
+    columns: &CSV_COLUMNS,
+    json_only: &["http_status", "response"],
+    outcomes: &OUTCOME_EXITS,
+    is_final: is_final_name,
+};
+
+/// Refuses a `--resume` file that is this run's own stdout: `--resume run1.jsonl >
+/// run1.jsonl` has the shell empty the file before payverify reads it.
+fn refuse_own_output(path: &std::path::Path) -> Result<(), Failure> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let same = match (std::fs::metadata(path), std::fs::metadata("/dev/stdout")) {
+            (Ok(a), Ok(b)) => a.is_file() && a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        };
+        if same {
+            return Err(Failure::usage(format!(
+                "--resume {} is also where this run's output goes (the shell has already \
+                 emptied it); write the resumed run to a new file",
+                path.display()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// The command that finishes this run if it is stopped: the same arguments with `--resume`
+/// naming this run's output (the file stdout goes to, when it is one) and a new file for
+/// the resumed run's output.
+fn resume_command(format: OutputFormat) -> String {
+    let extension = match format {
+        OutputFormat::Csv => "csv",
+        _ => "jsonl",
+    };
+    let output = std::fs::read_link("/proc/self/fd/1")
+        .ok()
+        .filter(|p| p.is_absolute() && p.is_file())
+        .map(|p| {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            p.strip_prefix(&cwd).map(|r| r.to_path_buf()).unwrap_or(p)
+        });
+    let (resume_from, next) = match &output {
+        Some(path) => {
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let next =
+                path.with_file_name(format!("{}-resumed.{extension}", stem.unwrap_or_default()));
+            (path.display().to_string(), next.display().to_string())
+        }
+        None => (
+            format!("THIS-RUN.{extension}"),
+            format!("NEXT-RUN.{extension}"),
+        ),
+    };
+    let mut words = vec!["payverify".to_owned()];
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--resume" {
+            args.next();
+            continue;
+        }
+        if arg.starts_with("--resume=") {
+            continue;
+        }
+        words.push(arg);
+    }
+    words.push("--resume".into());
+    words.push(resume_from);
+    let command = words
+        .iter()
+        .map(|w| shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!("{command} > {}", shell_word(&next))
+}
+
+/// `word` as a POSIX shell reads it back: bare when it is plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    match plain {
+        true => word.to_owned(),
+        false => format!("'{}'", word.replace('\'', "'\\''")),
     }
 }
 

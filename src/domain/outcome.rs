@@ -30,6 +30,25 @@ pub const OUTCOME_NAMES: [&str; 9] = [
     "INTERNAL_ERROR",
 ];
 
+/// Every outcome name with its exit status, as records carry them.
+pub const OUTCOME_EXITS: [(&str, Exit); 9] = [
+    ("SUCCESSFUL", Exit::Successful),
+    ("FAILED", Exit::Failed),
+    ("NOT_FOUND", Exit::NotFound),
+    ("CHECK_FAILED", Exit::CheckFailed),
+    ("AUTH_REJECTED", Exit::AuthRejected),
+    ("UNAVAILABLE", Exit::Unavailable),
+    ("BAD_RESPONSE", Exit::BadResponse),
+    ("NOT_FINAL", Exit::NotFinal),
+    ("INTERNAL_ERROR", Exit::Internal),
+];
+
+/// Whether an outcome is the service's final word on the transaction (asking again would
+/// get the same answer), as opposed to trouble asking or a status that can still change.
+pub fn is_final_name(name: &str) -> bool {
+    matches!(name, "SUCCESSFUL" | "FAILED" | "NOT_FOUND" | "CHECK_FAILED")
+}
+
 /// What verifying one reference established.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -420,6 +439,26 @@ mod tests {
         }
         for s in [100, 201, 204, 301, 302, 400, 405, 418, 600] {
             assert_eq!(response(s, "").exit(), Exit::BadResponse, "{s}");
+        }
+    }
+
+    #[test]
+    fn outcome_exits_agree_with_the_outcomes() {
+        assert_eq!(OUTCOME_EXITS.map(|(n, _)| n), OUTCOME_NAMES);
+        let sample = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/verify-success.json"
+        ));
+        for outcome in [
+            response(200, sample),
+            response(200, r#"{"status":"FAILED"}"#),
+            response(200, r#"{"status":"PENDING"}"#),
+            response(404, ""),
+            response(401, ""),
+            response(503, ""),
+            response(418, ""),
+        ] {
+            assert!(OUTCOME_EXITS.contains(&(outcome.name(), outcome.exit())));
         }
     }
 

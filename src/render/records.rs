@@ -259,6 +259,31 @@ impl RecordWriter {
         self.out.flush()
     }
 
+    /// Writes an earlier run's record again exactly as it was (`--resume`): a jsonl line or
+    /// a csv row without its line end. Line formats only; `--resume` refuses the others.
+    pub fn write_carried(&mut self, text: &str) -> io::Result<()> {
+        if self.discard {
+            return Ok(());
+        }
+        match self.format {
+            OutputFormat::Jsonl | OutputFormat::Csv => {
+                self.out.write_all(text.as_bytes())?;
+                self.out.write_all(b"\n")?;
+            }
+            OutputFormat::Json => {
+                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
+                self.out.write_all(format!("{sep}{text}").as_bytes())?;
+            }
+            OutputFormat::Table => {
+                return Err(io::Error::other(
+                    "an earlier record cannot be shown in a table (--resume needs -o jsonl or csv)",
+                ));
+            }
+        }
+        self.written += 1;
+        self.out.flush()
+    }
+
     /// Writes what comes after the last record (JSON `]`, the table).
     pub fn finish(&mut self) -> io::Result<()> {
         if self.discard {
