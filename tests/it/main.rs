@@ -14,6 +14,7 @@ mod hostile;
 mod leaks;
 mod properties;
 mod reconcile;
+mod resume;
 mod sandbox;
 mod setup;
 mod tls;

@@ -1,0 +1,422 @@
+//! `--resume FILE`: an earlier run's output carries its final records over unchanged and
+//! only the rest is asked again; counted through the in-process sandbox's `-v` request log.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+
+/// A mix of every kind: final (SUCCESSFUL, FAILED, NOT_FOUND, CHECK_FAILED with the amount
+/// expectation) and not final (UNAVAILABLE, NOT_FINAL).
+const MIX: &str = "SANDBOX-OK-1\nSANDBOX-FAILED-2\nSANDBOX-ERROR-3\nNOPE-4\nSANDBOX-PENDING-5\n\
+                   SANDBOX-AMOUNT-7-6\nSANDBOX-OK-7\n";
+/// How many of MIX are asked again on resume: the 500 and the PENDING.
+const MIX_NOT_FINAL: usize = 2;
+
+fn run(dir: &TempDir, args: &[&str]) -> std::process::Output {
+    payverify()
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "--retries",
+            "0",
+        ])
+        .args(["--expect-amount-kobo", "4000000", "-v"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn requests(out: &std::process::Output) -> usize {
+    stderr_of(out).matches("payverify: sandbox: GET").count()
+}
+
+fn summary(out: &std::process::Output) -> String {
+    let stderr = stderr_of(out);
+    stderr.lines().last().unwrap_or("").to_owned()
+}
+
+#[test]
+fn resuming_a_complete_file_asks_only_what_was_not_final() {
+    for format in ["jsonl", "csv"] {
+        let dir = TempDir::new("resume-complete");
+        dir.write("refs.txt", MIX);
+        let first = run(&dir, &["-o", format]);
+        assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+        assert_eq!(requests(&first), 7);
+        let earlier = dir.write(&format!("run1.{format}"), &first.stdout);
+
+        let again = run(&dir, &["-o", format, "--resume", earlier.to_str().unwrap()]);
+        assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
+        assert_eq!(
+            requests(&again),
+            MIX_NOT_FINAL,
+            "{format}: {}",
+            stderr_of(&again)
+        );
+        // Same records in the same order: the carried ones byte for byte, and the asked
+        // ones as deterministic as the sandbox.
+        assert_eq!(stdout_of(&again), stdout_of(&first), "{format}");
+        let line = summary(&again);
+        assert!(
+            line.contains("7 references (5 carried over, 2 asked) in ")
+                && line.ends_with(
+                    "2 SUCCESSFUL, 1 FAILED, 1 NOT_FOUND, 1 CHECK_FAILED, 1 UNAVAILABLE, \
+                     1 NOT_FINAL"
+                ),
+            "{line}"
+        );
+    }
+}
+
+/// Kill a run part way, resume from what it wrote, and the result is the uninterrupted
+/// run's: same records, same order.
+#[test]
+fn resuming_an_interrupted_run_gives_the_uninterrupted_result() {
+    let dir = TempDir::new("resume-interrupted");
+    let refs: String = (0..40)
+        .map(|i| match i % 5 {
+            0 => format!("SANDBOX-FAILED-{i}\n"),
+            _ => format!("SANDBOX-SLOW-150-{i}\n"),
+        })
+        .collect();
+    dir.write("refs.txt", &refs);
+    let full = payverify()
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "-o",
+            "jsonl",
+            "-j",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(full.status.code(), Some(1));
+
+    let part = dir.path().join("part.jsonl");
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "-o",
+            "jsonl",
+            "-j",
+            "2",
+        ])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&part).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let killed = child.wait_with_output().unwrap();
+    let stderr = stderr_of(&killed);
+    assert_eq!(killed.status.code(), Some(130), "{stderr}");
+    let written = std::fs::read_to_string(&part).unwrap().lines().count();
+    assert!(written > 0 && written < 40, "{written} lines: {stderr}");
+    // The interrupted summary names the command that finishes the run.
+    assert!(
+        stderr.contains(
+            "payverify: to finish this run, resume it: payverify verify --sandbox --from \
+             refs.txt -o jsonl -j 2 --resume part.jsonl > part-resumed.jsonl\n"
+        ),
+        "{stderr}"
+    );
+
+    let resumed = payverify()
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "-o",
+            "jsonl",
+            "-v",
+        ])
+        .args(["--resume", "part.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(1), "{}", stderr_of(&resumed));
+    assert_eq!(requests(&resumed), 40 - written);
+    assert_eq!(stdout_of(&resumed), stdout_of(&full));
+}
+
+#[test]
+fn a_torn_last_line_is_ignored_with_a_warning_and_asked_again() {
+    let dir = TempDir::new("resume-torn");
+    dir.write("refs.txt", "SANDBOX-OK-1\nSANDBOX-OK-2\nSANDBOX-FAILED-3\n");
+    let first = run(&dir, &["-o", "jsonl"]);
+    let text = stdout_of(&first);
+    // Cut inside the last record, as a kill while writing it would.
+    let torn = &text[..text.len() - 40];
+    dir.write("torn.jsonl", torn);
+    let again = run(&dir, &["-o", "jsonl", "--resume", "torn.jsonl"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(stdout_of(&again), text);
+    assert_eq!(requests(&again), 1);
+    assert!(
+        stderr_of(&again).contains(
+            "payverify: warning: --resume torn.jsonl: the last line is incomplete (the run \
+             was stopped while writing it); it is ignored and its reference asked again\n"
+        ),
+        "{}",
+        stderr_of(&again)
+    );
+    // CRLF line ends (the file went through an editor) read the same; output keeps LF.
+    dir.write("crlf.jsonl", text.replace('\n', "\r\n"));
+    let crlf = run(&dir, &["-o", "jsonl", "--resume", "crlf.jsonl"]);
+    assert_eq!(crlf.status.code(), Some(1), "{}", stderr_of(&crlf));
+    assert_eq!(requests(&crlf), 0);
+    assert_eq!(stdout_of(&crlf), text);
+    // An empty file (a run killed before its first record) carries nothing over.
+    dir.write("empty.jsonl", "");
+    let empty = run(&dir, &["-o", "jsonl", "--resume", "empty.jsonl"]);
+    assert_eq!(empty.status.code(), Some(1));
+    assert_eq!(requests(&empty), 3);
+}
+
+/// Files that are not an output of this command in this format: exit 2, one line, nothing
+/// on stdout and no request.
+#[test]
+fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
+    let dir = TempDir::new("resume-foreign");
+    dir.write("refs.txt", "SANDBOX-OK-1\nSANDBOX-FAILED-2\n");
+    let ok = r#"{"reference":"SANDBOX-OK-1","outcome":"SUCCESSFUL","exit_code":0,"http_status":200,"error":null,"checks":null,"response":{"status":"SUCCESSFUL"}}"#;
+    let failed = ok
+        .replace("SANDBOX-OK-1", "SANDBOX-FAILED-2")
+        .replace(
+            "\"outcome\":\"SUCCESSFUL\",\"exit_code\":0",
+            "\"outcome\":\"FAILED\",\"exit_code\":1",
+        )
+        .replace("{\"status\":\"SUCCESSFUL\"}", "{\"status\":\"FAILED\"}");
+    let header = "reference,outcome,exit_code,status,code,amount_kobo,amount,currency,\
+                  merchant_ref,transaction_ref,payment_ref,transaction_date,payment_date,error,\
+                  checks\n";
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "refs.jsonl",
+            "SANDBOX-OK-1\n".into(),
+            "line 1 is neither a jsonl record nor the csv header",
+        ),
+        (
+            "other.jsonl",
+            "{\"id\":1}\n".into(),
+            "line 1 has a field payverify does not write (\"id\")",
+        ),
+        (
+            "forged-exit.jsonl",
+            ok.replace(r#""exit_code":0"#, r#""exit_code":1"#) + "\n",
+            "line 1 has an exit_code that disagrees with its outcome SUCCESSFUL",
+        ),
+        (
+            "forged-status.jsonl",
+            ok.replace(r#"{"status":"SUCCESSFUL"}"#, r#"{"status":"PENDING"}"#) + "\n",
+            "line 1 is SUCCESSFUL without a matching transaction status",
+        ),
+        (
+            "no-response.jsonl",
+            ok.replace(r#"{"status":"SUCCESSFUL"}"#, "null") + "\n",
+            "line 1 is SUCCESSFUL without a matching transaction status",
+        ),
+        (
+            "unknown-outcome.jsonl",
+            ok.replace("\"outcome\":\"SUCCESSFUL\"", "\"outcome\":\"PAID\"") + "\n",
+            "line 1 has an unknown outcome",
+        ),
+        (
+            "control.jsonl",
+            ok.replace("SANDBOX-OK-1", "SANDBOX-OK-1\u{1b}[2J") + "\n",
+            "line 1 is not a JSON object",
+        ),
+        (
+            "control.csv",
+            format!("{header}SANDBOX-OK-1\u{1b},SUCCESSFUL,0,SUCCESSFUL,,,,,,,,,,,\n"),
+            "line 2 holds a control character",
+        ),
+        (
+            "short.csv",
+            format!("{header}SANDBOX-OK-1,SUCCESSFUL,0\n"),
+            "line 2 has 3 fields, not the 15 of the header",
+        ),
+        (
+            "huge.jsonl",
+            format!("{}\n", "{".repeat(2 << 20)),
+            "line 1 is longer than 1048576 bytes",
+        ),
+        (
+            "binary.jsonl",
+            "{\u{0}\u{ff}\n".into(),
+            "line 1 is not a JSON object",
+        ),
+        (
+            "twice.jsonl",
+            format!(
+                "{failed}\n{}\n",
+                failed.replace("\"checks\":null", "\"checks\":{}")
+            ),
+            "line 2 is a second, different final record for a reference",
+        ),
+    ];
+    for (name, content, why) in cases {
+        dir.write(name, &content);
+        let format = if name.ends_with("csv") {
+            "csv"
+        } else {
+            "jsonl"
+        };
+        let out = run(&dir, &["-o", format, "--resume", name]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr_of(&out));
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.starts_with(&format!("payverify: --resume {name}: {why}"))
+                && stderr.lines().count() == 1,
+            "{name}: {stderr}"
+        );
+        assert!(!stderr.contains('\u{1b}'), "raw escape on stderr");
+        assert!(out.stdout.is_empty(), "{name}");
+    }
+
+    // A format other than this run's -o.
+    dir.write("run.csv", header);
+    let out = run(&dir, &["-o", "jsonl", "--resume", "run.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: --resume run.csv: it is csv output and this run's -o is jsonl; resume \
+         with the format of the earlier run\n"
+    );
+    // Not a file at all.
+    let out = run(&dir, &["-o", "jsonl", "--resume", "."]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: --resume .: it is a directory\n"
+    );
+    let out = run(&dir, &["-o", "jsonl", "--resume", "missing.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).starts_with("payverify: --resume missing.jsonl: "));
+    // Formats a record cannot be carried in.
+    for format in ["table", "json"] {
+        let out = run(&dir, &["-o", format, "--resume", "run.csv"]);
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert_eq!(
+            stderr_of(&out),
+            "payverify: --resume needs -o jsonl or -o csv, the format of the earlier run's \
+             output\n"
+        );
+    }
+}
+
+/// A record for a reference the input does not have is not written (and said so); a
+/// SUCCESSFUL record this run's checks would not pass is asked again, never carried into
+/// exit 0; a resume file that is the run's own output is refused.
+#[test]
+fn resume_never_carries_what_this_run_would_not_accept() {
+    let dir = TempDir::new("resume-trust");
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+    let forged = r#"{"reference":"SANDBOX-FAILED-99","outcome":"FAILED","exit_code":1,"http_status":200,"error":null,"checks":null,"response":{"status":"FAILED"}}"#;
+    dir.write("forged.jsonl", format!("{forged}\n"));
+    let out = run(&dir, &["-o", "jsonl", "--resume", "forged.jsonl"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!stdout_of(&out).contains("SANDBOX-FAILED-99"));
+    assert_eq!(requests(&out), 1);
+    assert!(
+        stderr_of(&out).contains(
+            "payverify: warning: the --resume file has 1 final records for references not \
+             in this input; they were not written\n"
+        ),
+        "{}",
+        stderr_of(&out)
+    );
+
+    // Run 1 had no expectation; run 2 expects another amount: the SUCCESSFUL record is
+    // asked again and fails the check (exit 4), in jsonl and in csv.
+    for format in ["jsonl", "csv"] {
+        let first = payverify()
+            .current_dir(dir.path())
+            .args(["verify", "--sandbox", "--from", "refs.txt", "-o", format])
+            .output()
+            .unwrap();
+        assert_eq!(first.status.code(), Some(0));
+        let name = format!("ok.{format}");
+        dir.write(&name, &first.stdout);
+        let out = payverify()
+            .current_dir(dir.path())
+            .args([
+                "verify",
+                "--sandbox",
+                "--from",
+                "refs.txt",
+                "-o",
+                format,
+                "-v",
+            ])
+            .args(["--resume", &name, "--expect-amount", "5"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 1, "{format}");
+        assert!(stdout_of(&out).contains("CHECK_FAILED"));
+        // The same expectation it met before: carried over.
+        let out = payverify()
+            .current_dir(dir.path())
+            .args([
+                "verify",
+                "--sandbox",
+                "--from",
+                "refs.txt",
+                "-o",
+                format,
+                "-v",
+            ])
+            .args([
+                "--resume",
+                &name,
+                "--expect-amount",
+                "40000",
+                "--expect-currency",
+                "ngn",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 0, "{format}");
+        assert_eq!(out.stdout, first.stdout);
+    }
+
+    // `--resume run.jsonl > run.jsonl`: the shell emptied it; refused, not read as empty.
+    let own = dir.write("own.jsonl", "");
+    let out = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .current_dir(dir.path())
+        .args(["verify", "--sandbox", "--from", "refs.txt", "-o", "jsonl"])
+        .args(["--resume", "own.jsonl"])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .stdout(std::fs::OpenOptions::new().append(true).open(&own).unwrap())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("is also where this run's output goes"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), "");
+}
