@@ -484,7 +484,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__doctor)
-            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --retries --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --retries --wait --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -519,6 +519,10 @@ _payverify() {
                     return 0
                     ;;
                 --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -966,7 +970,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --output --jobs --rate --sandbox --tls --timeout --retries --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --output --jobs --rate --sandbox --tls --resume --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -996,11 +1000,19 @@ _payverify() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
