@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --resume: a run of N references in which all but NOT_FINAL_EVERY-th are final, then the same
-# run resumed from its output. Counts the requests the sandbox served in each phase (its
+# run resumed from its output (needs GNU time and bc). Counts the requests the sandbox served in each phase (its
 # request log, one line per request) and reports both times and their ratio, side by side in
 # one run, REPS times alternating (medians). Loopback only.
 #
@@ -40,10 +40,12 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$work/full.times"; : >"$work/resumed.times"
 for rep in $(seq 1 "$REPS"); do
   before=$(requests); t0=$(now)
-  "$BIN" -q verify --from "$work/refs.txt" -o jsonl -j "$JOBS" >"$work/run1.jsonl" || true
+  /usr/bin/time -f %M -o "$work/full.rss" \
+    "$BIN" -q verify --from "$work/refs.txt" -o jsonl -j "$JOBS" >"$work/run1.jsonl" || true
   t1=$(now); full_requests=$(( $(requests) - before ))
   before=$(requests); t2=$(now)
-  "$BIN" verify --from "$work/refs.txt" -o jsonl -j "$JOBS" --resume "$work/run1.jsonl" \
+  /usr/bin/time -f %M -o "$work/resumed.rss" \
+    "$BIN" verify --from "$work/refs.txt" -o jsonl -j "$JOBS" --resume "$work/run1.jsonl" \
     >"$work/run2.jsonl" 2>"$work/resumed.err" || true
   t3=$(now); resumed_requests=$(( $(requests) - before ))
   echo "$t1 - $t0" | bc -l >>"$work/full.times"
@@ -52,6 +54,8 @@ for rep in $(seq 1 "$REPS"); do
   printf 'rep %d: full run %d requests, resumed run %d requests, same output: %s\n' \
     "$rep" "$full_requests" "$resumed_requests" "$same"
   printf '  resumed summary: %s\n' "$(tail -n1 "$work/resumed.err")"
+  printf '  peak RSS: full run %s KB, resumed run %s KB (run1.jsonl: %s bytes)\n' \
+    "$(tail -n1 "$work/full.rss")" "$(tail -n1 "$work/resumed.rss")" "$(stat -c %s "$work/run1.jsonl")"
 done
 full=$(median <"$work/full.times"); resumed=$(median <"$work/resumed.times")
 printf 'N=%d, final=%d, jobs=%d, latency=%dms\n' "$N" $(( N - N / NOT_FINAL_EVERY )) "$JOBS" "$LATENCY"

@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry as MapEntry;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::hash::{BuildHasher, RandomState};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::marker::PhantomData;
 use std::path::Path;
 
@@ -63,15 +64,30 @@ pub(crate) struct Trust {
     pub(crate) require_hmac: bool,
 }
 
-/// The earlier run's final records by reference, and what reading it found.
+/// The earlier run's final records by reference, and what reading it found. Only where
+/// each record is in the file is kept, not its text: the text is read again when its turn
+/// comes, so resuming a run of a million records does not hold the file in memory.
 #[derive(Debug)]
 pub(crate) struct ResumeIndex {
     format: OutputFormat,
-    records: HashMap<String, Carried>,
-    /// Records read (final or not).
-    pub(crate) read: usize,
+    file: File,
+    records: HashMap<String, Slot>,
+    /// Tells a record read again from one that changed in between.
+    hasher: RandomState,
     /// SUCCESSFUL records this run's checks no longer let through.
-    pub(crate) distrusted: usize,
+    distrusted: usize,
+    /// Records that were no longer as first read when their turn came (the file changed).
+    changed: usize,
+}
+
+/// Where a final record is in the file, and what it comes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    offset: u64,
+    len: usize,
+    hash: u64,
+    exit: Exit,
+    name: &'static str,
 }
 
 impl ResumeIndex {
@@ -98,13 +114,10 @@ impl ResumeIndex {
         if file.metadata().is_ok_and(|m| m.is_dir()) {
             return Err(refuse("it is a directory".into()));
         }
-        let mut reader = BufReader::new(file);
-        let mut index = ResumeIndex {
-            format,
-            records: HashMap::new(),
-            read: 0,
-            distrusted: 0,
-        };
+        let mut reader = BufReader::new(&file);
+        let mut records = HashMap::new();
+        let hasher = RandomState::new();
+        let mut distrusted = 0;
         let foreign = |n: usize, why: &str| {
             refuse(format!(
                 "line {n} {why}; this is not an output of {} (resume from the earlier run's \
@@ -114,7 +127,9 @@ impl ResumeIndex {
         };
         let mut detected = None;
         let mut buf = Vec::new();
+        let mut next_line = 0u64;
         for n in 1.. {
+            let line_start = next_line;
             buf.clear();
             let got = (&mut reader)
                 .take(MAX_RECORD as u64 + 1)
@@ -123,6 +138,7 @@ impl ResumeIndex {
             if got == 0 {
                 break;
             }
+            next_line += got as u64;
             if buf.len() > MAX_RECORD {
                 return Err(foreign(n, &format!("is longer than {MAX_RECORD} bytes")));
             }
@@ -168,19 +184,27 @@ impl ResumeIndex {
                 _ => json_record(line, shape, trust),
             }
             .map_err(|why| foreign(n, &why))?;
-            index.read += 1;
             let Some(carried) = carried else {
                 continue;
             };
             let Some(carried) = carried else {
-                index.distrusted += 1;
+                distrusted += 1;
                 continue;
             };
-            match index.records.entry(key) {
-                MapEntry::Vacant(slot) => {
-                    slot.insert(carried);
+            let skipped = line.as_ptr() as usize - buf.as_ptr() as usize;
+            let slot = Slot {
+                offset: line_start + skipped as u64,
+                len: line.len(),
+                hash: hasher.hash_one(line.as_bytes()),
+                exit: carried.exit,
+                name: carried.name,
+            };
+            match records.entry(key) {
+                MapEntry::Vacant(entry) => {
+                    entry.insert(slot);
                 }
-                MapEntry::Occupied(slot) if *slot.get() == carried => {}
+                MapEntry::Occupied(entry)
+                    if (entry.get().hash, entry.get().len) == (slot.hash, slot.len) => {}
                 MapEntry::Occupied(_) => {
                     return Err(foreign(
                         n,
@@ -189,7 +213,15 @@ impl ResumeIndex {
                 }
             }
         }
-        Ok(index)
+        drop(reader);
+        Ok(ResumeIndex {
+            format,
+            file,
+            records,
+            hasher,
+            distrusted,
+            changed: 0,
+        })
     }
 
     /// The earlier final record of `reference`, once; `None` when it is to be asked.
@@ -198,7 +230,23 @@ impl ResumeIndex {
             OutputFormat::Csv => csv_key(reference.as_str())?,
             _ => reference.as_str().to_owned(),
         };
-        self.records.remove(&key)
+        let slot = self.records.remove(&key)?;
+        let mut text = vec![0u8; slot.len];
+        let read = self
+            .file
+            .seek(SeekFrom::Start(slot.offset))
+            .and_then(|_| self.file.read_exact(&mut text));
+        // Changed since it was checked: asked again rather than written unchecked.
+        if read.is_err() || self.hasher.hash_one(&text[..]) != slot.hash {
+            self.changed += 1;
+            return None;
+        }
+        let text = String::from_utf8(text).ok()?;
+        Some(Carried {
+            text,
+            exit: slot.exit,
+            name: slot.name,
+        })
     }
 
     /// Final records left untaken: references the file has and the input does not.
@@ -500,6 +548,20 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
 
     fn end_notes(&self) -> Vec<String> {
         let mut notes = self.inner.end_notes();
+        if self.index.distrusted > 0 {
+            notes.push(format!(
+                "{} SUCCESSFUL records of the --resume file do not pass this run's checks \
+                 (--expect-*, --hmac require); they were asked again",
+                self.index.distrusted
+            ));
+        }
+        if self.index.changed > 0 {
+            notes.push(format!(
+                "{} records of the --resume file changed while this run read it; they were \
+                 asked again",
+                self.index.changed
+            ));
+        }
         if self.index.unused() > 0 {
             notes.push(format!(
                 "the --resume file has {} final records for references not in this input; \
@@ -535,6 +597,38 @@ mod tests {
             let values: Vec<_> = back.iter().map(|c| cell_value(c).unwrap()).collect();
             assert_eq!(values, fields);
         }
+    }
+
+    #[test]
+    fn a_record_changed_after_it_was_checked_is_asked_again_not_written() {
+        let shape = Shape {
+            command: "payverify verify",
+            columns: &crate::render::records::CSV_COLUMNS,
+            json_only: &["http_status", "response"],
+            outcomes: &crate::domain::outcome::OUTCOME_EXITS,
+            is_final: crate::domain::outcome::is_final_name,
+        };
+        let dir = crate::testutil::TempDir::new("resume-changed");
+        let line = |r: &str| {
+            format!(
+                r#"{{"reference":"{r}","outcome":"FAILED","exit_code":1,"response":{{"status":"FAILED"}}}}"#
+            )
+        };
+        let path = dir.write("run.jsonl", format!("{}\n{}\n", line("A"), line("B")));
+        let log = Log::new(crate::log::Level::Quiet);
+        let mut index =
+            ResumeIndex::open(&path, OutputFormat::Jsonl, &shape, &Trust::default(), &log).unwrap();
+        let a = Reference::parse("A").unwrap();
+        let carried = index.take(&a).unwrap();
+        assert_eq!(
+            (carried.text, carried.exit, carried.name),
+            (line("A"), Exit::Failed, "FAILED")
+        );
+        assert!(index.take(&a).is_none(), "taken once");
+        // B's bytes change in place (same length): not written, asked again.
+        std::fs::write(&path, format!("{}\n{}\n", line("A"), line("C"))).unwrap();
+        assert!(index.take(&Reference::parse("B").unwrap()).is_none());
+        assert_eq!((index.changed, index.unused()), (1, 0));
     }
 
     #[test]

@@ -269,7 +269,10 @@ fn resume_command(format: OutputFormat) -> String {
         ),
     };
     let mut words = vec!["payverify".to_owned()];
-    let mut args = std::env::args().skip(1);
+    // Lossy: an argument that is not UTF-8 is shown, never a reason to panic here.
+    let mut args = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
     while let Some(arg) = args.next() {
         if arg == "--resume" {
             args.next();

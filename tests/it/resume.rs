@@ -373,6 +373,14 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
         assert_eq!(requests(&out), 1, "{format}");
         assert!(stdout_of(&out).contains("CHECK_FAILED"));
+        assert!(
+            stderr_of(&out).contains(
+                "payverify: warning: 1 SUCCESSFUL records of the --resume file do not pass \
+                 this run's checks (--expect-*, --hmac require); they were asked again\n"
+            ),
+            "{}",
+            stderr_of(&out)
+        );
         // The same expectation it met before: carried over.
         let out = payverify()
             .current_dir(dir.path())
@@ -398,6 +406,36 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
         assert_eq!(requests(&out), 0, "{format}");
         assert_eq!(out.stdout, first.stdout);
+    }
+
+    // Run 1 let an hmac mismatch through as a warning; run 2 requires the hmac: asked
+    // again, and refused (exit 4), in both formats.
+    dir.write("badhmac.txt", "SANDBOX-BADHMAC-1\n");
+    for format in ["jsonl", "csv"] {
+        let first = payverify()
+            .current_dir(dir.path())
+            .args(["verify", "--sandbox", "--from", "badhmac.txt", "-o", format])
+            .output()
+            .unwrap();
+        assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+        let name = format!("badhmac.{format}");
+        dir.write(&name, &first.stdout);
+        let out = payverify()
+            .current_dir(dir.path())
+            .args([
+                "verify",
+                "--sandbox",
+                "--from",
+                "badhmac.txt",
+                "-o",
+                format,
+                "-v",
+            ])
+            .args(["--resume", &name, "--hmac", "require"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 1, "{format}");
     }
 
     // `--resume run.jsonl > run.jsonl`: the shell emptied it; refused, not read as empty.
