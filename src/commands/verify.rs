@@ -417,30 +417,30 @@ fn report_not_final(
 /// The one-line `waiting for ...` status, redrawn in place on a terminal's stderr; nothing
 /// elsewhere (a log file gets the `-v` lines instead) and nothing with -q.
 struct StatusLine {
-    shown: bool,
+    /// The text on screen now, if any: redrawn only when it changes.
+    shown: Option<String>,
     enabled: bool,
 }
 
 impl StatusLine {
     fn new(log: &Log) -> Self {
         StatusLine {
-            shown: false,
+            shown: None,
             enabled: log.level() != Level::Quiet && io::stderr().is_terminal(),
         }
     }
 
     fn show(&mut self, text: &str) {
-        if self.enabled {
+        if self.enabled && self.shown.as_deref() != Some(text) {
             let line = format!("\r\x1b[2K{}", crate::log::scrub(text));
             let _ = io::stderr().lock().write_all(line.as_bytes());
-            self.shown = true;
+            self.shown = Some(text.to_owned());
         }
     }
 
     fn clear(&mut self) {
-        if self.shown {
+        if self.shown.take().is_some() {
             let _ = io::stderr().lock().write_all(b"\r\x1b[2K");
-            self.shown = false;
         }
     }
 }

@@ -377,3 +377,40 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
         "{rest}"
     );
 }
+
+/// On a terminal, a one-line countdown on stderr, rewritten in place and cleared before the
+/// answer; -q shows none. payverify runs on a pseudo-terminal (util-linux `script`).
+#[test]
+fn a_terminal_gets_a_one_line_countdown_and_quiet_gets_none() {
+    let bin = assert_cmd::cargo::cargo_bin("payverify");
+    let on_terminal = |extra: &str| {
+        let command = format!(
+            "{} verify --sandbox SANDBOX-SETTLES-1500-t --wait 1m -o json {extra} >/dev/null",
+            bin.display()
+        );
+        let out = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .env("HOME", "/nonexistent/payverify-test-home")
+            .stdin(Stdio::null())
+            .output()
+            .expect("util-linux script runs payverify on a pseudo-terminal");
+        assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
+        stdout_of(&out)
+    };
+    let screen = on_terminal("");
+    let frames: Vec<&str> = screen.split("\r\u{1b}[2K").collect();
+    assert!(
+        frames.iter().any(|f| f
+            .starts_with("waiting for SANDBOX-SETTLES-1500-t: \"PENDING\", next check in ")
+            && f.ends_with("s left")),
+        "{screen:?}"
+    );
+    // Cleared at the end: the last thing written is the erase, nothing after it.
+    assert!(screen.ends_with("\r\u{1b}[2K"), "{screen:?}");
+    assert!(
+        !screen.contains('\n'),
+        "one line, rewritten in place: {screen:?}"
+    );
+    assert_eq!(on_terminal("-q"), "");
+}
