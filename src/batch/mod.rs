@@ -128,7 +128,7 @@ impl Sink<Carried> for RecordWriter {
             Entry::Decided(carried) => Tally {
                 exit: carried.exit,
                 name: carried.name,
-                warned: false,
+                warned: carried.warned,
                 carried: true,
             },
         }

@@ -36,6 +36,8 @@ pub struct Carried {
     pub exit: Exit,
     /// Its outcome name, counted in the summary.
     pub name: &'static str,
+    /// Whether its checks gave warnings, counted in the summary.
+    pub warned: bool,
 }
 
 /// What a command's records look like, for reading them back.
@@ -88,6 +90,7 @@ struct Slot {
     hash: u64,
     exit: Exit,
     name: &'static str,
+    warned: bool,
 }
 
 impl ResumeIndex {
@@ -198,6 +201,7 @@ impl ResumeIndex {
                 hash: hasher.hash_one(line.as_bytes()),
                 exit: carried.exit,
                 name: carried.name,
+                warned: carried.warned,
             };
             match records.entry(key) {
                 MapEntry::Vacant(entry) => {
@@ -246,6 +250,7 @@ impl ResumeIndex {
             text,
             exit: slot.exit,
             name: slot.name,
+            warned: slot.warned,
         })
     }
 
@@ -321,10 +326,14 @@ fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, Strin
         .and_then(|r| r.get("status"))
         .and_then(Value::as_str);
     consistent(name, status)?;
+    let warnings = map.get("checks").and_then(|c| c.get("warnings"));
     let carried = Carried {
         text: line.to_owned(),
         exit,
         name,
+        warned: warnings
+            .and_then(Value::as_array)
+            .is_some_and(|w| !w.is_empty()),
     };
     if exit != Exit::Successful {
         return Ok((reference.to_owned(), Some(Some(carried))));
@@ -376,10 +385,17 @@ fn csv_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String
     }
     let status = Some(get("status")).filter(|s| !s.is_empty());
     consistent(name, status)?;
+    // The cell names each warning, except those about the hmac, which its verdict (first)
+    // stands for: a verdict other than valid or not checked by choice came with one.
+    let checks = get("checks");
     let carried = Carried {
         text: line.to_owned(),
         exit,
         name,
+        warned: checks.contains("warning: ")
+            || !(checks.is_empty()
+                || checks.starts_with("hmac valid")
+                || checks.starts_with("hmac not checked (--hmac off)")),
     };
     if exit != Exit::Successful {
         return Ok((key, Some(Some(carried))));

@@ -420,6 +420,29 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
         let name = format!("badhmac.{format}");
         dir.write(&name, &first.stdout);
+        // Carried over as it was, and still counted as a record with warnings.
+        let carried = payverify()
+            .current_dir(dir.path())
+            .args([
+                "verify",
+                "--sandbox",
+                "--from",
+                "badhmac.txt",
+                "-o",
+                format,
+                "-v",
+            ])
+            .args(["--resume", &name])
+            .output()
+            .unwrap();
+        assert_eq!(carried.status.code(), Some(0));
+        assert_eq!(requests(&carried), 0);
+        assert_eq!(carried.stdout, first.stdout);
+        assert!(
+            summary(&carried).ends_with("1 SUCCESSFUL; 1 with warnings (see their checks)"),
+            "{format}: {}",
+            stderr_of(&carried)
+        );
         let out = payverify()
             .current_dir(dir.path())
             .args([
