@@ -10,13 +10,6 @@ use crate::common::*;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn jsonl(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
-        .collect()
-}
-
 #[test]
 fn order_is_preserved_under_concurrency() {
     // Slow ones first: with 8 workers they finish last but must still come out first.

@@ -30,6 +30,17 @@ fn run(dir: &TempDir, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `payverify verify --sandbox --from FILE -o FORMAT -v ARGS` in `dir`, with no
+/// expectation of its own (unlike [`run`]).
+fn verify_from(dir: &TempDir, file: &str, format: &str, args: &[&str]) -> std::process::Output {
+    payverify()
+        .current_dir(dir.path())
+        .args(["verify", "--sandbox", "--from", file, "-o", format, "-v"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 fn requests(out: &std::process::Output) -> usize {
     stderr_of(out).matches("payverify: sandbox: GET").count()
 }
@@ -348,28 +359,16 @@ fn resume_never_carries_what_this_run_would_not_accept() {
     // Run 1 had no expectation; run 2 expects another amount: the SUCCESSFUL record is
     // asked again and fails the check (exit 4), in jsonl and in csv.
     for format in ["jsonl", "csv"] {
-        let first = payverify()
-            .current_dir(dir.path())
-            .args(["verify", "--sandbox", "--from", "refs.txt", "-o", format])
-            .output()
-            .unwrap();
+        let first = verify_from(&dir, "refs.txt", format, &[]);
         assert_eq!(first.status.code(), Some(0));
         let name = format!("ok.{format}");
         dir.write(&name, &first.stdout);
-        let out = payverify()
-            .current_dir(dir.path())
-            .args([
-                "verify",
-                "--sandbox",
-                "--from",
-                "refs.txt",
-                "-o",
-                format,
-                "-v",
-            ])
-            .args(["--resume", &name, "--expect-amount", "5"])
-            .output()
-            .unwrap();
+        let out = verify_from(
+            &dir,
+            "refs.txt",
+            format,
+            &["--resume", &name, "--expect-amount", "5"],
+        );
         assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
         assert_eq!(requests(&out), 1, "{format}");
         assert!(stdout_of(&out).contains("CHECK_FAILED"));
@@ -382,59 +381,28 @@ fn resume_never_carries_what_this_run_would_not_accept() {
             stderr_of(&out)
         );
         // The same expectation it met before: carried over.
-        let out = payverify()
-            .current_dir(dir.path())
-            .args([
-                "verify",
-                "--sandbox",
-                "--from",
-                "refs.txt",
-                "-o",
-                format,
-                "-v",
-            ])
-            .args([
-                "--resume",
-                &name,
-                "--expect-amount",
-                "40000",
-                "--expect-currency",
-                "ngn",
-            ])
-            .output()
-            .unwrap();
+        let same = ["--expect-amount", "40000", "--expect-currency", "ngn"];
+        let out = verify_from(
+            &dir,
+            "refs.txt",
+            format,
+            &[&["--resume", &name][..], &same].concat(),
+        );
         assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
         assert_eq!(requests(&out), 0, "{format}");
         assert_eq!(out.stdout, first.stdout);
     }
 
-    // Run 1 let an hmac mismatch through as a warning; run 2 requires the hmac: asked
-    // again, and refused (exit 4), in both formats.
+    // Run 1 let an hmac mismatch through as a warning: carried over as it was, and still
+    // counted as a record with warnings; a run that requires the hmac asks it again and
+    // refuses it (exit 4), in both formats.
     dir.write("badhmac.txt", "SANDBOX-BADHMAC-1\n");
     for format in ["jsonl", "csv"] {
-        let first = payverify()
-            .current_dir(dir.path())
-            .args(["verify", "--sandbox", "--from", "badhmac.txt", "-o", format])
-            .output()
-            .unwrap();
+        let first = verify_from(&dir, "badhmac.txt", format, &[]);
         assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
         let name = format!("badhmac.{format}");
         dir.write(&name, &first.stdout);
-        // Carried over as it was, and still counted as a record with warnings.
-        let carried = payverify()
-            .current_dir(dir.path())
-            .args([
-                "verify",
-                "--sandbox",
-                "--from",
-                "badhmac.txt",
-                "-o",
-                format,
-                "-v",
-            ])
-            .args(["--resume", &name])
-            .output()
-            .unwrap();
+        let carried = verify_from(&dir, "badhmac.txt", format, &["--resume", &name]);
         assert_eq!(carried.status.code(), Some(0));
         assert_eq!(requests(&carried), 0);
         assert_eq!(carried.stdout, first.stdout);
@@ -443,20 +411,12 @@ fn resume_never_carries_what_this_run_would_not_accept() {
             "{format}: {}",
             stderr_of(&carried)
         );
-        let out = payverify()
-            .current_dir(dir.path())
-            .args([
-                "verify",
-                "--sandbox",
-                "--from",
-                "badhmac.txt",
-                "-o",
-                format,
-                "-v",
-            ])
-            .args(["--resume", &name, "--hmac", "require"])
-            .output()
-            .unwrap();
+        let out = verify_from(
+            &dir,
+            "badhmac.txt",
+            format,
+            &["--resume", &name, "--hmac", "require"],
+        );
         assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
         assert_eq!(requests(&out), 1, "{format}");
     }

@@ -8,14 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{KeepAliveServer, TempDir, payverify, stderr_of, stdout_of};
-
-fn jsonl(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
-        .collect()
-}
+use crate::common::{KeepAliveServer, TempDir, jsonl, payverify, stderr_of, stdout_of};
 
 #[test]
 fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {

@@ -113,6 +113,14 @@ pub fn respond(stream: &mut TcpStream, status: &str, body: &[u8]) {
     let _ = stream.flush();
 }
 
+/// Each line of a `-o jsonl` stdout as a JSON value; a line that is not JSON fails the test.
+pub fn jsonl(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
 /// stdout of a finished command as text.
 pub fn stdout_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
