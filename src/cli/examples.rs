@@ -38,6 +38,14 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "payverify verify --from refs.txt -o jsonl | jq -c 'select(.outcome != \"SUCCESSFUL\")'",
             ),
             (
+                "Wait up to 5 minutes for a pending payment to become final",
+                "payverify verify --wait 5m \"$ref\"",
+            ),
+            (
+                "Finish an interrupted run, asking only what is not final yet",
+                "payverify verify --from refs.txt -o jsonl --resume run1.jsonl > run2.jsonl",
+            ),
+            (
                 "Against the built-in sandbox",
                 "payverify verify --sandbox SANDBOX-FAILED-1",
             ),
