@@ -276,6 +276,7 @@ impl Batch {
         };
         let mut pending: BTreeMap<usize, Option<Box<Entry<D>>>> = BTreeMap::new();
         let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        let mut written_jobs = 0usize;
         let mut empty_message = String::new();
         let mut end_notes = Vec::new();
         let mut unshown = Unshown::default();
@@ -338,6 +339,10 @@ impl Batch {
                 bar.set_length(left as u64);
             }
             while let Some(entry) = pending.remove(&next) {
+                // A skipped position (None) was a job too.
+                if !matches!(entry.as_deref(), Some(Entry::Decided(_))) {
+                    written_jobs += 1;
+                }
                 if let Some(entry) = entry {
                     // Merged before it is written: output that cannot be written never
                     // lowers the exit status.
@@ -356,7 +361,7 @@ impl Batch {
                     bar.inc(1);
                 }
                 next += 1;
-                window.advance(next);
+                window.advance(next, written_jobs);
             }
             let drained = next == completed;
             if drained && total == Some(completed) {
@@ -468,7 +473,7 @@ fn spawn_reader<D: Send + 'static>(
         .spawn(move || {
             // Closes the queue however this thread ends, so workers never wait forever.
             let work = Closing(work);
-            let mut index = 0;
+            let (mut index, mut jobs) = (0, 0);
             let (mut duplicates, mut invalid) = (0usize, 0usize);
             for item in input.by_ref() {
                 if halt.load(Ordering::SeqCst) {
@@ -476,7 +481,11 @@ fn spawn_reader<D: Send + 'static>(
                 }
                 match item {
                     Ok(Item::Job(job)) => {
-                        if !window.wait_for_room(index, &halt) {
+                        let ticket = Ticket {
+                            index,
+                            job: Some(jobs),
+                        };
+                        if !window.wait_for_room(ticket, &halt) {
                             break;
                         }
                         issued.store(index + 1, Ordering::SeqCst);
@@ -484,9 +493,10 @@ fn spawn_reader<D: Send + 'static>(
                             break;
                         }
                         index += 1;
+                        jobs += 1;
                     }
                     Ok(Item::Decided(decided)) => {
-                        if !window.wait_for_room(index, &halt) {
+                        if !window.wait_for_room(Ticket { index, job: None }, &halt) {
                             break;
                         }
                         issued.store(index + 1, Ordering::SeqCst);
@@ -913,19 +923,37 @@ impl Drop for Closing {
     }
 }
 
-/// Lets the reader run at most `size` references ahead of the writer.
+/// Lets the reader run at most `size` jobs, and `size * DECIDED_SLACK` positions, ahead of
+/// the writer.
 struct Window {
     state: Mutex<WindowState>,
     moved: Condvar,
     size: usize,
+    positions: usize,
+}
+
+/// How many more positions than jobs the window holds. A decided entry (a record carried
+/// over by `--resume`, a refused row) is a line of text already made, not a request: with
+/// a window of positions alone, a run that is 99 % carried over kept only two or three
+/// requests in flight, however many workers.
+const DECIDED_SLACK: usize = 16;
+
+/// A position the reader wants to issue: its index, and for a job, how many jobs came
+/// before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ticket {
+    index: usize,
+    job: Option<usize>,
 }
 
 struct WindowState {
     written: usize,
-    /// The index the reader is blocked on. The writer wakes it only once half the window is
-    /// free: a wake-up is a system call (even with nobody waiting), and waking the reader for
-    /// every reference written made two futex calls a reference.
-    waiting_for: Option<usize>,
+    /// Jobs among the positions written.
+    written_jobs: usize,
+    /// The ticket the reader is blocked on. The writer wakes it only once half the window
+    /// is free: a wake-up is a system call (even with nobody waiting), and waking the reader
+    /// for every reference written made two futex calls a reference.
+    waiting_for: Option<Ticket>,
 }
 
 impl Window {
@@ -933,24 +961,34 @@ impl Window {
         Window {
             state: Mutex::new(WindowState {
                 written: 0,
+                written_jobs: 0,
                 waiting_for: None,
             }),
             moved: Condvar::new(),
             size,
+            positions: size.saturating_mul(DECIDED_SLACK),
         }
     }
 
-    /// Waits until reference `index` may be issued; false when stopping.
-    fn wait_for_room(&self, index: usize, stop: &AtomicBool) -> bool {
+    /// Whether `ticket` fits when `free` of each bound must be left over (0: just fits).
+    fn fits(&self, state: &WindowState, ticket: Ticket, free: (usize, usize)) -> bool {
+        ticket.index + free.0 < state.written + self.positions
+            && ticket
+                .job
+                .is_none_or(|job| job + free.1 < state.written_jobs + self.size)
+    }
+
+    /// Waits until `ticket` may be issued; false when stopping.
+    fn wait_for_room(&self, ticket: Ticket, stop: &AtomicBool) -> bool {
         let Ok(mut state) = self.state.lock() else {
             return false;
         };
-        while index >= state.written + self.size {
+        while !self.fits(&state, ticket, (0, 0)) {
             if stop.load(Ordering::SeqCst) {
                 state.waiting_for = None;
                 return false;
             }
-            state.waiting_for = Some(index);
+            state.waiting_for = Some(ticket);
             match self.moved.wait_timeout(state, Duration::from_millis(100)) {
                 Ok((guard, _)) => state = guard,
                 Err(_) => return false,
@@ -960,15 +998,18 @@ impl Window {
         true
     }
 
-    fn advance(&self, written: usize) {
+    /// The writer has written `written` positions, `written_jobs` of them jobs.
+    fn advance(&self, written: usize, written_jobs: usize) {
         let wake = match self.state.lock() {
             Ok(mut state) => {
                 state.written = written;
-                // All issued references end up written, so `written` reaches the index
+                state.written_jobs = written_jobs;
+                // All issued references end up written, so both counts reach the ticket
                 // waited for, and the reader is always woken in the end.
+                let half = (self.positions / 2, self.size / 2);
                 state
                     .waiting_for
-                    .is_some_and(|index| index + self.size / 2 < written + self.size)
+                    .is_some_and(|ticket| self.fits(&state, ticket, half))
             }
             Err(_) => true,
         };
@@ -1098,17 +1139,63 @@ mod tests {
     fn window_blocks_the_reader_until_the_writer_advances() {
         let window = Arc::new(Window::new(2));
         let stop = AtomicBool::new(false);
-        assert!(window.wait_for_room(1, &stop));
+        let job = |index, job| Ticket {
+            index,
+            job: Some(job),
+        };
+        assert!(window.wait_for_room(job(1, 1), &stop));
         let w = window.clone();
         let advancer = thread::spawn(move || {
             thread::sleep(Duration::from_millis(100));
-            w.advance(1);
+            w.advance(1, 1);
         });
         let started = Instant::now();
-        assert!(window.wait_for_room(2, &stop));
+        assert!(window.wait_for_room(job(2, 2), &stop));
         assert!(started.elapsed() >= Duration::from_millis(90));
         advancer.join().unwrap();
         stop.store(true, Ordering::SeqCst);
-        assert!(!window.wait_for_room(10, &stop));
+        assert!(!window.wait_for_room(job(10, 10), &stop));
+    }
+
+    #[test]
+    fn decided_positions_do_not_use_up_the_jobs_window() {
+        let window = Window::new(2);
+        let stop = AtomicBool::new(false);
+        let room = |ticket, state: (usize, usize)| {
+            window.advance(state.0, state.1);
+            window.fits(&window.state.lock().unwrap(), ticket, (0, 0))
+        };
+        // Nothing written: two jobs fit, a third does not, wherever they are...
+        let job = |index, job| Ticket {
+            index,
+            job: Some(job),
+        };
+        assert!(room(job(30, 1), (0, 0)));
+        assert!(!room(job(30, 2), (0, 0)));
+        // ...and decided positions fit up to 16 times the window, jobs or not.
+        assert!(room(
+            Ticket {
+                index: 31,
+                job: None
+            },
+            (0, 0)
+        ));
+        assert!(!room(
+            Ticket {
+                index: 32,
+                job: None
+            },
+            (0, 0)
+        ));
+        assert!(!room(job(32, 0), (0, 0)));
+        assert!(room(job(32, 1), (1, 1)));
+        stop.store(true, Ordering::SeqCst);
+        assert!(!window.wait_for_room(
+            Ticket {
+                index: 40,
+                job: None
+            },
+            &stop
+        ));
     }
 }
