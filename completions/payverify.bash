@@ -806,7 +806,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__reconcile)
-            opts="-o -j -v -q -h -V --output --all --summary-json --delimiter --reference-column --amount-column --currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --output --all --summary-json --delimiter --reference-column --amount-column --currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,6 +869,10 @@ _payverify() {
                     return 0
                     ;;
                 --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -970,7 +974,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --output --jobs --rate --sandbox --tls --resume --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --output --resume --jobs --rate --sandbox --tls --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -988,6 +992,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "table json jsonl csv" -- "${cur}"))
                     return 0
                     ;;
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -997,10 +1005,6 @@ _payverify() {
                     return 0
                     ;;
                 --rate)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --resume)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

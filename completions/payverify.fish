@@ -178,9 +178,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -s o -l outp
 json\t'The service\'s JSON object exactly as received, pretty-printed (several references: one array of records)'
 jsonl\t'One JSON record per reference per line'
 csv\t'A header row, then one row per reference (RFC 4180 quoting)'"
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l resume -d 'Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now, complete or cut short). References whose record there is a final answer are not asked again: the record is written again unchanged, in its place. Write to a new file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s j -l jobs -d 'Worker threads for several references (they share one connection pool)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l rate -d 'At most N requests per second across all workers (decimals allowed)' -r
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l resume -d 'Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now, complete or cut short). References whose record there is a final answer are not asked again: the record is written again unchanged, in its place. Write to a new file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l timeout -d 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l retries -d 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l wait -d 'Ask a not-final (e.g. PENDING) transaction again until it is final or this long has passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]' -r
@@ -226,6 +226,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s j -l j
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l rate -d 'At most N requests per second across all workers (decimals allowed)' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l timeout -d 'Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l retries -d 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l wait -d 'Ask a not-final (e.g. PENDING) transaction again until it is final or this long has passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l auth-style -d 'How the Authorization header carries the credentials [default: standard] [config: auth_style]' -r -f -a "standard\t'`Basic base64(id:secret)`, RFC 7617, as the gateway\'s own integrations send'
 literal\t'`Basic id:secret` unencoded, as the interface document literally writes it'"
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l hmac -d 'Check the response\'s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]' -r -f -a "off\t'Do not check it'

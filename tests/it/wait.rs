@@ -407,3 +407,31 @@ fn a_terminal_gets_a_one_line_countdown_and_quiet_gets_none() {
     );
     assert_eq!(on_terminal("-q"), "");
 }
+
+/// `reconcile` runs on the same engine and gets --wait with it: a row whose payment settles
+/// within the wait is MATCHED, one that stays PENDING is NOT_FINAL at the deadline (exit 9).
+#[test]
+fn reconcile_waits_too() {
+    let dir = TempDir::new("wait-reconcile");
+    let orders = dir.write(
+        "orders.csv",
+        "Order ID,Reference,Amount\n1,SANDBOX-SETTLES-1000-r1,40000\n2,SANDBOX-OK-2,40000\n\
+         3,SANDBOX-PENDING-3,40000\n",
+    );
+    let started = Instant::now();
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "--wait", "3s", "-o", "csv"])
+        .arg(&orders)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    let results: Vec<_> = stdout_of(&out)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(results, ["MATCHED", "MATCHED", "NOT_FINAL"]);
+    assert!(elapsed >= Duration::from_millis(2900), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+}
