@@ -1,9 +1,9 @@
 //! One reference from request to verdict: the step the single path and every batch worker
 //! share.
 
-use crate::domain::checks::{self, HmacMode};
+use crate::domain::checks::{self, Expectations, HmacMode};
 use crate::domain::job::Job;
-use crate::domain::outcome::{Verdict, classify};
+use crate::domain::outcome::{Outcome, Verdict, classify};
 use crate::secret::Secret;
 use crate::transport::client::Client;
 
@@ -20,17 +20,36 @@ pub struct Verifier {
 impl Verifier {
     /// Requests, classifies and checks one job's reference against the job's expectations.
     pub fn verify(&self, job: &Job) -> Verdict {
-        let reference = &job.reference;
-        let outcome = classify(&self.client.exchange(reference));
-        let checks = outcome.verification().map(|v| {
-            let mut report = checks::evaluate(v, self.hmac, &self.secret, &job.expect);
-            // Another transaction's answer (a cache, a proxy, a bug) proves nothing about
-            // this one; it goes first because every other check is then beside the point.
-            if let Some(failure) = checks::answers_for(v, reference.as_str()) {
-                report.failures.insert(0, failure);
-            }
-            report
-        });
-        Verdict { outcome, checks }
+        let outcome = classify(&self.client.exchange(&job.reference));
+        judge(
+            outcome,
+            job.reference.as_str(),
+            self.hmac,
+            &self.secret,
+            &job.expect,
+        )
     }
+}
+
+/// Checks an answer about `reference`: the hmac as `hmac` says under `secret`, the
+/// expectations, and that it is an answer about `reference` at all. A fresh answer and a
+/// record carried over by `--resume` (which must pass these again) go through this one
+/// function.
+pub(crate) fn judge(
+    outcome: Outcome,
+    reference: &str,
+    hmac: HmacMode,
+    secret: &Secret,
+    expect: &Expectations,
+) -> Verdict {
+    let checks = outcome.verification().map(|v| {
+        let mut report = checks::evaluate(v, hmac, secret, expect);
+        // Another transaction's answer (a cache, a proxy, a bug) proves nothing about
+        // this one; it goes first because every other check is then beside the point.
+        if let Some(failure) = checks::answers_for(v, reference) {
+            report.failures.insert(0, failure);
+        }
+        report
+    });
+    Verdict { outcome, checks }
 }
