@@ -6,25 +6,30 @@
 //! final), so `reconcile` can resume from its own output the same way.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry as MapEntry;
 use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::marker::PhantomData;
 use std::path::Path;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Item, Source};
-use crate::domain::checks::{Expectations, expectation_failures};
-use crate::domain::model::Verification;
+use crate::domain::checks::{Expectations, HmacMode, Integrity};
+use crate::domain::outcome::classify_response;
 use crate::domain::reference::Reference;
+use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
 use crate::render::{OutputFormat, csv};
+use crate::secret::Secret;
+use crate::transport::client::Response;
 
-/// Longest line read from a resume file; a payverify record is a few kilobytes at most.
-pub(crate) const MAX_RECORD: usize = 1 << 20;
+/// Longest line read from a resume file. A record is a few kilobytes, but it holds the
+/// response, which may be up to the client's 1 MiB body limit, and escaping can make its
+/// text several times longer: a genuine output must never be refused for a long line.
+pub(crate) const MAX_RECORD: usize = 8 << 20;
 
 /// A record carried over from an earlier run: its text exactly as that run wrote it (one
 /// jsonl line or one csv row, without the line end), its exit status and outcome name.
@@ -55,15 +60,40 @@ pub(crate) struct Shape {
     pub(crate) is_final: fn(&str) -> bool,
 }
 
-/// What this run checks that the earlier run may not have: a SUCCESSFUL record is carried
-/// over only if it still passes, so a resumed run never earns exit 0 more cheaply than a
-/// fresh one.
+/// What a SUCCESSFUL record must prove to be carried over, so that a resumed run never
+/// earns exit 0 more cheaply than a fresh one. The file is not the service: anyone who can
+/// write it could write "SUCCESSFUL". So the response the record holds goes through this
+/// run's checks as if the service had just sent it (for this reference, with this run's
+/// expectations), and its hmac must be valid under this run's secret whatever `--hmac`
+/// says: only that signature shows the answer came from the service, and from this
+/// service (not the sandbox, another profile or an edited copy). A csv record holds no
+/// response to check, so its SUCCESSFUL records are always asked again. Records of other
+/// outcomes cannot earn exit 0, and are carried as they are.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trust {
-    /// This run's expectations, checked again against the earlier record's response.
+    /// This run's expectations.
     pub(crate) expect: Expectations,
-    /// `--hmac require`: the earlier record must say `hmac valid`.
-    pub(crate) require_hmac: bool,
+    /// This run's client secret; without one nothing SUCCESSFUL is carried.
+    pub(crate) secret: Option<Secret>,
+}
+
+impl Trust {
+    /// Whether `response` (a stored response object's JSON text) is a SUCCESSFUL answer
+    /// about `reference`, signed under this run's secret, that passes every check.
+    fn carries(&self, reference: &str, response: &str) -> bool {
+        let Some(secret) = &self.secret else {
+            return false;
+        };
+        let outcome = classify_response(&Response {
+            status: 200,
+            body: response.as_bytes().to_vec(),
+        });
+        let verdict = judge(outcome, reference, HmacMode::Require, secret, &self.expect);
+        verdict.exit() == Exit::Successful
+            && verdict
+                .checks
+                .is_some_and(|c| c.integrity == Integrity::Valid)
+    }
 }
 
 /// The earlier run's final records by reference, and what reading it found. Only where
@@ -113,6 +143,13 @@ impl ResumeIndex {
                     .to_owned(),
             ));
         }
+        if path.as_os_str() == "-" {
+            return Err(refuse(
+                "the earlier output must be a file: stdin cannot be read back as records are \
+                 carried"
+                    .into(),
+            ));
+        }
         let file = File::open(path).map_err(|e| refuse(crate::io_util::io_reason(&e)))?;
         if file.metadata().is_ok_and(|m| m.is_dir()) {
             return Err(refuse("it is a directory".into()));
@@ -121,6 +158,7 @@ impl ResumeIndex {
         let mut records = HashMap::new();
         let hasher = RandomState::new();
         let mut distrusted = 0;
+        let mut lines_of: HashMap<String, usize> = HashMap::new();
         let foreign = |n: usize, why: &str| {
             refuse(format!(
                 "line {n} {why}; this is not an output of {} (resume from the earlier run's \
@@ -187,6 +225,17 @@ impl ResumeIndex {
                 _ => json_record(line, shape, trust),
             }
             .map_err(|why| foreign(n, &why))?;
+            // One record per reference is what payverify writes; a second one (appended,
+            // or a SUCCESSFUL line added after an UNAVAILABLE one) is not its output.
+            if let Some(first) = lines_of.insert(key.clone(), n) {
+                return Err(foreign(
+                    n,
+                    &format!(
+                        "is a second record for reference {} (the first is on line {first})",
+                        crate::terminal::quoted(&key)
+                    ),
+                ));
+            }
             let Some(carried) = carried else {
                 continue;
             };
@@ -203,19 +252,7 @@ impl ResumeIndex {
                 name: carried.name,
                 warned: carried.warned,
             };
-            match records.entry(key) {
-                MapEntry::Vacant(entry) => {
-                    entry.insert(slot);
-                }
-                MapEntry::Occupied(entry)
-                    if (entry.get().hash, entry.get().len) == (slot.hash, slot.len) => {}
-                MapEntry::Occupied(_) => {
-                    return Err(foreign(
-                        n,
-                        "is a second, different final record for a reference",
-                    ));
-                }
-            }
+            records.insert(key, slot);
         }
         drop(reader);
         Ok(ResumeIndex {
@@ -346,14 +383,31 @@ fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, Strin
     if checks_passed == Some(false) || !error_null {
         return Err("is SUCCESSFUL with a failed check or an error".into());
     }
-    let integrity = map
-        .get("checks")
-        .and_then(|c| c.get("integrity"))
-        .and_then(Value::as_str);
-    let trusted = (!trust.require_hmac || integrity == Some("hmac valid"))
-        && response
-            .is_some_and(|r| expects_nothing(&trust.expect) || passes(r.clone(), &trust.expect));
+    let trusted = stored_response(line)?.is_some_and(|r| trust.carries(reference, r.get()));
     Ok((reference.to_owned(), Some(trusted.then_some(carried))))
+}
+
+/// The `response` of a jsonl record as the text it was written as: checked again as the
+/// service's body, byte for byte (a re-encoded object could differ from what was signed).
+/// A key given twice is refused: payverify never writes one, and readers differ on which
+/// of the two counts.
+fn stored_response(line: &str) -> Result<Option<&RawValue>, String> {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)] // the other keys are named only so that a repeated one is an error
+    struct Stored<'a> {
+        #[serde(borrow, default)]
+        response: Option<&'a RawValue>,
+        reference: Option<IgnoredAny>,
+        outcome: Option<IgnoredAny>,
+        exit_code: Option<IgnoredAny>,
+        http_status: Option<IgnoredAny>,
+        error: Option<IgnoredAny>,
+        checks: Option<IgnoredAny>,
+    }
+    serde_json::from_str::<Stored>(line)
+        .map(|stored| stored.response)
+        .map_err(|e| format!("is not a well-formed record ({e})"))
 }
 
 fn csv_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String> {
@@ -403,36 +457,9 @@ fn csv_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String
     if !get("error").is_empty() {
         return Err("is SUCCESSFUL with an error".into());
     }
-    // The cells a check reads, back as the service sent them; a cell whose value cannot
-    // be told exactly (escaped, or formula-guarded) is not trusted when a check needs it.
-    let exact = |cell: &str| cell_value(cell);
-    let mut response = Map::new();
-    response.insert("status".into(), Value::String("SUCCESSFUL".into()));
-    let amount = get("amount_kobo");
-    if !amount.is_empty() {
-        let Ok(number) = amount.parse::<serde_json::Number>() else {
-            return Err("has an amount_kobo that is not a number".into());
-        };
-        response.insert("amount".into(), Value::Number(number));
-    }
-    let mut unknown = false;
-    for (column, key) in [
-        ("currency", "currencyCode"),
-        ("merchant_ref", "merchantRef"),
-    ] {
-        match exact(get(column)) {
-            Some(v) if v.is_empty() => {}
-            Some(v) => {
-                response.insert(key.into(), Value::String(v));
-            }
-            None => unknown = true,
-        }
-    }
-    let expects_text = trust.expect.currency.is_some() || trust.expect.merchant_ref.is_some();
-    let trusted = !(unknown && expects_text)
-        && (!trust.require_hmac || get("checks").starts_with("hmac valid"))
-        && passes(response, &trust.expect);
-    Ok((key, Some(trusted.then_some(carried))))
+    // No response, no hmac: nothing in a csv row proves it came from the service.
+    let _ = trust;
+    Ok((key, Some(None)))
 }
 
 /// A final outcome must agree with the transaction status its record shows.
@@ -447,28 +474,6 @@ fn consistent(name: &str, status: Option<&str>) -> Result<(), String> {
         (Some(_), _) => Err(format!("is {name} without a matching transaction status")),
         (None, _) => Ok(()),
     }
-}
-
-/// Whether this run states no expectation (then there is nothing to check again, and the
-/// response need not be parsed: most of the time of reading a large file).
-fn expects_nothing(expect: &Expectations) -> bool {
-    expect.amount.is_none() && expect.currency.is_none() && expect.merchant_ref.is_none()
-}
-
-/// Whether an earlier response meets this run's expectations.
-fn passes(response: Map<String, Value>, expect: &Expectations) -> bool {
-    Verification::from_object(response).is_ok_and(|v| expectation_failures(&v, expect).is_empty())
-}
-
-/// The value a CSV cell was written from, when that can be told exactly: the `'` that
-/// guards a formula-like value removed, and nothing escaped in it.
-fn cell_value(cell: &str) -> Option<String> {
-    let value = match cell.strip_prefix('\'') {
-        Some(rest) if csv::is_formula_like(rest) => rest,
-        Some(_) => return None,
-        None => cell,
-    };
-    (!value.contains('\\')).then(|| value.to_owned())
 }
 
 /// The CSV cell a reference is written as, when no other reference is written the same:
@@ -573,8 +578,9 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
         let mut notes = self.inner.end_notes();
         if self.index.distrusted > 0 {
             notes.push(format!(
-                "{} SUCCESSFUL records of the --resume file do not pass this run's checks \
-                 (--expect-*, --hmac require); they were asked again",
+                "{} SUCCESSFUL records of the --resume file were asked again: a record is \
+                 carried only if its stored response passes this run's checks with an hmac \
+                 valid under this run's secret (a csv record holds no response)",
                 self.index.distrusted
             ));
         }
@@ -617,7 +623,14 @@ mod tests {
         ] {
             let row = csv::row(&fields);
             let back = split_csv(row.trim_end()).unwrap();
-            let values: Vec<_> = back.iter().map(|c| cell_value(c).unwrap()).collect();
+            // The `'` that guards a formula-like value is the only change the writer made.
+            let values: Vec<_> = back
+                .iter()
+                .map(|c| match c.strip_prefix('\'') {
+                    Some(rest) if csv::is_formula_like(rest) => rest,
+                    _ => c.as_str(),
+                })
+                .collect();
             assert_eq!(values, fields);
         }
     }

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use crate::batch::resume::{ResumeIndex, Resuming, Shape, Trust};
 use crate::batch::{Batch, Input, InputSource};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
-use crate::domain::checks::HmacMode;
 use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_EXITS, is_final_name};
 use crate::domain::outcome::{Outcome, Verdict};
@@ -108,7 +107,7 @@ pub fn run(
                 Some(path) => {
                     let trust = Trust {
                         expect: args.expect.expectations(),
-                        require_hmac: verifier.hmac == HmacMode::Require,
+                        secret: Some(verifier.secret.clone()),
                     };
                     refuse_own_output(path)?;
                     Some(ResumeIndex::open(path, args.format(), &SHAPE, &trust, log)?)
@@ -230,8 +229,8 @@ fn refuse_own_output(path: &std::path::Path) -> Result<(), Failure> {
         };
         if same {
             return Err(Failure::usage(format!(
-                "--resume {} is also where this run's output goes (the shell has already \
-                 emptied it); write the resumed run to a new file",
+                "--resume {} is also where this run's output goes; write the resumed run to \
+                 a new file",
                 path.display()
             )));
         }

@@ -15,6 +15,7 @@ mod leaks;
 mod properties;
 mod reconcile;
 mod resume;
+mod resume_trust;
 mod sandbox;
 mod setup;
 mod tls;
