@@ -95,10 +95,9 @@ pub(crate) struct Orders {
     currency: Arc<str>,
     seen: Seen<u64>,
     record: csv::ByteRecord,
-    /// Offsets of the newlines read ahead by the csv reader and not yet counted.
-    newlines: Arc<Mutex<VecDeque<u64>>>,
-    /// Newlines counted so far.
-    lines_before: u64,
+    /// What the reader in front of the csv crate saw: where records start, and whether the
+    /// input ended inside a quoted field.
+    track: Arc<Mutex<Track>>,
     rows: usize,
     blank: usize,
     done: bool,
@@ -159,12 +158,12 @@ impl Orders {
         let delimiter = options
             .delimiter
             .unwrap_or_else(|| detect_delimiter(&first));
-        let newlines = Arc::new(Mutex::new(VecDeque::new()));
-        let joined: Box<dyn Read + Send> = Box::new(Newlines {
-            inner: Cursor::new(first).chain(input),
-            offset: 0,
-            seen: newlines.clone(),
-        });
+        let track = Arc::new(Mutex::new(Track::default()));
+        let joined: Box<dyn Read + Send> = Box::new(Newlines::new(
+            Cursor::new(first).chain(input),
+            delimiter,
+            track.clone(),
+        ));
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .flexible(true)
@@ -176,6 +175,9 @@ impl Orders {
             .iter()
             .map(|cell| String::from_utf8_lossy(cell).into_owned())
             .collect();
+        if let Some(line) = next_record(&track).1 {
+            return Err(unclosed_quote(&name, line));
+        }
         let columns = find_columns(&header, options, &name)?;
         Ok(Orders {
             reader,
@@ -187,8 +189,7 @@ impl Orders {
             currency: options.currency.as_str().into(),
             seen: Seen::default(),
             record: csv::ByteRecord::new(),
-            newlines,
-            lines_before: 0,
+            track,
             rows: 0,
             blank: 0,
             done: false,
@@ -312,51 +313,182 @@ impl Orders {
     }
 }
 
-impl Orders {
-    /// The 1-based line the record just read starts on. The csv crate's own line count
-    /// is wrong for CRLF files (it counts the `\n` of a `\r\n` with the next record, and
-    /// not the blank lines it skips), so lines are counted here: the newlines before the
-    /// record's last byte, less those inside its quoted fields.
-    fn line_of_record(&mut self) -> u64 {
-        let last = self.reader.position().byte().saturating_sub(1);
-        if let Ok(mut newlines) = self.newlines.lock() {
-            while newlines.front().is_some_and(|&at| at < last) {
-                newlines.pop_front();
-                self.lines_before += 1;
-            }
+/// The longest row (or header) read, in bytes: an orders row is far shorter, and a longer
+/// one is almost always a quote left open (or not a CSV file at all). It bounds the memory a
+/// row takes, as verify bounds a line.
+const MAX_ROW: u64 = 1 << 20;
+
+/// What [`Newlines`] tells [`Orders`], shared because the csv reader owns the reader.
+#[derive(Debug, Default)]
+struct Track {
+    /// The line each record read ahead starts on, in order (the csv crate yields exactly
+    /// one record per start).
+    starts: VecDeque<u64>,
+    /// The input ended inside a quoted field that opened on this line.
+    unclosed: Option<u64>,
+}
+
+/// The line the next record starts on (`None` if unknown), and, when that record runs to
+/// the end of an input that ended inside a quote, the line where the quote opened.
+fn next_record(track: &Mutex<Track>) -> (Option<u64>, Option<u64>) {
+    match track.lock() {
+        Ok(mut track) => {
+            let line = track.starts.pop_front();
+            // No record can start inside a quoted field: the one that holds the unclosed
+            // quote is the last one.
+            let unclosed = track.unclosed.filter(|_| track.starts.is_empty());
+            (line, unclosed)
         }
-        let inside = self
-            .record
-            .iter()
-            .map(|cell| cell.iter().filter(|&&b| b == b'\n').count() as u64)
-            .sum::<u64>();
-        1 + self.lines_before.saturating_sub(inside)
+        Err(_) => (None, None),
     }
 }
 
-/// A reader that notes the offset of every newline passing through it (only the few in
-/// the csv reader's buffer are held at once).
+/// The input failure for a quote that is never closed.
+fn unclosed_quote(name: &str, line: u64) -> Failure {
+    Failure::usage(format!(
+        "{name} line {line}: a quoted field opens there and is never closed, so the rest of \
+         the file would be read as one cell; nothing from that line on was reconciled \
+         (close the quote, or double a quote that is part of a value: \"\")"
+    ))
+}
+
+/// Where the reader is in the CSV syntax, as the csv crate parses it (RFC 4180 quoting,
+/// `""` inside quotes, `\r`, `\n` and `\r\n` all ending a record, empty lines skipped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    /// Between records (empty lines are skipped here).
+    RecordStart,
+    /// At the start of a field.
+    FieldStart,
+    /// In a field that did not start with a quote.
+    Unquoted,
+    /// In a quoted field.
+    Quoted,
+    /// Just after a quote inside a quoted field: the end of the quotes, or `""`.
+    QuoteInQuoted,
+}
+
+/// The reader in front of the csv crate: it follows the CSV syntax byte by byte, so it
+/// knows the line every record starts on (whatever the line ends: LF, CRLF or a bare CR),
+/// refuses a row over [`MAX_ROW`] bytes before the csv crate holds it, and knows whether
+/// the input ended inside a quote.
 struct Newlines<R> {
     inner: R,
-    offset: u64,
-    seen: Arc<Mutex<VecDeque<u64>>>,
+    delimiter: u8,
+    state: Syntax,
+    /// The current line (1-based).
+    line: u64,
+    /// The last byte was a CR: a line ends there unless an LF follows.
+    after_cr: bool,
+    /// Bytes of the current record so far, and the line it starts on.
+    row_bytes: u64,
+    row_line: u64,
+    /// The line the current quoted field opened on.
+    quote_line: u64,
+    /// A row over the limit: every later read fails.
+    failed: Option<String>,
+    track: Arc<Mutex<Track>>,
+}
+
+impl<R> Newlines<R> {
+    fn new(inner: R, delimiter: u8, track: Arc<Mutex<Track>>) -> Self {
+        Newlines {
+            inner,
+            delimiter,
+            state: Syntax::RecordStart,
+            line: 1,
+            after_cr: false,
+            row_bytes: 0,
+            row_line: 1,
+            quote_line: 0,
+            failed: None,
+            track,
+        }
+    }
+
+    /// Follows one byte; `Err` when it makes the row too long.
+    fn step(&mut self, b: u8, starts: &mut VecDeque<u64>) -> Result<(), String> {
+        if self.after_cr && b != b'\n' {
+            self.line += 1;
+        }
+        self.after_cr = b == b'\r';
+        let end = b == b'\r' || b == b'\n';
+        if self.state == Syntax::RecordStart && !end {
+            starts.push_back(self.line);
+            self.row_line = self.line;
+            self.row_bytes = 0;
+            self.state = Syntax::FieldStart;
+        }
+        if self.state != Syntax::RecordStart {
+            self.row_bytes += 1;
+            if self.row_bytes > MAX_ROW {
+                let hint = match self.state {
+                    Syntax::Quoted => format!(
+                        "; a quote opened on line {} is probably never closed",
+                        self.quote_line
+                    ),
+                    _ => String::new(),
+                };
+                return Err(format!(
+                    "the row starting on line {} is longer than 1 MiB, more than any orders \
+                     row{hint}",
+                    self.row_line
+                ));
+            }
+        }
+        let delimiter = self.delimiter;
+        self.state = match self.state {
+            Syntax::RecordStart => Syntax::RecordStart,
+            Syntax::FieldStart if b == b'"' => {
+                self.quote_line = self.line;
+                Syntax::Quoted
+            }
+            Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if b == delimiter => {
+                Syntax::FieldStart
+            }
+            Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if end => {
+                Syntax::RecordStart
+            }
+            Syntax::FieldStart | Syntax::Unquoted => Syntax::Unquoted,
+            Syntax::Quoted if b == b'"' => Syntax::QuoteInQuoted,
+            Syntax::Quoted => Syntax::Quoted,
+            Syntax::QuoteInQuoted if b == b'"' => Syntax::Quoted,
+            Syntax::QuoteInQuoted => Syntax::Unquoted,
+        };
+        if b == b'\n' {
+            self.line += 1;
+        }
+        Ok(())
+    }
 }
 
 impl<R: Read> Read for Newlines<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if let Ok(mut seen) = self.seen.lock() {
-            let base = self.offset;
-            seen.extend(
-                buf[..n]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b == b'\n')
-                    .map(|(i, _)| base + i as u64),
-            );
+        if let Some(why) = &self.failed {
+            return Err(io::Error::other(why.clone()));
         }
-        self.offset += n as u64;
-        Ok(n)
+        let n = self.inner.read(buf)?;
+        let mut starts = VecDeque::new();
+        let mut taken = n;
+        for (i, &b) in buf[..n].iter().enumerate() {
+            if let Err(why) = self.step(b, &mut starts) {
+                // The bytes before it go through, so the rows before it are read; the
+                // next read fails.
+                self.failed = Some(why);
+                taken = i;
+                break;
+            }
+        }
+        if let Ok(mut track) = self.track.lock() {
+            track.starts.append(&mut starts);
+            if n == 0 && self.state == Syntax::Quoted {
+                track.unclosed = Some(self.quote_line);
+            }
+        }
+        match (taken, &self.failed) {
+            (0, Some(why)) => Err(io::Error::other(why.clone())),
+            _ => Ok(taken),
+        }
     }
 }
 
@@ -426,7 +558,13 @@ impl Iterator for Orders {
             match self.reader.read_byte_record(&mut self.record) {
                 Ok(false) => self.done = true,
                 Ok(true) => {
-                    let line = self.line_of_record();
+                    let (line, unclosed) = next_record(&self.track);
+                    if let Some(at) = unclosed {
+                        // Never judged as a row: its last cell holds the rest of the file.
+                        self.done = true;
+                        return Some(Err(unclosed_quote(&self.name, at)));
+                    }
+                    let line = line.unwrap_or(0);
                     if self.record.iter().all(|c| c.trim_ascii().is_empty()) {
                         self.blank += 1;
                         continue;

@@ -131,8 +131,11 @@ fn rows_in(path: &Path) -> Option<usize> {
         if buf.is_empty() {
             break;
         }
-        lines += buf.iter().filter(|&&b| b == b'\n').count();
-        last = buf[buf.len() - 1];
+        // A line ends at LF, or at a CR not followed by LF (old Mac line ends).
+        for &b in buf {
+            lines += usize::from(b == b'\n' || last == b'\r');
+            last = b;
+        }
         let n = buf.len();
         reader.consume(n);
     }

@@ -511,3 +511,110 @@ fn unverified_rows_keep_their_own_exit_code() {
         !stdout.contains(crate::common::SECRET) && !stderr_of(&out).contains(crate::common::SECRET)
     );
 }
+
+// ---- Findings of the hostile review of the release binary (F1..F12) ----
+
+/// Runs `reconcile --sandbox --retries 0 ARGS` with the working directory `dir`.
+fn reconcile_in(dir: &TempDir, args: &[&str]) -> std::process::Output {
+    payverify()
+        .current_dir(dir.path())
+        .args(["reconcile", "--sandbox", "--retries", "0"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn f1_an_unclosed_quote_is_an_input_failure_naming_its_line_never_a_match() {
+    // A stray quote in a free-text column would make the rest of the file one cell: the
+    // FAILED, unknown and underpaid orders after it must never pass as exit 0.
+    let text = "Order ID,Reference,Amount,Note\n\
+                1000,SANDBOX-OK-1000,40000,fine\n\
+                1001,SANDBOX-OK-1001,40000,\"left at the door\n\
+                1002,SANDBOX-FAILED-1002,40000,\n\
+                1003,UNKNOWN-1003,40000,\n";
+    for args in [&["-o", "jsonl"][..], &["-q"]] {
+        let (out, _dir) = reconcile(text, args);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {stderr}");
+        // -q (the cron form) is silent by design: the exit status carries it.
+        assert!(
+            args[0] == "-q" || (stderr.contains("line 3") && stderr.contains("quote")),
+            "names where the quote opened: {stderr}"
+        );
+        let stdout = stdout_of(&out);
+        assert!(!stdout.contains("SANDBOX-OK-1001"), "{stdout}");
+        if args[0] == "-o" {
+            // The row before it stands.
+            let rows: Vec<Value> = stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(rows.len(), 1, "{stdout}");
+            assert_eq!(
+                (rows[0]["line"].as_u64(), rows[0]["result"].as_str()),
+                (Some(2), Some("MATCHED"))
+            );
+        }
+    }
+    // Unclosed in the header: the whole file would be one header cell.
+    let (out, _dir) = reconcile("reference,\"amount\nSANDBOX-OK-1,1\n", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("line 1"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn f10_bare_cr_line_ends_give_the_file_s_line_numbers() {
+    let text = "reference,amount\rSANDBOX-OK-1,40000\rSANDBOX-FAILED-2,40000\r\
+                SANDBOX-OK-1,40000\r\"two\rlines\",1\rSANDBOX-OK-4,x\r";
+    let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
+    let rows: Vec<Value> = stdout_of(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lines: Vec<u64> = rows.iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [2, 3, 4, 5, 7], "{}", stdout_of(&out));
+    assert_eq!(
+        rows[2]["error"],
+        "reference SANDBOX-OK-1 is already on line 2, verified there"
+    );
+    // Mixed: CRLF, bare CR and LF in one file.
+    let (out, _dir) = reconcile(
+        "reference,amount\r\nSANDBOX-OK-1,1\rSANDBOX-OK-2,1\n\nSANDBOX-OK-3,1\r\n",
+        &["-o", "jsonl"],
+    );
+    let lines: Vec<u64> = stdout_of(&out)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["line"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, [2, 3, 5]);
+}
+
+#[test]
+fn f7_a_row_or_header_over_1_mib_is_an_input_failure_not_unbounded_memory() {
+    let dir = TempDir::new("reconcile-huge");
+    let cell = "A".repeat(3 << 20);
+    let row = dir.write(
+        "row.csv",
+        format!("reference,amount\nSANDBOX-OK-1,40000\nSANDBOX-OK-2,{cell}\nSANDBOX-OK-3,40000\n"),
+    );
+    let header = dir.write(
+        "header.csv",
+        format!("reference,amount,{cell}\nSANDBOX-OK-1,40000\n"),
+    );
+    let zeros = dir.path().join("zeros.csv");
+    std::fs::write(&zeros, vec![0u8; 4 << 20]).unwrap();
+    for (file, line) in [(&row, "line 3"), (&header, "line 1"), (&zeros, "line 1")] {
+        let out = reconcile_in(&dir, &["-o", "jsonl", file.to_str().unwrap()]);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("1 MiB") && stderr.contains(line),
+            "{file:?}: {stderr}"
+        );
+    }
+}
