@@ -98,6 +98,8 @@ pub(crate) struct Orders {
     /// What the reader in front of the csv crate saw: where records start, and whether the
     /// input ended inside a quoted field.
     track: Arc<Mutex<Track>>,
+    /// What the header left open to doubt (two columns that could be the same one).
+    warnings: Vec<String>,
     rows: usize,
     blank: usize,
     done: bool,
@@ -178,7 +180,7 @@ impl Orders {
         if let Some(line) = next_record(&track).1 {
             return Err(unclosed_quote(&name, line));
         }
-        let columns = find_columns(&header, options, &name)?;
+        let (columns, warnings) = find_columns(&header, options, &name)?;
         Ok(Orders {
             reader,
             delimiter,
@@ -190,6 +192,7 @@ impl Orders {
             seen: Seen::default(),
             record: csv::ByteRecord::new(),
             track,
+            warnings,
             rows: 0,
             blank: 0,
             done: false,
@@ -199,6 +202,11 @@ impl Orders {
     /// The header row, as written.
     pub(crate) fn header(&self) -> Arc<[String]> {
         self.header.clone()
+    }
+
+    /// Warnings about the header, for stderr.
+    pub(crate) fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Where the reference column is.
@@ -615,7 +623,12 @@ fn normalized(name: &str) -> String {
 }
 
 /// The columns the rows are read by, or a usage error that lists the header and the flag.
-fn find_columns(header: &[String], options: &CsvOptions, name: &str) -> Result<Columns, Failure> {
+fn find_columns(
+    header: &[String],
+    options: &CsvOptions,
+    name: &str,
+) -> Result<(Columns, Vec<String>), Failure> {
+    let warnings = std::cell::RefCell::new(Vec::new());
     let listed = || {
         header
             .iter()
@@ -644,7 +657,35 @@ fn find_columns(header: &[String], options: &CsvOptions, name: &str) -> Result<C
                 .unwrap_or_default(),
         };
         match found.as_slice() {
-            [one] => Ok(Some(*one)),
+            [one] => {
+                // Another candidate name matching another column: the choice follows the
+                // documented order, but one of the two may contradict the result.
+                let others: Vec<usize> = match given {
+                    Some(_) => Vec::new(),
+                    None => (0..header.len())
+                        .filter(|&i| {
+                            i != *one
+                                && names
+                                    .iter()
+                                    .any(|n| normalized(&header[i]) == normalized(n))
+                        })
+                        .collect(),
+                };
+                if !others.is_empty() {
+                    warnings.borrow_mut().push(format!(
+                        "{name}: columns {} and {} could both be the {what} column; column {} ({}) is used (choose with {flag} NAME)",
+                        one + 1,
+                        others
+                            .iter()
+                            .map(|i| format!("{} ({})", i + 1, terminal::quoted(&header[*i])))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        one + 1,
+                        terminal::quoted(&header[*one]),
+                    ));
+                }
+                Ok(Some(*one))
+            }
             [] if !required && given.is_none() => Ok(None),
             [] => {
                 let tried = match given {
@@ -703,12 +744,15 @@ fn find_columns(header: &[String], options: &CsvOptions, name: &str) -> Result<C
         false,
     )?;
     match (reference, amount) {
-        (Some(reference), Some(amount)) => Ok(Columns {
-            reference,
-            amount,
-            currency,
-            merchant_ref,
-        }),
+        (Some(reference), Some(amount)) => Ok((
+            Columns {
+                reference,
+                amount,
+                currency,
+                merchant_ref,
+            },
+            warnings.into_inner(),
+        )),
         // Both are required, so `find` returned an error rather than `None`.
         _ => Err(Failure::usage(format!(
             "{name}: no reference or amount column"

@@ -282,8 +282,10 @@ pub struct ReconcileArgs {
     pub summary_json: Option<PathBuf>,
 
     /// The column separator: `,`, `;` or `tab` [default: detected from the header line]
-    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
-    pub delimiter: Option<u8>,
+    // Checked by the command (after the secret is known), so a mistyped value that is the
+    // secret is never echoed raw.
+    #[arg(long, value_name = "CHAR")]
+    pub delimiter: Option<String>,
 
     /// The reference column [default: the first of reference, ref, transaction ref,
     /// transactionRef, payment reference, reference number; case, spaces, _ and - ignored]
@@ -354,13 +356,14 @@ pub struct BatchArgs {
 }
 
 /// `,`, `;` or a tab (`tab`, `\t`).
-fn parse_delimiter(s: &str) -> Result<u8, String> {
+pub(crate) fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "," | "comma" => Ok(b','),
         ";" | "semicolon" => Ok(b';'),
         "\t" | "\\t" | "tab" => Ok(b'\t'),
         _ => Err(format!(
-            "'{s}' is not a delimiter payverify reads: use , ; or tab"
+            "--delimiter {}: not a delimiter payverify reads: use , ; or tab",
+            crate::terminal::quoted(s)
         )),
     }
 }

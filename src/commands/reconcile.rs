@@ -2,9 +2,9 @@
 //! (the same workers, pacing, ordered writer, Ctrl-C handling and progress bar as verify),
 //! each judged against its own expected amount, currency and merchant ref.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::batch::Batch;
@@ -15,7 +15,7 @@ use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::reconcile::ReconcileWriter;
 use crate::render::{Printer, Style, terminal_width};
-use crate::settings::Context;
+use crate::settings::{Context, Settings};
 
 /// Runs `payverify reconcile`.
 pub fn run(
@@ -24,8 +24,15 @@ pub fn run(
     log: &Log,
     ctx: &Context,
 ) -> Result<Exit, Failure> {
+    // Every known secret is registered first, so an error that quotes the file (a header
+    // that is the secret file's content) or a typed flag value is scrubbed on stderr.
+    Settings::register_secrets(&global.flags(&args.profile_args), ctx);
+    let delimiter = match &args.delimiter {
+        Some(text) => Some(crate::cli::parse_delimiter(text).map_err(Failure::usage)?),
+        None => None,
+    };
     let options = CsvOptions {
-        delimiter: args.delimiter,
+        delimiter,
         reference_column: args.reference_column.clone(),
         amount_column: args.amount_column.clone(),
         currency_column: args.currency_column.clone(),
@@ -33,22 +40,16 @@ pub fn run(
         unit: args.amount_unit,
         currency: args.currency.trim().to_ascii_uppercase(),
     };
-    // The file and its header are checked before anything else, and before any request;
-    // so is the summary file, which must not turn out unwritable after a long run.
-    let orders = Orders::open(&args.file, &options)?;
+    // The summary file and the orders file are checked before any request; the summary
+    // file is never truncated here (it may be the orders file itself: that is refused).
     let mut summary_file = match &args.summary_json {
-        Some(path) => Some((
-            File::create(path).map_err(|e| {
-                Failure::usage(format!(
-                    "cannot write --summary-json {}: {}",
-                    path.display(),
-                    crate::io_util::io_reason(&e)
-                ))
-            })?,
-            path,
-        )),
+        Some(path) => Some(SummaryFile::prepare(path, &args.file)?),
         None => None,
     };
+    let orders = Orders::open(&args.file, &options)?;
+    for warning in orders.warnings() {
+        log.warn(warning);
+    }
     let known_len = rows_in(&args.file);
     let Service {
         verifier,
@@ -97,15 +98,11 @@ pub fn run(
         // A closed stderr is not worth failing a reconciliation for.
         let _ = io::stderr().lock().write_all(text.as_bytes());
     }
-    if let Some((file, path)) = summary_file.as_mut() {
+    if let Some(file) = summary_file.take() {
         let mut text = serde_json::to_string_pretty(&summary.json(exit)).unwrap_or_default();
         text.push('\n');
-        if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
-            log.error(&format!(
-                "cannot write --summary-json {}: {}",
-                path.display(),
-                crate::io_util::io_reason(&e)
-            ));
+        if let Err(e) = file.commit(&text) {
+            log.error(&e);
             exit = exit.merge(Exit::Internal);
         }
     }
@@ -143,4 +140,142 @@ fn rows_in(path: &Path) -> Option<usize> {
         lines += 1;
     }
     Some(lines.saturating_sub(1))
+}
+
+/// The `--summary-json` file: checked at the start without touching it, written whole at
+/// the end (a temporary file beside it, renamed over it), so a run that stops early, or a
+/// path that is the orders file, never destroys anything.
+struct SummaryFile {
+    /// What the user named, for messages.
+    shown: PathBuf,
+    /// Where the summary goes (symlinks followed).
+    target: PathBuf,
+    /// The temporary file beside the target, or, for something other than a regular file
+    /// (`/dev/stdout`, a FIFO), the target itself, opened without truncating.
+    temp: Option<PathBuf>,
+    file: Option<File>,
+}
+
+impl SummaryFile {
+    /// Refuses `-` (stdout carries the rows), a directory and the orders file itself
+    /// (same device and inode, also through stdin); creates the temporary file, which
+    /// proves the target's directory is writable.
+    fn prepare(path: &Path, input: &Path) -> Result<SummaryFile, Failure> {
+        let shown = path.to_path_buf();
+        let refuse = |why: String| {
+            Failure::usage(format!(
+                "cannot write --summary-json {}: {why}",
+                path.display()
+            ))
+        };
+        if path.as_os_str() == "-" {
+            return Err(refuse(
+                "stdout carries the rows; give a file name (or /dev/stderr)".into(),
+            ));
+        }
+        let existing = std::fs::metadata(path).ok();
+        if existing.as_ref().is_some_and(|m| m.is_dir()) {
+            return Err(refuse("it is a directory".into()));
+        }
+        let input_meta = match input.as_os_str() == "-" {
+            true => std::fs::metadata("/dev/stdin").ok(),
+            false => std::fs::metadata(input).ok(),
+        };
+        if let (Some(a), Some(b)) = (&existing, &input_meta)
+            && same_file(a, b)
+        {
+            return Err(refuse(
+                "it is the orders file being reconciled; give another file name".into(),
+            ));
+        }
+        let io_refuse = |e: io::Error| refuse(crate::io_util::io_reason(&e));
+        match existing {
+            Some(meta) if !meta.is_file() => {
+                // A device or a pipe: written in place, never truncated or replaced.
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(io_refuse)?;
+                Ok(SummaryFile {
+                    shown,
+                    target: path.to_path_buf(),
+                    temp: None,
+                    file: Some(file),
+                })
+            }
+            _ => {
+                // Through a symlink (even one to a file not made yet), so the link stays.
+                let target =
+                    std::fs::canonicalize(path).unwrap_or_else(|_| {
+                        match std::fs::read_link(path) {
+                            Ok(to) => path.parent().map_or(to.clone(), |dir| dir.join(&to)),
+                            Err(_) => path.to_path_buf(),
+                        }
+                    });
+                let name = target
+                    .file_name()
+                    .ok_or_else(|| refuse("it names no file".into()))?;
+                let mut temp_name = std::ffi::OsString::from(".");
+                temp_name.push(name);
+                temp_name.push(format!(".payverify-{}.tmp", std::process::id()));
+                let temp = target.with_file_name(temp_name);
+                let file = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&temp)
+                    .map_err(io_refuse)?;
+                Ok(SummaryFile {
+                    shown,
+                    target,
+                    temp: Some(temp),
+                    file: Some(file),
+                })
+            }
+        }
+    }
+
+    /// Writes `text` and puts it in place; the error line when that fails.
+    fn commit(mut self, text: &str) -> Result<(), String> {
+        let written = match self.file.take() {
+            Some(mut file) => file
+                .write_all(text.as_bytes())
+                .and_then(|()| file.flush())
+                .and_then(|()| match &self.temp {
+                    Some(temp) => std::fs::rename(temp, &self.target),
+                    None => Ok(()),
+                }),
+            None => Ok(()),
+        };
+        match written {
+            Ok(()) => {
+                self.temp = None;
+                Ok(())
+            }
+            Err(e) => Err(format!(
+                "cannot write --summary-json {}: {}",
+                self.shown.display(),
+                crate::io_util::io_reason(&e)
+            )),
+        }
+    }
+}
+
+impl Drop for SummaryFile {
+    /// A run that ends before the summary is written leaves no temporary file behind.
+    fn drop(&mut self) {
+        if let Some(temp) = &self.temp {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
 }

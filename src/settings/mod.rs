@@ -159,6 +159,18 @@ impl Settings {
         })
     }
 
+    /// Registers for redaction every client secret known without resolving anything (the
+    /// environment, `--client-secret-file`, the config file's profiles): for a command
+    /// that may quote its input in an error before its settings are resolved.
+    pub fn register_secrets(flags: &Flags, ctx: &Context) {
+        let config = ctx.config_location(flags.config.as_ref());
+        secret_source::register_known(
+            flags.client_secret_file.as_deref(),
+            (ctx.env)(env::CLIENT_SECRET).as_deref(),
+            config.as_ref().map(|c| c.path.as_path()),
+        );
+    }
+
     /// [`Settings::resolve`], reporting every problem rather than the first: each
     /// setting with a bad value, so `config show` and `doctor` can list them all at once.
     /// A config file that cannot be read, or a profile that does not exist, ends the
@@ -167,11 +179,7 @@ impl Settings {
         let (global, args) = (flags, flags);
         let mut problems = Vec::new();
         let config = ctx.config_location(global.config.as_ref());
-        secret_source::register_known(
-            global.client_secret_file.as_deref(),
-            (ctx.env)(env::CLIENT_SECRET).as_deref(),
-            config.as_ref().map(|c| c.path.as_path()),
-        );
+        Settings::register_secrets(flags, ctx);
         let file = match &config {
             Some(location) => file::load(location).map_err(|f| vec![f])?,
             None => None,

@@ -618,3 +618,111 @@ fn f7_a_row_or_header_over_1_mib_is_an_input_failure_not_unbounded_memory() {
         );
     }
 }
+
+#[test]
+fn f2_summary_json_never_truncates_anything_and_refuses_the_input_or_stdout() {
+    let dir = TempDir::new("reconcile-selfsum");
+    let text = "reference,amount\nSANDBOX-OK-1,40000\nSANDBOX-FAILED-2,40000\n";
+    let file = dir.write("orders.csv", text);
+    std::fs::hard_link(&file, dir.path().join("link.csv")).unwrap();
+    for target in ["orders.csv", "./orders.csv", "link.csv", "-"] {
+        let out = reconcile_in(&dir, &["orders.csv", "--summary-json", target]);
+        assert_eq!(out.status.code(), Some(2), "{target}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains("--summary-json"),
+            "{}",
+            stderr_of(&out)
+        );
+        assert_eq!(stdout_of(&out), "", "nothing verified");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "{target}");
+    }
+    // stdin that is the same file.
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .current_dir(dir.path())
+        .args([
+            "reconcile",
+            "--sandbox",
+            "-",
+            "--summary-json",
+            "orders.csv",
+        ])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    // A summary file that exists is replaced at the end, whole; nothing else is left.
+    std::fs::write(dir.path().join("sum.json"), "old").unwrap();
+    let out = reconcile_in(&dir, &["orders.csv", "-q", "--summary-json", "sum.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("sum.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["rows"], 2);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["link.csv", "orders.csv", "sum.json"]);
+}
+
+#[test]
+fn f4_the_secret_in_a_header_or_a_flag_value_is_redacted_in_column_errors() {
+    use crate::common::{SECRET, payverify_at};
+    let dir = TempDir::new("reconcile-sechdr");
+    let file = dir.write("o.csv", format!("id,{SECRET}\n1,2\n"));
+    let runs: [&[&str]; 3] = [
+        &[],
+        &["--reference-column", SECRET],
+        &["--delimiter", SECRET],
+    ];
+    for args in runs {
+        let out = payverify_at("http://127.0.0.1:9")
+            .arg("reconcile")
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(!stderr.contains(SECRET), "{args:?}: {stderr}");
+        assert!(stderr.contains("<redacted>"), "{args:?}: {stderr}");
+    }
+    // The secret file given as the orders file.
+    let secret_file = dir.write("live.secret", format!("{SECRET}\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let out = payverify()
+        .env("PAYVERIFY_BASE_URL", "http://127.0.0.1:9")
+        .env("PAYVERIFY_CLIENT_ID", "x")
+        .arg("--client-secret-file")
+        .arg(&secret_file)
+        .arg("reconcile")
+        .arg(&secret_file)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+}
+
+#[test]
+fn f12_two_currency_columns_warn_which_one_is_used() {
+    let (out, _dir) = reconcile(
+        "reference,amount,currency,Currency Code\nSANDBOX-OK-1,40000,NGN,USD\n",
+        &["-o", "csv"],
+    );
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning")
+            && stderr.contains("column 3")
+            && stderr.contains("\"currency\""),
+        "{stderr}"
+    );
+}
