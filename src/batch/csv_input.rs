@@ -15,7 +15,7 @@ use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo};
-use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult, classify};
+use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
 use crate::render::reconcile::{Judged, ReconcileWriter};
@@ -500,30 +500,28 @@ impl<R: Read> Read for Newlines<R> {
     }
 }
 
-/// Reconciled rows go to the engine's ordered writer like verify's records: the result is
-/// judged once per entry for the exit status and once to be written (the writer keeps the
-/// totals).
+/// Reconciled rows go to the engine's ordered writer like verify's records: each entry is
+/// judged and counted in the totals when the engine tallies it (so the totals are exactly
+/// the rows the exit status merges, written or not), and judged again to be written.
 impl Sink<Decided> for ReconcileWriter {
     fn begin(&mut self) -> io::Result<()> {
         ReconcileWriter::begin(self)
     }
 
-    fn tally(&self, entry: &Entry<Decided>) -> Tally {
-        // Only the result: the row's text is made once, when it is written.
-        let (result, warned) = match entry {
-            Entry::Verified(record) => (
-                classify(&record.verdict, &record.job.expect),
-                record
-                    .verdict
-                    .checks
-                    .as_ref()
-                    .is_some_and(|c| !c.warnings.is_empty()),
-            ),
-            Entry::Decided(decided) => (decided.result, false),
+    fn tally(&mut self, entry: &Entry<Decided>) -> Tally {
+        let judged = judge(entry);
+        self.count(&judged);
+        let warned = match entry {
+            Entry::Verified(record) => record
+                .verdict
+                .checks
+                .as_ref()
+                .is_some_and(|c| !c.warnings.is_empty()),
+            Entry::Decided(_) => false,
         };
         Tally {
-            exit: result.exit(),
-            name: result.name(),
+            exit: judged.result.exit(),
+            name: judged.result.name(),
             warned,
             carried: false,
         }
@@ -539,6 +537,14 @@ impl Sink<Decided> for ReconcileWriter {
 
     fn names(&self) -> &'static [&'static str] {
         &RESULT_NAMES
+    }
+
+    /// Unlike verify, a reconciliation that stops before every row is decided is never a
+    /// success: rows it never reached could be anything. Exit 10 (the output could not be
+    /// written), and the summary says it is incomplete.
+    fn stopped_early(&mut self) -> crate::exit::Exit {
+        self.mark_incomplete();
+        crate::exit::Exit::Internal
     }
 }
 

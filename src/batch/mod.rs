@@ -96,14 +96,22 @@ pub struct Tally {
 pub trait Sink<D> {
     /// Writes what comes before the first entry (a CSV header, a JSON `[`).
     fn begin(&mut self) -> io::Result<()>;
-    /// What `entry` counts as.
-    fn tally(&self, entry: &Entry<D>) -> Tally;
+    /// What `entry` counts as. Called for every entry the exit status merges, written or
+    /// not (after the reader of stdout went away), so a sink that keeps totals keeps them
+    /// here and they agree with the exit status.
+    fn tally(&mut self, entry: &Entry<D>) -> Tally;
     /// Writes one entry.
     fn write(&mut self, entry: &Entry<D>) -> io::Result<()>;
     /// Writes what comes after the last entry (a JSON `]`, a table).
     fn finish(&mut self) -> io::Result<()>;
     /// Every name [`Sink::tally`] gives, in the order the summary line lists them.
     fn names(&self) -> &'static [&'static str];
+    /// Told that the batch stopped before every position of the input was decided (the
+    /// reader of stdout went away, or a signal); returns what that adds to the exit
+    /// status. verify's rule: nothing (the merge of the references completed stands).
+    fn stopped_early(&mut self) -> Exit {
+        Exit::Successful
+    }
 }
 
 pub use resume::Carried;
@@ -113,7 +121,7 @@ impl Sink<Carried> for RecordWriter {
         RecordWriter::begin(self)
     }
 
-    fn tally(&self, entry: &Entry<Carried>) -> Tally {
+    fn tally(&mut self, entry: &Entry<Carried>) -> Tally {
         match entry {
             Entry::Verified(record) => Tally {
                 exit: record.verdict.exit(),
@@ -408,6 +416,11 @@ impl Batch {
         }
         if self.stop.load(Ordering::SeqCst) {
             stopped = Some(Stopped::Interrupted);
+        }
+        // Every position read was written or tallied; a stop before the input's end (or
+        // before its last positions came back) leaves some undecided.
+        if stopped.is_some() && total != Some(next) {
+            exit = exit.merge(writer.stopped_early());
         }
         if stopped == Some(Stopped::Interrupted) {
             // Exact when the input was read to its end before the stop; otherwise the

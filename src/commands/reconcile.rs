@@ -87,6 +87,13 @@ pub fn run(
     let mut exit = batch.run(Arc::new(verifier), orders, &mut writer, log)?;
 
     let summary = writer.summary();
+    if summary.incomplete() && exit != Exit::Interrupted {
+        log.error(&format!(
+            "output closed: the rows after the first {} were not reconciled, so this run \
+             proves nothing about them (exit 10); rerun with the output going to a file",
+            summary.rows()
+        ));
+    }
     if summary.rows() > 0 && log.level() != Level::Quiet {
         let tty = io::stderr().is_terminal();
         let style = Style {
@@ -94,7 +101,11 @@ pub fn run(
             tty,
             width: tty.then(|| terminal_width(ctx.env)).flatten(),
         };
-        let text = format!("payverify: summary\n{}\n", summary.table(style));
+        let title = match summary.incomplete() {
+            true => "summary (incomplete: of the rows decided before the run stopped)",
+            false => "summary",
+        };
+        let text = format!("payverify: {title}\n{}\n", summary.table(style));
         // A closed stderr is not worth failing a reconciliation for.
         let _ = io::stderr().lock().write_all(text.as_bytes());
     }

@@ -167,6 +167,9 @@ pub(crate) struct Summary {
     all: Totals,
     matched: i128,
     net_difference: i128,
+    /// The run stopped before every row was decided: these are the totals of the rows
+    /// decided, not of the file.
+    incomplete: bool,
 }
 
 impl Summary {
@@ -189,6 +192,11 @@ impl Summary {
     /// Rows seen.
     pub(crate) fn rows(&self) -> u64 {
         self.all.rows
+    }
+
+    /// Whether the run stopped before every row was decided.
+    pub(crate) fn incomplete(&self) -> bool {
+        self.incomplete
     }
 
     /// The summary for people: a table per result, then the overall figures, in naira.
@@ -257,6 +265,7 @@ impl Summary {
             "rows": self.all.rows,
             "exit_code": exit.code(),
             "interrupted": exit == Exit::Interrupted,
+            "complete": !self.incomplete,
             "results": results,
             "expected_total_kobo": self.all.expected,
             "expected_total_naira": naira(self.all.expected),
@@ -352,9 +361,18 @@ impl ReconcileWriter {
         self.out.flush()
     }
 
-    /// Counts one row and writes it; line formats are flushed at once.
-    pub(crate) fn write(&mut self, judged: &Judged<'_>) -> io::Result<()> {
+    /// Counts one row in the totals (every row the exit status merges, written or not).
+    pub(crate) fn count(&mut self, judged: &Judged<'_>) {
         self.summary.add(judged);
+    }
+
+    /// Marks the totals as those of a run that stopped before every row was decided.
+    pub(crate) fn mark_incomplete(&mut self) {
+        self.summary.incomplete = true;
+    }
+
+    /// Writes one row; line formats are flushed at once.
+    pub(crate) fn write(&mut self, judged: &Judged<'_>) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }

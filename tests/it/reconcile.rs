@@ -669,6 +669,51 @@ fn f2_summary_json_never_truncates_anything_and_refuses_the_input_or_stdout() {
 }
 
 #[test]
+fn f3_a_reader_that_goes_away_never_gives_exit_0_and_the_summary_says_what_was_decided() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = TempDir::new("reconcile-head");
+    let mut text = String::from("reference,amount\n");
+    for i in 0..3000 {
+        text.push_str(&format!("SANDBOX-OK-{i},40000\n"));
+    }
+    text.push_str("SANDBOX-FAILED-X,40000\n");
+    let file = dir.write("orders.csv", &text);
+    let summary = dir.path().join("sum.json");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .args(["reconcile", "--sandbox", "-o", "csv", "--summary-json"])
+        .arg(&summary)
+        .arg(&file)
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader goes away, as `| head -1` does.
+    let out = child.wait_with_output().unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(10), "{stderr}");
+    assert!(stderr.contains("not reconciled"), "{stderr}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["complete"], false, "{json}");
+    assert_eq!(json["exit_code"], 10);
+    // The summary counts exactly the rows the stderr count line (and the exit) merged.
+    let counted: u64 = stderr
+        .lines()
+        .find_map(|l| l.split("stopped after ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(json["rows"], counted, "{stderr}");
+    assert!(counted < 3001);
+    assert!(stderr.contains("incomplete"), "{stderr}");
+}
+
+#[test]
 fn f4_the_secret_in_a_header_or_a_flag_value_is_redacted_in_column_errors() {
     use crate::common::{SECRET, payverify_at};
     let dir = TempDir::new("reconcile-sechdr");
