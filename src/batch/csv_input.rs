@@ -14,7 +14,7 @@ use super::seen::Seen;
 use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
 use crate::domain::job::Job;
-use crate::domain::money::{AmountError, Kobo};
+use crate::domain::money::{AmountError, Kobo, has_naira_mark};
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
@@ -236,12 +236,19 @@ impl Orders {
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
         let amount = parse_amount(cell(self.columns.amount), self.unit);
         let reference = Reference::parse(cell(self.columns.reference));
+        let currency = self
+            .columns
+            .currency
+            .map(|i| cell(i).trim())
+            .filter(|c| !c.is_empty())
+            .map_or_else(|| self.currency.to_string(), str::to_owned);
         let invalid = |row: Row, why: String, expected: Option<Kobo>| {
             Item::Decided(Decided {
                 row,
                 result: RowResult::InvalidRow,
                 why,
                 expected,
+                currency: currency.clone(),
             })
         };
         if let Some(i) = not_utf8 {
@@ -266,23 +273,29 @@ impl Orders {
             // DUPLICATE comes before INVALID_ROW in the precedence.
             Err(why) => {
                 return self
-                    .maybe_duplicate(row, &reference, None)
+                    .maybe_duplicate(row, &reference, None, &currency)
                     .unwrap_or_else(|row| invalid(row, why, None));
             }
         };
-        let currency = self
-            .columns
-            .currency
-            .map(|i| cell(i).trim())
-            .filter(|c| !c.is_empty())
-            .map_or_else(|| self.currency.to_string(), str::to_owned);
+        // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
+        if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount)) {
+            let why = format!(
+                "amount {} is marked as naira, but the row's currency is {}",
+                terminal::quoted(cell(self.columns.amount)),
+                terminal::quoted(&currency)
+            );
+            // Like an unreadable amount, it does not claim the reference.
+            return self
+                .maybe_duplicate(row, &reference, None, &currency)
+                .unwrap_or_else(|row| invalid(row, why, Some(amount)));
+        }
         let merchant_ref = self
             .columns
             .merchant_ref
             .map(cell)
             .filter(|m| !m.is_empty())
             .map(str::to_owned);
-        match self.maybe_duplicate(row, &reference, Some(amount)) {
+        match self.maybe_duplicate(row, &reference, Some(amount), &currency) {
             Ok(duplicate) => duplicate,
             Err(row) => Item::Job(Job {
                 origin: format!("{} line {line}", self.name),
@@ -304,6 +317,7 @@ impl Orders {
         row: Row,
         reference: &Reference,
         expected: Option<Kobo>,
+        currency: &str,
     ) -> Result<Item<Decided>, Row> {
         let earlier = match expected {
             Some(_) => self.seen.first(reference.as_str(), row.line),
@@ -315,6 +329,7 @@ impl Orders {
                 result: RowResult::Duplicate,
                 why: format!("reference {reference} is already on line {first}, verified there"),
                 expected,
+                currency: currency.to_owned(),
             })),
             None => Err(row),
         }

@@ -201,6 +201,13 @@ impl std::error::Error for AmountError {}
 
 /// `s` without one leading `₦` or `NGN` (any case) or one trailing `NGN`, and the spaces
 /// beside it.
+/// Whether an amount is written with the naira sign or the `NGN` code (`₦40,000`,
+/// `NGN 40000`, `40000 ngn`): such an amount says its own currency.
+pub(crate) fn has_naira_mark(input: &str) -> bool {
+    let s = input.trim();
+    without_naira_mark(s).len() != s.len()
+}
+
 fn without_naira_mark(s: &str) -> &str {
     let code =
         |t: &str| t.len() >= 3 && t.is_char_boundary(3) && t[..3].eq_ignore_ascii_case("NGN");

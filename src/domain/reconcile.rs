@@ -27,6 +27,8 @@ pub(crate) struct Decided {
     pub(crate) why: String,
     /// The row's amount, when it could be read (it counts in the totals).
     pub(crate) expected: Option<Kobo>,
+    /// The currency the row expects (its cell, or `--currency`): whose totals it counts in.
+    pub(crate) currency: String,
 }
 
 /// The result of one row, in the precedence (the first that applies wins).

@@ -36,6 +36,8 @@ pub(crate) struct Judged<'a> {
     /// The result.
     pub(crate) result: RowResult,
     expected: Option<Kobo>,
+    /// The currency the row expects: whose totals it counts in.
+    row_currency: &'a str,
     difference: Option<i128>,
     status: Option<&'a str>,
     code: Option<&'a str>,
@@ -57,14 +59,23 @@ impl<'a> Judged<'a> {
         let error = match (result, difference) {
             (RowResult::Matched, _) => String::new(),
             (RowResult::Underpaid | RowResult::Overpaid, Some(d)) => {
-                let naira = |k: Option<Kobo>| k.map_or_else(String::new, |k| k.naira_figure());
+                let currency = expect.currency.as_deref().unwrap_or("NGN");
+                let gateway_currency = v.and_then(|v| v.currency.as_deref()).unwrap_or(currency);
+                let shown = |k: Option<Kobo>, c: &str| {
+                    k.map_or_else(String::new, |k| money(c, i128::from(k.0)))
+                };
+                let unit = if is_naira(currency) {
+                    "kobo"
+                } else {
+                    "minor units"
+                };
                 format!(
-                    "{} by ₦{} ({} kobo): the gateway has ₦{}, the row expects ₦{}",
+                    "{} by {} ({} {unit}): the gateway has {}, the row expects {}",
                     if d < 0 { "underpaid" } else { "overpaid" },
-                    naira_total(d.abs()),
+                    money(currency, d.abs()),
                     d.abs(),
-                    naira(v.and_then(|v| v.amount)),
-                    naira(expect.amount)
+                    shown(v.and_then(|v| v.amount), gateway_currency),
+                    shown(expect.amount, currency)
                 )
             }
             _ => record.error().unwrap_or_default(),
@@ -73,6 +84,7 @@ impl<'a> Judged<'a> {
             row: record.job.row.as_deref(),
             result,
             expected: expect.amount,
+            row_currency: expect.currency.as_deref().unwrap_or("NGN"),
             difference,
             status: v.and_then(|v| v.status.as_deref()),
             code: v.and_then(|v| v.code.as_deref()),
@@ -94,6 +106,7 @@ impl<'a> Judged<'a> {
             row: Some(&decided.row),
             result: decided.result,
             expected: decided.expected,
+            row_currency: &decided.currency,
             difference: None,
             status: None,
             code: None,
@@ -154,44 +167,96 @@ struct RowJson<'a> {
 pub(crate) struct Totals {
     /// Rows.
     pub(crate) rows: u64,
-    /// What those rows expect, in kobo (rows whose amount could be read).
+    /// What those rows expect, in minor units (kobo for naira) (rows whose amount could be
+    /// read).
     pub(crate) expected: i128,
-    /// What the gateway reported for them, in kobo (rows it stated an amount for).
+    /// What the gateway reported for them, in minor units (rows it stated an amount for,
+    /// in the row's currency).
     pub(crate) gateway: i128,
 }
 
-/// What the summary says: per result, and overall.
+/// The totals of the rows that expect one currency: amounts in two currencies are never
+/// added together.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Summary {
+struct Block {
     by_result: BTreeMap<usize, Totals>,
     all: Totals,
     matched: i128,
+    /// The sum of gateway - expected over the rows the gateway answered SUCCESSFUL for:
+    /// non-zero only for UNDERPAID and OVERPAID rows.
     net_difference: i128,
+}
+
+/// What the summary says: per currency, per result, and overall.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Summary {
+    /// By currency code (upper case); naira is `NGN`.
+    blocks: BTreeMap<String, Block>,
+    rows: u64,
     /// The run stopped before every row was decided: these are the totals of the rows
     /// decided, not of the file.
     incomplete: bool,
 }
 
+/// The naira, the gateway's own currency, whose totals the summary leads with.
+const NAIRA: &str = "NGN";
+
+fn is_naira(currency: &str) -> bool {
+    currency.trim().eq_ignore_ascii_case(NAIRA)
+}
+
+/// An amount in minor units with its currency: `₦40,000.00`, `USD 40,000.00`.
+fn money(currency: &str, minor: i128) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    match is_naira(currency) {
+        true => format!("{sign}₦{}", naira_total(minor.abs())),
+        false => format!(
+            "{sign}{} {}",
+            terminal::safe(&currency.trim().to_ascii_uppercase()),
+            naira_total(minor.abs())
+        ),
+    }
+}
+
+/// Minor units as an exact decimal string (`-12.05`).
+fn decimal(minor: i128) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    let abs = minor.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
 impl Summary {
     fn add(&mut self, judged: &Judged<'_>) {
+        self.rows += 1;
+        let currency = judged.row_currency.trim().to_ascii_uppercase();
+        // A gateway amount in another currency than the row's is not added to its totals.
+        let same_currency = judged
+            .currency
+            .is_none_or(|c| c.trim().eq_ignore_ascii_case(&currency));
+        let block = self.blocks.entry(currency).or_default();
         let name = judged.result.name();
         let slot = RESULT_NAMES.iter().position(|n| *n == name).unwrap_or(0);
         let expected = judged.expected.map_or(0, |k| i128::from(k.0));
-        let gateway = judged.gateway_amount.map_or(0, |k| i128::from(k.0));
-        for totals in [self.by_result.entry(slot).or_default(), &mut self.all] {
+        let gateway = match same_currency {
+            true => judged.gateway_amount.map_or(0, |k| i128::from(k.0)),
+            false => 0,
+        };
+        for totals in [block.by_result.entry(slot).or_default(), &mut block.all] {
             totals.rows += 1;
             totals.expected += expected;
             totals.gateway += gateway;
         }
         if judged.result == RowResult::Matched {
-            self.matched += expected;
+            block.matched += expected;
         }
-        self.net_difference += judged.difference.unwrap_or(0);
+        if same_currency {
+            block.net_difference += judged.difference.unwrap_or(0);
+        }
     }
 
     /// Rows seen.
     pub(crate) fn rows(&self) -> u64 {
-        self.all.rows
+        self.rows
     }
 
     /// Whether the run stopped before every row was decided.
@@ -199,10 +264,75 @@ impl Summary {
         self.incomplete
     }
 
-    /// The summary for people: a table per result, then the overall figures, in naira.
+    /// The naira block first (also when empty, if nothing else is there), then one per
+    /// other currency.
+    fn ordered(&self) -> Vec<(&str, Block)> {
+        let mut out = Vec::new();
+        if self.blocks.contains_key(NAIRA) || self.blocks.is_empty() {
+            out.push((NAIRA, self.blocks.get(NAIRA).cloned().unwrap_or_default()));
+        }
+        for (currency, block) in &self.blocks {
+            if currency != NAIRA {
+                out.push((currency.as_str(), block.clone()));
+            }
+        }
+        out
+    }
+
+    /// The summary for people: a table per result, then the overall figures, in naira;
+    /// rows in another currency each get their own block after it, never added in.
     pub(crate) fn table(&self, style: Style) -> String {
+        let mut text = Vec::new();
+        for (currency, block) in self.ordered() {
+            if !is_naira(currency) {
+                text.push(format!(
+                    "Rows in {} (not included in the naira totals):",
+                    terminal::safe(currency)
+                ));
+            }
+            text.push(block.table(currency, style));
+        }
+        text.join("\n")
+    }
+
+    /// The summary for scripts (`--summary-json`): the naira rows' totals at the top level
+    /// (kobo as integers and naira as exact decimal strings, as before), and each other
+    /// currency's under `other_currencies`; `rows` counts every row.
+    pub(crate) fn json(&self, exit: Exit) -> Value {
+        let naira = self.blocks.get(NAIRA).cloned().unwrap_or_default();
+        let mut top = naira.json("kobo", "naira");
+        let mut others = Map::new();
+        for (currency, block) in &self.blocks {
+            if currency != NAIRA {
+                let mut value = block.json("minor", "");
+                value.insert("rows".into(), block.all.rows.into());
+                others.insert(currency.clone(), Value::Object(value));
+            }
+        }
+        let mut out = Map::new();
+        out.insert("rows".into(), self.rows.into());
+        out.insert("exit_code".into(), exit.code().into());
+        out.insert("interrupted".into(), (exit == Exit::Interrupted).into());
+        out.insert("complete".into(), (!self.incomplete).into());
+        out.append(&mut top);
+        out.insert("other_currencies".into(), Value::Object(others));
+        Value::Object(out)
+    }
+}
+
+impl Block {
+    fn table(&self, currency: &str, style: Style) -> String {
+        let unit = match is_naira(currency) {
+            true => "₦".to_owned(),
+            false => terminal::safe(currency).into_owned(),
+        };
         let mut table = new_table(style);
-        table.set_header(["Result", "Rows", "Expected (₦)", "Gateway (₦)"]);
+        table.set_header([
+            "Result".to_owned(),
+            "Rows".to_owned(),
+            format!("Expected ({unit})"),
+            format!("Gateway ({unit})"),
+        ]);
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
         for (slot, totals) in &self.by_result {
             table.add_row(vec![
@@ -220,17 +350,16 @@ impl Summary {
         ]);
         let mut overall = new_table(style);
         let at_risk = self.all.expected - self.matched;
-        for (what, kobo) in [
+        for (what, minor) in [
             ("Expected total", self.all.expected),
             ("Confirmed (MATCHED)", self.matched),
             ("At risk (not MATCHED)", at_risk),
-            ("Net difference (gateway - expected)", self.net_difference),
+            (
+                "Underpaid/overpaid net (gateway - expected)",
+                self.net_difference,
+            ),
         ] {
-            let sign = if kobo < 0 { "-" } else { "" };
-            overall.add_row(vec![
-                Cell::new(what),
-                right(format!("{sign}₦{}", naira_total(kobo.abs()))),
-            ]);
+            overall.add_row(vec![Cell::new(what), right(money(currency, minor))]);
         }
         format!(
             "{}\n{}",
@@ -239,43 +368,36 @@ impl Summary {
         )
     }
 
-    /// The summary for scripts (`--summary-json`): kobo as integers and naira as exact
-    /// decimal strings.
-    pub(crate) fn json(&self, exit: Exit) -> Value {
-        let naira = |kobo: i128| {
-            let sign = if kobo < 0 { "-" } else { "" };
-            let abs = kobo.unsigned_abs();
-            format!("{sign}{}.{:02}", abs / 100, abs % 100)
+    /// The block's figures as JSON fields: `..._{minor}` integers and exact `..._{major}`
+    /// decimal strings (no suffix when `major` is empty).
+    fn json(&self, minor: &str, major: &str) -> Map<String, Value> {
+        let key = |name: &str, unit: &str| match unit {
+            "" => name.to_owned(),
+            unit => format!("{name}_{unit}"),
         };
         let mut results = Map::new();
         for (slot, totals) in &self.by_result {
-            results.insert(
-                RESULT_NAMES[*slot].to_owned(),
-                serde_json::json!({
-                    "rows": totals.rows,
-                    "expected_kobo": totals.expected,
-                    "expected_naira": naira(totals.expected),
-                    "gateway_kobo": totals.gateway,
-                    "gateway_naira": naira(totals.gateway),
-                }),
-            );
+            let mut one = Map::new();
+            one.insert("rows".into(), totals.rows.into());
+            for (name, value) in [("expected", totals.expected), ("gateway", totals.gateway)] {
+                one.insert(key(name, minor), serde_json::json!(value));
+                one.insert(key(name, major), decimal(value).into());
+            }
+            results.insert(RESULT_NAMES[*slot].to_owned(), Value::Object(one));
         }
+        let mut out = Map::new();
+        out.insert("results".into(), Value::Object(results));
         let at_risk = self.all.expected - self.matched;
-        serde_json::json!({
-            "rows": self.all.rows,
-            "exit_code": exit.code(),
-            "interrupted": exit == Exit::Interrupted,
-            "complete": !self.incomplete,
-            "results": results,
-            "expected_total_kobo": self.all.expected,
-            "expected_total_naira": naira(self.all.expected),
-            "matched_total_kobo": self.matched,
-            "matched_total_naira": naira(self.matched),
-            "at_risk_kobo": at_risk,
-            "at_risk_naira": naira(at_risk),
-            "net_difference_kobo": self.net_difference,
-            "net_difference_naira": naira(self.net_difference),
-        })
+        for (name, value) in [
+            ("expected_total", self.all.expected),
+            ("matched_total", self.matched),
+            ("at_risk", at_risk),
+            ("net_difference", self.net_difference),
+        ] {
+            out.insert(key(name, minor), serde_json::json!(value));
+            out.insert(key(name, major), decimal(value).into());
+        }
+        out
     }
 }
 
@@ -480,18 +602,20 @@ impl ReconcileWriter {
     }
 
     fn table_row(&self, judged: &Judged<'_>) -> [String; 7] {
-        let naira = |k: Option<Kobo>| k.map(|k| format!("₦{}", k.naira_figure()));
+        let row_currency = judged.row_currency;
+        let gateway_currency = judged.currency.unwrap_or(row_currency);
+        let shown = |k: Option<Kobo>, c: &str| k.map(|k| money(c, i128::from(k.0)));
         let reference = judged.cells().get(self.reference_column).cloned();
         let difference = judged.difference.filter(|d| *d != 0).map(|d| {
-            let sign = if d > 0 { "+" } else { "-" };
-            format!("{sign}₦{}", naira_total(d.abs()))
+            let sign = if d > 0 { "+" } else { "" };
+            format!("{sign}{}", money(row_currency, d))
         });
         [
             judged.line().to_string(),
             reference.unwrap_or_default(),
             judged.result.name().to_owned(),
-            naira(judged.expected).unwrap_or_default(),
-            naira(judged.gateway_amount).unwrap_or_default(),
+            shown(judged.expected, row_currency).unwrap_or_default(),
+            shown(judged.gateway_amount, gateway_currency).unwrap_or_default(),
             difference.unwrap_or_default(),
             truncate(&judged.error, 120),
         ]

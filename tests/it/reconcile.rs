@@ -146,13 +146,14 @@ fn summary_on_stderr_and_as_json() {
     assert_eq!(row("FAILED"), "FAILED 1 40,000.50 40,000.00");
     assert_eq!(row("INVALID_ROW"), "INVALID_ROW 1 0.00 0.00");
     assert_eq!(row("UNVERIFIED"), "UNVERIFIED 1 40,000.00 0.00");
-    assert_eq!(row("Total"), "Total 13 480,000.50 359,999.51");
+    // The USD row (CURRENCY_MISMATCH) is not in the naira totals: it has its own block.
+    assert_eq!(row("Total"), "Total 12 440,000.50 319,999.51");
     assert!(stderr.contains("Expected total"), "{stderr}");
     for (what, figure) in [
-        ("Expected total", "₦480,000.50"),
+        ("Expected total", "₦440,000.50"),
         ("Confirmed (MATCHED)", "₦80,000.00"),
-        ("At risk (not MATCHED)", "₦400,000.50"),
-        ("Net difference (gateway - expected)", "-₦0.49"),
+        ("At risk (not MATCHED)", "₦360,000.50"),
+        ("Underpaid/overpaid net (gateway - expected)", "-₦0.49"),
     ] {
         let line = stderr.lines().find(|l| l.starts_with(what)).unwrap();
         assert!(line.trim_end().ends_with(figure), "{line}");
@@ -163,18 +164,26 @@ fn summary_on_stderr_and_as_json() {
             .unwrap();
     assert_eq!(json["rows"], 13);
     assert_eq!(json["exit_code"], 9);
-    assert_eq!(json["expected_total_kobo"], 48_000_050);
-    assert_eq!(json["expected_total_naira"], "480000.50");
+    assert_eq!(json["expected_total_kobo"], 44_000_050);
+    assert_eq!(json["expected_total_naira"], "440000.50");
     assert_eq!(json["matched_total_kobo"], 8_000_000);
-    assert_eq!(json["at_risk_kobo"], 40_000_050);
+    assert_eq!(json["at_risk_kobo"], 36_000_050);
     assert_eq!(json["net_difference_kobo"], -49);
     assert_eq!(json["net_difference_naira"], "-0.49");
     assert_eq!(json["results"]["UNDERPAID"]["gateway_kobo"], 3_999_950);
     assert_eq!(json["results"]["DUPLICATE"]["rows"], 1);
     assert_eq!(
         json["results"].as_object().unwrap().len(),
-        12,
-        "every result occurs"
+        11,
+        "every result occurs among the naira rows but CURRENCY_MISMATCH (the USD row)"
+    );
+    assert_eq!(
+        json["other_currencies"]["USD"]["results"]["CURRENCY_MISMATCH"]["rows"],
+        1
+    );
+    assert_eq!(
+        json["other_currencies"]["USD"]["expected_total_minor"],
+        4_000_000
     );
 }
 
@@ -754,6 +763,117 @@ fn f4_the_secret_in_a_header_or_a_flag_value_is_redacted_in_column_errors() {
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains(SECRET), "{stderr}");
+}
+
+#[test]
+fn f5_other_currencies_are_never_added_into_naira_totals() {
+    let dir = TempDir::new("reconcile-currencies");
+    let file = dir.write(
+        "o.csv",
+        "reference,amount,currency\nSANDBOX-OK-1,40000,NGN\nSANDBOX-OK-2,40000,USD\n\
+         SANDBOX-OK-3,\"40,000.00\",usd\n",
+    );
+    let out = reconcile_in(
+        &dir,
+        &[
+            file.to_str().unwrap(),
+            "--summary-json",
+            "sum.json",
+            "--all",
+        ],
+    );
+    let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    // The table shows a USD row's expected amount as USD; only the gateway's answer (in
+    // NGN) has the naira sign.
+    let usd = stdout.lines().find(|l| l.contains("SANDBOX-OK-2")).unwrap();
+    assert!(usd.contains("USD 40,000.00"), "{usd}");
+    assert_eq!(usd.matches('₦').count(), 1, "{usd}");
+    let line = |what: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(what))
+            .unwrap_or_else(|| panic!("{what}: {stderr}"))
+            .to_owned()
+    };
+    assert!(
+        line("Expected total").trim_end().ends_with("₦40,000.00"),
+        "{stderr}"
+    );
+    assert!(
+        line("At risk (not MATCHED)").trim_end().ends_with("₦0.00"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("USD 80,000.00"), "{stderr}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("sum.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["rows"], 3);
+    assert_eq!(json["expected_total_kobo"], 4_000_000);
+    assert_eq!(json["at_risk_kobo"], 0);
+    let usd = &json["other_currencies"]["USD"];
+    assert_eq!(usd["rows"], 2, "{json}");
+    assert_eq!(usd["expected_total_minor"], 8_000_000);
+    assert_eq!(usd["expected_total"], "80000.00");
+    assert_eq!(usd["at_risk_minor"], 8_000_000);
+    assert_eq!(usd["results"]["CURRENCY_MISMATCH"]["rows"], 2);
+}
+
+#[test]
+fn f6_a_naira_marked_amount_on_a_row_in_another_currency_is_invalid() {
+    let dir = TempDir::new("reconcile-marks");
+    let file = dir.write(
+        "o.csv",
+        "reference,amount,currency\nSANDBOX-OK-1,₦40000,GHS\nSANDBOX-OK-2,NGN 40000,GHS\n\
+         SANDBOX-OK-3,\"₦40,000.00\",NGN\nSANDBOX-OK-4,40000 ngn,\n",
+    );
+    let out = reconcile_in(&dir, &[file.to_str().unwrap(), "-o", "jsonl"]);
+    let rows: Vec<Value> = stdout_of(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let results: Vec<&str> = rows.iter().map(|r| r["result"].as_str().unwrap()).collect();
+    assert_eq!(
+        results,
+        ["INVALID_ROW", "INVALID_ROW", "MATCHED", "MATCHED"]
+    );
+    assert!(
+        rows[0]["error"].as_str().unwrap().contains("GHS"),
+        "{}",
+        rows[0]
+    );
+    // --currency without a column: the same rule.
+    let plain = dir.write("p.csv", "reference,amount\nSANDBOX-OK-1,₦40000\n");
+    let out = reconcile_in(
+        &dir,
+        &[plain.to_str().unwrap(), "--currency", "USD", "-o", "csv"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout_of(&out).contains(",INVALID_ROW,"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+#[test]
+fn f11_the_difference_figure_says_what_it_sums() {
+    // The gateway total here includes the FAILED row's amount, which was never paid: the
+    // figure is the UNDERPAID/OVERPAID rows' difference, and its label says so.
+    let (out, _dir) = reconcile(
+        "reference,amount\nSANDBOX-AMOUNT-3950000-1,40000\nSANDBOX-FAILED-2,40000\n",
+        &["-o", "csv"],
+    );
+    let stderr = stderr_of(&out);
+    assert!(
+        !stderr.contains("Net difference (gateway - expected)"),
+        "{stderr}"
+    );
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("Underpaid/overpaid net (gateway - expected)"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.trim_end().ends_with("-₦500.00"), "{line}");
 }
 
 #[test]
