@@ -13,7 +13,7 @@ use crate::cli::{GlobalArgs, ReconcileArgs};
 use crate::commands::verify::Service;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::render::reconcile::ReconcileWriter;
+use crate::render::reconcile::{ReconcileWriter, TABLE_ROWS};
 use crate::render::{Printer, Style, terminal_width};
 use crate::settings::{Context, Settings};
 
@@ -86,6 +86,13 @@ pub fn run(
     };
     let mut exit = batch.run(Arc::new(verifier), orders, &mut writer, log)?;
 
+    if writer.not_shown() > 0 {
+        log.warn(&format!(
+            "{} more rows not shown: the table lists the first {TABLE_ROWS} rows that need a \
+             look; -o csv (or jsonl) lists every row",
+            writer.not_shown()
+        ));
+    }
     let summary = writer.summary();
     if summary.incomplete() && exit != Exit::Interrupted {
         log.error(&format!(

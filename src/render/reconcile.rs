@@ -401,6 +401,10 @@ impl Block {
     }
 }
 
+/// The most rows the table keeps (it is laid out at the end, so it holds its rows): a
+/// day's rows that need a look fit; more are counted, and `-o csv` streams every one.
+pub(crate) const TABLE_ROWS: usize = 1000;
+
 /// Writes reconciled rows as they come, in the chosen format, and keeps the totals.
 pub(crate) struct ReconcileWriter {
     out: Box<dyn Write + Send>,
@@ -414,7 +418,10 @@ pub(crate) struct ReconcileWriter {
     /// `-q` without `-o`: nothing on stdout, only the totals.
     discard: bool,
     written: usize,
+    /// The table's rows, kept until the end to lay it out: at most [`TABLE_ROWS`].
     table_rows: Vec<[String; 7]>,
+    /// Rows the table would list beyond [`TABLE_ROWS`]: counted, not kept.
+    not_shown: u64,
     summary: Summary,
 }
 
@@ -438,6 +445,7 @@ impl ReconcileWriter {
             discard: false,
             written: 0,
             table_rows: Vec::new(),
+            not_shown: 0,
             summary: Summary::default(),
         }
     }
@@ -455,6 +463,11 @@ impl ReconcileWriter {
                 false,
             )
         }
+    }
+
+    /// Rows the table did not list because it already had [`TABLE_ROWS`].
+    pub(crate) fn not_shown(&self) -> u64 {
+        self.not_shown
     }
 
     /// The totals so far.
@@ -516,7 +529,10 @@ impl ReconcileWriter {
             }
             OutputFormat::Table => {
                 if self.all || judged.result != RowResult::Matched {
-                    self.table_rows.push(self.table_row(judged));
+                    match self.table_rows.len() < TABLE_ROWS {
+                        true => self.table_rows.push(self.table_row(judged)),
+                        false => self.not_shown += 1,
+                    }
                 }
             }
         }
@@ -612,7 +628,9 @@ impl ReconcileWriter {
         });
         [
             judged.line().to_string(),
-            reference.unwrap_or_default(),
+            // A reference is at most 4 KiB, an invalid one up to a row's 1 MiB: cut like the
+            // error, so one cell cannot make the table huge (or slow to lay out).
+            truncate(&reference.unwrap_or_default(), 64),
             judged.result.name().to_owned(),
             shown(judged.expected, row_currency).unwrap_or_default(),
             shown(judged.gateway_amount, gateway_currency).unwrap_or_default(),

@@ -857,6 +857,29 @@ fn f6_a_naira_marked_amount_on_a_row_in_another_currency_is_invalid() {
 }
 
 #[test]
+fn f8_f9_the_table_cuts_long_cells_and_keeps_a_bounded_number_of_rows() {
+    let dir = TempDir::new("reconcile-table");
+    let long = "B".repeat(200_000);
+    let mut text = format!("reference,amount\n{long},40000\n");
+    for i in 0..1200 {
+        text.push_str(&format!("R-{i},x\n"));
+    }
+    let file = dir.write("o.csv", &text);
+    let out = reconcile_in(&dir, &[file.to_str().unwrap()]);
+    let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stdout.len() < 1_000_000, "{} bytes", stdout.len());
+    let first = stdout.lines().nth(1).unwrap();
+    assert!(first.contains('…') && first.len() < 1000, "{first}");
+    // The first rows are shown; the rest are counted and named, not kept.
+    assert!(
+        stdout.contains("R-0 ") && !stdout.contains("R-1199 "),
+        "{stdout}"
+    );
+    assert!(stderr.contains("more rows not shown"), "{stderr}");
+}
+
+#[test]
 fn f11_the_difference_figure_says_what_it_sums() {
     // The gateway total here includes the FAILED row's amount, which was never paid: the
     // figure is the UNDERPAID/OVERPAID rows' difference, and its label says so.
