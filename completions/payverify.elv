@@ -263,7 +263,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
         &'payverify;reconcile'= {
             cand -o 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]'
             cand --output 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]'
-            cand --summary-json 'Also write the summary (rows and totals per result, at risk, net difference) as JSON to FILE'
+            cand --summary-json 'Also write the summary (rows and totals per result and currency, at risk, net difference) as JSON to FILE, written whole at the end; `-` and the orders file itself are refused'
             cand --delimiter 'The column separator: `,`, `;` or `tab` [default: detected from the header line]'
             cand --reference-column 'The reference column [default: the first of reference, ref, transaction ref, transactionRef, payment reference, reference number; case, spaces, _ and - ignored]'
             cand --amount-column 'The expected amount column [default: amount, expected amount, amount paid, total or order total]'
@@ -287,7 +287,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]'
             cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]'
             cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
-            cand --all 'With the table: list every row, MATCHED ones too'
+            cand --all 'With the table: list every row, MATCHED ones too (the table shows at most 1000 rows; -o csv streams every one)'
             cand --sandbox 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
             cand --tls 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
             cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'

@@ -213,7 +213,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s o -l o
 json\t'The service\'s JSON object exactly as received, pretty-printed (several references: one array of records)'
 jsonl\t'One JSON record per reference per line'
 csv\t'A header row, then one row per reference (RFC 4180 quoting)'"
-complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l summary-json -d 'Also write the summary (rows and totals per result, at risk, net difference) as JSON to FILE' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l summary-json -d 'Also write the summary (rows and totals per result and currency, at risk, net difference) as JSON to FILE, written whole at the end; `-` and the orders file itself are refused' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l delimiter -d 'The column separator: `,`, `;` or `tab` [default: detected from the header line]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l reference-column -d 'The reference column [default: the first of reference, ref, transaction ref, transactionRef, payment reference, reference number; case, spaces, _ and - ignored]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l amount-column -d 'The expected amount column [default: amount, expected amount, amount paid, total or order total]' -r
@@ -242,7 +242,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l config
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l all -d 'With the table: list every row, MATCHED ones too'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l all -d 'With the table: list every row, MATCHED ones too (the table shows at most 1000 rows; -o csv streams every one)'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'

@@ -272,12 +272,14 @@ pub struct ReconcileArgs {
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
 
-    /// With the table: list every row, MATCHED ones too.
+    /// With the table: list every row, MATCHED ones too (the table shows at most 1000 rows;
+    /// -o csv streams every one).
     #[arg(long)]
     pub all: bool,
 
-    /// Also write the summary (rows and totals per result, at risk, net difference) as JSON
-    /// to FILE.
+    /// Also write the summary (rows and totals per result and currency, at risk, net
+    /// difference) as JSON to FILE, written whole at the end; `-` and the orders file itself
+    /// are refused.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
 
