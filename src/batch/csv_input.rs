@@ -103,6 +103,8 @@ pub(crate) struct Orders {
     rows: usize,
     blank: usize,
     done: bool,
+    /// Reading stopped at an error (the rows after it were never read).
+    failed: bool,
 }
 
 impl Orders {
@@ -196,6 +198,7 @@ impl Orders {
             rows: 0,
             blank: 0,
             done: false,
+            failed: false,
         })
     }
 
@@ -572,6 +575,9 @@ fn judge(entry: &Entry<Decided>) -> Judged<'_> {
 
 impl Source<Decided> for Orders {
     fn empty_message(&self) -> String {
+        if self.failed {
+            return format!("no row of {} was reconciled", self.name);
+        }
         format!(
             "no rows to reconcile: {} has a header row and nothing else ({} blank lines)",
             self.name, self.blank
@@ -590,7 +596,7 @@ impl Iterator for Orders {
                     let (line, unclosed) = next_record(&self.track);
                     if let Some(at) = unclosed {
                         // Never judged as a row: its last cell holds the rest of the file.
-                        self.done = true;
+                        (self.done, self.failed) = (true, true);
                         return Some(Err(unclosed_quote(&self.name, at)));
                     }
                     let line = line.unwrap_or(0);
@@ -602,7 +608,7 @@ impl Iterator for Orders {
                     return Some(Ok(self.order(line)));
                 }
                 Err(e) => {
-                    self.done = true;
+                    (self.done, self.failed) = (true, true);
                     return Some(Err(Failure::usage(format!(
                         "cannot read {}: {e}",
                         self.name

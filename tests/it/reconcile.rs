@@ -566,6 +566,15 @@ fn f1_an_unclosed_quote_is_an_input_failure_naming_its_line_never_a_match() {
             );
         }
     }
+    // Unclosed on the first row: nothing is reconciled, and it is not called an empty file.
+    let (out, _dir) = reconcile("reference,amount\n\"SANDBOX-OK-1,1\nSANDBOX-OK-2,1\n", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("line 2: a quoted field opens there"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("nothing else"), "{stderr}");
     // Unclosed in the header: the whole file would be one header cell.
     let (out, _dir) = reconcile("reference,\"amount\nSANDBOX-OK-1,1\n", &[]);
     assert_eq!(out.status.code(), Some(2));
