@@ -580,12 +580,30 @@ fn worker<D>(
             ),
             (false, waiting) => {
                 let first = Instant::now();
+                // A check while waiting has an answer in hand: its retries end at the
+                // deadline, and a check they left without an answer keeps that answer.
+                let deadline = waiting.as_ref().map(|w| w.polls.deadline());
                 active.fetch_add(1, Ordering::SeqCst);
-                let verdict = verify_or_record_failure(verifier, &job);
+                let (checked, cut_short) = check_or_record_failure(verifier, &job, deadline);
                 active.fetch_sub(1, Ordering::SeqCst);
+                let (verdict, waiting) = match (cut_short, waiting) {
+                    (true, Some(waiting)) => {
+                        log.trace(|| {
+                            format!(
+                                "'{}': this check got no answer before the deadline ({}); \
+                                 the last answer stands",
+                                job.reference,
+                                checked.outcome.message(&job.reference)
+                            )
+                        });
+                        let Waiting { polls, last } = *waiting;
+                        (last, Some(polls))
+                    }
+                    (_, waiting) => (checked, waiting.map(|w| w.polls)),
+                };
                 let not_final = matches!(verdict.outcome, Outcome::NotFinal(_));
                 if !wait.is_zero() && not_final && !halt.load(Ordering::SeqCst) {
-                    let mut polls = waiting.map_or_else(|| Polls::new(first, wait), |w| w.polls);
+                    let mut polls = waiting.unwrap_or_else(|| Polls::new(first, wait));
                     let asked = polls.requests();
                     if let Some(pause) = polls.next_pause(Instant::now()) {
                         log.trace(|| {
@@ -627,17 +645,30 @@ fn worker<D>(
 /// Verifies one job; a panic while doing so becomes that job's record (exit 10) instead of a
 /// lost index, and the worker goes on with the next job.
 pub fn verify_or_record_failure(verifier: &Verifier, job: &Job) -> Verdict {
+    check_or_record_failure(verifier, job, None).0
+}
+
+/// [`verify_or_record_failure`] for a `--wait` check: the request's retries end at
+/// `deadline`, and true comes with the verdict when they were cut short there.
+pub(crate) fn check_or_record_failure(
+    verifier: &Verifier,
+    job: &Job,
+    deadline: Option<Instant>,
+) -> (Verdict, bool) {
     // The verifier holds no state a panic could leave half-updated that a later
     // verification relies on (the gate's mutexes recover from poisoning).
     let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         inject_failure(&job.reference);
-        verifier.verify(job)
+        verifier.verify_by(job, deadline)
     }));
-    attempt.unwrap_or_else(|payload| Verdict {
-        outcome: Outcome::Internal {
-            reason: crate::log::panic_message(payload.as_ref()),
-        },
-        checks: None,
+    attempt.unwrap_or_else(|payload| {
+        let verdict = Verdict {
+            outcome: Outcome::Internal {
+                reason: crate::log::panic_message(payload.as_ref()),
+            },
+            checks: None,
+        };
+        (verdict, false)
     })
 }
 

@@ -15,7 +15,7 @@ use crate::domain::outcome::{OUTCOME_EXITS, is_final_name};
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
-use crate::domain::wait::{Polls, human};
+use crate::domain::wait::{Polls, exact, human};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::CSV_COLUMNS;
@@ -83,11 +83,14 @@ pub fn run(
             };
             match ending {
                 Ending::Answered => report(&verdict, &reference, format, log, &mut printer),
-                Ending::Deadline => {
+                Ending::Deadline { unanswered } => {
                     report_not_final(&verdict, format, &mut printer)?;
+                    let unanswered = unanswered
+                        .map(|why| format!(" (the last check got no answer in time: {why})"))
+                        .unwrap_or_default();
                     log.error(&format!(
-                        "transaction '{reference}' is still not final after {}: status {}",
-                        human(wait),
+                        "transaction '{reference}' is still not final after {}: status {}{unanswered}",
+                        exact(wait),
                         not_final_status(&verdict)
                     ));
                     Ok(verdict.exit())
@@ -312,12 +315,15 @@ enum Work {
 }
 
 /// How a single verification ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Ending {
     /// The answer at hand is the answer (final, or not waited for).
     Answered,
     /// `--wait` ran out with the transaction still not final.
-    Deadline,
+    Deadline {
+        /// Why the last check got no answer (the deadline cut its retries short), if so.
+        unanswered: Option<String>,
+    },
     /// A signal came while waiting or asking.
     Interrupted,
 }
@@ -337,11 +343,33 @@ fn verify_waiting(
     let started = Instant::now();
     let mut polls = Polls::new(started, wait);
     let mut status = StatusLine::new(log);
-    let mut last = None;
+    let mut last: Option<Verdict> = None;
     loop {
-        let Some(verdict) = verify_interruptibly(verifier.clone(), job.clone(), interrupt, halt)
+        // The first request keeps the ordinary retry rules; a later check has an answer in
+        // hand, so its retries end at the deadline.
+        let deadline = last.is_some().then(|| polls.deadline());
+        let Some((checked, cut_short)) =
+            verify_interruptibly(verifier.clone(), job.clone(), deadline, interrupt, halt)
         else {
             return (last, Ending::Interrupted);
+        };
+        // `unanswered`: why this check left the last answer standing, for the message at
+        // the deadline.
+        let (verdict, unanswered) = match (cut_short, last.take()) {
+            // The deadline cut the check's retries short: it has no answer, and the one in
+            // hand (not final) stands.
+            (true, Some(previous)) => {
+                let why = checked.outcome.message(&job.reference);
+                log.trace(|| {
+                    format!(
+                        "'{}': this check got no answer before the deadline ({why}); the \
+                         last answer stands",
+                        job.reference
+                    )
+                });
+                (previous, Some(why))
+            }
+            _ => (checked, None),
         };
         if wait.is_zero() || !matches!(verdict.outcome, Outcome::NotFinal(_)) {
             return (Some(verdict), Ending::Answered);
@@ -355,7 +383,7 @@ fn verify_waiting(
                     job.reference,
                 )
             });
-            return (Some(verdict), Ending::Deadline);
+            return (Some(verdict), Ending::Deadline { unanswered });
         };
         log.trace(|| {
             format!(
@@ -449,20 +477,24 @@ impl StatusLine {
 fn verify_interruptibly(
     verifier: Arc<Verifier>,
     job: Job,
+    deadline: Option<Instant>,
     interrupt: &Interrupt,
     halt: &Arc<AtomicBool>,
-) -> Option<Verdict> {
+) -> Option<(Verdict, bool)> {
     let (tx, rx) = mpsc::channel();
     let spawned = thread::Builder::new().name("verify".into()).spawn(move || {
-        let _ = tx.send(crate::batch::verify_or_record_failure(&verifier, &job));
+        let _ = tx.send(crate::batch::check_or_record_failure(
+            &verifier, &job, deadline,
+        ));
     });
     if let Err(e) = spawned {
-        return Some(Verdict {
+        let verdict = Verdict {
             outcome: Outcome::Internal {
                 reason: format!("cannot start a thread: {e}"),
             },
             checks: None,
-        });
+        };
+        return Some((verdict, false));
     }
     let flag = interrupt.flag();
     loop {
@@ -474,12 +506,13 @@ fn verify_interruptibly(
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Some(Verdict {
+                let verdict = Verdict {
                     outcome: Outcome::Internal {
                         reason: "the verification thread ended without a result".into(),
                     },
                     checks: None,
-                });
+                };
+                return Some((verdict, false));
             }
         }
     }

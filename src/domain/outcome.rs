@@ -308,6 +308,11 @@ pub fn classify(exchange: &Exchange) -> Outcome {
             ),
             status: None,
         },
+        // No attempt was made, so there is no count to give.
+        Err(e @ TransportError::PastDeadline) => Outcome::Unavailable {
+            reason: e.to_string(),
+            status: None,
+        },
         Err(e) => Outcome::Unavailable {
             reason: format!("{} after {attempts}", redact(&e.to_string())),
             status: None,
@@ -526,6 +531,7 @@ mod tests {
             url: "https://gw.example/api/payment/verify/R".into(),
             result: Err(e),
             attempts: 3,
+            cut_short: false,
         };
         let out = classify(&ex(TransportError::Network("connection refused".into())));
         assert_eq!(out.exit(), Exit::Unavailable);

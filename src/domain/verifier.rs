@@ -1,6 +1,8 @@
 //! One reference from request to verdict: the step the single path and every batch worker
 //! share.
 
+use std::time::Instant;
+
 use crate::domain::checks::{self, Expectations, HmacMode};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict, classify};
@@ -20,14 +22,21 @@ pub struct Verifier {
 impl Verifier {
     /// Requests, classifies and checks one job's reference against the job's expectations.
     pub fn verify(&self, job: &Job) -> Verdict {
-        let outcome = classify(&self.client.exchange(&job.reference));
-        judge(
-            outcome,
+        self.verify_by(job, None).0
+    }
+
+    /// [`Verifier::verify`] with the request's retries bounded by `deadline` (see
+    /// `Client::exchange_by`); true with the verdict when the deadline cut them short.
+    pub(crate) fn verify_by(&self, job: &Job, deadline: Option<Instant>) -> (Verdict, bool) {
+        let exchange = self.client.exchange_by(&job.reference, deadline);
+        let verdict = judge(
+            classify(&exchange),
             job.reference.as_str(),
             self.hmac,
             &self.secret,
             &job.expect,
-        )
+        );
+        (verdict, exchange.cut_short)
     }
 }
 

@@ -71,6 +71,12 @@ pub(crate) fn human(d: Duration) -> String {
         .replace(' ', "")
 }
 
+/// A duration exactly as long as it is, in humantime's words (`5m`, `1h 30m`, `1s 500ms`,
+/// `1ns`): for a wait the user gave, which may be shorter than a second.
+pub(crate) fn exact(d: Duration) -> String {
+    humantime::format_duration(d).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +126,8 @@ mod tests {
         assert_eq!(human(Duration::from_millis(192_400)), "3m12s");
         assert_eq!(human(Duration::from_millis(7_600)), "8s");
         assert_eq!(human(Duration::ZERO), "0s");
+        assert_eq!(exact(Duration::from_nanos(1)), "1ns");
+        assert_eq!(exact(Duration::from_millis(1_500)), "1s 500ms");
+        assert_eq!(exact(Duration::from_secs(5400)), "1h 30m");
     }
 }

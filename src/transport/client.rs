@@ -74,6 +74,9 @@ pub enum TransportError {
     /// Both `Transfer-Encoding` and `Content-Length`: where the body ends is ambiguous
     /// (RFC 9112 section 6.3), the shape of a request-smuggling proxy.
     AmbiguousLength,
+    /// No attempt was started: the shared 429 pause or the `--rate` slot ends after the
+    /// exchange's deadline (`--wait`).
+    PastDeadline,
 }
 
 impl TransportError {
@@ -113,6 +116,10 @@ impl std::fmt::Display for TransportError {
                 "the response has both Transfer-Encoding and Content-Length, so where its body \
                  ends is ambiguous",
             ),
+            TransportError::PastDeadline => f.write_str(
+                "no request could start before the --wait deadline: the shared 429 pause or the \
+                 --rate slot ends after it",
+            ),
         }
     }
 }
@@ -126,6 +133,9 @@ pub struct Exchange {
     pub result: Result<Response, TransportError>,
     /// How many attempts were made.
     pub attempts: u32,
+    /// True when the exchange's deadline stopped it: a retry pause (or the wait for the
+    /// first attempt) would have ended past it, so the retries were not all made.
+    pub(crate) cut_short: bool,
 }
 
 /// How a client behaves beyond the endpoint.
@@ -207,6 +217,15 @@ impl Client {
     /// Asks the service about one reference, retrying as configured: the raw exchange, not
     /// yet classified (that is `outcome::classify`).
     pub fn exchange(&self, reference: &Reference) -> Exchange {
+        self.exchange_by(reference, None)
+    }
+
+    /// [`Client::exchange`], but no pause (a retry's back-off or Retry-After, the shared 429
+    /// pause, the `--rate` slot) that would end after `deadline` is taken: the exchange
+    /// ends there, `cut_short`, with the last result (`--wait`'s checks, which have an
+    /// answer in hand and must end at their deadline). Each attempt is still bounded by
+    /// `--timeout` only.
+    pub(crate) fn exchange_by(&self, reference: &Reference, deadline: Option<Instant>) -> Exchange {
         let url = self.base_url.verify_url(reference);
         let total = self.options.retries + 1;
         self.log.trace(|| {
@@ -216,8 +235,23 @@ impl Client {
             )
         });
         let mut attempt = 1;
+        // The result of the attempt before this one: what a cut-short exchange ends with.
+        let mut previous: Option<Result<Response, TransportError>> = None;
         loop {
-            self.options.gate.before_attempt();
+            if !self.options.gate.before_attempt_by(deadline) {
+                self.log.trace(|| {
+                    format!(
+                        "  not starting attempt {attempt}/{total}: the shared 429 pause or the \
+                         --rate slot ends after the --wait deadline"
+                    )
+                });
+                return Exchange {
+                    url,
+                    result: previous.unwrap_or(Err(TransportError::PastDeadline)),
+                    attempts: attempt - 1,
+                    cut_short: true,
+                };
+            }
             let started = Instant::now();
             let (result, retry_after) = self.attempt(&url);
             let elapsed = started.elapsed().as_millis();
@@ -226,31 +260,47 @@ impl Client {
                 .stop
                 .as_ref()
                 .is_some_and(|s| s.load(Ordering::SeqCst));
-            let retry = attempt < total && should_retry(&result) && !stopping;
+            let retryable = attempt < total && should_retry(&result) && !stopping;
+            let delay = retry_after.unwrap_or_else(|| self.backoff(attempt));
+            // A pause that would end after the deadline is not taken: the caller has an
+            // answer in hand and its deadline to keep.
+            let past_deadline = retryable && deadline.is_some_and(|d| Instant::now() + delay > d);
+            let retry = retryable && !past_deadline;
             self.log.trace(|| {
                 let what = match &result {
                     Ok(r) => format!("HTTP {}", r.status),
                     Err(e) => e.to_string(),
                 };
                 let next = if retry {
-                    "retrying"
+                    "retrying".to_owned()
+                } else if past_deadline {
+                    format!(
+                        "not retrying: the {} ms pause would end after the --wait deadline",
+                        delay.as_millis()
+                    )
                 } else if stopping && should_retry(&result) {
-                    "interrupted, not retrying"
+                    "interrupted, not retrying".to_owned()
                 } else if attempt < total || !should_retry(&result) {
-                    "done"
+                    "done".to_owned()
                 } else {
-                    "no retries left"
+                    "no retries left".to_owned()
                 };
                 format!("< GET {url} attempt {attempt}/{total}: {what} in {elapsed} ms; {next}")
             });
+            let rate_limited = matches!(&result, Ok(r) if r.status == 429) && retry_after.is_some();
+            if rate_limited && (retry || past_deadline) {
+                // The rate limit is the client's, not this request's: every worker waits,
+                // even when this exchange does not retry because of its deadline.
+                self.options.gate.pause_all(delay);
+            }
             if !retry {
                 return Exchange {
                     url,
                     result,
                     attempts: attempt,
+                    cut_short: past_deadline,
                 };
             }
-            let delay = retry_after.unwrap_or_else(|| self.backoff(attempt));
             self.log.trace(|| {
                 format!(
                     "  waiting {} ms before attempt {}",
@@ -258,12 +308,10 @@ impl Client {
                     attempt + 1
                 )
             });
-            if matches!(&result, Ok(r) if r.status == 429) && retry_after.is_some() {
-                // The rate limit is the client's, not this request's: every worker waits.
-                self.options.gate.pause_all(delay);
-            } else {
+            if !rate_limited {
                 std::thread::sleep(delay);
             }
+            previous = Some(result);
             attempt += 1;
         }
     }

@@ -37,20 +37,35 @@ impl Gate {
 
     /// Blocks until an attempt may start: after any shared pause, in the next rate slot.
     pub fn before_attempt(&self) {
+        self.before_attempt_by(None);
+    }
+
+    /// [`Gate::before_attempt`], unless the attempt could not start by `deadline`: then it
+    /// returns false at once, without taking a rate slot, and the caller makes no attempt.
+    pub(crate) fn before_attempt_by(&self, deadline: Option<Instant>) -> bool {
+        let too_late = |at: Instant| deadline.is_some_and(|d| at > d);
         loop {
             let until = self.paused_until.lock().ok().and_then(|p| *p);
             match until {
-                Some(t) if t > Instant::now() => std::thread::sleep(t - Instant::now()),
+                Some(t) if t > Instant::now() => {
+                    if too_late(t) {
+                        return false;
+                    }
+                    std::thread::sleep(t - Instant::now());
+                }
                 _ => break,
             }
         }
         if let Some(rate) = &self.rate {
             let slot = {
                 let Ok(mut next) = rate.next_slot.lock() else {
-                    return;
+                    return true;
                 };
                 let now = Instant::now();
                 let slot = next.map_or(now, |n| n.max(now));
+                if slot > now && too_late(slot) {
+                    return false;
+                }
                 *next = Some(slot + rate.interval);
                 slot
             };
@@ -59,6 +74,7 @@ impl Gate {
                 std::thread::sleep(slot - now);
             }
         }
+        true
     }
 
     /// Makes every worker wait `delay` from now (a 429 with Retry-After is about the
@@ -94,5 +110,28 @@ mod tests {
         let started = Instant::now();
         gate.before_attempt();
         assert!(started.elapsed() >= Duration::from_millis(140));
+    }
+
+    #[test]
+    fn a_deadline_refuses_a_wait_that_ends_after_it_without_taking_a_slot() {
+        let gate = Gate::new();
+        gate.pause_all(Duration::from_secs(30));
+        let started = Instant::now();
+        assert!(!gate.before_attempt_by(Some(started + Duration::from_secs(1))));
+        assert!(started.elapsed() < Duration::from_secs(1));
+
+        let rated = Gate::with_rate(0.5);
+        let now = Instant::now();
+        assert!(
+            rated.before_attempt_by(Some(now)),
+            "a free slot is taken even at the deadline"
+        );
+        // The next slot is 2 s away: refused, and the refusal does not move it further.
+        assert!(!rated.before_attempt_by(Some(Instant::now() + Duration::from_millis(500))));
+        let next = rated
+            .rate
+            .as_ref()
+            .and_then(|r| *r.next_slot.lock().unwrap());
+        assert!(next.is_some_and(|n| n <= now + Duration::from_millis(2100)));
     }
 }

@@ -435,3 +435,183 @@ fn reconcile_waits_too() {
     assert!(elapsed >= Duration::from_millis(2900), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }
+
+/// A server whose every reference answers PENDING at its first request and `then` (status,
+/// headers, body) at every later one: the shape of a service that starts rate limiting or
+/// failing while a reference is waited for.
+fn pending_then(then: (&'static str, &'static str, &'static str)) -> KeepAliveServer {
+    let pending = crate::common::SAMPLE.replace("\"SUCCESSFUL\"", "\"PENDING\"");
+    let seen = std::sync::Mutex::new(std::collections::HashMap::<String, usize>::new());
+    KeepAliveServer::start(move |path, _| {
+        let n = {
+            let mut seen = seen.lock().unwrap();
+            let n = seen.entry(path.to_owned()).or_default();
+            *n += 1;
+            *n
+        };
+        match n {
+            1 => ("200 OK".into(), vec![], pending.clone()),
+            _ => {
+                let headers = match then.1 {
+                    "" => vec![],
+                    header => vec![header.to_owned()],
+                };
+                (then.0.into(), headers, then.2.into())
+            }
+        }
+    })
+}
+
+/// A check made while waiting keeps the deadline: a 429 with `Retry-After: 30` is not
+/// waited out past it, and the answer in hand (PENDING) is the result, exit 9, with the
+/// rate limit named. Before, `--wait 5s` ran about 62 s and ended UNAVAILABLE (exit 7).
+#[test]
+fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
+    let server = pending_then((
+        "429 Too Many Requests",
+        "Retry-After: 30",
+        r#"{"message":"slow down"}"#,
+    ));
+    let started = Instant::now();
+    let out = crate::common::payverify_at(&server.url)
+        .args([
+            "verify",
+            "0000000000000044177",
+            "--wait",
+            "5s",
+            "-o",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        body["status"], "PENDING",
+        "the last answer in hand is printed"
+    );
+    assert!(
+        stderr.starts_with(
+            "payverify: transaction '0000000000000044177' is still not final after 5s: status \
+             \"PENDING\" (the last check got no answer in time: service unavailable: "
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Well under the 30 s Retry-After, let alone two of them; at least the wait itself.
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_millis(4500), "{elapsed:?}");
+    // The first check gets the 429; the one at the deadline is not even sent, because the
+    // shared 429 pause ends after it.
+    assert_eq!(server.requests.lock().unwrap().len(), 2);
+}
+
+/// The same for 5xx back-off: with `--retries 10` a check's back-off alone would run about
+/// 30 s; while waiting, it ends at the deadline with the answer in hand. -v says why.
+#[test]
+fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
+    let server = pending_then(("503 Service Unavailable", "", r#"{"message":"busy"}"#));
+    let started = Instant::now();
+    let out = crate::common::payverify_at(&server.url)
+        .args([
+            "verify",
+            "0000000000000044177",
+            "--wait",
+            "4s",
+            "--retries",
+            "10",
+        ])
+        .arg("-v")
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert!(stdout_of(&out).contains("PENDING"));
+    assert!(
+        stderr.contains("would end after the --wait deadline"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "this check got no answer before the deadline (service unavailable: HTTP 503"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("still not final after 4s: status \"PENDING\" (the last check got no answer in time: service unavailable: HTTP 503"),
+        "{stderr}"
+    );
+    assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
+}
+
+/// In a batch, a parked reference's checks keep its deadline too, whoever set the shared
+/// 429 pause; the pause itself still holds every worker.
+#[test]
+fn batch_checks_keep_each_references_deadline_under_429s() {
+    let server = pending_then((
+        "429 Too Many Requests",
+        "Retry-After: 30",
+        r#"{"message":"slow down"}"#,
+    ));
+    let started = Instant::now();
+    let out = crate::common::payverify_at(&server.url)
+        .args(["verify", "PEND-A-1", "PEND-B-2", "PEND-C-3", "-j", "2"])
+        .args(["--wait", "4s", "-o", "jsonl", "-v"])
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    let records = jsonl(&out.stdout);
+    let outcomes: Vec<_> = records
+        .iter()
+        .map(|r| {
+            (
+                r["reference"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("PEND-A-1", "NOT_FINAL"),
+            ("PEND-B-2", "NOT_FINAL"),
+            ("PEND-C-3", "NOT_FINAL")
+        ]
+    );
+    assert!(
+        stderr.contains("got no answer before the deadline"),
+        "{stderr}"
+    );
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+}
+
+/// A wait shorter than a second is reported as given, not rounded to `0s`.
+#[test]
+fn sub_second_waits_are_reported_exactly() {
+    for (wait, shown) in [("1ns", "1ns"), ("1500ms", "1s 500ms"), ("250ms", "250ms")] {
+        let out = payverify()
+            .args([
+                "verify",
+                "--sandbox",
+                "SANDBOX-SETTLES-600000-s",
+                "--wait",
+                wait,
+            ])
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(9), "{stderr}");
+        assert_eq!(
+            stderr,
+            format!(
+                "payverify: transaction 'SANDBOX-SETTLES-600000-s' is still not final after \
+                 {shown}: status \"PENDING\"\n"
+            )
+        );
+    }
+}
