@@ -38,8 +38,8 @@ pub struct Profile {
     pub timeout: Option<f64>,
     /// Retries after the first attempt.
     pub retries: Option<u32>,
-    /// How long a not-final transaction is asked again, e.g. `"5m"`.
-    pub wait: Option<String>,
+    /// How long a not-final transaction is asked again, e.g. `"5m"` or `90` (seconds).
+    pub(crate) wait: Option<WaitValue>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
     /// A command whose output is the client secret (a password manager).
@@ -48,6 +48,46 @@ pub struct Profile {
     pub proxy: Option<String>,
     /// Extra PEM root certificate file.
     pub ca_cert: Option<PathBuf>,
+}
+
+/// The `wait` key as written: the same words `--wait` takes (`"5m"`, `"90"`), or a TOML
+/// integer of seconds (`wait = 90`, `wait = 0`). A TOML float is kept so that it can be
+/// refused with a clear line (see `settings::wait_from_config`): `--wait 1.5` is refused too,
+/// and `"1500ms"` says it exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum WaitValue {
+    /// A string: a duration or a bare number of seconds.
+    Text(String),
+    /// A TOML integer: seconds; negative ones are refused when resolved.
+    Seconds(i64),
+    /// A TOML float.
+    Fraction(f64),
+}
+
+impl<'de> Deserialize<'de> for WaitValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = WaitValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a duration such as \"5m\" or a whole number of seconds")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<WaitValue, E> {
+                Ok(WaitValue::Text(v.to_owned()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<WaitValue, E> {
+                Ok(WaitValue::Seconds(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<WaitValue, E> {
+                // Beyond i64 is far beyond the longest wait: refused when resolved.
+                Ok(WaitValue::Seconds(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<WaitValue, E> {
+                Ok(WaitValue::Fraction(v))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// Where the config file is looked for, and whether it must exist.

@@ -145,6 +145,23 @@ pub fn wait_from_text(s: &str) -> Result<Duration, &'static str> {
     }
 }
 
+/// The config key `wait`: a string as [`wait_from_text`] reads it, or whole seconds as a
+/// TOML integer (`wait = 90`, `wait = 0`); a float is refused, as `--wait 1.5` is.
+pub(crate) fn wait_from_config(value: &file::WaitValue) -> Result<Duration, &'static str> {
+    match value {
+        file::WaitValue::Text(text) => wait_from_text(text),
+        file::WaitValue::Seconds(secs) => match u64::try_from(*secs) {
+            Ok(secs) if secs <= MAX_WAIT.as_secs() => Ok(Duration::from_secs(secs)),
+            Ok(_) => Err("is longer than the longest wait, 24h"),
+            Err(_) => Err("is negative; give a duration such as 90s, 5m or 1h, or 0 for none"),
+        },
+        file::WaitValue::Fraction(_) => Err(
+            "is a fractional number; give whole seconds (wait = 90) or a duration string \
+             (wait = \"1500ms\")",
+        ),
+    }
+}
+
 impl Settings {
     /// Resolves settings from the arguments, the environment and the config file; the
     /// first problem found is the error.
@@ -296,9 +313,9 @@ impl Settings {
         let wait = layer.choose(
             &mut problems,
             args.wait.map(|v| (v, "--wait")),
-            profile.wait.as_deref(),
+            profile.wait.as_ref(),
             "wait",
-            wait_from_text,
+            wait_from_config,
             Duration::ZERO,
         );
         let hmac = layer.choose(

@@ -590,6 +590,67 @@ fn batch_checks_keep_each_references_deadline_under_429s() {
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }
 
+/// The config key takes a TOML integer as seconds, as the flag takes a bare number; a
+/// float or a negative number is a config error (exit 6) naming the key.
+#[test]
+fn the_wait_config_key_takes_whole_seconds() {
+    let body = crate::common::SAMPLE.replace("\"SUCCESSFUL\"", "\"PENDING\"");
+    let server = KeepAliveServer::start(move |_, _| ("200 OK".into(), vec![], body.clone()));
+    let dir = TempDir::new("wait-config-int");
+    let config = dir.path().join("config.toml");
+    let run = |wait: &str| {
+        let text = format!(
+            "[profiles.default]\nbase_url = \"{}\"\nclient_id = \"pk\"\n\
+             client_secret = \"{}\"\nwait = {wait}\n",
+            server.url,
+            crate::common::SECRET
+        );
+        std::fs::write(&config, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        payverify()
+            .arg("--config")
+            .arg(&config)
+            .args(["verify", "0000000000000044177"])
+            .output()
+            .unwrap()
+    };
+    let out = run("2");
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("still not final after 2s"),
+        "{}",
+        stderr_of(&out)
+    );
+    let asked = server.requests.lock().unwrap().len();
+    assert!(asked >= 2, "{asked} requests");
+
+    let out = run("0");
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert!(!stderr_of(&out).contains("still not final"));
+    assert_eq!(server.requests.lock().unwrap().len(), asked + 1);
+
+    for (wait, why) in [
+        ("1.5", "wait is a fractional number; give whole seconds"),
+        ("-3", "wait is negative"),
+        ("90000", "wait is longer than the longest wait, 24h"),
+        (
+            "true",
+            "key wait: invalid type: boolean, expected a duration",
+        ),
+    ] {
+        let out = run(wait);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(6), "{wait}: {stderr}");
+        assert!(stderr.contains(why), "{wait}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{wait}: {stderr}");
+    }
+    assert_eq!(server.requests.lock().unwrap().len(), asked + 1);
+}
+
 /// A wait shorter than a second is reported as given, not rounded to `0s`.
 #[test]
 fn sub_second_waits_are_reported_exactly() {
