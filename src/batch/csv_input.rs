@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use clap::ValueEnum;
 
+use super::resume::Carried;
 use super::seen::Seen;
 use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
@@ -518,35 +519,87 @@ impl<R: Read> Read for Newlines<R> {
     }
 }
 
+/// A row decided without asking: from the file alone, or carried over from an earlier
+/// run's output (`--resume`).
+#[derive(Debug)]
+pub(crate) enum Reconciled {
+    /// INVALID_ROW or DUPLICATE.
+    Row(Decided),
+    /// An earlier run's final row, written again unchanged.
+    Carried(Carried),
+}
+
+impl From<Carried> for Reconciled {
+    fn from(carried: Carried) -> Self {
+        Reconciled::Carried(carried)
+    }
+}
+
+/// The orders' rows as the engine's input, with room for carried rows (`--resume`).
+pub(crate) struct Rows(pub(crate) Orders);
+
+impl Iterator for Rows {
+    type Item = Result<Item<Reconciled>, Failure>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.0.next()?.map(|item| match item {
+            Item::Job(job) => Item::Job(job),
+            Item::Decided(decided) => Item::Decided(Reconciled::Row(decided)),
+            Item::Duplicate { reference, origin } => Item::Duplicate { reference, origin },
+            Item::Invalid { origin, why } => Item::Invalid { origin, why },
+        }))
+    }
+}
+
+impl Source<Reconciled> for Rows {
+    fn empty_message(&self) -> String {
+        self.0.empty_message()
+    }
+
+    fn end_notes(&self) -> Vec<String> {
+        self.0.end_notes()
+    }
+}
+
 /// Reconciled rows go to the engine's ordered writer like verify's records: each entry is
 /// judged and counted in the totals when the engine tallies it (so the totals are exactly
-/// the rows the exit status merges, written or not), and judged again to be written.
-impl Sink<Decided> for ReconcileWriter {
+/// the rows the exit status merges, written or not), and judged again to be written; a
+/// carried row counts from the figures read back from it, and is written as it was.
+impl Sink<Reconciled> for ReconcileWriter {
     fn begin(&mut self) -> io::Result<()> {
         ReconcileWriter::begin(self)
     }
 
-    fn tally(&mut self, entry: &Entry<Decided>) -> Tally {
+    fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
         let judged = judge(entry);
         self.count(&judged);
-        let warned = match entry {
-            Entry::Verified(record) => record
-                .verdict
-                .checks
-                .as_ref()
-                .is_some_and(|c| !c.warnings.is_empty()),
-            Entry::Decided(_) => false,
+        let (warned, carried) = match entry {
+            Entry::Verified(record) => (
+                record
+                    .verdict
+                    .checks
+                    .as_ref()
+                    .is_some_and(|c| !c.warnings.is_empty()),
+                false,
+            ),
+            Entry::Decided(Reconciled::Row(_)) => (false, false),
+            Entry::Decided(Reconciled::Carried(c)) => (c.warned, true),
         };
         Tally {
             exit: judged.result.exit(),
             name: judged.result.name(),
             warned,
-            carried: false,
+            carried,
         }
     }
 
-    fn write(&mut self, entry: &Entry<Decided>) -> io::Result<()> {
-        ReconcileWriter::write(self, &judge(entry))
+    fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
+        match entry {
+            Entry::Decided(Reconciled::Carried(carried)) => {
+                ReconcileWriter::write_carried(self, &carried.text)
+            }
+            _ => ReconcileWriter::write(self, &judge(entry)),
+        }
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -566,10 +619,11 @@ impl Sink<Decided> for ReconcileWriter {
     }
 }
 
-fn judge(entry: &Entry<Decided>) -> Judged<'_> {
+fn judge(entry: &Entry<Reconciled>) -> Judged<'_> {
     match entry {
         Entry::Verified(record) => Judged::verified(record),
-        Entry::Decided(decided) => Judged::decided(decided),
+        Entry::Decided(Reconciled::Row(decided)) => Judged::decided(decided),
+        Entry::Decided(Reconciled::Carried(carried)) => Judged::carried(carried),
     }
 }
 

@@ -212,6 +212,8 @@ struct Summary {
     with_warnings: usize,
     /// Entries carried over from an earlier run (`--resume`).
     carried: usize,
+    /// Entries the service was asked about in this run.
+    asked: usize,
 }
 
 /// Why a batch stopped before its input ended.
@@ -356,7 +358,7 @@ impl Batch {
                     // lowers the exit status.
                     let tally = writer.tally(&entry);
                     exit = exit.merge(tally.exit);
-                    summary.add(tally);
+                    summary.add(tally, matches!(*entry, Entry::Verified(_)));
                     if stopped != Some(Stopped::OutputClosed) {
                         self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)?;
                     }
@@ -712,8 +714,9 @@ fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
 }
 
 impl Summary {
-    fn add(&mut self, tally: Tally) {
+    fn add(&mut self, tally: Tally, asked: bool) {
         *self.counts.entry(tally.name).or_default() += 1;
+        self.asked += usize::from(asked);
         self.total += 1;
         if tally.warned {
             self.with_warnings += 1;
@@ -755,11 +758,17 @@ impl Summary {
             0 => String::new(),
             n => format!("; {n} with warnings (see their checks)"),
         };
-        let carried = match self.carried {
-            0 => String::new(),
-            n => format!(
-                " ({n} carried over, {} asked)",
-                self.total.saturating_sub(n)
+        // Entries neither carried nor asked were decided from the input (reconcile's
+        // DUPLICATE and INVALID_ROW rows).
+        let carried = match (
+            self.carried,
+            self.total.saturating_sub(self.carried + self.asked),
+        ) {
+            (0, _) => String::new(),
+            (n, 0) => format!(" ({n} carried over, {} asked)", self.asked),
+            (n, d) => format!(
+                " ({n} carried over, {} asked, {d} decided from the input)",
+                self.asked
             ),
         };
         format!(
@@ -1098,6 +1107,16 @@ mod tests {
         assert!(
             s.line(Duration::from_secs(1), None)
                 .ends_with("; 1 with warnings (see their checks)")
+        );
+        (s.carried, s.asked) = (3, 2);
+        assert!(
+            s.line(Duration::from_secs(1), None)
+                .starts_with("5 references (3 carried over, 2 asked) in")
+        );
+        s.asked = 1;
+        assert!(
+            s.line(Duration::from_secs(1), None)
+                .starts_with("5 references (3 carried over, 1 asked, 1 decided from the input) in")
         );
     }
 

@@ -2,8 +2,9 @@
 //! an index keyed by reference, so that a batch's [`Source`] can hand the references whose
 //! earlier record is a final answer to the writer as they were, and ask only the rest.
 //!
-//! The index knows nothing of verify beyond a [`Shape`] (columns, outcome names, which are
-//! final), so `reconcile` can resume from its own output the same way.
+//! The index knows nothing of verify or reconcile beyond a [`Shape`] (columns, where the
+//! reference and the outcome are, outcome names, which are final, and for reconcile the
+//! copy of the input row each record holds), so both commands resume the same way.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -17,7 +18,8 @@ use serde_json::{Map, Value};
 
 use super::{Item, Source};
 use crate::domain::checks::{Expectations, HmacMode, Integrity};
-use crate::domain::outcome::classify_response;
+use crate::domain::job::Job;
+use crate::domain::outcome::{Verdict, classify_response};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
@@ -43,21 +45,77 @@ pub struct Carried {
     pub name: &'static str,
     /// Whether its checks gave warnings, counted in the summary.
     pub warned: bool,
+    /// The kobo figures a reconcile row counts in the totals (`None` for verify records).
+    pub amounts: Option<Amounts>,
+}
+
+/// The figures of a carried reconcile row, read back exactly as written (kobo integers).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Amounts {
+    /// `expected_amount_kobo`.
+    pub expected: Option<i64>,
+    /// `gateway_amount_kobo`.
+    pub gateway: Option<i64>,
+    /// `difference_kobo`.
+    pub difference: Option<i128>,
+    /// `gateway_currency`.
+    pub currency: Option<String>,
+    /// The currency this run's row expects (whose totals the row counts in).
+    pub row_currency: Option<String>,
 }
 
 /// What a command's records look like, for reading them back.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Shape {
     /// The command, for messages (`payverify verify`).
     pub(crate) command: &'static str,
-    /// The CSV header, and the keys a jsonl record may have.
-    pub(crate) columns: &'static [&'static str],
+    /// The CSV header; after the input row's columns (reconcile), the keys a jsonl record
+    /// may have.
+    pub(crate) columns: Vec<String>,
     /// Extra jsonl keys that are not CSV columns.
     pub(crate) json_only: &'static [&'static str],
+    /// The field naming the outcome (`outcome`, `result`).
+    pub(crate) outcome: &'static str,
+    /// Whether records have an `exit_code` field, which must agree with the outcome.
+    pub(crate) exit_code: bool,
     /// Every outcome name with its exit status.
     pub(crate) outcomes: &'static [(&'static str, Exit)],
     /// Whether an outcome is a final answer, carried over rather than asked again.
     pub(crate) is_final: fn(&str) -> bool,
+    /// Reconcile: each record holds its input row; the reference is one of its cells.
+    pub(crate) row: Option<RowShape>,
+}
+
+/// The input row a reconcile record holds: the orders file's own columns, first in the
+/// CSV, under `row` in jsonl.
+#[derive(Debug, Clone)]
+pub(crate) struct RowShape {
+    /// The keys of jsonl's `row` object, in order (the input header's names, a repeated
+    /// name as `name (N)`).
+    pub(crate) keys: Vec<String>,
+    /// Which cell is the reference.
+    pub(crate) reference: usize,
+    /// The outcome that is exit 0 (`MATCHED`): carried only while it still holds for this
+    /// run's row.
+    pub(crate) matched: &'static str,
+    /// Outcomes decided from the input alone (`DUPLICATE`, `INVALID_ROW`): never carried,
+    /// and not keyed (they share their reference with the row that was verified).
+    pub(crate) unkeyed: &'static [&'static str],
+    /// The outcome name an answer comes to for a row with these expectations: a stored
+    /// MATCHED answer must come to MATCHED again.
+    pub(crate) classify: fn(&Verdict, &Expectations) -> &'static str,
+}
+
+impl Shape {
+    /// The input row's width (0 without one): the CSV columns before the record's own.
+    fn row_width(&self) -> usize {
+        self.row.as_ref().map_or(0, |r| r.keys.len())
+    }
+
+    /// The record's own CSV columns (after the input row's).
+    fn own_columns(&self) -> &[String] {
+        &self.columns[self.row_width().min(self.columns.len())..]
+    }
 }
 
 /// What a SUCCESSFUL record must prove to be carried over, so that a resumed run never
@@ -102,11 +160,14 @@ impl Trust {
 #[derive(Debug)]
 pub(crate) struct ResumeIndex {
     format: OutputFormat,
+    shape: Shape,
+    trust: Trust,
     file: File,
     records: HashMap<String, Slot>,
     /// Tells a record read again from one that changed in between.
     hasher: RandomState,
-    /// SUCCESSFUL records this run's checks no longer let through.
+    /// SUCCESSFUL records this run's checks no longer let through; for reconcile, records
+    /// whose row this input no longer has as it was (asked again).
     distrusted: usize,
     /// Records that were no longer as first read when their turn came (the file changed).
     changed: usize,
@@ -199,11 +260,14 @@ impl ResumeIndex {
             };
             if n == 1 {
                 line = line.strip_prefix('\u{feff}').unwrap_or(line);
-                let header = csv::row(shape.columns);
+                let header = csv::row(&shape.columns);
+                let own = csv::row(shape.own_columns());
                 let found = if line.starts_with('{') {
                     OutputFormat::Jsonl
                 } else if line == header.trim_end() {
                     OutputFormat::Csv
+                } else if shape.row.is_some() && line.ends_with(&format!(",{}", own.trim_end())) {
+                    return Err(other_layout(&name, 1));
                 } else {
                     return Err(foreign(1, "is neither a jsonl record nor the csv header"));
                 };
@@ -220,11 +284,20 @@ impl ResumeIndex {
                     continue;
                 }
             }
-            let (key, carried) = match detected {
-                Some(OutputFormat::Csv) => csv_record(line, shape, trust),
-                _ => json_record(line, shape, trust),
-            }
-            .map_err(|why| foreign(n, &why))?;
+            let parsed = match (detected, &shape.row) {
+                (Some(OutputFormat::Csv), None) => csv_record(line, shape, trust).map(Some),
+                (_, None) => json_record(line, shape, trust).map(Some),
+                (format, Some(row)) => match RowRecord::parse(line, format, shape, row) {
+                    Err(RowError::Layout) => return Err(other_layout(&name, n)),
+                    Err(RowError::Foreign(why)) => Err(why),
+                    Ok(record) => record.indexed(shape, row, format),
+                },
+            };
+            // Rows decided from the input alone (reconcile's DUPLICATE, INVALID_ROW) share
+            // their reference with the row that was verified: they are not keyed.
+            let Some((key, carried)) = parsed.map_err(|why| foreign(n, &why))? else {
+                continue;
+            };
             // One record per reference is what payverify writes; a second one (appended,
             // or a SUCCESSFUL line added after an UNAVAILABLE one) is not its output.
             if let Some(first) = lines_of.insert(key.clone(), n) {
@@ -257,6 +330,8 @@ impl ResumeIndex {
         drop(reader);
         Ok(ResumeIndex {
             format,
+            shape: shape.clone(),
+            trust: trust.clone(),
             file,
             records,
             hasher,
@@ -265,11 +340,21 @@ impl ResumeIndex {
         })
     }
 
-    /// The earlier final record of `reference`, once; `None` when it is to be asked.
-    pub(crate) fn take(&mut self, reference: &Reference) -> Option<Carried> {
-        let key = match self.format {
-            OutputFormat::Csv => csv_key(reference.as_str())?,
-            _ => reference.as_str().to_owned(),
+    /// The earlier final record of `job`'s reference, once; `None` when it is to be asked.
+    /// A reconcile record is carried only when it is `job`'s own row, unchanged, judged
+    /// against what this row expects (see [`RowRecord::still_holds`]).
+    pub(crate) fn take(&mut self, job: &Job) -> Option<Carried> {
+        let reference = job.reference.as_str();
+        let key = match (&self.shape.row, self.format) {
+            (Some(row), format) => {
+                let cell = job.row.as_ref()?.cells.get(row.reference)?;
+                match format {
+                    OutputFormat::Csv => csv::cell_text(cell),
+                    _ => cell.clone(),
+                }
+            }
+            (None, OutputFormat::Csv) => csv_key(reference)?,
+            (None, _) => reference.to_owned(),
         };
         let slot = self.records.remove(&key)?;
         let mut text = vec![0u8; slot.len];
@@ -283,11 +368,25 @@ impl ResumeIndex {
             return None;
         }
         let text = String::from_utf8(text).ok()?;
+        let amounts = match &self.shape.row {
+            None => None,
+            Some(row) => {
+                let held = RowRecord::parse(&text, Some(self.format), &self.shape, row)
+                    .ok()
+                    .and_then(|r| r.still_holds(&text, job, row, &self.trust));
+                if held.is_none() {
+                    self.distrusted += 1;
+                    return None;
+                }
+                held
+            }
+        };
         Some(Carried {
             text,
             exit: slot.exit,
             name: slot.name,
             warned: slot.warned,
+            amounts,
         })
     }
 
@@ -313,12 +412,12 @@ type Parsed = (String, Option<Option<Carried>>);
 fn name_and_exit(
     shape: &Shape,
     outcome: &str,
-    exit_code: &str,
+    exit_code: Option<&str>,
 ) -> Result<(&'static str, Exit), String> {
     let Some((name, exit)) = shape.outcomes.iter().find(|(n, _)| *n == outcome) else {
-        return Err("has an unknown outcome".into());
+        return Err(format!("has an unknown {}", shape.outcome));
     };
-    if exit_code != exit.code().to_string() {
+    if shape.exit_code && exit_code != Some(exit.code().to_string().as_str()) {
         return Err(format!(
             "has an exit_code that disagrees with its outcome {name}"
         ));
@@ -331,7 +430,7 @@ fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, Strin
         serde_json::from_str(line).map_err(|e| format!("is not a JSON object ({e})"))?;
     if let Some(key) = map
         .keys()
-        .find(|k| !shape.columns.contains(&k.as_str()) && !shape.json_only.contains(&k.as_str()))
+        .find(|k| !shape.columns.contains(k) && !shape.json_only.contains(&k.as_str()))
     {
         return Err(format!(
             "has a field payverify does not write ({})",
@@ -350,7 +449,7 @@ fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, Strin
         Some(Value::Number(n)) => n.to_string(),
         _ => return Err("has no numeric \"exit_code\"".into()),
     };
-    let (name, exit) = name_and_exit(shape, text("outcome")?, &exit_code)?;
+    let (name, exit) = name_and_exit(shape, text("outcome")?, Some(&exit_code))?;
     if !(shape.is_final)(name) {
         return Ok((reference.to_owned(), None));
     }
@@ -371,6 +470,7 @@ fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, Strin
         warned: warnings
             .and_then(Value::as_array)
             .is_some_and(|w| !w.is_empty()),
+        amounts: None,
     };
     if exit != Exit::Successful {
         return Ok((reference.to_owned(), Some(Some(carried))));
@@ -433,23 +533,18 @@ fn csv_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String
     if key.is_empty() {
         return Err("has no reference".into());
     }
-    let (name, exit) = name_and_exit(shape, get("outcome"), get("exit_code"))?;
+    let (name, exit) = name_and_exit(shape, get("outcome"), Some(get("exit_code")))?;
     if !(shape.is_final)(name) {
         return Ok((key, None));
     }
     let status = Some(get("status")).filter(|s| !s.is_empty());
     consistent(name, status)?;
-    // The cell names each warning, except those about the hmac, which its verdict (first)
-    // stands for: a verdict other than valid or not checked by choice came with one.
-    let checks = get("checks");
     let carried = Carried {
         text: line.to_owned(),
         exit,
         name,
-        warned: checks.contains("warning: ")
-            || !(checks.is_empty()
-                || checks.starts_with("hmac valid")
-                || checks.starts_with("hmac not checked (--hmac off)")),
+        warned: warned_in(get("checks")),
+        amounts: None,
     };
     if exit != Exit::Successful {
         return Ok((key, Some(Some(carried))));
@@ -462,10 +557,323 @@ fn csv_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String
     Ok((key, Some(None)))
 }
 
+/// A reconcile record whose input row has other columns than this input's header.
+fn other_layout(name: &str, n: usize) -> Failure {
+    Failure::usage(format!(
+        "--resume {name}: line {n} is a row of an orders file with other columns than this \
+         one's header; resume from the output of a run on this file's layout"
+    ))
+}
+
+/// Why a reconcile record cannot be read.
+enum RowError {
+    /// Its input row has other columns than this input's header.
+    Layout,
+    /// It is not a reconcile record at all.
+    Foreign(String),
+}
+
+impl From<String> for RowError {
+    fn from(why: String) -> Self {
+        RowError::Foreign(why)
+    }
+}
+
+impl From<&str> for RowError {
+    fn from(why: &str) -> Self {
+        RowError::Foreign(why.to_owned())
+    }
+}
+
+/// One reconcile record read back: the input row it holds and what it says of it.
+struct RowRecord {
+    /// The jsonl `line` (csv has none).
+    line: Option<u64>,
+    /// The row's cells: exact values (jsonl) or as written (csv: formula-guarded, escaped).
+    cells: Vec<String>,
+    name: &'static str,
+    exit: Exit,
+    status: Option<String>,
+    code: Option<String>,
+    checks: String,
+    error: bool,
+    amounts: Amounts,
+}
+
+impl RowRecord {
+    fn parse(
+        line: &str,
+        format: Option<OutputFormat>,
+        shape: &Shape,
+        row: &RowShape,
+    ) -> Result<RowRecord, RowError> {
+        match format {
+            Some(OutputFormat::Csv) => Self::from_csv(line, shape),
+            _ => Self::from_json(line, shape, row),
+        }
+    }
+
+    fn from_json(line: &str, shape: &Shape, row: &RowShape) -> Result<RowRecord, RowError> {
+        let map: Map<String, Value> =
+            serde_json::from_str(line).map_err(|e| format!("is not a JSON object ({e})"))?;
+        let own = shape.own_columns();
+        if let Some(key) = map
+            .keys()
+            .find(|k| !own.contains(k) && !shape.json_only.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "has a field payverify does not write ({})",
+                crate::terminal::quoted(key)
+            )
+            .into());
+        }
+        let Some(Value::Object(cells)) = map.get("row") else {
+            return Err("has no \"row\" object".into());
+        };
+        if !cells.keys().eq(row.keys.iter()) {
+            return Err(RowError::Layout);
+        }
+        let cells = cells
+            .values()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("has a row cell that is not a string")?;
+        let text = |key: &str| match map.get(key) {
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Null) | None => Ok(None),
+            Some(_) => Err(format!("has a \"{key}\" that is not a string")),
+        };
+        let number = |key: &str| match map.get(key) {
+            Some(Value::Number(n)) => n
+                .to_string()
+                .parse::<i128>()
+                .map(Some)
+                .map_err(|_| format!("has a \"{key}\" that is not a whole number")),
+            Some(Value::Null) | None => Ok(None),
+            Some(_) => Err(format!("has a \"{key}\" that is not a number")),
+        };
+        let Some(result) = text(shape.outcome)? else {
+            return Err(format!("has no string \"{}\"", shape.outcome).into());
+        };
+        let (name, exit) = name_and_exit(shape, &result, None)?;
+        if !matches!(
+            map.get("response"),
+            Some(Value::Object(_) | Value::Null) | None
+        ) {
+            return Err("has a \"response\" that is not an object".into());
+        }
+        stored_row_response(line)?;
+        let line = match map.get("line") {
+            Some(Value::Number(n)) => n.as_u64(),
+            _ => None,
+        }
+        .ok_or("has no line number")?;
+        Ok(RowRecord {
+            line: Some(line),
+            cells,
+            name,
+            exit,
+            status: text("gateway_status")?,
+            code: text("gateway_code")?,
+            checks: text("checks")?.unwrap_or_default(),
+            error: text("error")?.is_some_and(|e| !e.is_empty()),
+            amounts: Amounts {
+                expected: kobo(number("expected_amount_kobo")?)?,
+                gateway: kobo(number("gateway_amount_kobo")?)?,
+                difference: number("difference_kobo")?,
+                currency: text("gateway_currency")?,
+                row_currency: None,
+            },
+        })
+    }
+
+    fn from_csv(line: &str, shape: &Shape) -> Result<RowRecord, RowError> {
+        if line.chars().any(char::is_control) {
+            return Err("holds a control character".into());
+        }
+        let mut fields = split_csv(line).ok_or("is not a well-formed csv row")?;
+        if fields.len() != shape.columns.len() {
+            return Err(format!(
+                "has {} fields, not the {} of the header",
+                fields.len(),
+                shape.columns.len()
+            )
+            .into());
+        }
+        let own = fields.split_off(shape.row_width());
+        let get = |column: &str| {
+            shape
+                .own_columns()
+                .iter()
+                .position(|c| c == column)
+                .map_or("", |i| own[i].as_str())
+        };
+        let number = |column: &str| match get(column) {
+            "" => Ok(None),
+            cell => cell
+                .parse::<i128>()
+                .map(Some)
+                .map_err(|_| format!("has a {column} that is not a whole number")),
+        };
+        let text = |column: &str| Some(get(column).to_owned()).filter(|t| !t.is_empty());
+        let (name, exit) = name_and_exit(shape, get(shape.outcome), None)?;
+        let amounts = Amounts {
+            expected: kobo(number("expected_amount_kobo")?)?,
+            gateway: kobo(number("gateway_amount_kobo")?)?,
+            difference: number("difference_kobo")?,
+            currency: text("gateway_currency"),
+            row_currency: None,
+        };
+        Ok(RowRecord {
+            line: None,
+            cells: fields,
+            name,
+            exit,
+            status: text("gateway_status"),
+            code: text("gateway_code"),
+            checks: get("checks").to_owned(),
+            error: !get("error").is_empty(),
+            amounts,
+        })
+    }
+
+    /// What the index keeps of the record: its key (the reference cell) and, when its
+    /// result is final, what it comes to; `None` for a row decided from the input alone
+    /// (DUPLICATE, INVALID_ROW), which is decided again rather than carried. A MATCHED csv
+    /// row holds no response to check again: it is asked, like verify's SUCCESSFUL csv
+    /// records.
+    fn indexed(
+        self,
+        shape: &Shape,
+        row: &RowShape,
+        format: Option<OutputFormat>,
+    ) -> Result<Option<Parsed>, String> {
+        if row.unkeyed.contains(&self.name) {
+            return Ok(None);
+        }
+        let key = self.cells.get(row.reference).cloned().unwrap_or_default();
+        if key.is_empty() || (self.line.is_some() && Reference::parse(&key).is_err()) {
+            return Err("has no valid reference".into());
+        }
+        if !(shape.is_final)(self.name) {
+            return Ok(Some((key, None)));
+        }
+        consistent(self.name, self.status.as_deref())?;
+        if self.name == row.matched && (self.error || self.code.as_deref() != Some("00")) {
+            return Err(format!(
+                "is {} with an error or a code other than 00",
+                self.name
+            ));
+        }
+        if self.name == row.matched && format == Some(OutputFormat::Csv) {
+            return Ok(Some((key, Some(None))));
+        }
+        let carried = Carried {
+            text: String::new(),
+            exit: self.exit,
+            name: self.name,
+            warned: warned_in(&self.checks),
+            amounts: None,
+        };
+        Ok(Some((key, Some(Some(carried)))))
+    }
+
+    /// The record's figures, when it may stand for `job`'s row in this run: the same row
+    /// (line and every cell), judged against the same expected amount, and, for a MATCHED
+    /// record (exit 0), a stored response (`text`'s, byte for byte) that passes this row's
+    /// checks as a fresh answer would, with an hmac valid under this run's secret whatever
+    /// `--hmac` says. `None`: the row is asked again.
+    fn still_holds(self, text: &str, job: &Job, row: &RowShape, trust: &Trust) -> Option<Amounts> {
+        let input = job.row.as_ref()?;
+        let mut cells = input.cells.clone();
+        cells.resize(row.keys.len(), String::new());
+        let same_row = match self.line {
+            Some(line) => line == input.line && self.cells == cells,
+            None => cells
+                .iter()
+                .map(|c| csv::cell_text(c))
+                .eq(self.cells.iter().cloned()),
+        };
+        if !same_row || self.amounts.expected != job.expect.amount.map(|k| k.0) {
+            return None;
+        }
+        if self.name == row.matched {
+            let secret = trust.secret.as_ref()?;
+            let stored = stored_row_response(text).ok()??;
+            let outcome = classify_response(&Response {
+                status: 200,
+                body: stored.get().as_bytes().to_vec(),
+            });
+            let reference = job.reference.as_str();
+            let verdict = judge(outcome, reference, HmacMode::Require, secret, &job.expect);
+            let signed = verdict
+                .checks
+                .as_ref()
+                .is_some_and(|c| c.integrity == Integrity::Valid);
+            if !signed || (row.classify)(&verdict, &job.expect) != row.matched {
+                return None;
+            }
+        }
+        Some(Amounts {
+            row_currency: job.expect.currency.clone(),
+            ..self.amounts
+        })
+    }
+}
+
+/// The `response` of a reconcile jsonl record as the text it was written as (checked again
+/// as the service's body, byte for byte); a key given twice is refused, as for verify.
+fn stored_row_response(line: &str) -> Result<Option<&RawValue>, String> {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)] // the other keys are named only so that a repeated one is an error
+    struct Stored<'a> {
+        #[serde(borrow, default)]
+        response: Option<&'a RawValue>,
+        line: Option<IgnoredAny>,
+        row: Option<IgnoredAny>,
+        result: Option<IgnoredAny>,
+        difference_kobo: Option<IgnoredAny>,
+        gateway_status: Option<IgnoredAny>,
+        gateway_code: Option<IgnoredAny>,
+        gateway_amount_kobo: Option<IgnoredAny>,
+        expected_amount_kobo: Option<IgnoredAny>,
+        gateway_currency: Option<IgnoredAny>,
+        checks: Option<IgnoredAny>,
+        error: Option<IgnoredAny>,
+    }
+    serde_json::from_str::<Stored>(line)
+        .map(|stored| stored.response)
+        .map_err(|e| format!("is not a well-formed record ({e})"))
+}
+
+/// A kobo figure as the record states it: a whole number in range.
+fn kobo(n: Option<i128>) -> Result<Option<i64>, String> {
+    n.map(|n| i64::try_from(n).map_err(|_| "has a kobo amount out of range".to_owned()))
+        .transpose()
+}
+
+/// Whether a checks summary (`hmac valid; warning: ...`) came with a warning: it names
+/// each, except those about the hmac, which its verdict (first) stands for: a verdict
+/// other than valid or not checked by choice came with one.
+fn warned_in(checks: &str) -> bool {
+    checks.contains("warning: ")
+        || !(checks.is_empty()
+            || checks.starts_with("hmac valid")
+            || checks.starts_with("hmac not checked (--hmac off)"))
+}
+
 /// A final outcome must agree with the transaction status its record shows.
 fn consistent(name: &str, status: Option<&str>) -> Result<(), String> {
     let want = match name {
-        "SUCCESSFUL" | "CHECK_FAILED" => Some("SUCCESSFUL"),
+        "SUCCESSFUL"
+        | "CHECK_FAILED"
+        | "MATCHED"
+        | "UNDERPAID"
+        | "OVERPAID"
+        | "CURRENCY_MISMATCH"
+        | "MERCHANT_REF_MISMATCH"
+        | "INTEGRITY_FAILED" => Some("SUCCESSFUL"),
         "FAILED" => Some("FAILED"),
         _ => None,
     };
@@ -560,7 +968,7 @@ impl<S: Source<D>, D: From<Carried>> Iterator for Resuming<S, D> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.inner.next()? {
-            Ok(Item::Job(job)) => match self.index.take(&job.reference) {
+            Ok(Item::Job(job)) => match self.index.take(&job) {
                 Some(carried) => Some(Ok(Item::Decided(D::from(carried)))),
                 None => Some(Ok(Item::Job(job))),
             },
@@ -576,24 +984,36 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
 
     fn end_notes(&self) -> Vec<String> {
         let mut notes = self.inner.end_notes();
+        let records = match self.index.shape.row {
+            Some(_) => "rows",
+            None => "records",
+        };
         if self.index.distrusted > 0 {
-            notes.push(format!(
-                "{} SUCCESSFUL records of the --resume file were asked again: a record is \
-                 carried only if its stored response passes this run's checks with an hmac \
-                 valid under this run's secret (a csv record holds no response)",
-                self.index.distrusted
-            ));
+            let why = match self.index.shape.row {
+                Some(_) => {
+                    "rows of the --resume file were asked again: a row is carried only if it \
+                     is this input's row as it was (every cell, its line, its expected \
+                     amount) and, if MATCHED, its stored response passes this row's checks \
+                     with an hmac valid under this run's secret (a csv row holds no response)"
+                }
+                None => {
+                    "SUCCESSFUL records of the --resume file were asked again: a record is \
+                     carried only if its stored response passes this run's checks with an \
+                     hmac valid under this run's secret (a csv record holds no response)"
+                }
+            };
+            notes.push(format!("{} {why}", self.index.distrusted));
         }
         if self.index.changed > 0 {
             notes.push(format!(
-                "{} records of the --resume file changed while this run read it; they were \
+                "{} {records} of the --resume file changed while this run read it; they were \
                  asked again",
                 self.index.changed
             ));
         }
         if self.index.unused() > 0 {
             notes.push(format!(
-                "the --resume file has {} final records for references not in this input; \
+                "the --resume file has {} final {records} for references not in this input; \
                  they were not written",
                 self.index.unused()
             ));
@@ -637,13 +1057,7 @@ mod tests {
 
     #[test]
     fn a_record_changed_after_it_was_checked_is_asked_again_not_written() {
-        let shape = Shape {
-            command: "payverify verify",
-            columns: &crate::render::records::CSV_COLUMNS,
-            json_only: &["http_status", "response"],
-            outcomes: &crate::domain::outcome::OUTCOME_EXITS,
-            is_final: crate::domain::outcome::is_final_name,
-        };
+        let shape = crate::commands::verify::record_shape();
         let dir = crate::testutil::TempDir::new("resume-changed");
         let line = |r: &str| {
             format!(
@@ -654,7 +1068,13 @@ mod tests {
         let log = Log::new(crate::log::Level::Quiet);
         let mut index =
             ResumeIndex::open(&path, OutputFormat::Jsonl, &shape, &Trust::default(), &log).unwrap();
-        let a = Reference::parse("A").unwrap();
+        let job = |r: &str| Job {
+            reference: Reference::parse(r).unwrap(),
+            expect: Default::default(),
+            origin: String::new(),
+            row: None,
+        };
+        let a = job("A");
         let carried = index.take(&a).unwrap();
         assert_eq!(
             (carried.text, carried.exit, carried.name),
@@ -663,7 +1083,7 @@ mod tests {
         assert!(index.take(&a).is_none(), "taken once");
         // B's bytes change in place (same length): not written, asked again.
         std::fs::write(&path, format!("{}\n{}\n", line("A"), line("C"))).unwrap();
-        assert!(index.take(&Reference::parse("B").unwrap()).is_none());
+        assert!(index.take(&job("B")).is_none());
         assert_eq!((index.changed, index.unused()), (1, 0));
     }
 

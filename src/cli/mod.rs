@@ -277,6 +277,14 @@ pub struct ReconcileArgs {
     #[arg(long)]
     pub all: bool,
 
+    /// Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv,
+    /// the same -o as now, complete or cut short). A row whose result there is final
+    /// (anything but UNVERIFIED and NOT_FINAL) and that is still the same row is not asked
+    /// again: its earlier output row is written again unchanged, in its place. Write to a
+    /// new file.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+
     /// Also write the summary (rows and totals per result and currency, at risk, net
     /// difference) as JSON to FILE, written whole at the end; `-` and the orders file itself
     /// are refused.

@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::batch::Batch;
-use crate::batch::csv_input::{CsvOptions, Orders};
-use crate::cli::{GlobalArgs, ReconcileArgs};
-use crate::commands::verify::Service;
+use crate::batch::csv_input::{CsvOptions, Orders, Rows};
+use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
+use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
+use crate::commands::verify::{Service, refuse_own_output, resume_command};
+use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::render::reconcile::{ReconcileWriter, TABLE_ROWS};
+use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_keys};
 use crate::render::{Printer, Style, terminal_width};
 use crate::settings::{Context, Settings};
 
@@ -40,6 +42,12 @@ pub fn run(
         unit: args.amount_unit,
         currency: args.currency.trim().to_ascii_uppercase(),
     };
+    let resumable = matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv);
+    if args.resume.is_some() && !resumable {
+        return Err(Failure::usage(
+            "--resume needs -o jsonl or -o csv, the format of the earlier run's output".to_owned(),
+        ));
+    }
     // The summary file and the orders file are checked before any request; the summary
     // file is never truncated here (it may be the orders file itself: that is refused).
     let mut summary_file = match &args.summary_json {
@@ -60,6 +68,19 @@ pub fn run(
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
 
     let (header, reference_column) = (orders.header(), orders.reference_column());
+    let index = match &args.resume {
+        Some(path) => {
+            refuse_own_output(path)?;
+            let trust = Trust {
+                // Each row's own expectations are checked when its turn comes.
+                expect: Default::default(),
+                secret: Some(verifier.secret.clone()),
+            };
+            let shape = record_shape(&header, reference_column);
+            Some(ResumeIndex::open(path, args.format(), &shape, &trust, log)?)
+        }
+        None => None,
+    };
     // -q silences the default table; an explicit -o is data a script asked for.
     let mut writer = match log.level() == Level::Quiet && args.output.is_none() {
         true => ReconcileWriter::discard(header, reference_column),
@@ -81,10 +102,18 @@ pub fn run(
         stop: interrupt.flag(),
         halt,
         wait,
-        // reconcile has no --resume yet: nothing to name.
-        resume_hint: None,
+        resume_hint: resumable.then(|| resume_command(args.format())),
     };
-    let mut exit = batch.run(Arc::new(verifier), orders, &mut writer, log)?;
+    let verifier = Arc::new(verifier);
+    let mut exit = match index {
+        Some(index) => batch.run(
+            verifier,
+            Resuming::new(Rows(orders), index),
+            &mut writer,
+            log,
+        )?,
+        None => batch.run(verifier, Rows(orders), &mut writer, log)?,
+    };
 
     if writer.not_shown() > 0 {
         log.warn(&format!(
@@ -125,6 +154,30 @@ pub fn run(
         }
     }
     Ok(exit)
+}
+
+/// What reconcile's records look like for a file with `header`, for `--resume`.
+fn record_shape(header: &[String], reference_column: usize) -> Shape {
+    Shape {
+        command: "payverify reconcile",
+        columns: header
+            .iter()
+            .cloned()
+            .chain(RESULT_COLUMNS.map(str::to_owned))
+            .collect(),
+        json_only: &["line", "row", "response"],
+        outcome: "result",
+        exit_code: false,
+        outcomes: &RESULT_EXITS,
+        is_final: RowResult::is_carried,
+        row: Some(RowShape {
+            keys: row_keys(header),
+            reference: reference_column,
+            matched: RowResult::Matched.name(),
+            unkeyed: &["DUPLICATE", "INVALID_ROW"],
+            classify: |verdict, expect| classify(verdict, expect).name(),
+        }),
+    }
 }
 
 /// How many rows a regular file has after its header, for the progress bar: its lines,

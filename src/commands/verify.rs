@@ -113,7 +113,13 @@ pub fn run(
                         secret: Some(verifier.secret.clone()),
                     };
                     refuse_own_output(path)?;
-                    Some(ResumeIndex::open(path, args.format(), &SHAPE, &trust, log)?)
+                    Some(ResumeIndex::open(
+                        path,
+                        args.format(),
+                        &record_shape(),
+                        &trust,
+                        log,
+                    )?)
                 }
                 None => None,
             };
@@ -212,17 +218,22 @@ impl Service {
 }
 
 /// What verify's records look like, for `--resume`.
-const SHAPE: Shape = Shape {
-    command: "payverify verify",
-    columns: &CSV_COLUMNS,
-    json_only: &["http_status", "response"],
-    outcomes: &OUTCOME_EXITS,
-    is_final: is_final_name,
-};
+pub(crate) fn record_shape() -> Shape {
+    Shape {
+        command: "payverify verify",
+        columns: CSV_COLUMNS.map(str::to_owned).to_vec(),
+        json_only: &["http_status", "response"],
+        outcome: "outcome",
+        exit_code: true,
+        outcomes: &OUTCOME_EXITS,
+        is_final: is_final_name,
+        row: None,
+    }
+}
 
 /// Refuses a `--resume` file that is this run's own stdout: `--resume run1.jsonl >
 /// run1.jsonl` has the shell empty the file before payverify reads it.
-fn refuse_own_output(path: &std::path::Path) -> Result<(), Failure> {
+pub(crate) fn refuse_own_output(path: &std::path::Path) -> Result<(), Failure> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -246,7 +257,7 @@ fn refuse_own_output(path: &std::path::Path) -> Result<(), Failure> {
 /// The command that finishes this run if it is stopped: the same arguments with `--resume`
 /// naming this run's output (the file stdout goes to, when it is one) and a new file for
 /// the resumed run's output.
-fn resume_command(format: OutputFormat) -> String {
+pub(crate) fn resume_command(format: OutputFormat) -> String {
     let extension = match format {
         OutputFormat::Csv => "csv",
         _ => "jsonl",

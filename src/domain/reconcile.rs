@@ -98,6 +98,38 @@ impl RowResult {
         }
     }
 
+    /// The result a name stands for, for a row carried over by `--resume` (UNVERIFIED,
+    /// whose exit varies, is never carried: `None`).
+    pub(crate) fn named(name: &str) -> Option<RowResult> {
+        [
+            RowResult::Matched,
+            RowResult::Underpaid,
+            RowResult::Overpaid,
+            RowResult::CurrencyMismatch,
+            RowResult::MerchantRefMismatch,
+            RowResult::IntegrityFailed,
+            RowResult::Failed,
+            RowResult::NotFinal,
+            RowResult::NotFound,
+            RowResult::Duplicate,
+            RowResult::InvalidRow,
+        ]
+        .into_iter()
+        .find(|r| r.name() == name)
+    }
+
+    /// Whether a result is final for `--resume`: carried over rather than asked again.
+    /// Everything but UNVERIFIED and NOT_FINAL; DUPLICATE and INVALID_ROW are decided
+    /// from the input again (they ask nothing).
+    pub(crate) fn is_carried(name: &str) -> bool {
+        RowResult::named(name).is_some_and(|r| {
+            !matches!(
+                r,
+                RowResult::NotFinal | RowResult::Duplicate | RowResult::InvalidRow
+            )
+        })
+    }
+
     /// The row's exit status; the process exits with the merge of every row's.
     pub(crate) fn exit(self) -> Exit {
         match self {
@@ -116,6 +148,23 @@ impl RowResult {
         }
     }
 }
+
+/// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
+/// stands for any exit of a row nothing could be decided for.
+pub(crate) const RESULT_EXITS: [(&str, Exit); 12] = [
+    ("MATCHED", Exit::Successful),
+    ("UNDERPAID", Exit::CheckFailed),
+    ("OVERPAID", Exit::CheckFailed),
+    ("CURRENCY_MISMATCH", Exit::CheckFailed),
+    ("MERCHANT_REF_MISMATCH", Exit::CheckFailed),
+    ("INTEGRITY_FAILED", Exit::CheckFailed),
+    ("FAILED", Exit::Failed),
+    ("NOT_FINAL", Exit::NotFinal),
+    ("NOT_FOUND", Exit::NotFound),
+    ("DUPLICATE", Exit::CheckFailed),
+    ("INVALID_ROW", Exit::Usage),
+    ("UNVERIFIED", Exit::Unavailable),
+];
 
 /// What a verified row comes to: `verdict` is the gateway's answer with the checks run
 /// against `expect` (the row's own amount, currency and merchant ref).
@@ -383,7 +432,29 @@ mod tests {
         for (i, (r, code)) in all.iter().enumerate() {
             assert_eq!(r.exit().code(), *code, "{r:?}");
             assert_eq!(r.name(), RESULT_NAMES[i]);
+            assert_eq!(RESULT_EXITS[i].0, r.name());
+            if !matches!(r, RowResult::Unverified(_)) {
+                assert_eq!(RESULT_EXITS[i].1, r.exit(), "{r:?}");
+                assert_eq!(RowResult::named(r.name()), Some(*r));
+            }
         }
+        let carried: Vec<_> = RESULT_NAMES
+            .into_iter()
+            .filter(|n| RowResult::is_carried(n))
+            .collect();
+        assert_eq!(
+            carried,
+            [
+                "MATCHED",
+                "UNDERPAID",
+                "OVERPAID",
+                "CURRENCY_MISMATCH",
+                "MERCHANT_REF_MISMATCH",
+                "INTEGRITY_FAILED",
+                "FAILED",
+                "NOT_FOUND"
+            ]
+        );
     }
 
     #[test]

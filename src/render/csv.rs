@@ -25,11 +25,7 @@ fn is_plain_number(value: &str) -> bool {
 /// quoted when it holds a comma, a quote, CR or LF (quotes doubled), or leading/trailing
 /// spaces a spreadsheet would trim.
 pub fn field(value: &str) -> String {
-    let value = if is_formula_like(value) {
-        format!("'{}", terminal::safe(value))
-    } else {
-        terminal::safe(value).into_owned()
-    };
+    let value = cell_text(value);
     let value = value.as_str();
     let needs_quotes =
         value.contains([',', '"', '\r', '\n']) || value.starts_with(' ') || value.ends_with(' ');
@@ -37,6 +33,16 @@ pub fn field(value: &str) -> String {
         format!("\"{}\"", value.replace('"', "\"\""))
     } else {
         value.to_owned()
+    }
+}
+
+/// A field's text before quoting: formula-like values prefixed with `'`, control
+/// characters escaped (what a CSV reader gets back).
+pub fn cell_text(value: &str) -> String {
+    if is_formula_like(value) {
+        format!("'{}", terminal::safe(value))
+    } else {
+        terminal::safe(value).into_owned()
     }
 }
 

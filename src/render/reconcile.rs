@@ -9,6 +9,7 @@ use comfy_table::{Cell, CellAlignment};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::batch::resume::Carried;
 use crate::domain::money::{Kobo, naira_total};
 use crate::domain::outcome::Record;
 use crate::domain::reconcile::{self, Decided, RESULT_NAMES, Row, RowResult};
@@ -29,6 +30,20 @@ pub(crate) const RESULT_COLUMNS: [&str; 9] = [
     "checks",
     "error",
 ];
+
+/// The keys of jsonl's `row` object for a file with `header`: its names, in order; two
+/// columns of one name keep both values, the later one as `name (N)`.
+pub(crate) fn row_keys(header: &[String]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::with_capacity(header.len());
+    for (i, name) in header.iter().enumerate() {
+        let key = match keys.contains(name) {
+            true => format!("{name} ({})", i + 1),
+            false => name.clone(),
+        };
+        keys.push(key);
+    }
+    keys
+}
 
 /// One row with everything the outputs and the totals say about it.
 pub(crate) struct Judged<'a> {
@@ -97,6 +112,29 @@ impl<'a> Judged<'a> {
                 .unwrap_or_default(),
             error,
             response: v.map(|v| &v.raw),
+        }
+    }
+
+    /// A row carried over from an earlier run (`--resume`): only what the totals count.
+    pub(crate) fn carried(carried: &'a Carried) -> Self {
+        // Only final results are carried, each with its figures read back.
+        let result = RowResult::named(carried.name).unwrap_or(RowResult::Unverified(carried.exit));
+        let amounts = carried.amounts.as_ref();
+        Judged {
+            row: None,
+            result,
+            expected: amounts.and_then(|a| a.expected).map(Kobo),
+            row_currency: amounts
+                .and_then(|a| a.row_currency.as_deref())
+                .unwrap_or(NAIRA),
+            difference: amounts.and_then(|a| a.difference),
+            status: None,
+            code: None,
+            gateway_amount: amounts.and_then(|a| a.gateway).map(Kobo),
+            currency: amounts.and_then(|a| a.currency.as_deref()),
+            checks: String::new(),
+            error: String::new(),
+            response: None,
         }
     }
 
@@ -411,6 +449,8 @@ pub(crate) struct ReconcileWriter {
     format: OutputFormat,
     style: Style,
     header: Arc<[String]>,
+    /// The keys of jsonl's `row` object.
+    row_keys: Vec<String>,
     /// Which of the row's cells is the reference, for the table.
     reference_column: usize,
     /// `--all`: the table lists MATCHED rows too.
@@ -439,6 +479,7 @@ impl ReconcileWriter {
             out,
             format,
             style,
+            row_keys: row_keys(&header),
             header,
             reference_column,
             all,
@@ -540,6 +581,18 @@ impl ReconcileWriter {
         self.out.flush()
     }
 
+    /// Writes a row carried over from an earlier run again unchanged
+    /// (a jsonl line or a csv row without its line end; `--resume` needs -o jsonl or csv).
+    pub(crate) fn write_carried(&mut self, text: &str) -> io::Result<()> {
+        if self.discard {
+            return Ok(());
+        }
+        self.out.write_all(text.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.written += 1;
+        self.out.flush()
+    }
+
     /// Writes what comes after the last row (JSON `]`, the table).
     pub(crate) fn finish(&mut self) -> io::Result<()> {
         if self.discard {
@@ -585,15 +638,12 @@ impl ReconcileWriter {
     }
 
     fn json(&self, judged: &Judged<'_>) -> String {
-        let mut row = Map::new();
-        for (i, (name, value)) in self.header.iter().zip(self.padded(judged)).enumerate() {
-            // Two columns of one name keep both values: the later one is `name (N)`.
-            let key = match row.contains_key(name) {
-                true => format!("{name} ({})", i + 1),
-                false => name.clone(),
-            };
-            row.insert(key, Value::String(value));
-        }
+        let row: Map<String, Value> = self
+            .row_keys
+            .iter()
+            .cloned()
+            .zip(self.padded(judged).into_iter().map(Value::String))
+            .collect();
         fn some(s: &str) -> Option<&str> {
             (!s.is_empty()).then_some(s)
         }
