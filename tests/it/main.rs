@@ -14,6 +14,7 @@ mod hostile;
 mod leaks;
 mod properties;
 mod reconcile;
+mod reconcile_resume;
 mod resume;
 mod resume_trust;
 mod sandbox;

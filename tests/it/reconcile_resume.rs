@@ -1,0 +1,533 @@
+//! `reconcile --resume FILE`: an earlier reconciliation's final rows are carried over
+//! unchanged, in their place, and count in the totals exactly; the rest is asked again;
+//! a carried MATCHED row never outlives a change of what its row expects.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+
+/// One row of every result: MATCHED, UNDERPAID, OVERPAID, FAILED, NOT_FOUND (carried);
+/// NOT_FINAL and UNVERIFIED (asked again); DUPLICATE and INVALID_ROW (decided from the
+/// file). A quoted comma in a cell, an empty currency cell, and differences of 50 kobo and
+/// 1 kobo so that any rounding would show in the totals.
+const ORDERS: &str = "Order ID,Reference,Customer,Amount,Currency\n\
+1001,SANDBOX-OK-1001,\"Okafor, Ada\",40000,NGN\n\
+1002,SANDBOX-AMOUNT-3999950-1002,Bola,40000,\n\
+1003,SANDBOX-AMOUNT-4000001-1003,Chi,40000,NGN\n\
+1004,SANDBOX-FAILED-1004,Dayo,40000.5,NGN\n\
+1005,NO-SUCH-1005,Efe,40000,NGN\n\
+1006,SANDBOX-PENDING-1006,Femi,40000,NGN\n\
+1007,SANDBOX-ERROR-1007,Gbenga,40000,NGN\n\
+1008,SANDBOX-OK-1001,Hauwa,40000,NGN\n\
+1009,SANDBOX-OK-1009,Ife,forty,NGN\n";
+/// How many rows of ORDERS are asked again on resume: NOT_FINAL and UNVERIFIED, and from
+/// csv the MATCHED row too (a csv row holds no response to check again).
+fn asked_again(format: &str) -> usize {
+    if format == "csv" { 3 } else { 2 }
+}
+
+/// `payverify reconcile --sandbox --retries 0 -v FILE ARGS` in `dir`.
+fn reconcile(dir: &TempDir, file: &str, args: &[&str]) -> std::process::Output {
+    payverify()
+        .current_dir(dir.path())
+        .args(["reconcile", "--sandbox", "--retries", "0", "-v", file])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn requests(out: &std::process::Output) -> usize {
+    stderr_of(out).matches("payverify: sandbox: GET").count()
+}
+
+/// The summary table on stderr (from its heading to the end).
+fn summary_table(out: &std::process::Output) -> String {
+    let stderr = stderr_of(out);
+    let at = stderr.find("payverify: summary\n").unwrap_or(stderr.len());
+    stderr[at..].to_owned()
+}
+
+fn summary_json(dir: &TempDir, name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
+}
+
+#[test]
+fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
+    for format in ["csv", "jsonl"] {
+        let dir = TempDir::new("reconcile-resume-complete");
+        dir.write("orders.csv", ORDERS);
+        let first = reconcile(
+            &dir,
+            "orders.csv",
+            &["-o", format, "--summary-json", "s1.json"],
+        );
+        assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+        assert_eq!(requests(&first), 7, "{}", stderr_of(&first));
+        dir.write(&format!("run1.{format}"), &first.stdout);
+
+        let run1 = format!("run1.{format}");
+        let args = ["-o", format, "--summary-json", "s2.json", "--resume", &run1];
+        let again = reconcile(&dir, "orders.csv", &args);
+        assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
+        assert_eq!(
+            requests(&again),
+            asked_again(format),
+            "{format}: {}",
+            stderr_of(&again)
+        );
+        // Every row in its place; the carried ones byte for byte.
+        assert_eq!(stdout_of(&again), stdout_of(&first), "{format}");
+        // The totals count the carried rows exactly, to the kobo.
+        assert_eq!(summary_json(&dir, "s2.json"), summary_json(&dir, "s1.json"));
+        assert_eq!(summary_table(&again), summary_table(&first));
+        let s = summary_json(&dir, "s2.json");
+        // 7 rows of ₦40,000 and one of ₦40,000.50 (the invalid row counts nothing).
+        assert_eq!(s["expected_total_kobo"], 32_000_050, "{s}");
+        assert_eq!(s["matched_total_kobo"], 4_000_000, "{s}");
+        assert_eq!(s["net_difference_kobo"], -49, "{s}");
+        assert_eq!(s["results"]["OVERPAID"]["gateway_kobo"], 4_000_001, "{s}");
+        assert!(
+            stderr_of(&again).contains(&format!(
+                "payverify: 9 references ({} carried over, {} asked, 2 decided from the input) in ",
+                7 - asked_again(format),
+                asked_again(format)
+            )),
+            "{}",
+            stderr_of(&again)
+        );
+
+        // Resuming the resumed run's output asks the same rows again, no more.
+        dir.write(&format!("run2.{format}"), &again.stdout);
+        let run2 = format!("run2.{format}");
+        let third = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &run2]);
+        assert_eq!(third.status.code(), Some(9));
+        assert_eq!(requests(&third), asked_again(format));
+        assert_eq!(stdout_of(&third), stdout_of(&first));
+    }
+}
+
+/// Every row MATCHED or FAILED: the exit is the merge over carried and asked rows alike.
+#[test]
+fn the_exit_status_merges_carried_and_asked_rows() {
+    let dir = TempDir::new("reconcile-resume-exit");
+    dir.write(
+        "orders.csv",
+        "reference,amount\nSANDBOX-OK-1,40000\nSANDBOX-OK-2,40000\n",
+    );
+    let first = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    dir.write("run1.jsonl", &first.stdout);
+    dir.write(
+        "more.csv",
+        "reference,amount\nSANDBOX-OK-1,40000\nSANDBOX-OK-2,40000\nSANDBOX-FAILED-3,40000\n",
+    );
+    let out = reconcile(&dir, "more.csv", &["-o", "jsonl", "--resume", "run1.jsonl"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert_eq!(requests(&out), 1);
+    // Only MATCHED rows carried, the FAILED asked: carried exit 0 plus asked exit 1.
+    let stdout = stdout_of(&out);
+    assert!(stdout.starts_with(&stdout_of(&first)), "{stdout}");
+}
+
+/// Kill a reconciliation part way, resume from what it wrote: the same rows in the same
+/// order, and the same summary figures, as a run that was never interrupted.
+#[test]
+fn resuming_an_interrupted_reconciliation_gives_the_uninterrupted_result() {
+    let dir = TempDir::new("reconcile-resume-interrupted");
+    let mut orders = String::from("reference,amount,note\n");
+    for i in 0..40 {
+        match i % 5 {
+            0 => orders.push_str(&format!("SANDBOX-FAILED-{i},40000,\"a, b\"\n")),
+            _ => orders.push_str(&format!("SANDBOX-SLOW-150-{i},40000.{:02},x\n", i)),
+        }
+    }
+    dir.write("orders.csv", &orders);
+    let full = reconcile(
+        &dir,
+        "orders.csv",
+        &["-o", "jsonl", "-j", "4", "--summary-json", "full.json"],
+    );
+    assert_eq!(full.status.code(), Some(4), "{}", stderr_of(&full));
+
+    let part = dir.path().join("part.jsonl");
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+        .current_dir(dir.path())
+        .args([
+            "reconcile",
+            "--sandbox",
+            "orders.csv",
+            "-o",
+            "jsonl",
+            "-j",
+            "2",
+        ])
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&part).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let killed = child.wait_with_output().unwrap();
+    let stderr = stderr_of(&killed);
+    assert_eq!(killed.status.code(), Some(130), "{stderr}");
+    let written = std::fs::read_to_string(&part).unwrap().lines().count();
+    assert!(written > 0 && written < 40, "{written} lines: {stderr}");
+    assert!(
+        stderr.contains(
+            "payverify: to finish this run, resume it: payverify reconcile --sandbox \
+             orders.csv -o jsonl -j 2 --resume part.jsonl > part-resumed.jsonl\n"
+        ),
+        "{stderr}"
+    );
+
+    let resumed = reconcile(
+        &dir,
+        "orders.csv",
+        &[
+            "-o",
+            "jsonl",
+            "--resume",
+            "part.jsonl",
+            "--summary-json",
+            "resumed.json",
+        ],
+    );
+    assert_eq!(resumed.status.code(), Some(4), "{}", stderr_of(&resumed));
+    assert_eq!(requests(&resumed), 40 - written);
+    assert_eq!(stdout_of(&resumed), stdout_of(&full));
+    assert_eq!(
+        summary_json(&dir, "resumed.json"),
+        summary_json(&dir, "full.json")
+    );
+    assert_eq!(summary_table(&resumed), summary_table(&full));
+}
+
+#[test]
+fn a_torn_last_line_is_ignored_with_a_warning_and_its_row_asked_again() {
+    for format in ["jsonl", "csv"] {
+        let dir = TempDir::new("reconcile-resume-torn");
+        dir.write(
+            "orders.csv",
+            "reference,amount\nSANDBOX-OK-1,40000\nSANDBOX-FAILED-2,40000\nSANDBOX-OK-3,40000\n",
+        );
+        let first = reconcile(&dir, "orders.csv", &["-o", format]);
+        assert_eq!(first.status.code(), Some(1));
+        let text = stdout_of(&first);
+        let torn = format!("torn.{format}");
+        dir.write(&torn, &text[..text.len() - 20]);
+        let again = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &torn]);
+        assert_eq!(again.status.code(), Some(1), "{}", stderr_of(&again));
+        assert_eq!(stdout_of(&again), text);
+        // The torn row, and from csv the MATCHED row too.
+        let asked = if format == "csv" { 2 } else { 1 };
+        assert_eq!(requests(&again), asked, "{format}");
+        assert!(
+            stderr_of(&again).contains(&format!(
+                "payverify: warning: --resume {torn}: the last line is incomplete (the run \
+                 was stopped while writing it); it is ignored and its reference asked again\n"
+            )),
+            "{}",
+            stderr_of(&again)
+        );
+    }
+}
+
+/// What is not a reconcile output of this file's layout in this format: exit 2, one line,
+/// nothing on stdout, no request.
+#[test]
+fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
+    let dir = TempDir::new("reconcile-resume-foreign");
+    dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+    for format in ["jsonl", "csv"] {
+        let verify = payverify()
+            .current_dir(dir.path())
+            .args(["verify", "--sandbox", "--from", "refs.txt", "-o", format])
+            .output()
+            .unwrap();
+        assert_eq!(verify.status.code(), Some(0));
+        dir.write(&format!("verify.{format}"), &verify.stdout);
+        // The same orders under another header (a renamed column).
+        dir.write("renamed.csv", "Reference,Amount\nSANDBOX-OK-1,40000\n");
+        let other = reconcile(&dir, "renamed.csv", &["-o", format]);
+        assert_eq!(other.status.code(), Some(0));
+        dir.write(&format!("renamed.{format}"), &other.stdout);
+    }
+    let ours = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
+    dir.write("ours.jsonl", &ours.stdout);
+    let matched = stdout_of(&ours);
+    let cases: Vec<(&str, &str, String, &str)> = vec![
+        (
+            "verify.jsonl",
+            "jsonl",
+            String::new(),
+            "line 1 has a field payverify does not write (\"reference\"); this is not an \
+             output of payverify reconcile",
+        ),
+        (
+            "verify.csv",
+            "csv",
+            String::new(),
+            "line 1 is neither a jsonl record nor the csv header; this is not an output of \
+             payverify reconcile",
+        ),
+        (
+            "renamed.jsonl",
+            "jsonl",
+            String::new(),
+            "line 1 is a row of an orders file with other columns than this one's header",
+        ),
+        (
+            "renamed.csv",
+            "csv",
+            String::new(),
+            "line 1 is a row of an orders file with other columns than this one's header",
+        ),
+        (
+            "notes.txt",
+            "jsonl",
+            "SANDBOX-OK-1 was fine\n".into(),
+            "line 1 is neither a jsonl record nor the csv header",
+        ),
+        (
+            "unknown-result.jsonl",
+            "jsonl",
+            matched.replace("\"MATCHED\"", "\"PAID\""),
+            "line 1 has an unknown result",
+        ),
+        (
+            "forged-status.jsonl",
+            "jsonl",
+            matched.replace(
+                "\"gateway_status\":\"SUCCESSFUL\"",
+                "\"gateway_status\":\"FAILED\"",
+            ),
+            "line 1 is MATCHED without a matching transaction status",
+        ),
+        (
+            "forged-code.jsonl",
+            "jsonl",
+            matched.replace("\"gateway_code\":\"00\"", "\"gateway_code\":\"51\""),
+            "line 1 is MATCHED with an error or a code other than 00",
+        ),
+        (
+            "fractional.jsonl",
+            "jsonl",
+            matched.replace(
+                "\"expected_amount_kobo\":4000000",
+                "\"expected_amount_kobo\":4000000.5",
+            ),
+            "line 1 has a \"expected_amount_kobo\" that is not a whole number",
+        ),
+        (
+            "twice.jsonl",
+            "jsonl",
+            format!("{matched}{}", matched.replace("\"line\":2", "\"line\":3")),
+            "line 2 is a second record for reference \"SANDBOX-OK-1\" (the first is on line 1)",
+        ),
+    ];
+    for (name, format, content, why) in cases {
+        if !content.is_empty() {
+            dir.write(name, &content);
+        }
+        let out = reconcile(&dir, "orders.csv", &["-o", format, "--resume", name]);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("payverify: --resume {name}: {why}"))
+                && stderr.lines().count() == 1,
+            "{name}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{name}");
+        assert_eq!(requests(&out), 0, "{name}");
+    }
+    // Another -o than the earlier run's, and formats a row cannot be carried in.
+    let out = reconcile(&dir, "orders.csv", &["-o", "csv", "--resume", "ours.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: --resume ours.jsonl: it is jsonl output and this run's -o is csv; resume \
+         with the format of the earlier run\n"
+    );
+    for format in ["table", "json"] {
+        let out = reconcile(
+            &dir,
+            "orders.csv",
+            &["-o", format, "--resume", "ours.jsonl"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert_eq!(
+            stderr_of(&out),
+            "payverify: --resume needs -o jsonl or -o csv, the format of the earlier run's \
+             output\n"
+        );
+    }
+}
+
+/// A MATCHED row is carried only while this input's row still expects what it matched:
+/// a changed amount, a changed default currency or a merchant ref now checked has it
+/// asked again (never a stale exit 0); so does `--hmac require` over a run that let a bad
+/// hmac through.
+#[test]
+fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
+    for format in ["jsonl", "csv"] {
+        let dir = TempDir::new("reconcile-resume-trust");
+        dir.write(
+            "orders.csv",
+            "Order ID,reference,amount,currency\n1001,SANDBOX-OK-1,40000,\n1002,SANDBOX-OK-2,40000,NGN\n",
+        );
+        let first = reconcile(&dir, "orders.csv", &["-o", format]);
+        assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+        let run1 = format!("run1.{format}");
+        dir.write(&run1, &first.stdout);
+        // A csv row holds no response to check again: its MATCHED rows (both) are always
+        // asked; jsonl carries those whose stored answer still holds.
+        let asked = |jsonl: usize| if format == "jsonl" { jsonl } else { 2 };
+
+        // The same file: in jsonl everything carried, nothing asked, exit 0.
+        let same = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &run1]);
+        assert_eq!(same.status.code(), Some(0));
+        assert_eq!(requests(&same), asked(0), "{format}");
+        assert_eq!(same.stdout, first.stdout);
+
+        // The first order now expects ₦45,000: asked again, UNDERPAID, exit 4.
+        dir.write(
+            "changed.csv",
+            "Order ID,reference,amount,currency\n1001,SANDBOX-OK-1,45000,\n1002,SANDBOX-OK-2,40000,NGN\n",
+        );
+        let out = reconcile(&dir, "changed.csv", &["-o", format, "--resume", &run1]);
+        assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), asked(1), "{format}");
+        let stdout = stdout_of(&out);
+        assert!(
+            stdout.contains("UNDERPAID") && !stdout.contains("45000,,MATCHED"),
+            "{stdout}"
+        );
+        assert!(
+            stderr_of(&out).contains(&format!(
+                "payverify: warning: {} rows of the --resume file were asked again: a row is \
+                 carried only if it is this input's row as it was (every cell, its line, its \
+                 expected amount) and, if MATCHED, its stored response passes this row's \
+                 checks with an hmac valid under this run's secret (a csv row holds no \
+                 response)\n",
+                asked(1)
+            )),
+            "{}",
+            stderr_of(&out)
+        );
+
+        // Same cells, but the currency an empty cell expects is now USD.
+        let out = reconcile(
+            &dir,
+            "orders.csv",
+            &["-o", format, "--resume", &run1, "--currency", "USD"],
+        );
+        assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), asked(1), "{format}");
+        assert!(stdout_of(&out).contains("CURRENCY_MISMATCH"));
+
+        // Same cells, but a merchant ref is now expected (read from the Order ID column).
+        let out = reconcile(
+            &dir,
+            "orders.csv",
+            &[
+                "-o",
+                format,
+                "--resume",
+                &run1,
+                "--merchant-ref-column",
+                "Order ID",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 2, "{format}");
+
+        // The same amounts written in kobo (--amount-unit kobo): the same expectations,
+        // but not the same cells as the earlier rows, so asked again (and still MATCHED).
+        dir.write(
+            "kobo.csv",
+            "Order ID,reference,amount,currency\n1001,SANDBOX-OK-1,4000000,\n1002,SANDBOX-OK-2,4000000,NGN\n",
+        );
+        let out = reconcile(
+            &dir,
+            "kobo.csv",
+            &["-o", format, "--resume", &run1, "--amount-unit", "kobo"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 2, "{format}");
+
+        // Rows moved down a line: jsonl records the line, so they are asked again there.
+        dir.write(
+            "moved.csv",
+            "Order ID,reference,amount,currency\n\n1001,SANDBOX-OK-1,40000,\n1002,SANDBOX-OK-2,40000,NGN\n",
+        );
+        let out = reconcile(&dir, "moved.csv", &["-o", format, "--resume", &run1]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(requests(&out), 2, "{format}");
+
+        // A forged file for the ₦45,000 order: the row, its expected amount and the stored
+        // response's amount all say ₦45,000, still MATCHED. The hmac no longer signs that
+        // answer: asked again, UNDERPAID, never a false exit 0.
+        if format == "jsonl" {
+            let forged = stdout_of(&first)
+                .replacen("\"amount\":\"40000\"", "\"amount\":\"45000\"", 1)
+                .replacen(
+                    "\"expected_amount_kobo\":4000000",
+                    "\"expected_amount_kobo\":4500000",
+                    1,
+                )
+                .replacen(
+                    "\"gateway_amount_kobo\":4000000",
+                    "\"gateway_amount_kobo\":4500000",
+                    1,
+                )
+                .replacen("\"amount\":4000000", "\"amount\":4500000", 1);
+            assert_eq!(forged.matches("4500000").count(), 3, "{forged}");
+            dir.write("forged.jsonl", &forged);
+            let out = reconcile(
+                &dir,
+                "changed.csv",
+                &["-o", format, "--resume", "forged.jsonl"],
+            );
+            assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+            assert_eq!(requests(&out), 1);
+            assert!(stdout_of(&out).contains("\"result\":\"UNDERPAID\""));
+        }
+    }
+
+    // --hmac warn let a bad hmac through as MATCHED: a row is carried only with a valid
+    // hmac whatever --hmac says, so it is asked again (still MATCHED under warn, and
+    // INTEGRITY_FAILED under require).
+    for format in ["jsonl", "csv"] {
+        let dir = TempDir::new("reconcile-resume-hmac");
+        dir.write("orders.csv", "reference,amount\nSANDBOX-BADHMAC-1,40000\n");
+        let first = reconcile(&dir, "orders.csv", &["-o", format, "--hmac", "warn"]);
+        assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+        assert!(stdout_of(&first).contains("MATCHED"));
+        let run1 = format!("run1.{format}");
+        dir.write(&run1, &first.stdout);
+        let out = reconcile(
+            &dir,
+            "orders.csv",
+            &["-o", format, "--resume", &run1, "--hmac", "warn"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 1);
+        let out = reconcile(
+            &dir,
+            "orders.csv",
+            &["-o", format, "--resume", &run1, "--hmac", "require"],
+        );
+        assert_eq!(out.status.code(), Some(4), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 1);
+        assert!(stdout_of(&out).contains("INTEGRITY_FAILED"));
+    }
+}
