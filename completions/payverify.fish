@@ -213,6 +213,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s o -l o
 json\t'The service\'s JSON object exactly as received, pretty-printed (several references: one array of records)'
 jsonl\t'One JSON record per reference per line'
 csv\t'A header row, then one row per reference (RFC 4180 quoting)'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l resume -d 'Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv, the same -o as now, complete or cut short). A row whose result there is final (anything but UNVERIFIED and NOT_FINAL) and that is still the same row is not asked again: its earlier output row is written again unchanged, in its place. Write to a new file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l summary-json -d 'Also write the summary (rows and totals per result and currency, at risk, net difference) as JSON to FILE, written whole at the end; `-` and the orders file itself are refused' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l delimiter -d 'The column separator: `,`, `;` or `tab` [default: detected from the header line]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l reference-column -d 'The reference column [default: the first of reference, ref, transaction ref, transactionRef, payment reference, reference number; case, spaces, _ and - ignored]' -r

@@ -67,6 +67,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "payverify reconcile -q -o csv orders.csv >out.csv || mail -s orders ops <out.csv",
             ),
             (
+                "Finish an interrupted reconciliation, asking only what is not final",
+                "payverify reconcile orders.csv -o csv --resume run1.csv > run2.csv",
+            ),
+            (
                 "Amounts in kobo, the reference column named",
                 "payverify reconcile settlement.csv --amount-unit kobo --reference-column TxnRef",
             ),
