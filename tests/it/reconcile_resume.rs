@@ -424,6 +424,25 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
             stderr_of(&out)
         );
 
+        // A jsonl record edited to answer for another transaction: asked again.
+        if format == "jsonl" {
+            let text = stdout_of(&first).replacen(
+                "\"transactionRef\":\"SANDBOX-OK-1\"",
+                "\"transactionRef\":\"SANDBOX-OK-9\"",
+                1,
+            );
+            assert_ne!(text, stdout_of(&first));
+            dir.write("other-ref.jsonl", &text);
+            let out = reconcile(
+                &dir,
+                "orders.csv",
+                &["-o", format, "--resume", "other-ref.jsonl"],
+            );
+            assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+            assert_eq!(requests(&out), 1);
+            assert_eq!(out.stdout, first.stdout);
+        }
+
         // Same cells, but the currency an empty cell expects is now USD.
         let out = reconcile(
             &dir,
