@@ -550,3 +550,43 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
         assert!(stdout_of(&out).contains("INTEGRITY_FAILED"));
     }
 }
+
+/// A carried row counts in the totals of the currency its row expects, as an asked one
+/// does: the same per-currency summary whether the rows were carried or asked.
+#[test]
+fn carried_rows_count_in_their_own_currency() {
+    let dir = TempDir::new("reconcile-resume-currency");
+    dir.write(
+        "orders.csv",
+        "reference,amount,currency\nSANDBOX-OK-1,40000,USD\nSANDBOX-OK-2,40000,NGN\n\
+         SANDBOX-PENDING-3,10.5,USD\n",
+    );
+    let first = reconcile(
+        &dir,
+        "orders.csv",
+        &["-o", "jsonl", "--summary-json", "s1.json"],
+    );
+    assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+    dir.write("run1.jsonl", &first.stdout);
+    let args = [
+        "-o",
+        "jsonl",
+        "--summary-json",
+        "s2.json",
+        "--resume",
+        "run1.jsonl",
+    ];
+    let again = reconcile(&dir, "orders.csv", &args);
+    assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
+    assert_eq!(requests(&again), 1);
+    assert_eq!(again.stdout, first.stdout);
+    let s = summary_json(&dir, "s2.json");
+    assert_eq!(s, summary_json(&dir, "s1.json"));
+    let usd = &s["other_currencies"]["USD"];
+    assert_eq!(
+        usd["results"]["CURRENCY_MISMATCH"]["expected_minor"], 4_000_000,
+        "{s}"
+    );
+    assert_eq!(usd["expected_total_minor"], 4_001_050, "{s}");
+    assert_eq!(s["matched_total_kobo"], 4_000_000, "{s}");
+}
