@@ -420,8 +420,10 @@ impl Batch {
             stopped = Some(Stopped::Interrupted);
         }
         // Every position read was written or tallied; a stop before the input's end (or
-        // before its last positions came back) leaves some undecided.
-        if stopped.is_some() && total != Some(next) {
+        // before its last positions came back) leaves some undecided. A reader halted by
+        // the stop reports as its total only what it had read, so that total equalling the
+        // positions written proves nothing unless the input was read to its end first.
+        if stopped.is_some() && !(input_complete && total == Some(next)) {
             exit = exit.merge(writer.stopped_early());
         }
         if stopped == Some(Stopped::Interrupted) {
