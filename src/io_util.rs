@@ -1,7 +1,7 @@
 //! Helpers for I/O errors, shared by every layer that reads or writes files and sockets.
 
 /// An io::Error's reason without the "(os error N)" noise.
-pub fn io_reason(e: &std::io::Error) -> String {
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),

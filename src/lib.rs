@@ -13,25 +13,38 @@
 //! - [`sandbox`]: the loopback stand-in for the service.
 //! - support: [`exit`], [`log`], [`signal`], [`secret`], [`terminal`], [`io_util`].
 
-pub mod batch;
-pub mod cli;
-pub mod commands;
-pub mod domain;
-pub mod render;
+mod batch;
+mod cli;
+mod commands;
+mod domain;
+mod render;
 pub mod sandbox;
-pub mod settings;
-pub mod transport;
+mod settings;
+mod transport;
 
-pub mod exit;
-pub mod io_util;
-pub mod log;
-pub mod secret;
-pub mod signal;
-pub mod terminal;
+mod exit;
+mod io_util;
+mod log;
+mod secret;
+mod signal;
+mod terminal;
 
-pub use domain::{checks, model, money, outcome, reference, signature};
-pub use settings::file as config;
-pub use transport::{base_url, client};
+// The library's surface: what the binary, the integration tests (tests/it) and the fuzz
+// targets (fuzz/) use. Everything else is private to the crate.
+pub use domain::checks::{Expectations, HmacMode, evaluate, signed_message};
+pub use domain::model::{Verification, parse_object};
+pub use domain::money::Kobo;
+pub use domain::outcome::{OUTCOME_NAMES, Outcome, Verdict, classify_response};
+pub use domain::reference::{Reference, decode_segment, encode_segment};
+pub use domain::signature::{sign, verify as verify_signature};
+pub use exit::Exit;
+pub use log::{Level, Log, panic_line};
+pub use render::records::CSV_COLUMNS;
+pub use secret::Secret;
+pub use settings::file::parse as parse_config;
+pub use terminal::is_unsafe;
+pub use transport::base_url::BaseUrl;
+pub use transport::client::Response;
 
 #[cfg(test)]
 mod testutil;
@@ -40,8 +53,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::cli::{Command, GlobalArgs, WebhookCommand};
-use crate::exit::{Exit, Failure};
-use crate::log::{Level, Log};
+use crate::exit::Failure;
 use crate::settings::Context;
 
 /// Runs payverify with `args` (including the program name) and returns its exit status.

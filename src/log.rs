@@ -11,7 +11,7 @@ use crate::terminal;
 
 /// A stderr line as it is written: every registered secret form redacted, then control
 /// characters escaped. Used for all stderr output, including panic messages.
-pub fn scrub(text: &str) -> String {
+pub(crate) fn scrub(text: &str) -> String {
     terminal::safe(&secret::redact(text)).into_owned()
 }
 
@@ -105,7 +105,7 @@ pub fn panic_line(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A panic's message, scrubbed of secrets and folded to one line.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let what = payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -117,7 +117,7 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Folds runs of ASCII whitespace (newlines, tabs) into one space. Other control
 /// characters are left for the terminal sanitiser to show escaped. Callers redact secrets
 /// before folding, so a secret with two spaces in it is still recognised.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last_space = false;
     for c in text.trim_matches(|c: char| c.is_ascii_whitespace()).chars() {
@@ -133,7 +133,7 @@ pub fn one_line(text: &str) -> String {
 
 /// Folds service-provided text onto one line and cuts it to a readable length. Redact
 /// secrets before calling this: a cut can leave part of a secret unrecognisable.
-pub fn truncate(text: &str, max_chars: usize) -> String {
+pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
     let text = one_line(text);
     if text.chars().count() <= max_chars {
         return text;

@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use payverify::exit::Exit;
+use payverify::Exit;
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
-        let line = payverify::log::panic_line(info.payload());
+        let line = payverify::panic_line(info.payload());
         let _ = writeln!(std::io::stderr(), "{line}");
     }));
     match std::panic::catch_unwind(|| payverify::run(std::env::args_os())) {

@@ -10,11 +10,11 @@ use base64::Engine as _;
 static FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 /// What a secret form is replaced with.
-pub const REDACTED: &str = "<redacted>";
+pub(crate) const REDACTED: &str = "<redacted>";
 
 /// Registers `value` as never to be printed. Values shorter than 4 characters are ignored:
 /// they would redact ordinary words, and a secret that short is refused elsewhere.
-pub fn register(value: &str) {
+pub(crate) fn register(value: &str) {
     if value.chars().count() < 4 {
         return;
     }
@@ -30,7 +30,7 @@ pub fn register(value: &str) {
 /// Registers the secret and every form of it a service could echo: the secret, the
 /// `id:secret` pair, and the base64 of both (padded and unpadded), which is what an
 /// Authorization header carries.
-pub fn register_credentials(client_id: &str, secret: &Secret) {
+pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
     let secret = secret.expose();
     let pair = format!("{client_id}:{secret}");
     let engine = &base64::engine::general_purpose::STANDARD;
@@ -50,7 +50,7 @@ pub fn register_credentials(client_id: &str, secret: &Secret) {
 /// `text` with every registered secret form replaced by `<redacted>`. Callers pass the
 /// whole text, before any truncation or whitespace folding, so no part of a secret is cut
 /// off or changed before it is recognised.
-pub fn redact(text: &str) -> String {
+pub(crate) fn redact(text: &str) -> String {
     let mut out = text.to_owned();
     if let Ok(forms) = FORMS.read() {
         for form in forms.iter() {
@@ -65,7 +65,7 @@ pub fn redact(text: &str) -> String {
 /// Redacts every string (and object key) inside a JSON value, in place: a service that
 /// echoes the secret in a field must not get it into a record or the table. Numbers,
 /// booleans and untouched strings stay exactly as received.
-pub fn redact_json(value: &mut serde_json::Value) {
+pub(crate) fn redact_json(value: &mut serde_json::Value) {
     use serde_json::Value;
     let any = FORMS.read().is_ok_and(|f| !f.is_empty());
     if !any {

@@ -7,14 +7,14 @@ use std::sync::{Arc, Mutex};
 use crate::exit::{Exit, Failure};
 
 /// Set once the process is asked to stop (SIGINT, SIGTERM, SIGHUP).
-pub struct Interrupt {
+pub(crate) struct Interrupt {
     flag: Arc<AtomicBool>,
     signalled: Mutex<Receiver<()>>,
 }
 
 impl Interrupt {
     /// Installs the handler; the process can have only one.
-    pub fn install() -> Result<Self, Failure> {
+    pub(crate) fn install() -> Result<Self, Failure> {
         let flag = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
         let set = flag.clone();
@@ -33,12 +33,12 @@ impl Interrupt {
     }
 
     /// A flag that turns true on the signal, for worker threads.
-    pub fn flag(&self) -> Arc<AtomicBool> {
+    pub(crate) fn flag(&self) -> Arc<AtomicBool> {
         self.flag.clone()
     }
 
     /// Blocks until the signal arrives.
-    pub fn wait(&self) {
+    pub(crate) fn wait(&self) {
         if let Ok(rx) = self.signalled.lock() {
             let _ = rx.recv();
         }

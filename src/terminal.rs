@@ -32,7 +32,7 @@ pub fn is_unsafe(c: char) -> bool {
 }
 
 /// `text` with every unsafe character shown escaped; borrowed when there is none.
-pub fn safe(text: &str) -> Cow<'_, str> {
+pub(crate) fn safe(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }
@@ -45,7 +45,7 @@ pub fn safe(text: &str) -> Cow<'_, str> {
 
 /// `text` in double quotes, with quotes and backslashes escaped as well as unsafe
 /// characters, for values whose exact form matters (`status " SUCCESSFUL"`).
-pub fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {

@@ -8,14 +8,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match payverify::config::parse(text, Path::new("fuzz.toml")) {
+    match payverify::parse_config(text, Path::new("fuzz.toml")) {
         Ok(config) => {
             for profile in config.profiles.values() {
                 if let Some(spec) = &profile.client_secret_command {
                     let _ = spec.argv();
                 }
                 if let Some(url) = &profile.base_url {
-                    let _ = payverify::base_url::BaseUrl::parse(url);
+                    let _ = payverify::BaseUrl::parse(url);
                 }
             }
         }

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use payverify::reference::{Reference, decode_segment, encode_segment};
+use payverify::{Reference, decode_segment, encode_segment};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -2,11 +2,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use payverify::checks::{self, Expectations, HmacMode};
-use payverify::client::Response;
-use payverify::money::Kobo;
-use payverify::outcome::{OUTCOME_NAMES, Outcome, Verdict, classify_response};
-use payverify::secret::Secret;
+use payverify::{Expectations, HmacMode};
+use payverify::Response;
+use payverify::Kobo;
+use payverify::{OUTCOME_NAMES, Outcome, Verdict, classify_response};
+use payverify::Secret;
 
 fuzz_target!(|data: &[u8]| {
     let (status, body) = match data {
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(v.status.as_deref(), Some("SUCCESSFUL"));
     }
     let checks = outcome.verification().map(|v| {
-        checks::evaluate(
+        payverify::evaluate(
             v,
             HmacMode::Require,
             &Secret::new("sandbox-secret"),

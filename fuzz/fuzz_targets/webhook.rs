@@ -3,26 +3,24 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use payverify::checks;
-use payverify::model::{Verification, parse_object};
-use payverify::secret::Secret;
-use payverify::signature;
+use payverify::{Verification, parse_object};
+use payverify::Secret;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(payload) = parse_object(data).and_then(Verification::from_object) else {
         return;
     };
-    let Ok(message) = checks::signed_message(&payload) else {
+    let Ok(message) = payverify::signed_message(&payload) else {
         return;
     };
     let secret = Secret::new("sandbox-secret");
     let Some(hmac) = payload.hmac.as_deref() else {
         return;
     };
-    if signature::verify(&secret, &message, hmac) {
+    if payverify::verify_signature(&secret, &message, hmac) {
         assert_eq!(
             hmac.trim().to_ascii_lowercase(),
-            signature::sign(&secret, &message)
+            payverify::sign(&secret, &message)
         );
     }
 });

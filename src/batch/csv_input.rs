@@ -24,7 +24,7 @@ use crate::terminal;
 
 /// How the amount column is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum AmountUnit {
+pub(crate) enum AmountUnit {
     /// Naira, exact to the kobo: 40000, 40000.5, 40,000.00, ₦40,000.00.
     #[default]
     Naira,

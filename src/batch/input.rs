@@ -14,11 +14,11 @@ use crate::domain::reference::Reference;
 use crate::exit::Failure;
 
 /// Longest line taken as a reference; longer lines are reported, not buffered whole.
-pub const MAX_LINE: usize = crate::domain::reference::MAX_LEN;
+pub(crate) const MAX_LINE: usize = crate::domain::reference::MAX_LEN;
 
 /// One source of references, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputSource {
+pub(crate) enum InputSource {
     /// A reference given as an argument, validated when the arguments were read.
     Literal(Reference),
     /// `-`: lines of stdin.
@@ -31,7 +31,7 @@ pub enum InputSource {
 pub(crate) type Item = super::Item<super::Carried>;
 
 /// The references of all sources, deduplicated, as an iterator.
-pub struct Input {
+pub(crate) struct Input {
     pending: VecDeque<InputSource>,
     /// The opened, checked readers of the stdin and file sources, in order.
     readers: VecDeque<Lines>,
@@ -44,15 +44,15 @@ pub struct Input {
 
 /// What the input held, for the message when it held no reference at all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Lines read from stdin and files.
-    pub lines: usize,
+    pub(crate) lines: usize,
     /// Lines with nothing but whitespace.
-    pub blank: usize,
+    pub(crate) blank: usize,
     /// Lines starting with `#`.
-    pub comments: usize,
+    pub(crate) comments: usize,
     /// Lines (or arguments) that are not a usable reference.
-    pub invalid: usize,
+    pub(crate) invalid: usize,
 }
 
 impl std::fmt::Display for Counts {
@@ -83,7 +83,10 @@ impl Input {
     /// Opens every file and stdin up front and reads their first bytes, so a missing,
     /// unreadable or UTF-16 input is a usage error (exit 2) before any request and before
     /// anything is written. A UTF-8 byte-order mark (what Notepad writes) is dropped.
-    pub fn open(sources: Vec<InputSource>, expect: Arc<Expectations>) -> Result<Input, Failure> {
+    pub(crate) fn open(
+        sources: Vec<InputSource>,
+        expect: Arc<Expectations>,
+    ) -> Result<Input, Failure> {
         let mut readers = VecDeque::new();
         let mut stdin_taken = false;
         for source in &sources {
@@ -120,11 +123,6 @@ impl Input {
             expect,
         })
     }
-
-    /// What has been read so far.
-    pub fn counts(&self) -> Counts {
-        self.counts
-    }
 }
 
 impl super::Source<super::Carried> for Input {
@@ -139,7 +137,7 @@ impl Input {
     /// before the run. `None` with stdin, or a file that is a pipe or cannot be counted
     /// (reading those would consume them). Duplicate or invalid lines in a file make it an
     /// upper bound.
-    pub fn known_len(sources: &[InputSource]) -> Option<usize> {
+    pub(crate) fn known_len(sources: &[InputSource]) -> Option<usize> {
         let mut literals = HashSet::new();
         let mut lines = 0usize;
         for source in sources {
@@ -388,7 +386,7 @@ mod tests {
         let path = dir.write("refs.txt", b"\n  \n#ORDER-17\n\xff\n");
         let mut input = Input::open(vec![InputSource::File(path)], Arc::default()).unwrap();
         assert_eq!(input.by_ref().count(), 1);
-        let counts = input.counts();
+        let counts = input.counts;
         assert_eq!(
             counts,
             Counts {

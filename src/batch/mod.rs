@@ -7,8 +7,8 @@
 //! `reconcile` share one reader, one worker pool, one pacing gate and one ordered writer.
 
 pub(crate) mod csv_input;
-pub mod input;
-pub mod resume;
+pub(crate) mod input;
+pub(crate) mod resume;
 mod seen;
 
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -29,12 +29,12 @@ use crate::domain::wait::{Polls, human};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::RecordWriter;
-pub use input::{Counts, Input, InputSource};
+pub(crate) use input::{Input, InputSource};
 
 /// What a batch's input yields, position by position. Every position but a note becomes
 /// one entry of the output, in input order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item<D> {
+pub(crate) enum Item<D> {
     /// A reference to ask the service about (a worker does).
     Job(Job),
     /// An entry decided without asking, written in its place.
@@ -56,7 +56,7 @@ pub enum Item<D> {
 }
 
 /// A batch's input: its items, read lazily on the reader thread.
-pub trait Source<D>: Iterator<Item = Result<Item<D>, Failure>> + Send {
+pub(crate) trait Source<D>: Iterator<Item = Result<Item<D>, Failure>> + Send {
     /// The error line when the input held nothing to verify, saying what it did hold
     /// (e.g. `no references to verify: 3 lines read, 2 blank, 1 comment`).
     fn empty_message(&self) -> String;
@@ -70,7 +70,7 @@ pub trait Source<D>: Iterator<Item = Result<Item<D>, Failure>> + Send {
 
 /// What the writer gets for one position.
 #[derive(Debug)]
-pub enum Entry<D> {
+pub(crate) enum Entry<D> {
     /// Verified by a worker during this run.
     Verified(Record),
     /// Decided without asking.
@@ -80,20 +80,20 @@ pub enum Entry<D> {
 /// What one entry counts as: merged into the exit status and the summary before it is
 /// written, so output that cannot be written never lowers the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// The entry's exit status.
-    pub exit: Exit,
+    pub(crate) exit: Exit,
     /// Its name in the summary line, one of [`Sink::names`].
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Whether it passed with warnings worth a look.
-    pub warned: bool,
+    pub(crate) warned: bool,
     /// Whether it was carried over from an earlier run (`--resume`) rather than asked.
-    pub carried: bool,
+    pub(crate) carried: bool,
 }
 
 /// Where a batch's entries go, on the main thread: `begin`, then each entry in input
 /// order, then `finish`.
-pub trait Sink<D> {
+pub(crate) trait Sink<D> {
     /// Writes what comes before the first entry (a CSV header, a JSON `[`).
     fn begin(&mut self) -> io::Result<()>;
     /// What `entry` counts as. Called for every entry the exit status merges, written or
@@ -114,7 +114,7 @@ pub trait Sink<D> {
     }
 }
 
-pub use resume::Carried;
+pub(crate) use resume::Carried;
 
 impl Sink<Carried> for RecordWriter {
     fn begin(&mut self) -> io::Result<()> {
@@ -164,26 +164,26 @@ const WINDOW_PER_JOB: usize = 16;
 
 /// Input notes (duplicates, skipped lines) shown one by one, per kind; the rest are counted
 /// and summed up at the end, so a file of a million duplicates costs no memory or scroll.
-pub const NOTES_SHOWN: usize = 10;
+pub(crate) const NOTES_SHOWN: usize = 10;
 
 /// How a batch runs.
-pub struct Batch {
+pub(crate) struct Batch {
     /// Worker threads.
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// How many references the input holds, when that can be known before the run
     /// (arguments, and files counted first; an upper bound), for the progress bar and the
     /// interrupted summary.
-    pub known_len: Option<usize>,
+    pub(crate) known_len: Option<usize>,
     /// Set on Ctrl-C/SIGTERM: stop starting references, exit 130.
-    pub stop: Arc<AtomicBool>,
+    pub(crate) stop: Arc<AtomicBool>,
     /// Set by the batch when it stops starting references for any reason (a signal, or
     /// the reader of stdout went away); the client stops retrying when it is set.
-    pub halt: Arc<AtomicBool>,
+    pub(crate) halt: Arc<AtomicBool>,
     /// `--wait`: how long a not-final reference is asked again (zero: not at all).
-    pub wait: Duration,
+    pub(crate) wait: Duration,
     /// The command that would finish the run if it is interrupted (`--resume`), shown in
     /// the interrupted summary.
-    pub resume_hint: Option<String>,
+    pub(crate) resume_hint: Option<String>,
 }
 
 enum Event<D> {
@@ -229,7 +229,7 @@ impl Batch {
     /// all, or 130 when interrupted. Every reference issued to a worker ends as a record,
     /// even when the worker fails; a reader of stdout going away stops the batch without
     /// lowering its exit status.
-    pub fn run<D: Send + 'static>(
+    pub(crate) fn run<D: Send + 'static>(
         &self,
         verifier: Arc<Verifier>,
         input: impl Source<D> + 'static,
@@ -647,13 +647,8 @@ fn worker<D>(
 }
 
 /// Verifies one job; a panic while doing so becomes that job's record (exit 10) instead of a
-/// lost index, and the worker goes on with the next job.
-pub fn verify_or_record_failure(verifier: &Verifier, job: &Job) -> Verdict {
-    check_or_record_failure(verifier, job, None).0
-}
-
-/// [`verify_or_record_failure`] for a `--wait` check: the request's retries end at
-/// `deadline`, and true comes with the verdict when they were cut short there.
+/// lost index, and the worker goes on with the next job. For a `--wait` check the request's
+/// retries end at `deadline`, and true comes with the verdict when they were cut short there.
 pub(crate) fn check_or_record_failure(
     verifier: &Verifier,
     job: &Job,

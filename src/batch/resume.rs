@@ -36,32 +36,32 @@ pub(crate) const MAX_RECORD: usize = 8 << 20;
 /// A record carried over from an earlier run: its text exactly as that run wrote it (one
 /// jsonl line or one csv row, without the line end), its exit status and outcome name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Carried {
+pub(crate) struct Carried {
     /// The earlier record, written again unchanged.
-    pub text: String,
+    pub(crate) text: String,
     /// Its exit status, merged into this run's.
-    pub exit: Exit,
+    pub(crate) exit: Exit,
     /// Its outcome name, counted in the summary.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Whether its checks gave warnings, counted in the summary.
-    pub warned: bool,
+    pub(crate) warned: bool,
     /// The kobo figures a reconcile row counts in the totals (`None` for verify records).
-    pub amounts: Option<Amounts>,
+    pub(crate) amounts: Option<Amounts>,
 }
 
 /// The figures of a carried reconcile row, read back exactly as written (kobo integers).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Amounts {
+pub(crate) struct Amounts {
     /// `expected_amount_kobo`.
-    pub expected: Option<i64>,
+    pub(crate) expected: Option<i64>,
     /// `gateway_amount_kobo`.
-    pub gateway: Option<i64>,
+    pub(crate) gateway: Option<i64>,
     /// `difference_kobo`.
-    pub difference: Option<i128>,
+    pub(crate) difference: Option<i128>,
     /// `gateway_currency`.
-    pub currency: Option<String>,
+    pub(crate) currency: Option<String>,
     /// The currency this run's row expects (whose totals the row counts in).
-    pub row_currency: Option<String>,
+    pub(crate) row_currency: Option<String>,
 }
 
 /// What a command's records look like, for reading them back.

@@ -25,7 +25,7 @@ const CHUNK: usize = 4096;
 
 /// A set of strings held as keyed 128-bit hashes, each with a small value kept beside its
 /// key (reconcile keeps the line a reference was first on; `()` costs nothing).
-pub struct Seen<V: Copy + Default = ()> {
+pub(crate) struct Seen<V: Copy + Default = ()> {
     hasher: SipHasher13,
     sorted: Sorted<V>,
     recent: HashMap<u128, V, BuildHasherDefault<KeyBits>>,
@@ -40,7 +40,7 @@ impl<V: Copy + Default> Default for Seen<V> {
 
 impl Seen {
     /// Adds `text`; true when it was not in the set.
-    pub fn insert(&mut self, text: &str) -> bool {
+    pub(crate) fn insert(&mut self, text: &str) -> bool {
         self.first(text, ()).is_none()
     }
 }
@@ -59,7 +59,7 @@ impl<V: Copy + Default> Seen<V> {
     }
 
     /// The value `text` was first added with, if it was.
-    pub fn find(&self, text: &str) -> Option<V> {
+    pub(crate) fn find(&self, text: &str) -> Option<V> {
         let key = self.hasher.hash(text.as_bytes()).as_u128();
         self.sorted
             .find(key)
@@ -68,7 +68,7 @@ impl<V: Copy + Default> Seen<V> {
 
     /// Adds `text` with `value`: `None` when it was new, else the value it was first
     /// added with (kept; `value` is dropped).
-    pub fn first(&mut self, text: &str, value: V) -> Option<V> {
+    pub(crate) fn first(&mut self, text: &str, value: V) -> Option<V> {
         let key = self.hasher.hash(text.as_bytes()).as_u128();
         if let Some(earlier) = self.sorted.find(key) {
             return Some(earlier);

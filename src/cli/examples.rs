@@ -2,7 +2,7 @@
 
 /// Examples per command path (`verify`, `webhook check`, ...): a short description, then
 /// the command line.
-pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "",
         &[
@@ -182,7 +182,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
 ];
 
 /// The EXAMPLES text for the command at `path` (`""` for payverify itself), if it has any.
-pub fn section(path: &str) -> Option<String> {
+pub(crate) fn section(path: &str) -> Option<String> {
     let (_, examples) = EXAMPLES.iter().find(|(p, _)| *p == path)?;
     let mut text = String::from("Examples:\n");
     for (what, line) in examples.iter() {

@@ -10,9 +10,9 @@ use crate::domain::money::Kobo;
 use crate::exit::Exit;
 use crate::settings::{Flags, timeout_from_secs, wait_from_text};
 // The value enums live with the layer that acts on them; clap parses them here.
-pub use crate::batch::csv_input::AmountUnit;
-pub use crate::render::{ColorChoice, OutputFormat};
-pub use crate::transport::client::AuthStyle;
+pub(crate) use crate::batch::csv_input::AmountUnit;
+pub(crate) use crate::render::{ColorChoice, OutputFormat};
+pub(crate) use crate::transport::client::AuthStyle;
 
 /// Verify payment transactions against the gateway's Verify Transaction operation.
 #[derive(Debug, Parser)]
@@ -22,60 +22,60 @@ pub use crate::transport::client::AuthStyle;
     propagate_version = true,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Options every subcommand accepts, before or after the subcommand name.
     #[command(flatten)]
-    pub global: GlobalArgs,
+    pub(crate) global: GlobalArgs,
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// Options accepted before or after any subcommand; help lists them under their own heading,
 /// after the subcommand's own options.
 #[derive(Debug, Args, Default, Clone)]
 #[command(next_help_heading = "Global options")]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]
     #[arg(long, global = true, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     /// Client id (the dashboard's public key) [env: PAYVERIFY_CLIENT_ID]
     #[arg(long, global = true, value_name = "ID")]
-    pub client_id: Option<String>,
+    pub(crate) client_id: Option<String>,
 
     /// Read the client secret from this file. There is no --client-secret flag on purpose:
     /// argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file.
     #[arg(long, global = true, value_name = "PATH")]
-    pub client_secret_file: Option<PathBuf>,
+    pub(crate) client_secret_file: Option<PathBuf>,
 
     /// Config profile to use [env: PAYVERIFY_PROFILE] [default: the file's default_profile,
     /// else a profile named default]
     #[arg(long, global = true, value_name = "NAME")]
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
 
     /// Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]
     #[arg(long, global = true, value_name = "PATH")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// When to colour output; `auto` colours only a terminal and honours NO_COLOR.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 
     /// Log each attempt (method, URL, status, time, retry decision) to stderr.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 
     /// Print nothing on stderr and no default table: the exit status is the answer. An
     /// explicit -o still writes its data on stdout.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 impl GlobalArgs {
     /// The settings flags of this command line: these global ones and a subcommand's
     /// per-run ones (`ProfileArgs::default()` for subcommands without them).
-    pub fn flags(&self, run: &ProfileArgs) -> Flags {
+    pub(crate) fn flags(&self, run: &ProfileArgs) -> Flags {
         Flags {
             config: self.config.clone(),
             profile: self.profile.clone(),
@@ -95,7 +95,7 @@ impl GlobalArgs {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Verify a transaction by its reference and report its outcome.
     Verify(VerifyArgs),
     /// Check an orders or settlement file (CSV) row by row against the gateway: each row
@@ -125,7 +125,7 @@ pub enum Command {
 
 /// `payverify config ...`.
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Print the config file that would be used.
     Path,
     /// Print the effective settings of the selected profile and where each comes from.
@@ -149,7 +149,7 @@ pub enum ConfigCommand {
 
 /// `payverify webhook ...`.
 #[derive(Debug, Subcommand)]
-pub enum WebhookCommand {
+pub(crate) enum WebhookCommand {
     /// Check a webhook body or saved verify response with the client secret, offline.
     /// Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a
     /// paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final;
@@ -159,37 +159,37 @@ pub enum WebhookCommand {
 
 /// Arguments of `payverify webhook check`.
 #[derive(Debug, Args)]
-pub struct WebhookCheckArgs {
+pub(crate) struct WebhookCheckArgs {
     /// The JSON payload file, or - for stdin [default: -]
     #[arg(value_name = "FILE|-")]
-    pub input: Option<PathBuf>,
+    pub(crate) input: Option<PathBuf>,
 
     /// Expectations.
     #[command(flatten)]
-    pub expect: ExpectArgs,
+    pub(crate) expect: ExpectArgs,
 }
 
 /// Arguments of `payverify doctor`.
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// A real transaction reference: verify it and say whether its hmac verifies under the
     /// configured secret, i.e. whether hmac = "require" is safe to set.
     #[arg(value_name = "REFERENCE")]
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
 
     /// `text`: one line per check; `json`: one object for scripts and support tickets
     /// (never holding the secret).
     #[arg(short, long, value_enum, default_value_t = DoctorFormat::Text, value_name = "FORMAT")]
-    pub output: DoctorFormat,
+    pub(crate) output: DoctorFormat,
 
     /// Settings a profile can also set; --timeout bounds each step.
     #[command(flatten)]
-    pub profile_args: ProfileArgs,
+    pub(crate) profile_args: ProfileArgs,
 }
 
 /// How `payverify doctor` prints its checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DoctorFormat {
+pub(crate) enum DoctorFormat {
     /// One line per check: its name, ok/warn/FAIL, what was found and the fix.
     Text,
     /// One JSON object: the checks, each with its details, and the exit status.
@@ -198,71 +198,71 @@ pub enum DoctorFormat {
 
 /// Arguments of `payverify sandbox`.
 #[derive(Debug, Args)]
-pub struct SandboxArgs {
+pub(crate) struct SandboxArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8089, value_name = "N")]
-    pub port: u16,
+    pub(crate) port: u16,
 
     /// Milliseconds added to every response, to model a real network.
     #[arg(long, default_value_t = 0, value_name = "N",
           value_parser = clap::value_parser!(u64).range(0..=60_000))]
-    pub latency_ms: u64,
+    pub(crate) latency_ms: u64,
 
     /// Serve HTTPS, with a certificate for 127.0.0.1, ::1 and localhost signed by a CA made
     /// at start; its PEM path is printed on the second line of stdout, for --ca-cert.
     #[arg(long)]
-    pub tls: bool,
+    pub(crate) tls: bool,
 
     /// Write the CA's PEM here instead of a temporary file (which is removed on exit).
     #[arg(long, value_name = "PATH", requires = "tls")]
-    pub tls_ca_out: Option<PathBuf>,
+    pub(crate) tls_ca_out: Option<PathBuf>,
 }
 
 /// Arguments of `payverify verify`.
 #[derive(Debug, Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Transaction references; `-` reads them from stdin, one per line (surrounding
     /// whitespace is trimmed; use `--` before one that starts with a hyphen).
     #[arg(value_name = "REFERENCE", required_unless_present = "from")]
-    pub references: Vec<String>,
+    pub(crate) references: Vec<String>,
 
     /// Read references from FILE, one per line; blank lines and lines starting with # are
     /// skipped.
     #[arg(long, value_name = "FILE")]
-    pub from: Option<PathBuf>,
+    pub(crate) from: Option<PathBuf>,
 
     /// Output format. One reference: table or the service's JSON object. Several: one
     /// record per reference (json is one array of the jsonl records). Given explicitly, it
     /// is written even with -q [default: table]
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
+    pub(crate) output: Option<OutputFormat>,
 
     /// Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now,
     /// complete or cut short). References whose record there is a final answer are not asked
     /// again: the record is written again unchanged, in its place. Write to a new file.
     #[arg(long, value_name = "FILE")]
-    pub resume: Option<PathBuf>,
+    pub(crate) resume: Option<PathBuf>,
 
     /// Workers, pacing and the sandbox.
     #[command(flatten)]
-    pub batch: BatchArgs,
+    pub(crate) batch: BatchArgs,
 
     /// Settings a profile can also set.
     #[command(flatten)]
-    pub profile_args: ProfileArgs,
+    pub(crate) profile_args: ProfileArgs,
 
     /// Expectations.
     #[command(flatten)]
-    pub expect: ExpectArgs,
+    pub(crate) expect: ExpectArgs,
 }
 
 /// Arguments of `payverify reconcile`.
 #[derive(Debug, Args)]
-pub struct ReconcileArgs {
+pub(crate) struct ReconcileArgs {
     /// The orders file: CSV with a header row (`,`, `;` or tab; a UTF-8 BOM and CRLF are
     /// fine), or - for stdin.
     #[arg(value_name = "FILE|-")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 
     /// Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every
     /// row, its own columns then result, difference_kobo, gateway_status, gateway_code,
@@ -270,12 +270,12 @@ pub struct ReconcileArgs {
     /// and `json` the same per row with the response. Given explicitly, it is written even
     /// with -q [default: table]
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
+    pub(crate) output: Option<OutputFormat>,
 
     /// With the table: list every row, MATCHED ones too (the table shows at most 1000 rows;
     /// -o csv streams every one).
     #[arg(long)]
-    pub all: bool,
+    pub(crate) all: bool,
 
     /// Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv,
     /// the same -o as now, complete or cut short). A row whose result there is final
@@ -283,86 +283,86 @@ pub struct ReconcileArgs {
     /// again: its earlier output row is written again unchanged, in its place. Write to a
     /// new file.
     #[arg(long, value_name = "FILE")]
-    pub resume: Option<PathBuf>,
+    pub(crate) resume: Option<PathBuf>,
 
     /// Also write the summary (rows and totals per result and currency, at risk, net
     /// difference) as JSON to FILE, written whole at the end; `-` and the orders file itself
     /// are refused.
     #[arg(long, value_name = "FILE")]
-    pub summary_json: Option<PathBuf>,
+    pub(crate) summary_json: Option<PathBuf>,
 
     /// The column separator: `,`, `;` or `tab` [default: detected from the header line]
     // Checked by the command (after the secret is known), so a mistyped value that is the
     // secret is never echoed raw.
     #[arg(long, value_name = "CHAR")]
-    pub delimiter: Option<String>,
+    pub(crate) delimiter: Option<String>,
 
     /// The reference column [default: the first of reference, ref, transaction ref,
     /// transactionRef, payment reference, reference number; case, spaces, _ and - ignored]
     #[arg(long, value_name = "NAME")]
-    pub reference_column: Option<String>,
+    pub(crate) reference_column: Option<String>,
 
     /// The expected amount column [default: amount, expected amount, amount paid, total or
     /// order total]
     #[arg(long, value_name = "NAME")]
-    pub amount_column: Option<String>,
+    pub(crate) amount_column: Option<String>,
 
     /// The currency column [default: currency or currency code; without one, every row
     /// expects --currency]
     #[arg(long, value_name = "NAME")]
-    pub currency_column: Option<String>,
+    pub(crate) currency_column: Option<String>,
 
     /// The merchant reference column [default: merchant ref; an order id column is never
     /// guessed, as the gateway's merchantRef usually only contains it]
     #[arg(long, value_name = "NAME")]
-    pub merchant_ref_column: Option<String>,
+    pub(crate) merchant_ref_column: Option<String>,
 
     /// How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never
     /// rounded) or kobo (whole numbers).
     #[arg(long, value_enum, default_value_t = AmountUnit::Naira, value_name = "UNIT")]
-    pub amount_unit: AmountUnit,
+    pub(crate) amount_unit: AmountUnit,
 
     /// The currency rows expect when the file has no currency column or the cell is empty.
     #[arg(long, value_name = "CODE", default_value = "NGN", value_parser = parse_currency)]
-    pub currency: String,
+    pub(crate) currency: String,
 
     /// Workers, pacing and the sandbox, as for verify.
     #[command(flatten)]
-    pub batch: BatchArgs,
+    pub(crate) batch: BatchArgs,
 
     /// Settings a profile can also set.
     #[command(flatten)]
-    pub profile_args: ProfileArgs,
+    pub(crate) profile_args: ProfileArgs,
 }
 
 impl ReconcileArgs {
     /// The output format: the one asked for, or the table.
-    pub fn format(&self) -> OutputFormat {
+    pub(crate) fn format(&self) -> OutputFormat {
         self.output.unwrap_or(OutputFormat::Table)
     }
 }
 
 /// How a batch is run: workers, pacing and the in-process sandbox (verify and reconcile).
 #[derive(Debug, Args, Clone)]
-pub struct BatchArgs {
+pub(crate) struct BatchArgs {
     /// Worker threads for several references (they share one connection pool).
     #[arg(short, long, default_value_t = 4, value_name = "N", value_parser = parse_jobs,
           allow_negative_numbers = true)]
-    pub jobs: u16,
+    pub(crate) jobs: u16,
 
     /// At most N requests per second across all workers (decimals allowed).
     #[arg(long, value_name = "N", value_parser = parse_rate, allow_negative_numbers = true)]
-    pub rate: Option<f64>,
+    pub(crate) rate: Option<f64>,
 
     /// Verify against a sandbox started in-process on a free loopback port, with the sandbox
     /// credentials; configured credentials and base URL are ignored. No account needed.
     #[arg(long, conflicts_with_all = ["base_url", "client_id", "client_secret_file", "profile", "config"])]
-    pub sandbox: bool,
+    pub(crate) sandbox: bool,
 
     /// With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the
     /// verification goes through a real TLS handshake.
     #[arg(long, requires = "sandbox")]
-    pub tls: bool,
+    pub(crate) tls: bool,
 }
 
 /// `,`, `;` or a tab (`tab`, `\t`).
@@ -380,67 +380,67 @@ pub(crate) fn parse_delimiter(s: &str) -> Result<u8, String> {
 
 /// Per-command settings that a config profile can also set (config key of the same name).
 #[derive(Debug, Args, Default, Clone)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]
     #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 
     /// Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504
     /// [default: 2] [config: retries]
     #[arg(long, value_name = "N", value_parser = parse_retries, allow_negative_numbers = true)]
-    pub retries: Option<u32>,
+    pub(crate) retries: Option<u32>,
 
     /// Ask a not-final (e.g. PENDING) transaction again until it is final or this long has
     /// passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]
     #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
-    pub wait: Option<Duration>,
+    pub(crate) wait: Option<Duration>,
 
     /// How the Authorization header carries the credentials [default: standard]
     /// [config: auth_style]
     #[arg(long, value_enum, value_name = "STYLE")]
-    pub auth_style: Option<AuthStyle>,
+    pub(crate) auth_style: Option<AuthStyle>,
 
     /// Check the response's hmac: `warn` on a mismatch or a missing hmac, `require` it
     /// (exit 4), or `off` [default: warn] [config: hmac]
     #[arg(long, value_enum, value_name = "MODE")]
-    pub hmac: Option<HmacMode>,
+    pub(crate) hmac: Option<HmacMode>,
 
     /// Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY]
     /// [config: proxy]
     #[arg(long, value_name = "URL")]
-    pub proxy: Option<String>,
+    pub(crate) proxy: Option<String>,
 
     /// Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection
     /// CA [config: ca_cert]
     #[arg(long, value_name = "PATH")]
-    pub ca_cert: Option<PathBuf>,
+    pub(crate) ca_cert: Option<PathBuf>,
 }
 
 /// What the transaction must be; any mismatch fails a SUCCESSFUL verification (exit 4).
 #[derive(Debug, Args, Default, Clone)]
-pub struct ExpectArgs {
+pub(crate) struct ExpectArgs {
     /// Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00,
     /// NGN 40000); compared exactly in kobo, never rounded.
     #[arg(long, value_name = "NAIRA", value_parser = parse_naira,
           conflicts_with = "expect_amount_kobo", allow_hyphen_values = true)]
-    pub expect_amount: Option<Kobo>,
+    pub(crate) expect_amount: Option<Kobo>,
 
     /// Expected amount in kobo (an integer).
     #[arg(long, value_name = "KOBO", value_parser = parse_kobo, allow_hyphen_values = true)]
-    pub expect_amount_kobo: Option<Kobo>,
+    pub(crate) expect_amount_kobo: Option<Kobo>,
 
     /// Expected currency code, e.g. NGN (case-insensitive).
     #[arg(long, value_name = "CODE", value_parser = parse_currency)]
-    pub expect_currency: Option<String>,
+    pub(crate) expect_currency: Option<String>,
 
     /// Expected merchant reference (exact: nothing is trimmed).
     #[arg(long, value_name = "REF", value_parser = parse_merchant_ref)]
-    pub expect_merchant_ref: Option<String>,
+    pub(crate) expect_merchant_ref: Option<String>,
 }
 
 impl ExpectArgs {
     /// The expectations these flags state.
-    pub fn expectations(&self) -> Expectations {
+    pub(crate) fn expectations(&self) -> Expectations {
         Expectations {
             amount: self.expect_amount.or(self.expect_amount_kobo),
             currency: self.expect_currency.clone(),
@@ -477,7 +477,7 @@ fn parse_kobo(s: &str) -> Result<Kobo, String> {
 impl VerifyArgs {
     /// Whether this is a batch: several references, a stream, or a record format.
     /// One plain reference keeps the single-reference output exactly.
-    pub fn is_batch(&self) -> bool {
+    pub(crate) fn is_batch(&self) -> bool {
         self.from.is_some()
             || self.references.len() != 1
             || self.references.iter().any(|r| r == "-")
@@ -485,28 +485,28 @@ impl VerifyArgs {
     }
 
     /// The output format: the one asked for, or the table.
-    pub fn format(&self) -> OutputFormat {
+    pub(crate) fn format(&self) -> OutputFormat {
         self.output.unwrap_or(OutputFormat::Table)
     }
 
     /// Whether stdout gets the result under `-q`: only when `-o` asked for it explicitly
     /// (the default table is for people, and `-q` means none is watching).
-    pub fn writes_when_quiet(&self) -> bool {
+    pub(crate) fn writes_when_quiet(&self) -> bool {
         self.output.is_some()
     }
 }
 
 /// Fewest requests per second `--rate` accepts: one every 1000 s. Below it the interval
 /// between requests is not a duration a clock can hold.
-pub const MIN_RATE: f64 = 0.001;
+pub(crate) const MIN_RATE: f64 = 0.001;
 /// Most requests per second `--rate` accepts.
-pub const MAX_RATE: f64 = 100_000.0;
+pub(crate) const MAX_RATE: f64 = 100_000.0;
 /// Shortest `--timeout`, in seconds.
-pub const MIN_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.0;
+pub(crate) const MIN_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.0;
 /// Longest `--timeout`, in seconds.
-pub const MAX_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.1;
+pub(crate) const MAX_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.1;
 /// Most worker threads.
-pub const MAX_JOBS: u16 = 64;
+pub(crate) const MAX_JOBS: u16 = 64;
 
 fn parse_rate(s: &str) -> Result<f64, String> {
     let range = format!("a number from {MIN_RATE} to {MAX_RATE} (requests per second)");
@@ -552,7 +552,7 @@ fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
 }
 
 /// The clap command with the texts that are built at run time (the exit-code table).
-pub fn command() -> clap::Command {
+pub(crate) fn command() -> clap::Command {
     let magic = format!(
         "Magic references:\n{}\nCredentials: client id '{}', client secret '{}'.",
         crate::sandbox::magic_table(),
@@ -620,7 +620,7 @@ const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
 ];
 
 /// What `payverify reconcile` exits with: each row's code, merged.
-pub const RECONCILE_EXIT: &str = "Results, in precedence order, with each row's exit code:
+pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each row's exit code:
   MATCHED                0  SUCCESSFUL, code 00, hmac per --hmac, this reference, amount,
                             currency and merchant ref as the row expects
   UNDERPAID / OVERPAID   4  SUCCESSFUL, the amount differs (difference in kobo and naira)
@@ -639,12 +639,12 @@ a missing or ambiguous column, or bad arguments; 10 when the output cannot be wr
 130 when interrupted.";
 
 /// What `payverify doctor` exits with.
-pub const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
+pub(crate) const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
 code of the first failure: 6 configuration, 7 unreachable (name, connection, TLS), 5 credentials \
 rejected, 8 not the service, 3 REFERENCE not found, 4 the answer is for another reference.";
 
 /// Parses arguments, with the run-time help texts.
-pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+pub(crate) fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,

@@ -18,7 +18,7 @@ use crate::settings::{Context, Problem, Settings, Source, Sourced};
 use crate::transport::base_url::BaseUrl;
 
 /// Runs a `config` subcommand.
-pub fn run(
+pub(crate) fn run(
     global: &GlobalArgs,
     command: &ConfigCommand,
     log: &Log,

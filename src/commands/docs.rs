@@ -8,7 +8,7 @@ use crate::render::{Printer, write_output};
 use crate::settings::env;
 
 /// The completion script for `shell`, as committed under `completions/`.
-pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
+pub(crate) fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
     let mut cmd = cli::command();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "payverify", &mut out);
@@ -86,13 +86,13 @@ _payverify_profiles() {
 "#;
 
 /// Prints the completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
+pub(crate) fn completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
     write_output(Printer::plain_stdout().bytes(&completion_script(shell)))?;
     Ok(Exit::Successful)
 }
 
 /// The man page as roff.
-pub fn man_page() -> Result<Vec<u8>, std::io::Error> {
+pub(crate) fn man_page() -> Result<Vec<u8>, std::io::Error> {
     let mut cmd = cli::command();
     // Propagates global args into subcommands, which are rendered on their own below.
     cmd.build();
@@ -323,7 +323,7 @@ fn extra_sections() -> String {
 }
 
 /// Prints the man page.
-pub fn man() -> Result<Exit, Failure> {
+pub(crate) fn man() -> Result<Exit, Failure> {
     let page = man_page()
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot render the man page: {e}")))?;
     write_output(Printer::plain_stdout().bytes(&page))?;

@@ -1,9 +1,9 @@
 //! One module per subcommand: each turns parsed arguments into an exit status.
 
-pub mod config;
-pub mod docs;
-pub mod doctor;
-pub mod reconcile;
-pub mod sandbox;
-pub mod verify;
-pub mod webhook;
+pub(crate) mod config;
+pub(crate) mod docs;
+pub(crate) mod doctor;
+pub(crate) mod reconcile;
+pub(crate) mod sandbox;
+pub(crate) mod verify;
+pub(crate) mod webhook;

@@ -20,7 +20,7 @@ use crate::render::{Printer, Style, terminal_width};
 use crate::settings::{Context, Settings};
 
 /// Runs `payverify reconcile`.
-pub fn run(
+pub(crate) fn run(
     global: &GlobalArgs,
     args: &ReconcileArgs,
     log: &Log,

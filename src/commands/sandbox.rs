@@ -11,7 +11,7 @@ use crate::sandbox::{self, Sandbox};
 use crate::signal::Interrupt;
 
 /// Runs the sandbox until Ctrl-C or SIGTERM.
-pub fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
+pub(crate) fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
     let interrupt = Interrupt::install()?;
     let server = Sandbox::start(
         sandbox::Options {

@@ -28,7 +28,7 @@ use crate::transport::client::{self, Client};
 use crate::transport::gate::Gate;
 
 /// Runs `payverify verify`: one reference, or a batch.
-pub fn run(
+pub(crate) fn run(
     global: &GlobalArgs,
     args: &VerifyArgs,
     log: &Log,
@@ -555,7 +555,7 @@ fn sources(args: &VerifyArgs) -> Result<Vec<InputSource>, Failure> {
 /// Prints the verdict: the result on stdout in `format` when there is one (`None`: not
 /// asked for, as with -q and no -o); on stderr, why it is not a plain success (check
 /// failures and warnings only matter for a SUCCESSFUL transaction).
-pub fn report(
+pub(crate) fn report(
     verdict: &Verdict,
     reference: &Reference,
     format: Option<OutputFormat>,

@@ -21,7 +21,7 @@ use crate::transport::client::MAX_BODY_BYTES;
 /// code 00 and a paymentDate (what the gateway's own plugin acts on) and meets every
 /// `--expect-*`; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing, malformed or
 /// mismatched, or a failed check; 8 malformed; 6 no secret.
-pub fn check(
+pub(crate) fn check(
     global: &GlobalArgs,
     args: &WebhookCheckArgs,
     log: &Log,
@@ -44,7 +44,7 @@ pub fn check(
         Some(other) => {
             return Err(bad(format!(
                 "\"paymentDate\" is {}, not a string",
-                crate::model::json_kind(other)
+                crate::domain::model::json_kind(other)
             )));
         }
     }

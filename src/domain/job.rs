@@ -8,14 +8,14 @@ use crate::domain::reference::Reference;
 
 /// One reference to verify, with the expectations it must meet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Job {
+pub(crate) struct Job {
     /// What the service is asked about.
-    pub reference: Reference,
+    pub(crate) reference: Reference,
     /// Shared, not copied per job: every job of a run states the same expectations until
     /// an input row can carry its own.
-    pub expect: Arc<Expectations>,
+    pub(crate) expect: Arc<Expectations>,
     /// Where the reference was given, e.g. `argument 2` or `refs.txt line 7`, for messages.
-    pub origin: String,
+    pub(crate) origin: String,
     /// The orders-file row the reference was read from (reconcile), carried to the output
     /// beside the verdict; `None` for verify.
     pub(crate) row: Option<Box<crate::domain::reconcile::Row>>,

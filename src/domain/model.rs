@@ -53,10 +53,10 @@ impl std::error::Error for BodyError {}
 /// verify response holds a few dozen; the limit bounds the memory a parsed body takes
 /// (each value costs tens of bytes as a `Value`, so a 1 MiB `[0,0,...]` would take about
 /// 60 MB) before any tree is built.
-pub const MAX_VALUES: usize = 10_000;
+pub(crate) const MAX_VALUES: usize = 10_000;
 
 /// Deepest nesting of arrays and objects a body may have (a verify response has two).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Parses bytes as one JSON object, refusing duplicate keys at any depth and bodies with
 /// more than [`MAX_VALUES`] values or deeper than [`MAX_DEPTH`].
@@ -94,7 +94,7 @@ const TOO_LARGE_PREFIX: &str = "too large: ";
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// The name of a JSON value's kind, for messages ("an array", "null").
-pub fn json_kind(v: &Value) -> &'static str {
+pub(crate) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

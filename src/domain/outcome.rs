@@ -31,7 +31,7 @@ pub const OUTCOME_NAMES: [&str; 9] = [
 ];
 
 /// Every outcome name with its exit status, as records carry them.
-pub const OUTCOME_EXITS: [(&str, Exit); 9] = [
+pub(crate) const OUTCOME_EXITS: [(&str, Exit); 9] = [
     ("SUCCESSFUL", Exit::Successful),
     ("FAILED", Exit::Failed),
     ("NOT_FOUND", Exit::NotFound),
@@ -45,7 +45,7 @@ pub const OUTCOME_EXITS: [(&str, Exit); 9] = [
 
 /// Whether an outcome is the service's final word on the transaction (asking again would
 /// get the same answer), as opposed to trouble asking or a status that can still change.
-pub fn is_final_name(name: &str) -> bool {
+pub(crate) fn is_final_name(name: &str) -> bool {
     matches!(name, "SUCCESSFUL" | "FAILED" | "NOT_FOUND" | "CHECK_FAILED")
 }
 
@@ -235,16 +235,16 @@ impl Verdict {
 
 /// The verdict for one reference: a line of batch output.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Record {
+pub(crate) struct Record {
     /// What was verified, and against which expectations.
-    pub job: Job,
+    pub(crate) job: Job,
     /// What it came to.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
 }
 
 impl Record {
     /// Why the record is not a plain success, or `None` for a SUCCESSFUL one that passed.
-    pub fn error(&self) -> Option<String> {
+    pub(crate) fn error(&self) -> Option<String> {
         match (self.verdict.exit(), &self.verdict.checks) {
             (Exit::Successful, _) => None,
             (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
@@ -253,7 +253,7 @@ impl Record {
     }
 
     /// [`Record::error`] for a row that shows the reference beside it.
-    pub fn row_error(&self) -> Option<String> {
+    pub(crate) fn row_error(&self) -> Option<String> {
         match (self.verdict.exit(), &self.verdict.checks) {
             (Exit::Successful, _) => None,
             (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
@@ -263,7 +263,7 @@ impl Record {
 }
 
 /// Classifies the result of all attempts.
-pub fn classify(exchange: &Exchange) -> Outcome {
+pub(crate) fn classify(exchange: &Exchange) -> Outcome {
     let attempts = match exchange.attempts {
         1 => "1 attempt".to_owned(),
         n => format!("{n} attempts"),
@@ -398,7 +398,7 @@ fn classify_body(body: &[u8]) -> Outcome {
 
 /// The `message` (or `error`, `description`) string of a JSON error body, one line, short:
 /// secrets are redacted from the whole string before it is folded and cut.
-pub fn service_message(body: &[u8]) -> Option<String> {
+pub(crate) fn service_message(body: &[u8]) -> Option<String> {
     let Ok(map) = redacted_object(body) else {
         return None;
     };

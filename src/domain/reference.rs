@@ -18,7 +18,7 @@ pub enum ReferenceError {
 }
 
 /// The longest reference accepted, in bytes (UTF-8), on every path.
-pub const MAX_LEN: usize = 4096;
+pub(crate) const MAX_LEN: usize = 4096;
 
 impl fmt::Display for ReferenceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -8,7 +8,7 @@ use crate::domain::money::Kobo;
 use crate::secret::Secret;
 
 /// The message the gateway signs: `WQ-506391000507913NGN4000000` for the documented sample.
-pub fn message(merchant_ref: &str, currency: &str, amount: Kobo) -> String {
+pub(crate) fn message(merchant_ref: &str, currency: &str, amount: Kobo) -> String {
     format!("{merchant_ref}{currency}{}", amount.0)
 }
 
@@ -28,7 +28,7 @@ pub fn sign(secret: &Secret, message: &str) -> String {
 
 /// Whether `hex` has the signature's form: exactly 64 hex digits (either case), nothing
 /// around them. Nothing is trimmed or read numerically, so `+9` never stands for `09`.
-pub fn is_well_formed(hex: &str) -> bool {
+pub(crate) fn is_well_formed(hex: &str) -> bool {
     hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())
 }
 

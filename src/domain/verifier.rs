@@ -10,22 +10,18 @@ use crate::secret::Secret;
 use crate::transport::client::Client;
 
 /// Verifies references and checks the results; shared by reference across workers.
-pub struct Verifier {
+pub(crate) struct Verifier {
     /// The HTTP client.
-    pub client: Client,
+    pub(crate) client: Client,
     /// How the hmac is checked.
-    pub hmac: HmacMode,
+    pub(crate) hmac: HmacMode,
     /// The secret that signs responses.
-    pub secret: Secret,
+    pub(crate) secret: Secret,
 }
 
 impl Verifier {
-    /// Requests, classifies and checks one job's reference against the job's expectations.
-    pub fn verify(&self, job: &Job) -> Verdict {
-        self.verify_by(job, None).0
-    }
-
-    /// [`Verifier::verify`] with the request's retries bounded by `deadline` (see
+    /// Requests, classifies and checks one job's reference against the job's expectations,
+    /// the request's retries bounded by `deadline` when there is one (see
     /// `Client::exchange_by`); true with the verdict when the deadline cut them short.
     pub(crate) fn verify_by(&self, job: &Job, deadline: Option<Instant>) -> (Verdict, bool) {
         let exchange = self.client.exchange_by(&job.reference, deadline);

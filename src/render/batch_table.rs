@@ -10,7 +10,7 @@ use comfy_table::{Attribute, Cell, Color, ContentArrangement};
 use crate::render::{Style, new_table, table_text};
 
 /// The column headers, in order; the first two never split.
-pub const HEADERS: [&str; 7] = [
+pub(crate) const HEADERS: [&str; 7] = [
     "Reference",
     "Outcome",
     "Code",
@@ -24,7 +24,7 @@ pub const HEADERS: [&str; 7] = [
 const MIN_COLUMN: usize = 8;
 
 /// One row's cells, in [`HEADERS`] order, already made safe for a terminal.
-pub type Row = [String; 7];
+pub(crate) type Row = [String; 7];
 
 /// The outcome cell, coloured as the single table colours its Status.
 fn outcome_cell(outcome: &str, color: bool) -> Cell {
@@ -45,7 +45,7 @@ fn chars(text: &str) -> usize {
 
 /// `text` wrapped at spaces to `width` characters a line; a word wider than that is cut
 /// to fit, ending in `…`.
-pub fn wrap(text: &str, width: usize) -> String {
+pub(crate) fn wrap(text: &str, width: usize) -> String {
     let width = width.max(1);
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
@@ -98,7 +98,7 @@ fn share(natural: &[usize], room: usize) -> Vec<usize> {
 }
 
 /// The table as text, without a trailing newline. `width` is the terminal's, when known.
-pub fn render(rows: &[Row], style: Style) -> String {
+pub(crate) fn render(rows: &[Row], style: Style) -> String {
     let mut table = new_table(style);
     let natural = |col: usize| {
         rows.iter()

@@ -9,7 +9,7 @@ use crate::terminal;
 
 /// Whether a spreadsheet could take the cell for a formula (OWASP's list of first
 /// characters) and it is not simply a number like `-150` or `40000.00`.
-pub fn is_formula_like(value: &str) -> bool {
+pub(crate) fn is_formula_like(value: &str) -> bool {
     value.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(value)
 }
 
@@ -24,7 +24,7 @@ fn is_plain_number(value: &str) -> bool {
 /// One field: formula-like cells prefixed with `'`, control characters escaped, then
 /// quoted when it holds a comma, a quote, CR or LF (quotes doubled), or leading/trailing
 /// spaces a spreadsheet would trim.
-pub fn field(value: &str) -> String {
+pub(crate) fn field(value: &str) -> String {
     let value = cell_text(value);
     let value = value.as_str();
     let needs_quotes =
@@ -38,7 +38,7 @@ pub fn field(value: &str) -> String {
 
 /// A field's text before quoting: formula-like values prefixed with `'`, control
 /// characters escaped (what a CSV reader gets back).
-pub fn cell_text(value: &str) -> String {
+pub(crate) fn cell_text(value: &str) -> String {
     if is_formula_like(value) {
         format!("'{}", terminal::safe(value))
     } else {
@@ -47,7 +47,7 @@ pub fn cell_text(value: &str) -> String {
 }
 
 /// One row, newline-terminated.
-pub fn row<S: AsRef<str>>(fields: &[S]) -> String {
+pub(crate) fn row<S: AsRef<str>>(fields: &[S]) -> String {
     let mut line = fields
         .iter()
         .map(|f| field(f.as_ref()))

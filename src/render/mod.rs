@@ -1,11 +1,11 @@
 //! Output on stdout: one printer owns the sink and the terminal and colour decisions.
 
-pub mod batch_table;
-pub mod csv;
-pub mod json;
+pub(crate) mod batch_table;
+pub(crate) mod csv;
+pub(crate) mod json;
 pub(crate) mod reconcile;
-pub mod records;
-pub mod table;
+pub(crate) mod records;
+pub(crate) mod table;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -19,7 +19,7 @@ use crate::settings::EnvLookup;
 
 /// Whether output is coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Colour when stdout is a terminal and NO_COLOR is unset.
     #[default]
     Auto,
@@ -31,7 +31,7 @@ pub enum ColorChoice {
 
 /// How a result is printed on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// A field/value table for people.
     Table,
     /// The service's JSON object exactly as received, pretty-printed (several references:
@@ -45,17 +45,17 @@ pub enum OutputFormat {
 
 /// How output should look on the sink it goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Style {
+pub(crate) struct Style {
     /// Use ANSI colour.
-    pub color: bool,
+    pub(crate) color: bool,
     /// The sink is a terminal: borders and wrapping to its width.
-    pub tty: bool,
+    pub(crate) tty: bool,
     /// The terminal's width in columns, when known (`COLUMNS` first, as shells set it).
-    pub width: Option<u16>,
+    pub(crate) width: Option<u16>,
 }
 
 /// A closed pipe (`| head`) is the reader's choice, not an error; anything else is.
-pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
+pub(crate) fn write_output(result: io::Result<()>) -> Result<(), Failure> {
     match result {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::new(
             Exit::Internal,
@@ -68,7 +68,7 @@ pub fn write_output(result: io::Result<()>) -> Result<(), Failure> {
 
 /// A table styled for its sink: borders and wrapping to the width on a terminal; aligned
 /// columns without borders elsewhere, easy for grep and awk.
-pub fn new_table(style: Style) -> Table {
+pub(crate) fn new_table(style: Style) -> Table {
     let mut table = Table::new();
     if style.tty {
         table
@@ -85,7 +85,7 @@ pub fn new_table(style: Style) -> Table {
 
 /// A table from [`new_table`] as text, without a trailing newline; off a terminal the cell
 /// padding around each line is removed.
-pub fn table_text(table: &Table, style: Style) -> String {
+pub(crate) fn table_text(table: &Table, style: Style) -> String {
     if style.tty {
         return table.to_string();
     }
@@ -98,7 +98,7 @@ pub fn table_text(table: &Table, style: Style) -> String {
 
 impl Style {
     /// No colour, not a terminal.
-    pub const PLAIN: Style = Style {
+    pub(crate) const PLAIN: Style = Style {
         color: false,
         tty: false,
         width: None,
@@ -107,7 +107,7 @@ impl Style {
 
 /// The width of the terminal on stdout: `COLUMNS` when it is a positive number (so a user
 /// or a test can set it), else what the terminal reports.
-pub fn terminal_width(env: EnvLookup) -> Option<u16> {
+pub(crate) fn terminal_width(env: EnvLookup) -> Option<u16> {
     env("COLUMNS")
         .and_then(|c| c.trim().parse::<u16>().ok())
         .filter(|&c| c > 0)
@@ -116,7 +116,7 @@ pub fn terminal_width(env: EnvLookup) -> Option<u16> {
 
 /// Decides colour: `--color` first, then NO_COLOR / CLICOLOR_FORCE, then whether stdout is
 /// a terminal (and not TERM=dumb).
-pub fn decide_color(choice: ColorChoice, tty: bool, env: EnvLookup) -> bool {
+pub(crate) fn decide_color(choice: ColorChoice, tty: bool, env: EnvLookup) -> bool {
     let set = |name: &str| env(name).is_some_and(|v| !v.is_empty() && v != "0");
     match choice {
         ColorChoice::Always => true,
@@ -153,7 +153,7 @@ impl Write for Redacting {
 /// writes to it then succeed: output lost without a trace. A shell's `>/dev/null` opens it
 /// write-only, so a read-write `/dev/null` on fd 1 is the runtime's stand-in. Linux only
 /// (it reads /proc); elsewhere this answers false.
-pub fn stdout_was_closed() -> bool {
+pub(crate) fn stdout_was_closed() -> bool {
     let Ok(target) = std::fs::read_link("/proc/self/fd/1") else {
         return false;
     };
@@ -185,7 +185,7 @@ impl Write for ClosedStdout {
 }
 
 /// The one writer of stdout.
-pub struct Printer {
+pub(crate) struct Printer {
     out: Box<dyn Write + Send>,
     style: Style,
 }
@@ -193,7 +193,7 @@ pub struct Printer {
 impl Printer {
     /// A printer on the process's stdout. A stdout that was closed when payverify started
     /// (`>&-`) fails every write, so the output is never silently lost (exit 10).
-    pub fn stdout(choice: ColorChoice, env: EnvLookup) -> Self {
+    pub(crate) fn stdout(choice: ColorChoice, env: EnvLookup) -> Self {
         let tty = io::stdout().is_terminal();
         let style = Style {
             color: decide_color(choice, tty, env),
@@ -209,7 +209,7 @@ impl Printer {
     }
 
     /// A printer on any writer.
-    pub fn new(out: Box<dyn Write + Send>, style: Style) -> Self {
+    pub(crate) fn new(out: Box<dyn Write + Send>, style: Style) -> Self {
         Printer {
             out: Box::new(Redacting(out)),
             style,
@@ -218,7 +218,7 @@ impl Printer {
 
     /// A printer on stdout for output that is never coloured (scripts, roff, help). A
     /// stdout closed at start fails every write, as for [`Printer::stdout`].
-    pub fn plain_stdout() -> Self {
+    pub(crate) fn plain_stdout() -> Self {
         let out: Box<dyn Write + Send> = if stdout_was_closed() {
             Box::new(ClosedStdout)
         } else {
@@ -228,7 +228,7 @@ impl Printer {
     }
 
     /// Turns the printer into a writer of batch records.
-    pub fn into_records(self, format: OutputFormat) -> records::RecordWriter {
+    pub(crate) fn into_records(self, format: OutputFormat) -> records::RecordWriter {
         records::RecordWriter::new(self.out, format, self.style)
     }
 
@@ -238,18 +238,18 @@ impl Printer {
     }
 
     /// Writes text as it is, for commands with their own small outputs.
-    pub fn text(&mut self, text: &str) -> io::Result<()> {
+    pub(crate) fn text(&mut self, text: &str) -> io::Result<()> {
         self.bytes(text.as_bytes())
     }
 
     /// Writes bytes as they are.
-    pub fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.out.write_all(bytes)?;
         self.out.flush()
     }
 
     /// Prints one verification result in `format`.
-    pub fn verification(
+    pub(crate) fn verification(
         &mut self,
         v: &Verification,
         integrity: Option<&Integrity>,

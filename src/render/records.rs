@@ -51,7 +51,7 @@ struct ChecksJson<'a> {
 }
 
 /// A record as one compact JSON object.
-pub fn json(record: &Record) -> String {
+pub(crate) fn json(record: &Record) -> String {
     let v = &record.verdict;
     let shape = RecordJson {
         reference: record.job.reference.as_str(),
@@ -165,7 +165,7 @@ fn checks_cell(record: &Record) -> String {
 }
 
 /// Writes records as they come, in the chosen format.
-pub struct RecordWriter {
+pub(crate) struct RecordWriter {
     out: Box<dyn Write + Send>,
     format: OutputFormat,
     style: Style,
@@ -176,7 +176,7 @@ pub struct RecordWriter {
 
 impl RecordWriter {
     /// A writer on `out`.
-    pub fn new(out: Box<dyn Write + Send>, format: OutputFormat, style: Style) -> Self {
+    pub(crate) fn new(out: Box<dyn Write + Send>, format: OutputFormat, style: Style) -> Self {
         RecordWriter {
             out,
             format,
@@ -189,7 +189,7 @@ impl RecordWriter {
 
     /// A writer that formats nothing and keeps nothing: for `-q`, where formatting every
     /// record only to throw it away was a tenth of a batch's CPU (and a table kept every row).
-    pub fn discard() -> Self {
+    pub(crate) fn discard() -> Self {
         RecordWriter {
             discard: true,
             ..RecordWriter::new(Box::new(io::sink()), OutputFormat::Jsonl, Style::PLAIN)
@@ -197,7 +197,7 @@ impl RecordWriter {
     }
 
     /// Writes what comes before the first record (CSV header, JSON `[`).
-    pub fn begin(&mut self) -> io::Result<()> {
+    pub(crate) fn begin(&mut self) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }
@@ -210,7 +210,7 @@ impl RecordWriter {
     }
 
     /// Writes one record; line formats are flushed at once so a reader sees it.
-    pub fn write(&mut self, record: &Record) -> io::Result<()> {
+    pub(crate) fn write(&mut self, record: &Record) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }
@@ -261,7 +261,7 @@ impl RecordWriter {
 
     /// Writes an earlier run's record again exactly as it was (`--resume`): a jsonl line or
     /// a csv row without its line end. Line formats only; `--resume` refuses the others.
-    pub fn write_carried(&mut self, text: &str) -> io::Result<()> {
+    pub(crate) fn write_carried(&mut self, text: &str) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }
@@ -285,7 +285,7 @@ impl RecordWriter {
     }
 
     /// Writes what comes after the last record (JSON `]`, the table).
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }

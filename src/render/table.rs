@@ -10,7 +10,7 @@ use crate::render::{Style, new_table, table_text};
 const MISSING: &str = "-";
 
 /// The rows of the table: label and value, in reading order.
-pub fn rows(v: &Verification, integrity: Option<&Integrity>) -> Vec<(&'static str, String)> {
+pub(crate) fn rows(v: &Verification, integrity: Option<&Integrity>) -> Vec<(&'static str, String)> {
     let text = |o: &Option<String>| o.clone().unwrap_or_else(|| MISSING.to_owned());
     let code = match (&v.code, &v.description) {
         (Some(c), Some(d)) => format!("{c} ({d})"),
@@ -48,7 +48,11 @@ pub fn rows(v: &Verification, integrity: Option<&Integrity>) -> Vec<(&'static st
 }
 
 /// The table as text (no trailing newline).
-pub fn verification(v: &Verification, integrity: Option<&Integrity>, style: Style) -> String {
+pub(crate) fn verification(
+    v: &Verification,
+    integrity: Option<&Integrity>,
+    style: Style,
+) -> String {
     let mut table = new_table(style);
     for (label, value) in rows(v, integrity) {
         let mut value_cell = Cell::new(crate::terminal::safe(&value));

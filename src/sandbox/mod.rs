@@ -3,9 +3,9 @@
 //! The verify path does not know it talks to a sandbox: it is handed a base URL and the
 //! sandbox credentials like any other endpoint.
 
-pub mod http;
-pub mod responses;
-pub mod tls;
+pub(crate) mod http;
+pub(crate) mod responses;
+pub(crate) mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -14,7 +14,9 @@ use std::time::Duration;
 use crate::exit::{Cause, Failure};
 use crate::log::Log;
 
-pub use responses::{CLIENT_ID, CLIENT_SECRET, SAMPLE_REFERENCE, magic_table};
+pub use http::{Request, Response, Server};
+pub use responses::{CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, SAMPLE_REFERENCE, magic_table};
+pub use tls::{Identity, LOOPBACK_NAMES, Validity};
 
 /// A running sandbox server; stops when dropped.
 pub struct Sandbox {

@@ -39,7 +39,7 @@ pub struct Profile {
     /// Retries after the first attempt.
     pub retries: Option<u32>,
     /// How long a not-final transaction is asked again, e.g. `"5m"` or `90` (seconds).
-    pub(crate) wait: Option<WaitValue>,
+    pub wait: Option<WaitValue>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
     /// A command whose output is the client secret (a password manager).
@@ -55,7 +55,7 @@ pub struct Profile {
 /// refused with a clear line (see `settings::wait_from_config`): `--wait 1.5` is refused too,
 /// and `"1500ms"` says it exactly.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum WaitValue {
+pub enum WaitValue {
     /// A string: a duration or a bare number of seconds.
     Text(String),
     /// A TOML integer: seconds; negative ones are refused when resolved.
@@ -92,20 +92,20 @@ impl<'de> Deserialize<'de> for WaitValue {
 
 /// Where the config file is looked for, and whether it must exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigLocation {
+pub(crate) struct ConfigLocation {
     /// The path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// True when the user named it (`--config`/`PAYVERIFY_CONFIG`): then it must exist.
-    pub explicit: bool,
+    pub(crate) explicit: bool,
 }
 
 /// The platform default: `$XDG_CONFIG_HOME/payverify/config.toml` on Linux.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "payverify").map(|d| d.config_dir().join("config.toml"))
 }
 
 /// Reads and parses the config file; a missing default file is an empty config.
-pub fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Failure> {
+pub(crate) fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Failure> {
     let text = match std::fs::read_to_string(&location.path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !location.explicit => {
@@ -208,7 +208,7 @@ fn without_values(message: &str) -> String {
 }
 
 /// A commented config file with one profile, for `payverify config init`.
-pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) -> String {
+pub(crate) fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) -> String {
     format!(
         "# payverify configuration (see config.example.toml in the payverify sources for every key).\n\
          # Precedence: command-line flag > environment variable > this file > default.\n\
@@ -223,7 +223,7 @@ pub fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) 
 }
 
 /// One commented `[profiles.NAME]` table, for a new file or one added to an existing file.
-pub fn profile_section(
+pub(crate) fn profile_section(
     profile: &str,
     base_url: Option<&str>,
     client_id: Option<&str>,
@@ -287,7 +287,7 @@ fn toml_string(s: &str) -> String {
 
 /// Whether `name` can be a profile name: letters, digits, `_` and `-` (a bare TOML key,
 /// and a word a shell and a completion script pass through unquoted).
-pub fn is_profile_name(name: &str) -> bool {
+pub(crate) fn is_profile_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .chars()
@@ -302,7 +302,7 @@ fn toml_key(s: &str) -> String {
     }
 }
 
-pub mod edit;
+pub(crate) mod edit;
 
 #[cfg(test)]
 mod tests {

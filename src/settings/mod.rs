@@ -3,9 +3,9 @@
 //! Precedence for every value: command-line flag > environment variable > config profile >
 //! built-in default. Each value remembers where it came from, for messages and `config show`.
 
-pub mod file;
-pub mod secret_source;
-pub mod source;
+pub(crate) mod file;
+pub(crate) mod secret_source;
+pub(crate) mod source;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,122 +17,122 @@ use crate::secret::Secret;
 use crate::transport::base_url::BaseUrl;
 use crate::transport::client::AuthStyle;
 use file::{ConfigFile, ConfigLocation, Profile};
-pub use secret_source::{SecretSource, SourceCheck};
-pub use source::{Context, EnvLookup, Source, Sourced, env, process_env};
+pub(crate) use secret_source::{SecretSource, SourceCheck};
+pub(crate) use source::{Context, EnvLookup, Source, Sourced, env};
 
 /// Default seconds an attempt may take.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default retries after the first attempt.
-pub const DEFAULT_RETRIES: u32 = 2;
+pub(crate) const DEFAULT_RETRIES: u32 = 2;
 /// The profile used when nothing selects one, if the file has it.
-pub const DEFAULT_PROFILE: &str = "default";
+pub(crate) const DEFAULT_PROFILE: &str = "default";
 /// Most retries accepted.
-pub const MAX_RETRIES: u32 = 10;
+pub(crate) const MAX_RETRIES: u32 = 10;
 /// Fewest characters a client secret may have.
-pub const MIN_SECRET_CHARS: usize = 8;
+pub(crate) const MIN_SECRET_CHARS: usize = 8;
 
 /// Everything resolved from flags, environment and config; any of it may still be missing.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The config file looked at, if any path could be determined.
-    pub config: Option<ConfigLocation>,
+    pub(crate) config: Option<ConfigLocation>,
     /// Whether that file exists and was read.
-    pub config_loaded: bool,
+    pub(crate) config_loaded: bool,
     /// Profile names in the file, and the one used when none is named: its default_profile,
     /// else a profile named `default`.
-    pub profiles: (Vec<String>, Option<String>),
+    pub(crate) profiles: (Vec<String>, Option<String>),
     /// The selected profile.
-    pub profile: Option<Sourced<String>>,
+    pub(crate) profile: Option<Sourced<String>>,
     /// Base URL, unvalidated.
-    pub base_url: Option<Sourced<String>>,
+    pub(crate) base_url: Option<Sourced<String>>,
     /// Client id.
-    pub client_id: Option<Sourced<String>>,
+    pub(crate) client_id: Option<Sourced<String>>,
     /// Where the client secret comes from.
-    pub client_secret: Option<Sourced<SecretSource>>,
+    pub(crate) client_secret: Option<Sourced<SecretSource>>,
     /// How the Authorization header is written.
-    pub auth_style: Sourced<AuthStyle>,
+    pub(crate) auth_style: Sourced<AuthStyle>,
     /// Per-attempt timeout.
-    pub timeout: Sourced<Duration>,
+    pub(crate) timeout: Sourced<Duration>,
     /// Retries after the first attempt.
-    pub retries: Sourced<u32>,
+    pub(crate) retries: Sourced<u32>,
     /// How long a not-final transaction is asked again; zero: not at all.
-    pub wait: Sourced<Duration>,
+    pub(crate) wait: Sourced<Duration>,
     /// How the response's hmac is checked.
-    pub hmac: Sourced<HmacMode>,
+    pub(crate) hmac: Sourced<HmacMode>,
     /// Explicit proxy URL (otherwise HTTPS_PROXY/HTTP_PROXY/NO_PROXY apply).
-    pub proxy: Option<Sourced<String>>,
+    pub(crate) proxy: Option<Sourced<String>>,
     /// Extra PEM root certificates.
-    pub ca_cert: Option<Sourced<PathBuf>>,
+    pub(crate) ca_cert: Option<Sourced<PathBuf>>,
     /// Keys set in the profile but overridden by an environment variable.
-    pub shadowed: Vec<(&'static str, &'static str)>,
+    pub(crate) shadowed: Vec<(&'static str, &'static str)>,
     /// Problems worth a warning (a secret-holding config file readable by others).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// What a request needs: a validated base URL and a full set of credentials.
 #[derive(Debug, Clone)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     /// Where to send requests.
-    pub base_url: BaseUrl,
+    pub(crate) base_url: BaseUrl,
     /// Client id.
-    pub client_id: String,
+    pub(crate) client_id: String,
     /// Client secret.
-    pub client_secret: Secret,
+    pub(crate) client_secret: Secret,
     /// Header style.
-    pub auth_style: AuthStyle,
+    pub(crate) auth_style: AuthStyle,
     /// Explicit proxy URL.
-    pub proxy: Option<String>,
+    pub(crate) proxy: Option<String>,
     /// Extra PEM root certificates.
-    pub ca_cert: Option<PathBuf>,
+    pub(crate) ca_cert: Option<PathBuf>,
 }
 
 /// What the command line gave, before the environment, the config file and the defaults
 /// are consulted: everything [`Settings::resolve`] takes from the arguments. `cli` fills it
 /// in, so settings never depends on the shape of the command line.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// `--config`.
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// `--profile`.
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// `--base-url`.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// `--client-id`.
-    pub client_id: Option<String>,
+    pub(crate) client_id: Option<String>,
     /// `--client-secret-file`.
-    pub client_secret_file: Option<PathBuf>,
+    pub(crate) client_secret_file: Option<PathBuf>,
     /// `--auth-style`.
-    pub auth_style: Option<AuthStyle>,
+    pub(crate) auth_style: Option<AuthStyle>,
     /// `--timeout`, already in range.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// `--retries`, already in range.
-    pub retries: Option<u32>,
+    pub(crate) retries: Option<u32>,
     /// `--wait`, already in range.
-    pub wait: Option<Duration>,
+    pub(crate) wait: Option<Duration>,
     /// `--hmac`.
-    pub hmac: Option<HmacMode>,
+    pub(crate) hmac: Option<HmacMode>,
     /// `--proxy`.
-    pub proxy: Option<String>,
+    pub(crate) proxy: Option<String>,
     /// `--ca-cert`.
-    pub ca_cert: Option<PathBuf>,
+    pub(crate) ca_cert: Option<PathBuf>,
 }
 
 /// The shortest and longest timeout, in seconds, from a flag or the config file.
-pub const TIMEOUT_RANGE_SECS: (f64, f64) = (0.001, 3600.0);
+pub(crate) const TIMEOUT_RANGE_SECS: (f64, f64) = (0.001, 3600.0);
 
 /// A timeout from seconds, if it is finite and within [`TIMEOUT_RANGE_SECS`].
-pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
+pub(crate) fn timeout_from_secs(secs: f64) -> Option<Duration> {
     (TIMEOUT_RANGE_SECS.0..=TIMEOUT_RANGE_SECS.1)
         .contains(&secs)
         .then(|| Duration::from_secs_f64(secs))
 }
 
 /// Longest wait for a not-final transaction, from a flag or the config file.
-pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
 /// A wait from `90s`, `5m`, `1h 30m` (humantime), or a bare number of seconds; at most
 /// [`MAX_WAIT`]. The error says what is wrong without repeating the text.
-pub fn wait_from_text(s: &str) -> Result<Duration, &'static str> {
+pub(crate) fn wait_from_text(s: &str) -> Result<Duration, &'static str> {
     let t = s.trim();
     let parsed = match t.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty() {
         true => t.parse::<u64>().ok().map(Duration::from_secs),
@@ -165,7 +165,7 @@ pub(crate) fn wait_from_config(value: &file::WaitValue) -> Result<Duration, &'st
 impl Settings {
     /// Resolves settings from the arguments, the environment and the config file; the
     /// first problem found is the error.
-    pub fn resolve(flags: &Flags, ctx: &Context) -> Result<Settings, Failure> {
+    pub(crate) fn resolve(flags: &Flags, ctx: &Context) -> Result<Settings, Failure> {
         Settings::resolve_all(flags, ctx).map_err(|problems| {
             problems.into_iter().next().unwrap_or_else(|| {
                 Failure::new(
@@ -179,7 +179,7 @@ impl Settings {
     /// Registers for redaction every client secret known without resolving anything (the
     /// environment, `--client-secret-file`, the config file's profiles): for a command
     /// that may quote its input in an error before its settings are resolved.
-    pub fn register_secrets(flags: &Flags, ctx: &Context) {
+    pub(crate) fn register_secrets(flags: &Flags, ctx: &Context) {
         let config = ctx.config_location(flags.config.as_ref());
         secret_source::register_known(
             flags.client_secret_file.as_deref(),
@@ -192,7 +192,7 @@ impl Settings {
     /// setting with a bad value, so `config show` and `doctor` can list them all at once.
     /// A config file that cannot be read, or a profile that does not exist, ends the
     /// resolution there (nothing after it can be known).
-    pub fn resolve_all(flags: &Flags, ctx: &Context) -> Result<Settings, Vec<Failure>> {
+    pub(crate) fn resolve_all(flags: &Flags, ctx: &Context) -> Result<Settings, Vec<Failure>> {
         let (global, args) = (flags, flags);
         let mut problems = Vec::new();
         let config = ctx.config_location(global.config.as_ref());
@@ -381,7 +381,7 @@ impl Settings {
 
     /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
     /// defaults for the rest; no environment and no config file are read.
-    pub fn sandbox(flags: &Flags, base_url: &str) -> Result<Settings, Failure> {
+    pub(crate) fn sandbox(flags: &Flags, base_url: &str) -> Result<Settings, Failure> {
         let ctx = Context {
             env: &|_| None,
             default_config: None,
@@ -407,7 +407,7 @@ impl Settings {
     }
 
     /// Prints the resolution's warnings (secret files readable by others).
-    pub fn warn(&self, log: &Log) {
+    pub(crate) fn warn(&self, log: &Log) {
         for warning in &self.warnings {
             log.warn(warning);
         }
@@ -415,7 +415,7 @@ impl Settings {
 
     /// Warns once per environment variable that beats a key the selected profile also sets:
     /// a stray `PAYVERIFY_BASE_URL` silently overriding the config is a classic trap.
-    pub fn warn_shadowed(&self, log: &Log) {
+    pub(crate) fn warn_shadowed(&self, log: &Log) {
         for (env_name, key) in &self.shadowed {
             log.warn(&format!(
                 "{env_name} is set and overrides {key} from the config profile; unset it \
@@ -425,7 +425,7 @@ impl Settings {
     }
 
     /// The validated endpoint, or exit 6 naming what is missing and how to set it.
-    pub fn endpoint(&self, log: &Log) -> Result<Endpoint, Failure> {
+    pub(crate) fn endpoint(&self, log: &Log) -> Result<Endpoint, Failure> {
         let base_url = self
             .base_url
             .as_ref()
@@ -468,7 +468,7 @@ impl Settings {
     }
 
     /// The client secret, read from its source; exit 6 naming the ways to set it if none.
-    pub fn secret(&self, log: &Log) -> Result<Secret, Failure> {
+    pub(crate) fn secret(&self, log: &Log) -> Result<Secret, Failure> {
         let source = self.client_secret.as_ref().ok_or_else(|| {
             self.missing(
                 "client secret",
@@ -517,13 +517,13 @@ impl Settings {
 
 /// A setting `config show` found broken or worth a warning, by its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// The key of the line it belongs to (`base_url`, `client_secret`...).
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Whether the configuration cannot work because of it (else it is a warning).
-    pub broken: bool,
+    pub(crate) broken: bool,
     /// What is wrong and how to fix it; never a secret.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Settings {
@@ -531,7 +531,7 @@ impl Settings {
     /// secret command: missing base URL, client id or secret source, a base URL that does not
     /// parse, a secret source that cannot supply a secret, a CA file that cannot be read.
     /// Secret files readable by others come back as warnings.
-    pub fn problems(&self, env: EnvLookup) -> Vec<Problem> {
+    pub(crate) fn problems(&self, env: EnvLookup) -> Vec<Problem> {
         let mut found = Vec::new();
         let mut broken = |key, message: String| {
             found.push(Problem {

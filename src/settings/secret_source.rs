@@ -17,11 +17,11 @@ use crate::secret::Secret;
 use crate::settings::EnvLookup;
 
 /// How long a secret command may take (a password manager waiting on an unlock prompt).
-pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A configured source of the client secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SecretSource {
+pub(crate) enum SecretSource {
     /// The value itself (environment variable or inline config).
     Value(Secret),
     /// A file whose trimmed contents are the secret.
@@ -57,7 +57,7 @@ impl CommandSpec {
 
 impl SecretSource {
     /// How the source is described to people (never the value).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             SecretSource::Value(_) => "<redacted>".into(),
             SecretSource::File(path) => format!("<redacted> (read from {})", path.display()),
@@ -68,13 +68,13 @@ impl SecretSource {
     }
 
     /// Reads the secret; file permissions that expose it are warned about on `log`.
-    pub fn read(&self, log: &Log) -> Result<Secret, Failure> {
+    pub(crate) fn read(&self, log: &Log) -> Result<Secret, Failure> {
         self.read_within(log, COMMAND_TIMEOUT)
     }
 
     /// [`SecretSource::read`] with a secret command stopped at `deadline` rather than
     /// [`COMMAND_TIMEOUT`] (`doctor` bounds every step by `--timeout`).
-    pub fn read_within(&self, log: &Log, deadline: Duration) -> Result<Secret, Failure> {
+    pub(crate) fn read_within(&self, log: &Log, deadline: Duration) -> Result<Secret, Failure> {
         let secret = match self {
             SecretSource::Value(secret) => secret.clone(),
             SecretSource::File(path) => read_file(path, log)?,
@@ -87,7 +87,7 @@ impl SecretSource {
 
 /// What checking a secret source without using it found (`config show`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SourceCheck {
+pub(crate) enum SourceCheck {
     /// Nothing wrong that can be seen without using it.
     Fine,
     /// It works but should be fixed (a secret file readable by others); the fix is said.
@@ -99,7 +99,7 @@ pub enum SourceCheck {
 impl SecretSource {
     /// Checks the source the way [`SecretSource::read`] would fail, without running a secret
     /// command (only looks for its program on `PATH`) and without showing the value.
-    pub fn check(&self, env: EnvLookup) -> SourceCheck {
+    pub(crate) fn check(&self, env: EnvLookup) -> SourceCheck {
         match self {
             SecretSource::Value(secret) => value_problem(secret.expose())
                 .map(SourceCheck::Broken)
@@ -191,12 +191,12 @@ fn find_program(program: &str, env: EnvLookup) -> Option<PathBuf> {
 
 /// The secret a secret file's text holds: a UTF-8 byte-order mark (an editor's) and
 /// surrounding whitespace (the trailing newline) are not part of it.
-pub fn file_secret(text: &str) -> &str {
+pub(crate) fn file_secret(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text).trim()
 }
 
 /// Reads a secret file (see [`file_secret`] for what is taken off).
-pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
+pub(crate) fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Failure::config(
             Cause::Secret,
@@ -226,7 +226,11 @@ pub fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
 /// file that fails validation is covered). Called before any setting is validated, so no
 /// validation message (a base URL, a profile name, an unknown key: a secret can be pasted
 /// anywhere) can print one of them. Nothing here fails: the real reads report problems.
-pub fn register_known(file_flag: Option<&Path>, env_value: Option<&str>, config: Option<&Path>) {
+pub(crate) fn register_known(
+    file_flag: Option<&Path>,
+    env_value: Option<&str>,
+    config: Option<&Path>,
+) {
     // A secret file is small; anything larger is not read here.
     let from_file = |path: &Path| {
         let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024);
@@ -264,7 +268,7 @@ pub fn register_known(file_flag: Option<&Path>, env_value: Option<&str>, config:
 
 /// A warning when `path` (which holds a secret) is readable by group or others.
 #[cfg(unix)]
-pub fn exposed_file_warning(path: &Path) -> Option<String> {
+pub(crate) fn exposed_file_warning(path: &Path) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(path).ok()?.permissions().mode();
     (mode & 0o077 != 0).then(|| {
@@ -279,7 +283,7 @@ pub fn exposed_file_warning(path: &Path) -> Option<String> {
 
 /// Permissions are not checked off Unix.
 #[cfg(not(unix))]
-pub fn exposed_file_warning(_path: &Path) -> Option<String> {
+pub(crate) fn exposed_file_warning(_path: &Path) -> Option<String> {
     None
 }
 
@@ -401,7 +405,7 @@ fn kill_group(child: &mut std::process::Child) {
 
 /// Splits a command line into words: whitespace separates, '…' and "…" quote, \ escapes.
 /// No variables, globs or other shell expansion happen.
-pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+pub(crate) fn split_words(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;

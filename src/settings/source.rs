@@ -6,22 +6,22 @@ use std::path::PathBuf;
 use crate::settings::file::{self, ConfigLocation};
 
 /// Environment variable names: part of the contract.
-pub mod env {
+pub(crate) mod env {
     /// Base URL of the service.
-    pub const BASE_URL: &str = "PAYVERIFY_BASE_URL";
+    pub(crate) const BASE_URL: &str = "PAYVERIFY_BASE_URL";
     /// Client id.
-    pub const CLIENT_ID: &str = "PAYVERIFY_CLIENT_ID";
+    pub(crate) const CLIENT_ID: &str = "PAYVERIFY_CLIENT_ID";
     /// Client secret (there is no flag for it).
-    pub const CLIENT_SECRET: &str = "PAYVERIFY_CLIENT_SECRET";
+    pub(crate) const CLIENT_SECRET: &str = "PAYVERIFY_CLIENT_SECRET";
     /// Profile name.
-    pub const PROFILE: &str = "PAYVERIFY_PROFILE";
+    pub(crate) const PROFILE: &str = "PAYVERIFY_PROFILE";
     /// Config file path.
-    pub const CONFIG: &str = "PAYVERIFY_CONFIG";
+    pub(crate) const CONFIG: &str = "PAYVERIFY_CONFIG";
 }
 
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// A command-line flag, e.g. `--base-url`.
     Flag(&'static str),
     /// An environment variable.
@@ -76,40 +76,40 @@ impl fmt::Display for Source {
 
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sourced<T> {
+pub(crate) struct Sourced<T> {
     /// The value.
-    pub value: T,
+    pub(crate) value: T,
     /// Its source.
-    pub source: Source,
+    pub(crate) source: Source,
 }
 
 impl<T> Sourced<T> {
     /// A value with its source.
-    pub fn new(value: T, source: Source) -> Self {
+    pub(crate) fn new(value: T, source: Source) -> Self {
         Sourced { value, source }
     }
 }
 
 /// Looks up an environment variable as set ([`Context::var`] treats blank as unset).
-pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub(crate) type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// What resolution reads from outside the arguments; injected so tests need no
 /// process-global state and never see the developer's own config file.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// Environment lookup.
-    pub env: EnvLookup<'a>,
+    pub(crate) env: EnvLookup<'a>,
     /// The config file used when none is named.
-    pub default_config: Option<PathBuf>,
+    pub(crate) default_config: Option<PathBuf>,
 }
 
 /// The real process environment.
-pub fn process_env(name: &str) -> Option<String> {
+pub(crate) fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
 impl Context<'static> {
     /// The real environment and platform config directory.
-    pub fn process() -> Self {
+    pub(crate) fn process() -> Self {
         Context {
             env: &process_env,
             default_config: file::default_path(),
@@ -119,7 +119,7 @@ impl Context<'static> {
 
 impl Context<'_> {
     /// The config file to use: `--config`, then `PAYVERIFY_CONFIG`, then the default.
-    pub fn config_location(&self, flag: Option<&PathBuf>) -> Option<ConfigLocation> {
+    pub(crate) fn config_location(&self, flag: Option<&PathBuf>) -> Option<ConfigLocation> {
         let explicit = |path: PathBuf| ConfigLocation {
             path,
             explicit: true,
@@ -135,7 +135,7 @@ impl Context<'_> {
     }
 
     /// A non-blank environment variable.
-    pub fn var(&self, name: &str) -> Option<String> {
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
         (self.env)(name).filter(|v| !v.trim().is_empty())
     }
 }

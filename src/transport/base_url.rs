@@ -134,7 +134,7 @@ fn userinfo(url: &str) -> Option<(usize, usize)> {
 }
 
 /// `url` with any userinfo replaced by `<redacted>`, for showing a URL that may carry one.
-pub fn without_userinfo(url: &str) -> String {
+pub(crate) fn without_userinfo(url: &str) -> String {
     match userinfo(url) {
         Some((start, at)) => format!("{}<redacted>{}", &url[..start], &url[at..]),
         None => url.to_owned(),
@@ -142,7 +142,7 @@ pub fn without_userinfo(url: &str) -> String {
 }
 
 /// Whether a URL host is this machine: `localhost`, 127.0.0.0/8 or ::1.
-pub fn is_loopback(host: &str) -> bool {
+pub(crate) fn is_loopback(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     bare.eq_ignore_ascii_case("localhost")
         || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())

@@ -20,7 +20,7 @@ use crate::transport::network;
 
 /// How the credentials are written in the Authorization header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum AuthStyle {
+pub(crate) enum AuthStyle {
     /// `Basic base64(id:secret)`, RFC 7617, as the gateway's own integrations send.
     #[default]
     Standard,
@@ -30,15 +30,15 @@ pub enum AuthStyle {
 
 impl AuthStyle {
     /// Parses the config-file spelling.
-    pub fn from_config(s: &str) -> Option<Self> {
+    pub(crate) fn from_config(s: &str) -> Option<Self> {
         <AuthStyle as ValueEnum>::from_str(s, true).ok()
     }
 }
 
 /// The most body payverify reads; a verification result is well under a kilobyte.
-pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: u64 = 1024 * 1024;
 /// The longest `Retry-After` honoured.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 /// First back-off delay; it doubles each retry.
 const BACKOFF_BASE: Duration = Duration::from_millis(200);
 /// Largest back-off delay before jitter.
@@ -55,7 +55,7 @@ pub struct Response {
 
 /// Why no complete response was had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TransportError {
+pub(crate) enum TransportError {
     /// The attempt ran past `--timeout`.
     Timeout(Duration),
     /// No connection, or it broke: refused, reset, DNS failure.
@@ -126,13 +126,13 @@ impl std::fmt::Display for TransportError {
 
 /// The result of all attempts for one reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Exchange {
+pub(crate) struct Exchange {
     /// The URL called (a base URL never carries credentials, so it can be shown).
-    pub url: String,
+    pub(crate) url: String,
     /// The last response, or why there was none.
-    pub result: Result<Response, TransportError>,
+    pub(crate) result: Result<Response, TransportError>,
     /// How many attempts were made.
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     /// True when the exchange's deadline stopped it: a retry pause (or the wait for the
     /// first attempt) would have ended past it, so the retries were not all made.
     pub(crate) cut_short: bool,
@@ -140,24 +140,24 @@ pub struct Exchange {
 
 /// How a client behaves beyond the endpoint.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// Each attempt, connect to last byte.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Retries after the first attempt.
-    pub retries: u32,
+    pub(crate) retries: u32,
     /// Connections kept open for reuse: one per worker.
-    pub pool: usize,
+    pub(crate) pool: usize,
     /// Shared pacing (429 pause, rate).
-    pub gate: Arc<Gate>,
+    pub(crate) gate: Arc<Gate>,
     /// Once set (Ctrl-C), no further retry is started.
-    pub stop: Option<Arc<AtomicBool>>,
+    pub(crate) stop: Option<Arc<AtomicBool>>,
     /// PEM roots trusted besides Mozilla's and `--ca-cert`: the in-process TLS sandbox's CA.
-    pub extra_roots: Option<String>,
+    pub(crate) extra_roots: Option<String>,
 }
 
 impl Options {
     /// One worker, no pacing: what a single verification needs.
-    pub fn single(timeout: Duration, retries: u32) -> Self {
+    pub(crate) fn single(timeout: Duration, retries: u32) -> Self {
         Options {
             timeout,
             retries,
@@ -170,7 +170,7 @@ impl Options {
 }
 
 /// Makes Verify Transaction requests; share one across threads.
-pub struct Client {
+pub(crate) struct Client {
     agent: Agent,
     base_url: BaseUrl,
     authorization: Secret,
@@ -182,7 +182,7 @@ pub struct Client {
 impl Client {
     /// A client for `endpoint`; registers the secret and header with `log` for scrubbing.
     /// Fails (exit 6) on an unusable proxy URL or CA file.
-    pub fn new(endpoint: &Endpoint, options: Options, log: Log) -> Result<Self, Failure> {
+    pub(crate) fn new(endpoint: &Endpoint, options: Options, log: Log) -> Result<Self, Failure> {
         let authorization = authorization(endpoint);
         crate::secret::register_credentials(&endpoint.client_id, &endpoint.client_secret);
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
@@ -216,7 +216,7 @@ impl Client {
 
     /// Asks the service about one reference, retrying as configured: the raw exchange, not
     /// yet classified (that is `outcome::classify`).
-    pub fn exchange(&self, reference: &Reference) -> Exchange {
+    pub(crate) fn exchange(&self, reference: &Reference) -> Exchange {
         self.exchange_by(reference, None)
     }
 
@@ -406,7 +406,7 @@ fn tls_error(e: &rustls::Error) -> TransportError {
 }
 
 /// The Authorization header value for the endpoint's style.
-pub fn authorization(endpoint: &Endpoint) -> Secret {
+pub(crate) fn authorization(endpoint: &Endpoint) -> Secret {
     let pair = format!("{}:{}", endpoint.client_id, endpoint.client_secret.expose());
     match endpoint.auth_style {
         AuthStyle::Standard => Secret::new(format!(
@@ -436,7 +436,7 @@ fn plain_framing(headers: &ureq::http::HeaderMap) -> Result<(), TransportError> 
 }
 
 /// Whether a result is worth another attempt: network trouble, 429 and 500/502/503/504.
-pub fn should_retry(result: &Result<Response, TransportError>) -> bool {
+pub(crate) fn should_retry(result: &Result<Response, TransportError>) -> bool {
     match result {
         Ok(r) => matches!(r.status, 429 | 500 | 502 | 503 | 504),
         Err(e) => e.retryable(),
@@ -445,12 +445,12 @@ pub fn should_retry(result: &Result<Response, TransportError>) -> bool {
 
 /// `Retry-After` as seconds or as an HTTP date (RFC 9110 section 10.2.3), capped at 30 s;
 /// a date in the past means "now".
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
     parse_retry_after_at(value, std::time::SystemTime::now())
 }
 
 /// [`parse_retry_after`] as of `now`.
-pub fn parse_retry_after_at(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after_at(value: &str, now: std::time::SystemTime) -> Option<Duration> {
     let value = value.trim();
     let delay = match value.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs >= 0.0 => {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 /// Decides when the next attempt may start; one per run, shared by all workers.
 #[derive(Debug, Default)]
-pub struct Gate {
+pub(crate) struct Gate {
     paused_until: Mutex<Option<Instant>>,
     rate: Option<Rate>,
 }
@@ -18,12 +18,12 @@ struct Rate {
 
 impl Gate {
     /// A gate with no rate limit.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Gate::default()
     }
 
     /// A gate that starts at most `per_second` attempts per second across all workers.
-    pub fn with_rate(per_second: f64) -> Self {
+    pub(crate) fn with_rate(per_second: f64) -> Self {
         Gate {
             paused_until: Mutex::default(),
             rate: Some(Rate {
@@ -35,13 +35,9 @@ impl Gate {
         }
     }
 
-    /// Blocks until an attempt may start: after any shared pause, in the next rate slot.
-    pub fn before_attempt(&self) {
-        self.before_attempt_by(None);
-    }
-
-    /// [`Gate::before_attempt`], unless the attempt could not start by `deadline`: then it
-    /// returns false at once, without taking a rate slot, and the caller makes no attempt.
+    /// Blocks until an attempt may start: after any shared pause, in the next rate slot;
+    /// unless the attempt could not start by `deadline`: then it returns false at once,
+    /// without taking a rate slot, and the caller makes no attempt.
     pub(crate) fn before_attempt_by(&self, deadline: Option<Instant>) -> bool {
         let too_late = |at: Instant| deadline.is_some_and(|d| at > d);
         loop {
@@ -79,7 +75,7 @@ impl Gate {
 
     /// Makes every worker wait `delay` from now (a 429 with Retry-After is about the
     /// client, not the one request that got it).
-    pub fn pause_all(&self, delay: Duration) {
+    pub(crate) fn pause_all(&self, delay: Duration) {
         if let Ok(mut paused) = self.paused_until.lock() {
             let until = Instant::now() + delay;
             *paused = Some(paused.map_or(until, |p| p.max(until)));
@@ -96,7 +92,7 @@ mod tests {
         let gate = Gate::with_rate(20.0);
         let started = Instant::now();
         for _ in 0..5 {
-            gate.before_attempt();
+            gate.before_attempt_by(None);
         }
         // Slots at 0, 50, 100, 150, 200 ms: the fifth starts no earlier than 200 ms.
         assert!(started.elapsed() >= Duration::from_millis(200));
@@ -108,7 +104,7 @@ mod tests {
         gate.pause_all(Duration::from_millis(150));
         gate.pause_all(Duration::from_millis(10));
         let started = Instant::now();
-        gate.before_attempt();
+        gate.before_attempt_by(None);
         assert!(started.elapsed() >= Duration::from_millis(140));
     }
 

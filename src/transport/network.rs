@@ -19,7 +19,7 @@ use crate::transport::base_url::is_loopback;
 /// The proxy to use: none for loopback (a plain-http loopback request must never hand the
 /// Authorization header to a proxy), else `--proxy`/config, else HTTPS_PROXY, HTTP_PROXY and
 /// NO_PROXY from the environment.
-pub fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
+pub(crate) fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
     if is_loopback(endpoint.base_url.host()) {
         return Ok(None);
     }
@@ -39,7 +39,7 @@ pub fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
 
 /// The agent every request goes through, with a resolver that does not start a thread per
 /// request.
-pub fn agent(config: Config) -> Agent {
+pub(crate) fn agent(config: Config) -> Agent {
     Agent::with_parts(
         config,
         DefaultConnector::default(),
@@ -49,7 +49,7 @@ pub fn agent(config: Config) -> Agent {
 
 /// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file
 /// `ca_file` and in `extra_pem` (the in-process sandbox's CA); `None` when neither is given.
-pub fn roots(
+pub(crate) fn roots(
     ca_file: Option<&Path>,
     extra_pem: Option<&str>,
 ) -> Result<Option<RootCerts>, Failure> {
@@ -102,7 +102,7 @@ const RESOLVE_REUSE: Duration = Duration::from_secs(60);
 /// a name is looked up (on `DefaultResolver`'s bounded thread, within the timeout) at most
 /// once per [`RESOLVE_REUSE`].
 #[derive(Default)]
-pub struct CachingResolver<R = DefaultResolver> {
+pub(crate) struct CachingResolver<R = DefaultResolver> {
     lookup: R,
     cached: RwLock<Option<Cached>>,
 }

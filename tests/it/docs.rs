@@ -1,7 +1,7 @@
 //! The README states contracts the code defines; these tests keep the two in step.
 
-use payverify::exit::Exit;
-use payverify::sandbox::responses::MAGIC_REFERENCES;
+use payverify::Exit;
+use payverify::sandbox::MAGIC_REFERENCES;
 
 const README: &str = include_str!("../../README.md");
 

@@ -6,8 +6,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use payverify::log::{Level, Log};
 use payverify::sandbox::{self, Sandbox};
+use payverify::{Level, Log};
 use predicates::prelude::*;
 
 fn sandbox() -> Sandbox {

@@ -250,10 +250,7 @@ fn item_02_no_references_is_exit_2() {
         .args(strict)
         .assert()
         .code(2)
-        .stdout(format!(
-            "{}\n",
-            payverify::render::records::CSV_COLUMNS.join(",")
-        ))
+        .stdout(format!("{}\n", payverify::CSV_COLUMNS.join(",")))
         .stderr(predicate::str::contains(
             "no references to verify: 3 lines read, 2 blank, 1 comment",
         ));

@@ -426,7 +426,7 @@ fn ambiguous_framing_is_exit_8() {
 /// and the UTF-8 encodings of C1 controls and bidi overrides.
 fn control_bytes(text: &str) -> Vec<char> {
     text.chars()
-        .filter(|&c| c != '\n' && payverify::terminal::is_unsafe(c))
+        .filter(|&c| c != '\n' && payverify::is_unsafe(c))
         .collect()
 }
 

@@ -1,6 +1,8 @@
 //! The end-to-end tests, one binary (one link) with a module per area; each runs the real
 //! binary as a user or script would and asserts exit status, stdout and stderr.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A test binary has no public surface: its helpers are `pub` for the sibling modules only.
+#![allow(unreachable_pub)]
 
 mod common;
 

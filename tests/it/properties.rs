@@ -1,11 +1,11 @@
 //! Properties that must hold for every input, checked with proptest.
 
-use payverify::checks::{self, Expectations, HmacMode};
-use payverify::client::Response;
-use payverify::money::Kobo;
-use payverify::outcome::{OUTCOME_NAMES, Verdict, classify_response};
-use payverify::reference::{Reference, decode_segment, encode_segment};
-use payverify::secret::Secret;
+use payverify::Kobo;
+use payverify::Response;
+use payverify::Secret;
+use payverify::{Expectations, HmacMode};
+use payverify::{OUTCOME_NAMES, Verdict, classify_response};
+use payverify::{Reference, decode_segment, encode_segment};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -120,7 +120,7 @@ proptest! {
         prop_assert!(OUTCOME_NAMES.contains(&outcome.name()));
         // Checks run on whatever was classified never panic either.
         let checks = outcome.verification().map(|v| {
-            checks::evaluate(v, HmacMode::Require, &Secret::new("k"), &Expectations {
+            payverify::evaluate(v, HmacMode::Require, &Secret::new("k"), &Expectations {
                 amount: Some(Kobo(1)),
                 currency: Some("NGN".into()),
                 merchant_ref: Some("m".into()),

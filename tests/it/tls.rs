@@ -6,8 +6,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use payverify::sandbox::http::{Request, Response, Server};
-use payverify::sandbox::tls::{Identity, LOOPBACK_NAMES, Validity};
+use payverify::sandbox::{Identity, LOOPBACK_NAMES, Validity};
+use payverify::sandbox::{Request, Response, Server};
 use predicates::prelude::*;
 
 /// A standalone `payverify sandbox` with its first stdout lines read.

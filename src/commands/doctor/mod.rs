@@ -22,10 +22,10 @@ use crate::secret::Secret;
 use crate::settings::{Context, Endpoint, SecretSource, Settings, Source};
 use crate::transport::base_url::{BaseUrl, is_loopback, without_userinfo};
 
-pub use report::{Check, Report, Status};
+pub(crate) use report::{Check, Report};
 
 /// Runs `payverify doctor`.
-pub fn run(
+pub(crate) fn run(
     global: &GlobalArgs,
     args: &DoctorArgs,
     log: &Log,

@@ -21,7 +21,7 @@ use crate::exit::{Cause, Failure};
 ///
 /// The system resolver has no time limit of its own, so it runs on a thread that is left
 /// behind (it ends when the resolver gives up) if it does not answer in time.
-pub fn resolve(host: &str, port: u16, timeout: Duration) -> Result<Vec<SocketAddr>, String> {
+pub(crate) fn resolve(host: &str, port: u16, timeout: Duration) -> Result<Vec<SocketAddr>, String> {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     if let Ok(ip) = bare.parse::<IpAddr>() {
         return Ok(vec![SocketAddr::new(ip, port)]);
@@ -54,7 +54,10 @@ fn resolver_reason(e: &io::Error) -> String {
 
 /// A TCP connection to the first of `addrs` that accepts one, all within `timeout`; the
 /// error lists why each address failed.
-pub fn connect(addrs: &[SocketAddr], timeout: Duration) -> Result<(TcpStream, SocketAddr), String> {
+pub(crate) fn connect(
+    addrs: &[SocketAddr],
+    timeout: Duration,
+) -> Result<(TcpStream, SocketAddr), String> {
     let deadline = Instant::now() + timeout;
     let mut failures = Vec::new();
     for addr in addrs {
@@ -82,49 +85,49 @@ pub fn connect(addrs: &[SocketAddr], timeout: Duration) -> Result<(TcpStream, So
 
 /// What the TLS handshake established.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TlsFacts {
+pub(crate) struct TlsFacts {
     /// `TLSv1.3` or `TLSv1.2`.
-    pub version: String,
+    pub(crate) version: String,
     /// The server certificate, if it sent one that parses.
-    pub leaf: Option<Leaf>,
+    pub(crate) leaf: Option<Leaf>,
     /// Whether only the `--ca-cert` roots made the chain trusted.
-    pub extra_root_needed: bool,
+    pub(crate) extra_root_needed: bool,
 }
 
 /// The fields of the server certificate doctor reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     /// Subject distinguished name, RFC 4514 style.
-    pub subject: String,
+    pub(crate) subject: String,
     /// Issuer distinguished name.
-    pub issuer: String,
+    pub(crate) issuer: String,
     /// notAfter, as the certificate writes it.
-    pub not_after: String,
+    pub(crate) not_after: String,
     /// Whole days from now to notAfter (negative once expired).
-    pub days_left: i64,
+    pub(crate) days_left: i64,
 }
 
 /// Why the handshake failed, with whatever was learnt of the certificate first.
 #[derive(Debug)]
-pub struct TlsFailure {
+pub(crate) struct TlsFailure {
     /// What went wrong, one line.
-    pub reason: String,
+    pub(crate) reason: String,
     /// The certificate error, when the chain was refused.
-    pub certificate: Option<rustls::CertificateError>,
+    pub(crate) certificate: Option<rustls::CertificateError>,
     /// The server certificate, when one was received.
-    pub leaf: Option<Leaf>,
+    pub(crate) leaf: Option<Leaf>,
 }
 
 /// The roots doctor checks against: ureq's own set without `--ca-cert`, and with it the
 /// set ureq's client is configured with (Mozilla's roots plus the file's certificates).
-pub struct Roots {
+pub(crate) struct Roots {
     default: RootCertStore,
     extra: Option<RootCertStore>,
 }
 
 impl Roots {
     /// The roots for an optional `--ca-cert` file; exit 6 if it cannot be used.
-    pub fn new(ca_cert: Option<&Path>) -> Result<Roots, Failure> {
+    pub(crate) fn new(ca_cert: Option<&Path>) -> Result<Roots, Failure> {
         let default = RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
@@ -154,7 +157,7 @@ impl Roots {
 }
 
 /// Performs a TLS handshake over `stream` for `host`, within `timeout`.
-pub fn handshake(
+pub(crate) fn handshake(
     stream: &TcpStream,
     host: &str,
     roots: &Roots,
@@ -398,7 +401,7 @@ impl ServerCertVerifier for Recorder {
 }
 
 /// The subject, issuer and expiry of a DER certificate; `None` if it does not parse.
-pub fn parse_leaf(der: &[u8]) -> Option<Leaf> {
+pub(crate) fn parse_leaf(der: &[u8]) -> Option<Leaf> {
     let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
     let not_after = &cert.validity().not_after;
     let now = SystemTime::now()

@@ -6,7 +6,7 @@ use crate::exit::Exit;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Nothing to do.
     Ok,
     /// Works, but something deserves attention.
@@ -17,7 +17,7 @@ pub enum Status {
 
 impl Status {
     /// The word printed for it, in text and JSON alike.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Warn => "warn",
@@ -28,23 +28,23 @@ impl Status {
 
 /// One check's result: what was found and, on warn or FAIL, the fix.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Check {
+pub(crate) struct Check {
     /// Its name: config, settings, base_url, resolve, connect, tls, credentials, reference
     /// or hmac.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its outcome.
-    pub status: Status,
+    pub(crate) status: Status,
     /// What was found, one line.
-    pub found: String,
+    pub(crate) found: String,
     /// What to do about a warning or failure.
-    pub fix: Option<String>,
+    pub(crate) fix: Option<String>,
     /// Figures for `-o json` (addresses, milliseconds, certificate fields...).
-    pub details: Map<String, Value>,
+    pub(crate) details: Map<String, Value>,
 }
 
 impl Check {
     /// A passed check.
-    pub fn ok(name: &'static str, found: impl Into<String>) -> Self {
+    pub(crate) fn ok(name: &'static str, found: impl Into<String>) -> Self {
         Check {
             name,
             status: Status::Ok,
@@ -55,7 +55,11 @@ impl Check {
     }
 
     /// A warning with its fix.
-    pub fn warn(name: &'static str, found: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn warn(
+        name: &'static str,
+        found: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Check {
             status: Status::Warn,
             fix: Some(fix.into()),
@@ -64,7 +68,7 @@ impl Check {
     }
 
     /// A failure ending in `exit`, with its fix.
-    pub fn fail(
+    pub(crate) fn fail(
         name: &'static str,
         exit: Exit,
         found: impl Into<String>,
@@ -78,35 +82,35 @@ impl Check {
     }
 
     /// The check with one more detail for `-o json`.
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+    pub(crate) fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.details.insert(key.to_owned(), value.into());
         self
     }
 
     /// Whether it failed.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         matches!(self.status, Status::Fail(_))
     }
 }
 
 /// The checks run, in order.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     /// Each check as it was run; doctor stops after a failure that makes the rest
     /// meaningless, so the last one may be the only FAIL.
-    pub checks: Vec<Check>,
+    pub(crate) checks: Vec<Check>,
 }
 
 impl Report {
     /// Adds a check and says whether it failed.
-    pub fn add(&mut self, check: Check) -> bool {
+    pub(crate) fn add(&mut self, check: Check) -> bool {
         let failed = check.failed();
         self.checks.push(check);
         failed
     }
 
     /// 0 when nothing failed (warnings allowed), else the first failure's code.
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         self.checks
             .iter()
             .find_map(|c| match c.status {
@@ -118,7 +122,7 @@ impl Report {
 
     /// One line per check: `name  ok: found` or `name  FAIL: found; fix: ...`. Secrets are
     /// redacted and control characters escaped: much of the text comes from outside.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let width = self.checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
         let mut out = String::new();
         for check in &self.checks {
@@ -139,7 +143,7 @@ impl Report {
     }
 
     /// The whole report as one JSON object, every string redacted of registered secrets.
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         let exit = self.exit();
         let checks: Vec<Value> = self
             .checks
@@ -169,7 +173,7 @@ impl Report {
     }
 
     /// The stderr summary line.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let warnings = self
             .checks
             .iter()

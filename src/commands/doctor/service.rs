@@ -18,7 +18,7 @@ use super::report::{Check, Report};
 
 /// Runs the credentials check and, when it passed and a reference was given, the reference
 /// and hmac checks.
-pub fn checks(
+pub(crate) fn checks(
     report: &mut Report,
     settings: &Settings,
     endpoint: &Endpoint,

@@ -148,7 +148,7 @@ pub fn evaluate(
 }
 
 /// The approval code that must accompany a SUCCESSFUL status.
-pub const APPROVED: &str = "00";
+pub(crate) const APPROVED: &str = "00";
 
 /// Whether the response is about `requested`: when it names any of transactionRef,
 /// merchantRef or paymentRef, one of them must be the requested reference; a SUCCESSFUL
@@ -157,7 +157,7 @@ pub const APPROVED: &str = "00";
 /// `requested` (or is not a success naming nothing); otherwise the failure line. The
 /// service's values are quoted: their exact form matters, and a value made to look like
 /// the rest of the sentence must not blur it.
-pub fn answers_for(v: &Verification, requested: &str) -> Option<String> {
+pub(crate) fn answers_for(v: &Verification, requested: &str) -> Option<String> {
     let named = [
         ("transactionRef", v.transaction_ref.as_deref()),
         ("merchantRef", v.merchant_ref.as_deref()),
@@ -242,7 +242,7 @@ fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<String>) {
 }
 
 /// One line per expectation `v` does not meet.
-pub fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
+pub(crate) fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
     let says = |o: Option<String>| o.unwrap_or_else(|| "nothing".into());
     let mut failures = Vec::new();
     if let Some(want) = expect.amount

@@ -129,7 +129,7 @@ fn summary_names_the_hmac_verdict_once_then_the_other_checks() {
     assert_eq!(good.summary(), "hmac valid");
     let tampered = sample(|v| v["hmac"] = "0".repeat(64).into());
     let expect = Expectations {
-        amount: Some(crate::money::Kobo(40_000)),
+        amount: Some(crate::domain::money::Kobo(40_000)),
         ..Expectations::default()
     };
     for mode in [HmacMode::Warn, HmacMode::Require] {

@@ -22,11 +22,11 @@ pub const CLIENT_SECRET: &str = "sandbox-secret";
 /// The reference of the documented sample.
 pub const SAMPLE_REFERENCE: &str = "0000000000000044177";
 /// The operation path prefix.
-pub const VERIFY_PREFIX: &str = "/api/payment/verify/";
+pub(crate) const VERIFY_PREFIX: &str = "/api/payment/verify/";
 /// Longest delay `SANDBOX-SLOW-<ms>-` may ask for.
-pub const MAX_SLOW: Duration = Duration::from_secs(120);
+pub(crate) const MAX_SLOW: Duration = Duration::from_secs(120);
 /// Longest time `SANDBOX-SETTLES-<ms>-` may stay pending: a day.
-pub const MAX_SETTLE: Duration = Duration::from_secs(86_400);
+pub(crate) const MAX_SETTLE: Duration = Duration::from_secs(86_400);
 
 /// The magic references, as documented in `--help`, the banner and the README.
 pub const MAGIC_REFERENCES: [(&str, &str); 13] = [
@@ -87,15 +87,15 @@ pub fn magic_table() -> String {
 
 /// One HTTP reply.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// HTTP status.
-    pub status: u16,
+    pub(crate) status: u16,
     /// JSON body.
-    pub body: Value,
+    pub(crate) body: Value,
     /// `Retry-After` seconds, when set.
-    pub retry_after: Option<u32>,
+    pub(crate) retry_after: Option<u32>,
     /// Extra delay before answering (SLOW references).
-    pub delay: Duration,
+    pub(crate) delay: Duration,
 }
 
 impl Reply {
@@ -175,7 +175,7 @@ fn magic(reference: &str) -> Magic {
 /// Per-reference attempt counts, for the references that fail only the first time, and
 /// when each settling reference was first asked about.
 #[derive(Debug, Default)]
-pub struct State {
+pub(crate) struct State {
     attempts: Mutex<HashMap<String, u32>>,
     first_asked: Mutex<HashMap<String, Instant>>,
 }
@@ -203,7 +203,7 @@ impl State {
 }
 
 /// The expected `Authorization` header: `Basic base64(sandbox:sandbox-secret)`.
-pub fn expected_authorization() -> String {
+pub(crate) fn expected_authorization() -> String {
     let pair = format!("{CLIENT_ID}:{CLIENT_SECRET}");
     format!(
         "Basic {}",
@@ -212,7 +212,12 @@ pub fn expected_authorization() -> String {
 }
 
 /// The reply to one request.
-pub fn reply(state: &State, method: &str, raw_path: &str, authorization: Option<&str>) -> Reply {
+pub(crate) fn reply(
+    state: &State,
+    method: &str,
+    raw_path: &str,
+    authorization: Option<&str>,
+) -> Reply {
     let path = raw_path.split('?').next().unwrap_or(raw_path);
     let Some(segment) = path
         .strip_prefix(VERIFY_PREFIX)

@@ -6,7 +6,7 @@ use toml_edit::{DocumentMut, Item};
 /// `existing` with the profile `name` added as `section` (one `[profiles.NAME]` table, as
 /// [`super::profile_section`] writes it). A profile of that name is an error unless
 /// `replace`, which replaces that profile's table alone.
-pub fn add_profile(
+pub(crate) fn add_profile(
     existing: &str,
     name: &str,
     section: &str,

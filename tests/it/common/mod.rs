@@ -55,8 +55,7 @@ pub fn payverify_at(base_url: &str) -> Command {
 // The unit tests' TempDir, shared rather than written twice.
 #[path = "../../../src/testutil.rs"]
 mod testutil;
-#[allow(unused_imports)] // not every test crate makes files
-pub use testutil::TempDir;
+pub(crate) use testutil::TempDir;
 
 /// A loopback TCP server that hands each connection to `handler` on its own thread.
 /// It lives as long as the test process; tests are short.
