@@ -46,7 +46,7 @@ impl Log {
         Log { level }
     }
 
-    /// The level.
+    /// What this log lets through to stderr.
     pub fn level(&self) -> Level {
         self.level
     }

@@ -93,7 +93,6 @@ impl<'de> Deserialize<'de> for WaitValue {
 /// Where the config file is looked for, and whether it must exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ConfigLocation {
-    /// The path.
     pub(crate) path: PathBuf,
     /// True when the user named it (`--config`/`PAYVERIFY_CONFIG`): then it must exist.
     pub(crate) explicit: bool,

@@ -45,7 +45,6 @@ pub(crate) struct Settings {
     pub(crate) profile: Option<Sourced<String>>,
     /// Base URL, unvalidated.
     pub(crate) base_url: Option<Sourced<String>>,
-    /// Client id.
     pub(crate) client_id: Option<Sourced<String>>,
     /// Where the client secret comes from.
     pub(crate) client_secret: Option<Sourced<SecretSource>>,
@@ -74,11 +73,8 @@ pub(crate) struct Settings {
 pub(crate) struct Endpoint {
     /// Where to send requests.
     pub(crate) base_url: BaseUrl,
-    /// Client id.
     pub(crate) client_id: String,
-    /// Client secret.
     pub(crate) client_secret: Secret,
-    /// Header style.
     pub(crate) auth_style: AuthStyle,
     /// Explicit proxy URL.
     pub(crate) proxy: Option<String>,
@@ -87,33 +83,22 @@ pub(crate) struct Endpoint {
 }
 
 /// What the command line gave, before the environment, the config file and the defaults
-/// are consulted: everything [`Settings::resolve`] takes from the arguments. `cli` fills it
-/// in, so settings never depends on the shape of the command line.
+/// are consulted: everything [`Settings::resolve`] takes from the arguments, each field the
+/// flag of that name. `cli` fills it in, so settings never depends on the command line.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Flags {
-    /// `--config`.
     pub(crate) config: Option<PathBuf>,
-    /// `--profile`.
     pub(crate) profile: Option<String>,
-    /// `--base-url`.
     pub(crate) base_url: Option<String>,
-    /// `--client-id`.
     pub(crate) client_id: Option<String>,
-    /// `--client-secret-file`.
     pub(crate) client_secret_file: Option<PathBuf>,
-    /// `--auth-style`.
     pub(crate) auth_style: Option<AuthStyle>,
-    /// `--timeout`, already in range.
+    /// Already checked against its range, as are `retries` and `wait`.
     pub(crate) timeout: Option<Duration>,
-    /// `--retries`, already in range.
     pub(crate) retries: Option<u32>,
-    /// `--wait`, already in range.
     pub(crate) wait: Option<Duration>,
-    /// `--hmac`.
     pub(crate) hmac: Option<HmacMode>,
-    /// `--proxy`.
     pub(crate) proxy: Option<String>,
-    /// `--ca-cert`.
     pub(crate) ca_cert: Option<PathBuf>,
 }
 

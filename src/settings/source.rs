@@ -9,11 +9,9 @@ use crate::settings::file::{self, ConfigLocation};
 pub(crate) mod env {
     /// Base URL of the service.
     pub(crate) const BASE_URL: &str = "PAYVERIFY_BASE_URL";
-    /// Client id.
     pub(crate) const CLIENT_ID: &str = "PAYVERIFY_CLIENT_ID";
     /// Client secret (there is no flag for it).
     pub(crate) const CLIENT_SECRET: &str = "PAYVERIFY_CLIENT_SECRET";
-    /// Profile name.
     pub(crate) const PROFILE: &str = "PAYVERIFY_PROFILE";
     /// Config file path.
     pub(crate) const CONFIG: &str = "PAYVERIFY_CONFIG";
@@ -28,26 +26,15 @@ pub(crate) enum Source {
     Env(&'static str),
     /// A key of a config profile.
     Profile {
-        /// The config file.
         path: PathBuf,
-        /// The profile name.
         profile: String,
-        /// The key.
         key: &'static str,
     },
     /// A top-level key of the config file.
-    File {
-        /// The config file.
-        path: PathBuf,
-        /// The key.
-        key: &'static str,
-    },
+    File { path: PathBuf, key: &'static str },
     /// The config file has a profile named `default` and nothing else selects one (the
     /// convention of the AWS and Stripe CLIs).
-    DefaultProfile {
-        /// The config file.
-        path: PathBuf,
-    },
+    DefaultProfile { path: PathBuf },
     /// The built-in default.
     Default,
     /// Forced by `--sandbox`.
@@ -77,9 +64,7 @@ impl fmt::Display for Source {
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Sourced<T> {
-    /// The value.
     pub(crate) value: T,
-    /// Its source.
     pub(crate) source: Source,
 }
 
