@@ -606,6 +606,10 @@ impl Sink<Reconciled> for ReconcileWriter {
         ReconcileWriter::finish(self)
     }
 
+    fn noun(&self) -> (&'static str, &'static str) {
+        ("row", "rows")
+    }
+
     fn names(&self) -> &'static [&'static str] {
         &RESULT_NAMES
     }

@@ -91,7 +91,7 @@ fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
         assert_eq!(s["results"]["OVERPAID"]["gateway_kobo"], 4_000_001, "{s}");
         assert!(
             stderr_of(&again).contains(&format!(
-                "payverify: 9 references ({} carried over, {} asked, 2 decided from the input) in ",
+                "payverify: 9 rows ({} carried over, {} asked, 2 decided from the input) in ",
                 7 - asked_again(format),
                 asked_again(format)
             )),

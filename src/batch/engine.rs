@@ -1,0 +1,529 @@
+//! The run: a reader thread, N workers sharing one verifier, and the ordered writer on the
+//! calling thread.
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::{
+    Closing, Entry, Item, Sink, Source, Stopped, Summary, Task, Ticket, Turn, Waiting, Window,
+    WorkQueue, progress_bar,
+};
+use crate::domain::job::Job;
+use crate::domain::outcome::{Outcome, Record, Verdict};
+use crate::domain::reference::Reference;
+use crate::domain::verifier::Verifier;
+use crate::domain::wait::{Polls, human};
+use crate::exit::{Exit, Failure};
+use crate::log::Log;
+
+/// How far the reader may run ahead of the writer, per worker: bounds memory however long
+/// the input and however slow one reference is.
+const WINDOW_PER_JOB: usize = 16;
+
+/// Input notes (duplicates, skipped lines) shown one by one, per kind; the rest are counted
+/// and summed up at the end, so a file of a million duplicates costs no memory or scroll.
+pub(crate) const NOTES_SHOWN: usize = 10;
+
+/// How a batch runs.
+pub(crate) struct Batch {
+    /// Worker threads.
+    pub(crate) jobs: usize,
+    /// How many references the input holds, when that can be known before the run
+    /// (arguments, and files counted first; an upper bound), for the progress bar and the
+    /// interrupted summary.
+    pub(crate) known_len: Option<usize>,
+    /// Set on Ctrl-C/SIGTERM: stop starting references, exit 130.
+    pub(crate) stop: Arc<AtomicBool>,
+    /// Set by the batch when it stops starting references for any reason (a signal, or
+    /// the reader of stdout went away); the client stops retrying when it is set.
+    pub(crate) halt: Arc<AtomicBool>,
+    /// `--wait`: how long a not-final reference is asked again (zero: not at all).
+    pub(crate) wait: Duration,
+    /// The command that would finish the run if it is interrupted (`--resume`), shown in
+    /// the interrupted summary.
+    pub(crate) resume_hint: Option<String>,
+}
+
+pub(super) enum Event<D> {
+    Done(usize, Box<Entry<D>>),
+    Skipped(usize),
+    Note(Item<D>),
+    InputFailed(Failure),
+    /// How many positions the input held, the line to show if that was none, and the
+    /// input's closing warnings.
+    InputEnd(usize, String, Unshown, Vec<String>),
+}
+
+/// Notes counted but not shown, per kind.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Unshown {
+    duplicates: usize,
+    invalid: usize,
+}
+
+impl Batch {
+    /// Verifies every reference of `input`, writing records to `writer`; returns the merge
+    /// (largest exit code) of every reference's record, 2 when there was no reference at
+    /// all, or 130 when interrupted. Every reference issued to a worker ends as a record,
+    /// even when the worker fails; a reader of stdout going away stops the batch without
+    /// lowering its exit status.
+    pub(crate) fn run<D: Send + 'static>(
+        &self,
+        verifier: Arc<Verifier>,
+        input: impl Source<D> + 'static,
+        writer: &mut dyn Sink<D>,
+        log: &Log,
+    ) -> Result<Exit, Failure> {
+        let started = Instant::now();
+        let window = Arc::new(Window::new(self.jobs * WINDOW_PER_JOB));
+        let issued = Arc::new(AtomicUsize::new(0));
+        // Lines the reader dropped (duplicates, invalid): they shrink the counted total.
+        let dropped = Arc::new(AtomicUsize::new(0));
+        // References a worker is verifying right now: what a first Ctrl-C waits for.
+        let active = Arc::new(AtomicUsize::new(0));
+        // As deep as the window: the reader refills half of it per wake-up.
+        let queue = Arc::new(WorkQueue::new(self.jobs * WINDOW_PER_JOB));
+        let (events_tx, events) = mpsc::channel::<Event<D>>();
+
+        spawn_reader(
+            input,
+            queue.clone(),
+            events_tx.clone(),
+            &window,
+            &issued,
+            &dropped,
+            &self.halt,
+        )?;
+        for n in 0..self.jobs {
+            let (queue, events_tx, halt) = (queue.clone(), events_tx.clone(), self.halt.clone());
+            let (verifier, active) = (verifier.clone(), active.clone());
+            let (wait, log) = (self.wait, log.clone());
+            thread::Builder::new()
+                .name(format!("verify-{n}"))
+                .spawn(move || worker(&verifier, &queue, &events_tx, &halt, &active, wait, &log))
+                .map_err(|e| Failure::new(Exit::Internal, format!("cannot start a worker: {e}")))?;
+        }
+        drop(events_tx);
+
+        let bar = progress_bar(self.known_len, log);
+        // Records to a terminal that also shows the bar: the bar is cleared before each
+        // write and drawn again after it, so no bar line is left among the rows.
+        let shared_terminal = io::stdout().is_terminal() && io::stderr().is_terminal();
+        let to_stdout = |write: &mut dyn FnMut() -> io::Result<()>| match shared_terminal {
+            true => bar.suspend(write),
+            false => write(),
+        };
+        let mut stopped = None;
+        self.write(to_stdout(&mut || writer.begin()), &mut stopped)?;
+        let mut failed = 0usize;
+        let mut input_complete = false;
+        let mut exit = Exit::Successful;
+        let mut summary = Summary {
+            names: writer.names(),
+            noun: writer.noun(),
+            ..Summary::default()
+        };
+        let mut pending: BTreeMap<usize, Option<Box<Entry<D>>>> = BTreeMap::new();
+        let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        let mut written_jobs = 0usize;
+        let mut empty_message = String::new();
+        let mut end_notes = Vec::new();
+        let mut unshown = Unshown::default();
+        let mut disconnected = false;
+        loop {
+            match events.recv_timeout(Duration::from_millis(50)) {
+                Ok(Event::Done(i, entry)) => {
+                    pending.insert(i, Some(entry));
+                    completed += 1;
+                }
+                Ok(Event::Skipped(i)) => {
+                    pending.insert(i, None);
+                    completed += 1;
+                }
+                Ok(Event::Note(item)) => {
+                    let line = match item {
+                        Item::Duplicate { reference, origin } => {
+                            format!("reference '{reference}' given again ({origin}); verified once")
+                        }
+                        Item::Invalid { origin, why } => {
+                            exit = exit.merge(Exit::Usage);
+                            format!("{origin} skipped: {why}")
+                        }
+                        Item::Job(_) | Item::Decided(_) => String::new(),
+                    };
+                    bar.suspend(|| log.warn(&line));
+                }
+                Ok(Event::InputFailed(failure)) => {
+                    exit = exit.merge(failure.exit);
+                    bar.suspend(|| log.error(&failure.message));
+                }
+                Ok(Event::InputEnd(n, message, rest, notes)) => {
+                    (total, empty_message) = (Some(n), message);
+                    end_notes = notes;
+                    // Read to its end before any stop: `n` is then every reference.
+                    input_complete = stopped.is_none() && !self.halt.load(Ordering::SeqCst);
+                    bar.set_length(n as u64);
+                    unshown = rest;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    disconnected = true;
+                    break;
+                }
+            }
+            if stopped.is_none() && self.stop.load(Ordering::SeqCst) {
+                stopped = Some(Stopped::Interrupted);
+                self.halt.store(true, Ordering::SeqCst);
+                let line = format!(
+                    "finishing {} in flight; Ctrl-C again to quit now",
+                    active.load(Ordering::SeqCst)
+                );
+                bar.suspend(|| log.info(&line));
+                bar.set_message(line);
+            }
+            if total.is_none()
+                && let Some(known) = self.known_len
+            {
+                let left = known.saturating_sub(dropped.load(Ordering::SeqCst));
+                bar.set_length(left as u64);
+            }
+            while let Some(entry) = pending.remove(&next) {
+                // A skipped position (None) was a job too.
+                if !matches!(entry.as_deref(), Some(Entry::Decided(_))) {
+                    written_jobs += 1;
+                }
+                if let Some(entry) = entry {
+                    // Merged before it is written: output that cannot be written never
+                    // lowers the exit status.
+                    let tally = writer.tally(&entry);
+                    exit = exit.merge(tally.exit);
+                    summary.add(tally, matches!(*entry, Entry::Verified(_)));
+                    if stopped != Some(Stopped::OutputClosed) {
+                        self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)?;
+                    }
+                    if tally.exit != Exit::Successful {
+                        failed += 1;
+                        if stopped.is_none() {
+                            bar.set_message(format!("{failed} failed"));
+                        }
+                    }
+                    bar.inc(1);
+                }
+                next += 1;
+                window.advance(next, written_jobs);
+            }
+            let drained = next == completed;
+            if drained && total == Some(completed) {
+                break;
+            }
+            if drained
+                && self.halt.load(Ordering::SeqCst)
+                && completed == issued.load(Ordering::SeqCst)
+            {
+                break;
+            }
+        }
+        bar.finish_and_clear();
+        for note in &end_notes {
+            log.warn(note);
+        }
+        if unshown.duplicates > 0 {
+            log.warn(&format!(
+                "{} more references were given again and verified once (the first \
+                 {NOTES_SHOWN} are listed above)",
+                unshown.duplicates
+            ));
+        }
+        if unshown.invalid > 0 {
+            log.warn(&format!(
+                "{} more lines were skipped (the first {NOTES_SHOWN} are listed above)",
+                unshown.invalid
+            ));
+        }
+        // Every thread is gone: every issued reference must have come back as a record.
+        // One that did not is a failure of payverify itself, never a silent gap.
+        let lost = match disconnected {
+            true => issued.load(Ordering::SeqCst).saturating_sub(next),
+            false => 0,
+        };
+        if lost > 0 {
+            exit = exit.merge(Exit::Internal);
+            log.error(&format!(
+                "internal error: {lost} reference(s) got no result (a worker failed)"
+            ));
+        }
+        if stopped != Some(Stopped::OutputClosed) {
+            self.write(writer.finish(), &mut stopped)?;
+        }
+        if self.stop.load(Ordering::SeqCst) {
+            stopped = Some(Stopped::Interrupted);
+        }
+        // Every position read was written or tallied; a stop before the input's end (or
+        // before its last positions came back) leaves some undecided. A reader halted by
+        // the stop reports as its total only what it had read, so that total equalling the
+        // positions written proves nothing unless the input was read to its end first.
+        if stopped.is_some() && !(input_complete && total == Some(next)) {
+            exit = exit.merge(writer.stopped_early());
+        }
+        if stopped == Some(Stopped::Interrupted) {
+            // Exact when the input was read to its end before the stop; otherwise the
+            // counted total, or, for stdin, what was read and the unread rest.
+            let not_started = match (input_complete, total, self.known_len) {
+                (true, Some(n), _) => n.saturating_sub(summary.total).to_string(),
+                (_, _, Some(known)) => known
+                    .saturating_sub(dropped.load(Ordering::SeqCst))
+                    .saturating_sub(summary.total)
+                    .to_string(),
+                _ => format!(
+                    "{} read and the unread rest of the input",
+                    issued.load(Ordering::SeqCst).saturating_sub(summary.total)
+                ),
+            };
+            log.info(&format!(
+                "{}; not started: {not_started}",
+                summary.line(started.elapsed(), stopped)
+            ));
+            if let Some(command) = &self.resume_hint {
+                log.info(&format!("to finish this run, resume it: {command}"));
+            }
+            return Ok(Exit::Interrupted);
+        }
+        if summary.total == 0 && lost == 0 && stopped.is_none() {
+            // Verifying nothing proves nothing: an empty file must never read as success.
+            log.error(&empty_message);
+            return Ok(exit.merge(Exit::Usage));
+        }
+        log.info(&summary.line(started.elapsed(), stopped));
+        Ok(exit)
+    }
+
+    /// Writes batch output; a reader that went away (`| head -1`) stops the batch: no new
+    /// references start and nothing more is written. Any other error is exit 10.
+    fn write(&self, result: io::Result<()>, stopped: &mut Option<Stopped>) -> Result<(), Failure> {
+        if let Err(e) = &result
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            if stopped.is_none() {
+                *stopped = Some(Stopped::OutputClosed);
+            }
+            self.halt.store(true, Ordering::SeqCst);
+            return Ok(());
+        }
+        crate::render::write_output(result)
+    }
+}
+
+fn spawn_reader<D: Send + 'static>(
+    mut input: impl Source<D> + 'static,
+    work: Arc<WorkQueue>,
+    events: mpsc::Sender<Event<D>>,
+    window: &Arc<Window>,
+    issued: &Arc<AtomicUsize>,
+    dropped: &Arc<AtomicUsize>,
+    halt: &Arc<AtomicBool>,
+) -> Result<(), Failure> {
+    let (window, issued, halt) = (window.clone(), issued.clone(), halt.clone());
+    let dropped = dropped.clone();
+    thread::Builder::new()
+        .name("read-references".into())
+        .spawn(move || {
+            // Closes the queue however this thread ends, so workers never wait forever.
+            let work = Closing(work);
+            let (mut index, mut jobs) = (0, 0);
+            let (mut duplicates, mut invalid) = (0usize, 0usize);
+            for item in input.by_ref() {
+                if halt.load(Ordering::SeqCst) {
+                    break;
+                }
+                match item {
+                    Ok(Item::Job(job)) => {
+                        let ticket = Ticket {
+                            index,
+                            job: Some(jobs),
+                        };
+                        if !window.wait_for_room(ticket, &halt) {
+                            break;
+                        }
+                        issued.store(index + 1, Ordering::SeqCst);
+                        if !work.0.push((index, job), &halt) {
+                            break;
+                        }
+                        index += 1;
+                        jobs += 1;
+                    }
+                    Ok(Item::Decided(decided)) => {
+                        if !window.wait_for_room(Ticket { index, job: None }, &halt) {
+                            break;
+                        }
+                        issued.store(index + 1, Ordering::SeqCst);
+                        let entry = Box::new(Entry::Decided(decided));
+                        if events.send(Event::Done(index, entry)).is_err() {
+                            break;
+                        }
+                        index += 1;
+                    }
+                    Ok(note) => {
+                        let seen = match note {
+                            Item::Duplicate { .. } => &mut duplicates,
+                            _ => &mut invalid,
+                        };
+                        *seen += 1;
+                        dropped.fetch_add(1, Ordering::SeqCst);
+                        if *seen <= NOTES_SHOWN {
+                            let _ = events.send(Event::Note(note));
+                        }
+                    }
+                    Err(failure) => {
+                        let _ = events.send(Event::InputFailed(failure));
+                        break;
+                    }
+                }
+            }
+            let unshown = Unshown {
+                duplicates: duplicates.saturating_sub(NOTES_SHOWN),
+                invalid: invalid.saturating_sub(NOTES_SHOWN),
+            };
+            let notes = input.end_notes();
+            let _ = events.send(Event::InputEnd(
+                index,
+                input.empty_message(),
+                unshown,
+                notes,
+            ));
+        })
+        .map(|_| ())
+        .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))
+}
+
+fn worker<D>(
+    verifier: &Verifier,
+    work: &WorkQueue,
+    events: &mpsc::Sender<Event<D>>,
+    halt: &AtomicBool,
+    active: &AtomicUsize,
+    wait: Duration,
+    log: &Log,
+) {
+    while let Some(task) = work.pop(halt) {
+        let _turn = Turn(work);
+        let Task {
+            index,
+            job,
+            waiting,
+        } = task;
+        let event = match (halt.load(Ordering::SeqCst), waiting) {
+            (true, None) => Event::Skipped(index),
+            // Stopping: a reference waited for ends as its last answer, not final.
+            (true, Some(waiting)) => Event::Done(
+                index,
+                Box::new(Entry::Verified(Record {
+                    job,
+                    verdict: waiting.last,
+                })),
+            ),
+            (false, waiting) => {
+                let first = Instant::now();
+                // A check while waiting has an answer in hand: its retries end at the
+                // deadline, and a check they left without an answer keeps that answer.
+                let deadline = waiting.as_ref().map(|w| w.polls.deadline());
+                active.fetch_add(1, Ordering::SeqCst);
+                let (checked, cut_short) = check_or_record_failure(verifier, &job, deadline);
+                active.fetch_sub(1, Ordering::SeqCst);
+                let (verdict, waiting) = match (cut_short, waiting) {
+                    (true, Some(waiting)) => {
+                        log.trace(|| {
+                            format!(
+                                "'{}': this check got no answer before the deadline ({}); \
+                                 the last answer stands",
+                                job.reference,
+                                checked.outcome.message(&job.reference)
+                            )
+                        });
+                        let Waiting { polls, last } = *waiting;
+                        (last, Some(polls))
+                    }
+                    (_, waiting) => (checked, waiting.map(|w| w.polls)),
+                };
+                let not_final = matches!(verdict.outcome, Outcome::NotFinal(_));
+                if !wait.is_zero() && not_final && !halt.load(Ordering::SeqCst) {
+                    let mut polls = waiting.unwrap_or_else(|| Polls::new(first, wait));
+                    let asked = polls.requests();
+                    if let Some(pause) = polls.next_pause(Instant::now()) {
+                        log.trace(|| {
+                            format!(
+                                "'{}': not final (request {asked}); next check in {}, {} left",
+                                job.reference,
+                                human(pause),
+                                human(polls.deadline().saturating_duration_since(Instant::now()))
+                            )
+                        });
+                        let waiting = Box::new(Waiting {
+                            polls,
+                            last: verdict,
+                        });
+                        let task = Task {
+                            index,
+                            job,
+                            waiting: Some(waiting),
+                        };
+                        work.park(task, Instant::now() + pause);
+                        continue;
+                    }
+                    log.trace(|| {
+                        format!(
+                            "'{}': still not final at the deadline, after {asked} requests",
+                            job.reference
+                        )
+                    });
+                }
+                Event::Done(index, Box::new(Entry::Verified(Record { job, verdict })))
+            }
+        };
+        if events.send(event).is_err() {
+            return;
+        }
+    }
+}
+
+/// Verifies one job; a panic while doing so becomes that job's record (exit 10) instead of a
+/// lost index, and the worker goes on with the next job. For a `--wait` check the request's
+/// retries end at `deadline`, and true comes with the verdict when they were cut short there.
+pub(crate) fn check_or_record_failure(
+    verifier: &Verifier,
+    job: &Job,
+    deadline: Option<Instant>,
+) -> (Verdict, bool) {
+    // The verifier holds no state a panic could leave half-updated that a later
+    // verification relies on (the gate's mutexes recover from poisoning).
+    let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        inject_failure(&job.reference);
+        verifier.verify_by(job, deadline)
+    }));
+    attempt.unwrap_or_else(|payload| {
+        let verdict = Verdict {
+            outcome: Outcome::Internal {
+                reason: crate::log::panic_message(payload.as_ref()),
+            },
+            checks: None,
+        };
+        (verdict, false)
+    })
+}
+
+/// Debug builds only: `PAYVERIFY_DEBUG_PANIC_ON=<reference>` makes verifying that reference
+/// panic, so the tests can prove a failed worker still yields a record and exit 10. Release
+/// builds compile this to nothing and ignore the variable.
+#[cfg(debug_assertions)]
+fn inject_failure(reference: &Reference) {
+    if std::env::var_os("PAYVERIFY_DEBUG_PANIC_ON").is_some_and(|r| r == reference.as_str()) {
+        panic!("injected failure (PAYVERIFY_DEBUG_PANIC_ON)");
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn inject_failure(_: &Reference) {}

@@ -1,0 +1,163 @@
+//! What a batch shows while it runs (the progress bar) and when it ends (the summary line).
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::Tally;
+use crate::log::{Level, Log};
+
+/// Counts of entries per name, and timing, for the summary line.
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    pub(super) names: &'static [&'static str],
+    /// What one entry is called, and many.
+    pub(super) noun: (&'static str, &'static str),
+    pub(super) counts: BTreeMap<&'static str, usize>,
+    pub(super) total: usize,
+    pub(super) with_warnings: usize,
+    /// Entries carried over from an earlier run (`--resume`).
+    pub(super) carried: usize,
+    /// Entries the service was asked about in this run.
+    pub(super) asked: usize,
+}
+
+/// Why a batch stopped before its input ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stopped {
+    Interrupted,
+    OutputClosed,
+}
+
+pub(super) fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
+    let wanted = io::stderr().is_terminal() && log.level() == Level::Normal && known_len != Some(1);
+    if !wanted {
+        return ProgressBar::hidden();
+    }
+    let (bar, template) = match known_len {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr()),
+            "{bar:30} {pos}/{len} ({percent}%) verified  {rate}  ETA {eta}  {msg}",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            "{spinner} {pos} verified  {rate}  {elapsed}  {msg}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.1}/s", state.per_sec());
+        };
+        bar.set_style(style.with_key("rate", rate));
+    }
+    bar.set_message("0 failed");
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+impl Summary {
+    pub(super) fn add(&mut self, tally: Tally, asked: bool) {
+        *self.counts.entry(tally.name).or_default() += 1;
+        self.asked += usize::from(asked);
+        self.total += 1;
+        if tally.warned {
+            self.with_warnings += 1;
+        }
+        if tally.carried {
+            self.carried += 1;
+        }
+    }
+
+    pub(super) fn line(&self, elapsed: Duration, stopped: Option<Stopped>) -> String {
+        let secs = elapsed.as_secs_f64();
+        let rate = if secs > 0.0 {
+            self.total as f64 / secs
+        } else {
+            0.0
+        };
+        let counts = self
+            .names
+            .iter()
+            .filter_map(|name| self.counts.get(name).map(|n| format!("{n} {name}")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let counts = if counts.is_empty() {
+            "nothing verified".to_owned()
+        } else {
+            counts
+        };
+        let noun = match self.total {
+            1 => self.noun.0,
+            _ => self.noun.1,
+        };
+        let head = match stopped {
+            Some(Stopped::Interrupted) => "interrupted after ",
+            Some(Stopped::OutputClosed) => "output closed; stopped after ",
+            None => "",
+        };
+        let warned = match self.with_warnings {
+            0 => String::new(),
+            n => format!("; {n} with warnings (see their checks)"),
+        };
+        // Entries neither carried nor asked were decided from the input (reconcile's
+        // DUPLICATE and INVALID_ROW rows).
+        let carried = match (
+            self.carried,
+            self.total.saturating_sub(self.carried + self.asked),
+        ) {
+            (0, _) => String::new(),
+            (n, 0) => format!(" ({n} carried over, {} asked)", self.asked),
+            (n, d) => format!(
+                " ({n} carried over, {} asked, {d} decided from the input)",
+                self.asked
+            ),
+        };
+        format!(
+            "{head}{} {noun}{carried} in {secs:.2}s ({rate:.1}/s): {counts}{warned}",
+            self.total
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_lists_outcomes_in_contract_order() {
+        let mut s = Summary {
+            names: &crate::domain::outcome::OUTCOME_NAMES,
+            noun: ("reference", "references"),
+            ..Summary::default()
+        };
+        s.counts.insert("NOT_FOUND", 2);
+        s.counts.insert("SUCCESSFUL", 3);
+        s.total = 5;
+        let line = s.line(Duration::from_secs(2), None);
+        assert_eq!(
+            line,
+            "5 references in 2.00s (2.5/s): 3 SUCCESSFUL, 2 NOT_FOUND"
+        );
+        assert!(
+            s.line(Duration::from_secs(1), Some(Stopped::Interrupted))
+                .starts_with("interrupted after 5")
+        );
+        s.with_warnings = 1;
+        assert!(
+            s.line(Duration::from_secs(1), None)
+                .ends_with("; 1 with warnings (see their checks)")
+        );
+        (s.carried, s.asked) = (3, 2);
+        assert!(
+            s.line(Duration::from_secs(1), None)
+                .starts_with("5 references (3 carried over, 2 asked) in")
+        );
+        s.asked = 1;
+        assert!(
+            s.line(Duration::from_secs(1), None)
+                .starts_with("5 references (3 carried over, 1 asked, 1 decided from the input) in")
+        );
+    }
+}
