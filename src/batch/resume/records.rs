@@ -1,0 +1,253 @@
+//! verify's records read back (jsonl and csv), and the pieces reconcile's rows share with
+//! them: outcome names and exit codes, csv splitting, the status a final outcome implies.
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::*;
+use crate::domain::reference::Reference;
+use crate::exit::Exit;
+use crate::render::csv;
+
+/// A record's key and what it comes to: `None` when not final (asked again),
+/// `Some(None)` when final but no longer trusted by this run's checks.
+pub(super) type Parsed = (String, Option<Option<Carried>>);
+
+pub(super) fn name_and_exit(
+    shape: &Shape,
+    outcome: &str,
+    exit_code: Option<&str>,
+) -> Result<(&'static str, Exit), String> {
+    let Some((name, exit)) = shape.outcomes.iter().find(|(n, _)| *n == outcome) else {
+        return Err(format!("has an unknown {}", shape.outcome));
+    };
+    if shape.exit_code && exit_code != Some(exit.code().to_string().as_str()) {
+        return Err(format!(
+            "has an exit_code that disagrees with its outcome {name}"
+        ));
+    }
+    Ok((name, *exit))
+}
+
+pub(super) fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String> {
+    let map: Map<String, Value> =
+        serde_json::from_str(line).map_err(|e| format!("is not a JSON object ({e})"))?;
+    if let Some(key) = map
+        .keys()
+        .find(|k| !shape.columns.contains(k) && !shape.json_only.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "has a field payverify does not write ({})",
+            crate::terminal::quoted(key)
+        ));
+    }
+    let text = |key: &str| match map.get(key) {
+        Some(Value::String(s)) => Ok(s.as_str()),
+        _ => Err(format!("has no string \"{key}\"")),
+    };
+    let reference = text("reference")?;
+    if Reference::parse(reference).map(|r| r.as_str() == reference) != Ok(true) {
+        return Err("has an invalid reference".into());
+    }
+    let exit_code = match map.get("exit_code") {
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err("has no numeric \"exit_code\"".into()),
+    };
+    let (name, exit) = name_and_exit(shape, text("outcome")?, Some(&exit_code))?;
+    if !(shape.is_final)(name) {
+        return Ok((reference.to_owned(), None));
+    }
+    let response = match map.get("response") {
+        Some(Value::Object(r)) => Some(r),
+        Some(Value::Null) | None => None,
+        Some(_) => return Err("has a \"response\" that is not an object".into()),
+    };
+    let status = response
+        .and_then(|r| r.get("status"))
+        .and_then(Value::as_str);
+    consistent(name, status)?;
+    let warnings = map.get("checks").and_then(|c| c.get("warnings"));
+    let carried = Carried {
+        text: line.to_owned(),
+        exit,
+        name,
+        warned: warnings
+            .and_then(Value::as_array)
+            .is_some_and(|w| !w.is_empty()),
+        amounts: None,
+    };
+    if exit != Exit::Successful {
+        return Ok((reference.to_owned(), Some(Some(carried))));
+    }
+    let checks_passed = map
+        .get("checks")
+        .and_then(|c| c.get("passed"))
+        .and_then(Value::as_bool);
+    let error_null = matches!(map.get("error"), Some(Value::Null) | None);
+    if checks_passed == Some(false) || !error_null {
+        return Err("is SUCCESSFUL with a failed check or an error".into());
+    }
+    let trusted = stored_response(line)?.is_some_and(|r| trust.carries(reference, r.get()));
+    Ok((reference.to_owned(), Some(trusted.then_some(carried))))
+}
+
+/// The `response` of a jsonl record as the text it was written as: checked again as the
+/// service's body, byte for byte (a re-encoded object could differ from what was signed).
+/// A key given twice is refused: payverify never writes one, and readers differ on which
+/// of the two counts.
+pub(super) fn stored_response(line: &str) -> Result<Option<&RawValue>, String> {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)] // the other keys are named only so that a repeated one is an error
+    struct Stored<'a> {
+        #[serde(borrow, default)]
+        response: Option<&'a RawValue>,
+        reference: Option<IgnoredAny>,
+        outcome: Option<IgnoredAny>,
+        exit_code: Option<IgnoredAny>,
+        http_status: Option<IgnoredAny>,
+        error: Option<IgnoredAny>,
+        checks: Option<IgnoredAny>,
+    }
+    serde_json::from_str::<Stored>(line)
+        .map(|stored| stored.response)
+        .map_err(|e| format!("is not a well-formed record ({e})"))
+}
+
+pub(super) fn csv_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Parsed, String> {
+    if line.chars().any(char::is_control) {
+        return Err("holds a control character".into());
+    }
+    let fields = split_csv(line).ok_or("is not a well-formed csv row")?;
+    if fields.len() != shape.columns.len() {
+        return Err(format!(
+            "has {} fields, not the {} of the header",
+            fields.len(),
+            shape.columns.len()
+        ));
+    }
+    let get = |column: &str| {
+        shape
+            .columns
+            .iter()
+            .position(|c| *c == column)
+            .map_or("", |i| fields[i].as_str())
+    };
+    let key = get("reference").to_owned();
+    if key.is_empty() {
+        return Err("has no reference".into());
+    }
+    let (name, exit) = name_and_exit(shape, get("outcome"), Some(get("exit_code")))?;
+    if !(shape.is_final)(name) {
+        return Ok((key, None));
+    }
+    let status = Some(get("status")).filter(|s| !s.is_empty());
+    consistent(name, status)?;
+    let carried = Carried {
+        text: line.to_owned(),
+        exit,
+        name,
+        warned: warned_in(get("checks")),
+        amounts: None,
+    };
+    if exit != Exit::Successful {
+        return Ok((key, Some(Some(carried))));
+    }
+    if !get("error").is_empty() {
+        return Err("is SUCCESSFUL with an error".into());
+    }
+    // No response, no hmac: nothing in a csv row proves it came from the service.
+    let _ = trust;
+    Ok((key, Some(None)))
+}
+
+/// Whether a checks summary (`hmac valid; warning: ...`) came with a warning: it names
+/// each, except those about the hmac, which its verdict (first) stands for: a verdict
+/// other than valid or not checked by choice came with one.
+pub(super) fn warned_in(checks: &str) -> bool {
+    checks.contains("warning: ")
+        || !(checks.is_empty()
+            || checks.starts_with("hmac valid")
+            || checks.starts_with("hmac not checked (--hmac off)"))
+}
+
+/// A final outcome must agree with the transaction status its record shows.
+pub(super) fn consistent(name: &str, status: Option<&str>) -> Result<(), String> {
+    let want = match name {
+        "SUCCESSFUL"
+        | "CHECK_FAILED"
+        | "MATCHED"
+        | "UNDERPAID"
+        | "OVERPAID"
+        | "CURRENCY_MISMATCH"
+        | "MERCHANT_REF_MISMATCH"
+        | "INTEGRITY_FAILED" => Some("SUCCESSFUL"),
+        "FAILED" => Some("FAILED"),
+        _ => None,
+    };
+    match (want, status) {
+        (Some(w), Some(s)) if w == s => Ok(()),
+        (Some(_), _) => Err(format!("is {name} without a matching transaction status")),
+        (None, _) => Ok(()),
+    }
+}
+
+/// The CSV cell a reference is written as, when no other reference is written the same:
+/// references with characters the CSV escapes, or starting with `'`, have none (they are
+/// asked again rather than matched loosely).
+pub(super) fn csv_key(reference: &str) -> Option<String> {
+    if reference.starts_with('\'')
+        || reference.contains('\\')
+        || reference.chars().any(crate::terminal::is_unsafe)
+    {
+        return None;
+    }
+    Some(match csv::is_formula_like(reference) {
+        true => format!("'{reference}"),
+        false => reference.to_owned(),
+    })
+}
+
+/// One RFC 4180 row on one line: fields split at commas, quoted fields unquoted (`""` is a
+/// quote). `None` when a quote is unbalanced or stray.
+pub(super) fn split_csv(line: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        let mut field = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next()? {
+                    '"' if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        field.push('"');
+                    }
+                    '"' => break,
+                    c => field.push(c),
+                }
+            }
+            match chars.next() {
+                None => {
+                    fields.push(field);
+                    return Some(fields);
+                }
+                Some(',') => {}
+                Some(_) => return None,
+            }
+        } else {
+            loop {
+                match chars.next() {
+                    None => {
+                        fields.push(field);
+                        return Some(fields);
+                    }
+                    Some(',') => break,
+                    Some('"') => return None,
+                    Some(c) => field.push(c),
+                }
+            }
+        }
+        fields.push(field);
+    }
+}
