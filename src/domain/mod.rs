@@ -8,6 +8,7 @@ pub(crate) mod money;
 pub(crate) mod outcome;
 pub(crate) mod reconcile;
 pub(crate) mod reference;
+pub(crate) mod seal;
 pub(crate) mod signature;
 pub(crate) mod verifier;
 pub(crate) mod wait;
