@@ -13,6 +13,7 @@ use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
 use crate::commands::verify::{Service, refuse_own_output, resume_command};
 use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
+use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_keys};
@@ -94,6 +95,7 @@ pub(crate) fn run(
                 reference_column,
                 args.all,
             )
+            .sealed(Sealer::new(&verifier.secret))
         }
     };
     let batch = Batch {
@@ -165,7 +167,7 @@ fn record_shape(header: &[String], reference_column: usize) -> Shape {
             .cloned()
             .chain(RESULT_COLUMNS.map(str::to_owned))
             .collect(),
-        json_only: &["line", "row", "response"],
+        json_only: &["line", "row", "response", "seal"],
         outcome: "result",
         exit_code: false,
         outcomes: &RESULT_EXITS,

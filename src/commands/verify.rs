@@ -14,6 +14,7 @@ use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_EXITS, is_final_name};
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
+use crate::domain::seal::Sealer;
 use crate::domain::verifier::Verifier;
 use crate::domain::wait::{Polls, exact, human};
 use crate::exit::{Exit, Failure};
@@ -136,7 +137,9 @@ pub(crate) fn run(
             // -q silences the default table; an explicit -o is data a script asked for.
             let mut writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
                 true => RecordWriter::discard(),
-                false => printer.into_records(args.format()),
+                false => printer
+                    .into_records(args.format())
+                    .sealed(Sealer::new(&verifier.secret)),
             };
             let verifier = Arc::new(verifier);
             match index {
@@ -222,7 +225,7 @@ pub(crate) fn record_shape() -> Shape {
     Shape {
         command: "payverify verify",
         columns: CSV_COLUMNS.map(str::to_owned).to_vec(),
-        json_only: &["http_status", "response"],
+        json_only: &["http_status", "response", "seal"],
         outcome: "outcome",
         exit_code: true,
         outcomes: &OUTCOME_EXITS,

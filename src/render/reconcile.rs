@@ -13,6 +13,7 @@ use crate::batch::resume::Carried;
 use crate::domain::money::{Kobo, naira_total};
 use crate::domain::outcome::Record;
 use crate::domain::reconcile::{self, Decided, RESULT_NAMES, Row, RowResult};
+use crate::domain::seal::Sealer;
 use crate::exit::Exit;
 use crate::log::truncate;
 use crate::render::{OutputFormat, Style, csv, new_table, table_text};
@@ -463,6 +464,8 @@ pub(crate) struct ReconcileWriter {
     /// Rows the table would list beyond [`TABLE_ROWS`]: counted, not kept.
     not_shown: u64,
     summary: Summary,
+    /// Seals each jsonl/json row, so `--resume` can tell it from an edited copy.
+    sealer: Option<Sealer>,
 }
 
 impl ReconcileWriter {
@@ -485,6 +488,7 @@ impl ReconcileWriter {
             all,
             discard: false,
             written: 0,
+            sealer: None,
             table_rows: Vec::new(),
             not_shown: 0,
             summary: Summary::default(),
@@ -559,13 +563,13 @@ impl ReconcileWriter {
                 self.out.write_all(csv::row(&cells).as_bytes())?;
             }
             OutputFormat::Jsonl => {
-                let mut line = self.json(judged);
+                let mut line = self.sealed_json(judged);
                 line.push('\n');
                 self.out.write_all(line.as_bytes())?;
             }
             OutputFormat::Json => {
                 let sep = if self.written == 0 { "\n  " } else { ",\n  " };
-                let item = self.json(judged);
+                let item = self.sealed_json(judged);
                 self.out.write_all(format!("{sep}{item}").as_bytes())?;
             }
             OutputFormat::Table => {
@@ -635,6 +639,23 @@ impl ReconcileWriter {
         let mut cells = judged.cells().to_vec();
         cells.resize(self.header.len(), String::new());
         cells
+    }
+
+    /// The same writer, sealing each jsonl/json row with `sealer`.
+    pub(crate) fn sealed(self, sealer: Sealer) -> Self {
+        ReconcileWriter {
+            sealer: Some(sealer),
+            ..self
+        }
+    }
+
+    /// A row as one JSON object, sealed when this writer seals.
+    fn sealed_json(&self, judged: &Judged<'_>) -> String {
+        let text = self.json(judged);
+        match &self.sealer {
+            Some(sealer) => sealer.seal(&text),
+            None => text,
+        }
     }
 
     fn json(&self, judged: &Judged<'_>) -> String {

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::domain::outcome::Record;
+use crate::domain::seal::Sealer;
 use crate::log::truncate;
 use crate::render::OutputFormat;
 use crate::render::{Style, batch_table, csv};
@@ -172,9 +173,28 @@ pub(crate) struct RecordWriter {
     written: usize,
     table_rows: Vec<[String; 7]>,
     discard: bool,
+    /// Seals each jsonl/json record, so `--resume` can tell it from an edited copy.
+    sealer: Option<Sealer>,
 }
 
 impl RecordWriter {
+    /// The same writer, sealing each jsonl/json record with `sealer`.
+    pub(crate) fn sealed(self, sealer: Sealer) -> Self {
+        RecordWriter {
+            sealer: Some(sealer),
+            ..self
+        }
+    }
+
+    /// A record as one JSON object, sealed when this writer seals.
+    fn json_text(&self, record: &Record) -> String {
+        let text = json(record);
+        match &self.sealer {
+            Some(sealer) => sealer.seal(&text),
+            None => text,
+        }
+    }
+
     /// A writer on `out`.
     pub(crate) fn new(out: Box<dyn Write + Send>, format: OutputFormat, style: Style) -> Self {
         RecordWriter {
@@ -182,6 +202,7 @@ impl RecordWriter {
             format,
             style,
             written: 0,
+            sealer: None,
             table_rows: Vec::new(),
             discard: false,
         }
@@ -216,7 +237,7 @@ impl RecordWriter {
         }
         match self.format {
             OutputFormat::Jsonl => {
-                let mut line = json(record);
+                let mut line = self.json_text(record);
                 line.push('\n');
                 self.out.write_all(line.as_bytes())?;
             }
@@ -228,7 +249,7 @@ impl RecordWriter {
             OutputFormat::Json => {
                 let sep = if self.written == 0 { "\n  " } else { ",\n  " };
                 self.out
-                    .write_all(format!("{sep}{}", json(record)).as_bytes())?;
+                    .write_all(format!("{sep}{}", self.json_text(record)).as_bytes())?;
             }
             OutputFormat::Table => {
                 let f = Fields::of(record);

@@ -46,8 +46,15 @@ fn records_have_the_documented_fields() {
             "http_status",
             "error",
             "checks",
-            "response"
+            "response",
+            "seal"
         ]
+    );
+    // payverify's seal: 64 hex digits, what --resume checks before carrying a record.
+    let seal = records[0]["seal"].as_str().unwrap();
+    assert!(
+        seal.len() == 64 && seal.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{seal}"
     );
     assert_eq!(records[0]["outcome"], "SUCCESSFUL");
     assert_eq!(records[0]["response"]["transactionRef"], "SANDBOX-OK-1");

@@ -377,9 +377,9 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         assert!(
             stderr_of(&out).contains(
                 "payverify: warning: 1 SUCCESSFUL records of the --resume file were asked \
-                 again: a record is carried only if its stored response passes this run's \
-                 checks with an hmac valid under this run's secret (a csv record holds no \
-                 response)\n"
+                 again: a record is carried only if it bears payverify's seal under this \
+                 run's secret and its stored response passes this run's checks with an hmac \
+                 valid under this run's secret (a csv record holds neither)\n"
             ),
             "{}",
             stderr_of(&out)

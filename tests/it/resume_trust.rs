@@ -201,3 +201,68 @@ fn a_record_with_a_long_genuine_response_is_resumable() {
     let (exit, requests, stderr) = resume_against_failed(&dir, "long.jsonl", SECRET);
     assert_eq!((exit, requests), (Some(1), 0), "{stderr}");
 }
+
+#[test]
+fn an_edited_failed_record_or_a_relabelled_paid_one_is_asked_again() {
+    // The gateway's hmac signs merchantRef, currency and amount only: a FAILED record's
+    // status and code flipped, or a paid record moved to another reference with its
+    // transactionRef, still carries a valid hmac. payverify's seal over the whole record
+    // is what these edits break.
+    let dir = TempDir::new("resume-status-flip");
+    let refused = serve(failed_body());
+    let out = payverify_at(&refused.url)
+        .current_dir(dir.path())
+        .args(["verify", REF, "-", "-o", "jsonl"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let failed = stdout_of(&out);
+    let flipped = failed
+        .replace(
+            "\"outcome\":\"FAILED\",\"exit_code\":1",
+            "\"outcome\":\"SUCCESSFUL\",\"exit_code\":0",
+        )
+        .replace("\"status\":\"FAILED\"", "\"status\":\"SUCCESSFUL\"")
+        .replace("\"code\":\"51\"", "\"code\":\"00\"");
+    let flipped = {
+        // The error a FAILED record carries, gone as from a SUCCESSFUL one.
+        let start = flipped.find("\"error\":\"").unwrap();
+        let end = start + flipped[start + 9..].find('"').unwrap() + 10;
+        format!("{}\"error\":null{}", &flipped[..start], &flipped[end..])
+    };
+    assert!(
+        flipped.contains("\"outcome\":\"SUCCESSFUL\"") && flipped.contains("\"error\":null"),
+        "{flipped}"
+    );
+    dir.write("flipped.jsonl", &flipped);
+    let (exit, requests, stderr) = resume_against_failed(&dir, "flipped.jsonl", SECRET);
+    assert_eq!((exit, requests), (Some(1), 1), "{stderr}");
+
+    let other = "0000000000000099999";
+    let relabelled = genuine_record(&dir).replace(REF, other);
+    dir.write("moved.jsonl", &relabelled);
+    dir.write("other.txt", format!("{other}\n"));
+    let service = serve(failed_body().replace(REF, other));
+    let out = payverify_at(&service.url)
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--from",
+            "other.txt",
+            "-o",
+            "jsonl",
+            "--resume",
+            "moved.jsonl",
+        ])
+        .args(["--hmac", "require", "--expect-amount", "40000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert_eq!(
+        service
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
+}

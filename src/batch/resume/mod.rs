@@ -20,6 +20,7 @@ use super::{Item, Source};
 use crate::domain::checks::{Expectations, HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Verdict, classify_response};
+use crate::domain::seal::Sealer;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
@@ -137,6 +138,16 @@ pub(crate) struct Trust {
 }
 
 impl Trust {
+    /// Whether `line` is a jsonl record that a run with this run's secret wrote and nobody
+    /// changed since (payverify's seal on it holds): the gateway's hmac does not sign a
+    /// record's reference, status or code, so without it an edited FAILED record could
+    /// pass every check of its response.
+    fn sealed(&self, line: &str) -> bool {
+        self.secret
+            .as_ref()
+            .is_some_and(|secret| Sealer::new(secret).holds(line))
+    }
+
     /// Whether `response` (a stored response object's JSON text) is a SUCCESSFUL answer
     /// about `reference`, signed under this run's secret, that passes every check.
     fn carries(&self, reference: &str, response: &str) -> bool {
@@ -455,13 +466,15 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
                 Some(_) => {
                     "rows of the --resume file were asked again: a row is carried only if it \
                      is this input's row as it was (every cell, its line, its expected \
-                     amount) and, if MATCHED, its stored response passes this row's checks \
-                     with an hmac valid under this run's secret (a csv row holds no response)"
+                     amount) and, if MATCHED, it bears payverify's seal under this run's \
+                     secret and its stored response passes this row's checks with an hmac \
+                     valid under this run's secret (a csv row holds neither)"
                 }
                 None => {
                     "SUCCESSFUL records of the --resume file were asked again: a record is \
-                     carried only if its stored response passes this run's checks with an \
-                     hmac valid under this run's secret (a csv record holds no response)"
+                     carried only if it bears payverify's seal under this run's secret and \
+                     its stored response passes this run's checks with an hmac valid under \
+                     this run's secret (a csv record holds neither)"
                 }
             };
             notes.push(format!("{} {why}", self.index.distrusted));

@@ -87,7 +87,10 @@ pub(super) fn json_record(line: &str, shape: &Shape, trust: &Trust) -> Result<Pa
     if checks_passed == Some(false) || !error_null {
         return Err("is SUCCESSFUL with a failed check or an error".into());
     }
-    let trusted = stored_response(line)?.is_some_and(|r| trust.carries(reference, r.get()));
+    // Its shape is checked first: a record that is not payverify's at all is refused, not
+    // quietly asked again.
+    let stored = stored_response(line)?;
+    let trusted = trust.sealed(line) && stored.is_some_and(|r| trust.carries(reference, r.get()));
     Ok((reference.to_owned(), Some(trusted.then_some(carried))))
 }
 
@@ -108,6 +111,7 @@ pub(super) fn stored_response(line: &str) -> Result<Option<&RawValue>, String> {
         http_status: Option<IgnoredAny>,
         error: Option<IgnoredAny>,
         checks: Option<IgnoredAny>,
+        seal: Option<IgnoredAny>,
     }
     serde_json::from_str::<Stored>(line)
         .map(|stored| stored.response)

@@ -263,6 +263,9 @@ impl RowRecord {
             return None;
         }
         if self.name == row.matched {
+            if !trust.sealed(text) {
+                return None;
+            }
             let secret = trust.secret.as_ref()?;
             let stored = stored_row_response(text).ok()??;
             let outcome = classify_response(&Response {
@@ -305,6 +308,7 @@ pub(super) fn stored_row_response(line: &str) -> Result<Option<&RawValue>, Strin
         expected_amount_kobo: Option<IgnoredAny>,
         gateway_currency: Option<IgnoredAny>,
         checks: Option<IgnoredAny>,
+        seal: Option<IgnoredAny>,
         error: Option<IgnoredAny>,
     }
     serde_json::from_str::<Stored>(line)
