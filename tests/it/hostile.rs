@@ -711,18 +711,9 @@ fn item_09_closed_or_full_stdout_is_exit_10() {
 // ---- 10. Signals end in 130 -------------------------------------------------------------
 
 fn signal_during(args: &[&str], signal: &str) -> (Option<i32>, String, String, Duration) {
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
-        .args(args)
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawnable().args(args).spawn().unwrap();
     thread::sleep(Duration::from_millis(700));
-    Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
+    send_signal(&child, signal);
     let signalled = Instant::now();
     let out = child.wait_with_output().unwrap();
     (

@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{KeepAliveServer, TempDir, jsonl, payverify, stderr_of, stdout_of};
+use crate::common::{
+    KeepAliveServer, TempDir, jsonl, payverify, reference_outcomes, send_signal, spawnable,
+    stderr_of, stdout_of,
+};
 
 #[test]
 fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
@@ -277,41 +280,26 @@ fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
 /// others as they came, and the exit is 130.
 #[test]
 fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let child = spawnable()
         .args(["verify", "--sandbox", "-o", "jsonl", "--wait", "10m"])
         .args([
             "SANDBOX-PENDING-a",
             "SANDBOX-OK-b",
             "SANDBOX-SETTLES-600000-c",
         ])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     let signalled = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send_signal(&child, "-INT");
     let out = child.wait_with_output().unwrap();
     let stderr = stderr_of(&out);
     assert!(signalled.elapsed() < Duration::from_secs(5), "slow to stop");
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let records = jsonl(&out.stdout);
-    let got: Vec<_> = records
-        .iter()
-        .map(|r| {
-            (
-                r["reference"].as_str().unwrap(),
-                r["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        got,
+        reference_outcomes(&records),
         [
             ("SANDBOX-PENDING-a", "NOT_FINAL"),
             ("SANDBOX-OK-b", "SUCCESSFUL"),
@@ -326,7 +314,7 @@ fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
 
 #[test]
 fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let mut child = spawnable()
         .args([
             "verify",
             "--sandbox",
@@ -336,10 +324,7 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
             "-v",
         ])
         .args(["-o", "json"])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Signal once the first answer is in and the wait has begun.
@@ -351,10 +336,7 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
         seen.push_str(&line);
     }
     let signalled = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send_signal(&child, "-INT");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -566,17 +548,8 @@ fn batch_checks_keep_each_references_deadline_under_429s() {
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     let records = jsonl(&out.stdout);
-    let outcomes: Vec<_> = records
-        .iter()
-        .map(|r| {
-            (
-                r["reference"].as_str().unwrap(),
-                r["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        outcomes,
+        reference_outcomes(&records),
         [
             ("PEND-A-1", "NOT_FINAL"),
             ("PEND-B-2", "NOT_FINAL"),
