@@ -42,23 +42,27 @@ const RESULTS: [&str; 13] = [
     "UNVERIFIED",
 ];
 
+/// `reconcile --sandbox --retries 0 --hmac require FILE`: the strict run most tests make,
+/// for the caller to add its own arguments to.
+fn reconcile_strict(file: &std::path::Path) -> assert_cmd::Command {
+    let mut cmd = payverify();
+    cmd.args([
+        "reconcile",
+        "--sandbox",
+        "--retries",
+        "0",
+        "--hmac",
+        "require",
+    ])
+    .arg(file);
+    cmd
+}
+
 /// Runs `reconcile --sandbox --retries 0 --hmac require FILE ARGS` on `contents`.
 fn reconcile(contents: &str, args: &[&str]) -> (std::process::Output, TempDir) {
     let dir = TempDir::new("reconcile");
     let file = dir.write("orders.csv", contents);
-    let out = payverify()
-        .args([
-            "reconcile",
-            "--sandbox",
-            "--retries",
-            "0",
-            "--hmac",
-            "require",
-        ])
-        .arg(&file)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = reconcile_strict(&file).args(args).output().unwrap();
     (out, dir)
 }
 
@@ -119,17 +123,8 @@ fn summary_on_stderr_and_as_json() {
     let dir = TempDir::new("reconcile-summary");
     let file = dir.write("orders.csv", ORDERS);
     // --summary-json is relative to the working directory.
-    let out = payverify()
+    let out = reconcile_strict(&file)
         .current_dir(dir.path())
-        .args([
-            "reconcile",
-            "--sandbox",
-            "--retries",
-            "0",
-            "--hmac",
-            "require",
-        ])
-        .arg(&file)
         .args(["-o", "jsonl", "--summary-json", "sum.json"])
         .output()
         .unwrap();

@@ -2,8 +2,6 @@
 //! unchanged, in their place, and count in the totals exactly; the rest is asked again;
 //! a carried MATCHED row never outlives a change of what its row expects.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use crate::common::{TempDir, interrupted_into, payverify, stderr_of, stdout_of};
@@ -152,7 +150,7 @@ fn resuming_an_interrupted_reconciliation_gives_the_uninterrupted_result() {
     assert_eq!(full.status.code(), Some(4), "{}", stderr_of(&full));
 
     let part = dir.path().join("part.jsonl");
-    let killed = interrupted_into(
+    let (stderr, written) = interrupted_into(
         dir.path(),
         &[
             "reconcile",
@@ -164,12 +162,8 @@ fn resuming_an_interrupted_reconciliation_gives_the_uninterrupted_result() {
             "2",
         ],
         &part,
-        Duration::from_millis(1200),
+        40,
     );
-    let stderr = stderr_of(&killed);
-    assert_eq!(killed.status.code(), Some(130), "{stderr}");
-    let written = std::fs::read_to_string(&part).unwrap().lines().count();
-    assert!(written > 0 && written < 40, "{written} lines: {stderr}");
     assert!(
         stderr.contains(
             "payverify: to finish this run, resume it: payverify reconcile --sandbox \

@@ -1,8 +1,6 @@
 //! `--resume FILE`: an earlier run's output carries its final records over unchanged and
 //! only the rest is asked again; counted through the in-process sandbox's `-v` request log.
 
-use std::time::Duration;
-
 use crate::common::{TempDir, interrupted_into, payverify, spawnable, stderr_of, stdout_of};
 
 /// A mix of every kind: final (SUCCESSFUL, FAILED, NOT_FOUND, CHECK_FAILED with the amount
@@ -112,7 +110,7 @@ fn resuming_an_interrupted_run_gives_the_uninterrupted_result() {
     assert_eq!(full.status.code(), Some(1));
 
     let part = dir.path().join("part.jsonl");
-    let killed = interrupted_into(
+    let (stderr, written) = interrupted_into(
         dir.path(),
         &[
             "verify",
@@ -125,12 +123,8 @@ fn resuming_an_interrupted_run_gives_the_uninterrupted_result() {
             "2",
         ],
         &part,
-        Duration::from_millis(1200),
+        40,
     );
-    let stderr = stderr_of(&killed);
-    assert_eq!(killed.status.code(), Some(130), "{stderr}");
-    let written = std::fs::read_to_string(&part).unwrap().lines().count();
-    assert!(written > 0 && written < 40, "{written} lines: {stderr}");
     // The interrupted summary names the command that finishes the run.
     assert!(
         stderr.contains(

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, Read};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 /// The payverify binary as a plain `std::process::Command`, for tests that must reach the
@@ -46,9 +46,16 @@ pub fn read_lines(stdout: &mut impl BufRead, n: usize) -> Vec<String> {
 
 /// After a signal: the rest of the child's stdout (already taken into `stdout`), its exit
 /// status, then all of its stderr, read in that order so that no pipe holds the child up.
-pub fn finish(mut child: Child, stdout: &mut impl Read) -> (String, ExitStatus, String) {
+pub fn finish(child: Child, stdout: &mut impl Read) -> (String, ExitStatus, String) {
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
+    let (status, stderr) = status_and_stderr(child);
+    (rest, status, stderr)
+}
+
+/// The child's exit status, then all of its piped stderr: for a test that has already
+/// taken (or dropped) its stdout.
+pub fn status_and_stderr(mut child: Child) -> (ExitStatus, String) {
     let status = child.wait().unwrap();
     let mut stderr = String::new();
     child
@@ -57,13 +64,14 @@ pub fn finish(mut child: Child, stdout: &mut impl Read) -> (String, ExitStatus, 
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    (rest, status, stderr)
+    (status, stderr)
 }
 
 /// Runs payverify with `args` in `dir`, its stdout written to the file `part`, and sends
-/// SIGINT after `after`: the partial output a `--resume` test starts from. Returns the
-/// interrupted run (its stdout is in `part`, not in the returned output).
-pub fn interrupted_into(dir: &Path, args: &[&str], part: &Path, after: Duration) -> Output {
+/// SIGINT after 1.2 s: the partial output a `--resume` test starts from. Returns the
+/// interrupted run's stderr and the number of lines it wrote, having asserted that it exited
+/// 130 and wrote some but not all of its `total` lines.
+pub fn interrupted_into(dir: &Path, args: &[&str], part: &Path, total: usize) -> (String, usize) {
     let child = spawnable()
         .current_dir(dir)
         .args(args)
@@ -71,6 +79,11 @@ pub fn interrupted_into(dir: &Path, args: &[&str], part: &Path, after: Duration)
         .stdout(std::fs::File::create(part).unwrap())
         .spawn()
         .unwrap();
-    interrupt_after(&child, after);
-    child.wait_with_output().unwrap()
+    interrupt_after(&child, Duration::from_millis(1200));
+    let killed = child.wait_with_output().unwrap();
+    let stderr = super::stderr_of(&killed);
+    assert_eq!(killed.status.code(), Some(130), "{stderr}");
+    let written = std::fs::read_to_string(part).unwrap().lines().count();
+    assert!(written > 0 && written < total, "{written} lines: {stderr}");
+    (stderr, written)
 }

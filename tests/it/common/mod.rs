@@ -11,7 +11,10 @@ use std::time::Duration;
 use assert_cmd::Command;
 
 mod child;
-pub use child::{finish, interrupt_after, interrupted_into, read_lines, send_signal, spawnable};
+pub use child::{
+    finish, interrupt_after, interrupted_into, read_lines, send_signal, spawnable,
+    status_and_stderr,
+};
 
 /// The documented sample response, as published (signed with the gateway's own secret).
 pub const FIXTURE: &str = include_str!("../../data/verify-success.json");
