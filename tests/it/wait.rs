@@ -15,19 +15,17 @@ use crate::common::{
 
 #[test]
 fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
-    let started = Instant::now();
-    let out = payverify()
-        .args([
-            "verify",
-            "--sandbox",
-            "SANDBOX-SETTLES-1000-a",
-            "--wait",
-            "60s",
-        ])
-        .args(["-o", "json"])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        payverify()
+            .args([
+                "verify",
+                "--sandbox",
+                "SANDBOX-SETTLES-1000-a",
+                "--wait",
+                "60s",
+            ])
+            .args(["-o", "json"]),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let body: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(body["status"], "SUCCESSFUL");
@@ -68,18 +66,13 @@ fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
 
 #[test]
 fn a_single_reference_still_pending_at_the_deadline_is_exit_9_in_bounded_time() {
-    let started = Instant::now();
-    let out = payverify()
-        .args([
-            "verify",
-            "--sandbox",
-            "SANDBOX-SETTLES-600000-b",
-            "--wait",
-            "3s",
-        ])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(payverify().args([
+        "verify",
+        "--sandbox",
+        "SANDBOX-SETTLES-600000-b",
+        "--wait",
+        "3s",
+    ]));
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert_eq!(
@@ -239,22 +232,20 @@ fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
         });
     }
     refs[3] = "SANDBOX-SETTLES-FAILED-2500-3".into();
-    let started = Instant::now();
-    let out = payverify()
-        .args([
-            "verify",
-            "--sandbox",
-            "-o",
-            "jsonl",
-            "-j",
-            "1",
-            "--wait",
-            "2m",
-        ])
-        .args(&refs)
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        payverify()
+            .args([
+                "verify",
+                "--sandbox",
+                "-o",
+                "jsonl",
+                "-j",
+                "1",
+                "--wait",
+                "2m",
+            ])
+            .args(&refs),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let records = jsonl(&out.stdout);
@@ -274,6 +265,14 @@ fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
     // Settling takes 2 + 4 s of pauses; a sleeping worker would take five times that.
     assert!(elapsed >= Duration::from_secs(3), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+}
+
+/// Runs `cmd` to its end and says how long it took: a wait is judged by its exit status and
+/// by how long it ran, against the deadline.
+fn timed(cmd: &mut assert_cmd::Command) -> (std::process::Output, Duration) {
+    let started = Instant::now();
+    let out = cmd.output().unwrap();
+    (out, started.elapsed())
 }
 
 /// Ctrl-C ends every wait at once: the waiting references are written as not final, the
@@ -400,13 +399,11 @@ fn reconcile_waits_too() {
         "Order ID,Reference,Amount\n1,SANDBOX-SETTLES-1000-r1,40000\n2,SANDBOX-OK-2,40000\n\
          3,SANDBOX-PENDING-3,40000\n",
     );
-    let started = Instant::now();
-    let out = payverify()
-        .args(["reconcile", "--sandbox", "--wait", "3s", "-o", "csv"])
-        .arg(&orders)
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        payverify()
+            .args(["reconcile", "--sandbox", "--wait", "3s", "-o", "csv"])
+            .arg(&orders),
+    );
     assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
     let results: Vec<_> = stdout_of(&out)
         .lines()
@@ -454,19 +451,14 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
         "Retry-After: 30",
         r#"{"message":"slow down"}"#,
     ));
-    let started = Instant::now();
-    let out = crate::common::payverify_at(&server.url)
-        .args([
-            "verify",
-            "0000000000000044177",
-            "--wait",
-            "5s",
-            "-o",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(crate::common::payverify_at(&server.url).args([
+        "verify",
+        "0000000000000044177",
+        "--wait",
+        "5s",
+        "-o",
+        "json",
+    ]));
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     let body: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -495,20 +487,18 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
 #[test]
 fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
     let server = pending_then(("503 Service Unavailable", "", r#"{"message":"busy"}"#));
-    let started = Instant::now();
-    let out = crate::common::payverify_at(&server.url)
-        .args([
-            "verify",
-            "0000000000000044177",
-            "--wait",
-            "4s",
-            "--retries",
-            "10",
-        ])
-        .arg("-v")
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        crate::common::payverify_at(&server.url)
+            .args([
+                "verify",
+                "0000000000000044177",
+                "--wait",
+                "4s",
+                "--retries",
+                "10",
+            ])
+            .arg("-v"),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert!(stdout_of(&out).contains("PENDING"));
@@ -538,13 +528,11 @@ fn batch_checks_keep_each_references_deadline_under_429s() {
         "Retry-After: 30",
         r#"{"message":"slow down"}"#,
     ));
-    let started = Instant::now();
-    let out = crate::common::payverify_at(&server.url)
-        .args(["verify", "PEND-A-1", "PEND-B-2", "PEND-C-3", "-j", "2"])
-        .args(["--wait", "4s", "-o", "jsonl", "-v"])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        crate::common::payverify_at(&server.url)
+            .args(["verify", "PEND-A-1", "PEND-B-2", "PEND-C-3", "-j", "2"])
+            .args(["--wait", "4s", "-o", "jsonl", "-v"]),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     let records = jsonl(&out.stdout);
