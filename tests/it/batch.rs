@@ -1,7 +1,7 @@
 //! Batch verification end to end: order, duplicates, formats, exit status, interruption,
 //! connection reuse and shared back-off.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -348,12 +348,9 @@ fn a_429_pauses_every_worker() {
 
 #[test]
 fn interrupted_batch_keeps_finished_lines_and_exits_130() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let mut child = spawnable()
         .args(["verify", "--sandbox", "-o", "jsonl", "-j", "2", "-"])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -363,22 +360,10 @@ fn interrupted_batch_keeps_finished_lines_and_exits_130() {
     stdin.flush().unwrap();
     // stdin stays open: the reader is blocked on it when the signal comes.
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut lines = Vec::new();
-    for _ in 0..3 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        lines.push(line);
-    }
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    let mut lines = read_lines(&mut stdout, 3);
+    send_signal(&child, "-INT");
     let started = Instant::now();
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let (rest, status, stderr) = finish(child, &mut stdout);
     drop(stdin);
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(5), "slow to stop");
@@ -569,20 +554,13 @@ fn interrupted_file_batch_says_what_is_in_flight_and_not_started() {
     let refs = (0..5).map(|i| format!("SANDBOX-SLOW-3000-{i}\n"));
     let text = format!("# day\n\n{}SANDBOX-SLOW-3000-0\n", refs.collect::<String>());
     std::fs::write(&file, text).unwrap();
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let child = spawnable()
         .args(["verify", "--sandbox", "-o", "jsonl", "-j", "1", "--from"])
         .arg(&file)
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    interrupt_after(&child, Duration::from_millis(1500));
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");

@@ -358,14 +358,7 @@ fn a_slow_reader_of_stdout_does_not_lose_the_exit_status() {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let (status, stderr) = status_and_stderr(child);
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -614,12 +614,9 @@ fn item_08_an_hmac_that_is_not_exactly_64_hex_digits_is_a_mismatch() {
 
 #[test]
 fn item_09_a_reader_that_goes_away_is_not_an_interrupt() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let mut child = spawnable()
         .args(["verify", "--sandbox", "-o", "jsonl", "-j", "2"])
         .args((0..200).map(|i| format!("SANDBOX-OK-{i}")))
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // `| head -1`: read one line, then go away.
@@ -627,14 +624,7 @@ fn item_09_a_reader_that_goes_away_is_not_an_interrupt() {
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
     drop(stdout);
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let (status, stderr) = status_and_stderr(child);
     assert!(first.contains("\"SANDBOX-OK-0\""), "{first}");
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("output closed; stopped after"), "{stderr}");
@@ -711,18 +701,9 @@ fn item_09_closed_or_full_stdout_is_exit_10() {
 // ---- 10. Signals end in 130 -------------------------------------------------------------
 
 fn signal_during(args: &[&str], signal: &str) -> (Option<i32>, String, String, Duration) {
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
-        .args(args)
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawnable().args(args).spawn().unwrap();
     thread::sleep(Duration::from_millis(700));
-    Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
+    send_signal(&child, signal);
     let signalled = Instant::now();
     let out = child.wait_with_output().unwrap();
     (

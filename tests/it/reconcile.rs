@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+use crate::common::{
+    TempDir, finish, payverify, read_lines, send_signal, spawnable, stderr_of, stdout_of,
+};
 
 /// A day's orders as a shop exports them: a BOM, CRLF, quoted commas, an amount with the
 /// naira sign, an empty currency cell, a bad amount, a duplicated reference, a formula and
@@ -40,23 +42,27 @@ const RESULTS: [&str; 13] = [
     "UNVERIFIED",
 ];
 
+/// `reconcile --sandbox --retries 0 --hmac require FILE`: the strict run most tests make,
+/// for the caller to add its own arguments to.
+fn reconcile_strict(file: &std::path::Path) -> assert_cmd::Command {
+    let mut cmd = payverify();
+    cmd.args([
+        "reconcile",
+        "--sandbox",
+        "--retries",
+        "0",
+        "--hmac",
+        "require",
+    ])
+    .arg(file);
+    cmd
+}
+
 /// Runs `reconcile --sandbox --retries 0 --hmac require FILE ARGS` on `contents`.
 fn reconcile(contents: &str, args: &[&str]) -> (std::process::Output, TempDir) {
     let dir = TempDir::new("reconcile");
     let file = dir.write("orders.csv", contents);
-    let out = payverify()
-        .args([
-            "reconcile",
-            "--sandbox",
-            "--retries",
-            "0",
-            "--hmac",
-            "require",
-        ])
-        .arg(&file)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = reconcile_strict(&file).args(args).output().unwrap();
     (out, dir)
 }
 
@@ -117,17 +123,8 @@ fn summary_on_stderr_and_as_json() {
     let dir = TempDir::new("reconcile-summary");
     let file = dir.write("orders.csv", ORDERS);
     // --summary-json is relative to the working directory.
-    let out = payverify()
+    let out = reconcile_strict(&file)
         .current_dir(dir.path())
-        .args([
-            "reconcile",
-            "--sandbox",
-            "--retries",
-            "0",
-            "--hmac",
-            "require",
-        ])
-        .arg(&file)
         .args(["-o", "jsonl", "--summary-json", "sum.json"])
         .output()
         .unwrap();
@@ -419,18 +416,15 @@ fn help_man_page_and_bad_flags() {
 
 #[test]
 fn ctrl_c_keeps_the_rows_written_in_order_and_says_so_in_the_summary() {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::process::{Command, Stdio};
+    use std::io::{BufReader, Write};
+    use std::process::Stdio;
     let dir = TempDir::new("reconcile-interrupt");
     let summary = dir.path().join("sum.json");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let mut child = spawnable()
         .args(["reconcile", "--sandbox", "-o", "jsonl", "-j", "2", "-"])
         .arg("--summary-json")
         .arg(&summary)
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -440,26 +434,9 @@ fn ctrl_c_keeps_the_rows_written_in_order_and_says_so_in_the_summary() {
     }
     stdin.flush().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut lines = Vec::new();
-    for _ in 0..3 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        lines.push(line);
-    }
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let mut rest = String::new();
-    stdout.read_to_string(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let mut lines = read_lines(&mut stdout, 3);
+    send_signal(&child, "-INT");
+    let (rest, status, stderr) = finish(child, &mut stdout);
     drop(stdin);
     assert_eq!(status.code(), Some(130), "{stderr}");
     lines.extend(rest.lines().map(|l| format!("{l}\n")));
@@ -688,8 +665,7 @@ fn f2_summary_json_never_truncates_anything_and_refuses_the_input_or_stdout() {
 
 #[test]
 fn f3_a_reader_that_goes_away_never_gives_exit_0_and_the_summary_says_what_was_decided() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
+    use std::io::BufReader;
     let dir = TempDir::new("reconcile-head");
     let mut text = String::from("reference,amount\n");
     for i in 0..3000 {
@@ -698,19 +674,13 @@ fn f3_a_reader_that_goes_away_never_gives_exit_0_and_the_summary_says_what_was_d
     text.push_str("SANDBOX-FAILED-X,40000\n");
     let file = dir.write("orders.csv", &text);
     let summary = dir.path().join("sum.json");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let mut child = spawnable()
         .args(["reconcile", "--sandbox", "-o", "csv", "--summary-json"])
         .arg(&summary)
         .arg(&file)
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    read_lines(&mut BufReader::new(child.stdout.take().unwrap()), 1);
     // The reader goes away, as `| head -1` does.
     let out = child.wait_with_output().unwrap();
     let stderr = stderr_of(&out);

@@ -2,12 +2,9 @@
 //! unchanged, in their place, and count in the totals exactly; the rest is asked again;
 //! a carried MATCHED row never outlives a change of what its row expects.
 
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
 use serde_json::Value;
 
-use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+use crate::common::{TempDir, interrupted_into, payverify, stderr_of, stdout_of};
 
 /// One row of every result: MATCHED, UNDERPAID, OVERPAID, FAILED, NOT_FOUND (carried);
 /// NOT_FINAL and UNVERIFIED (asked again); DUPLICATE and INVALID_ROW (decided from the
@@ -153,9 +150,9 @@ fn resuming_an_interrupted_reconciliation_gives_the_uninterrupted_result() {
     assert_eq!(full.status.code(), Some(4), "{}", stderr_of(&full));
 
     let part = dir.path().join("part.jsonl");
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
-        .current_dir(dir.path())
-        .args([
+    let (stderr, written) = interrupted_into(
+        dir.path(),
+        &[
             "reconcile",
             "--sandbox",
             "orders.csv",
@@ -163,23 +160,10 @@ fn resuming_an_interrupted_reconciliation_gives_the_uninterrupted_result() {
             "jsonl",
             "-j",
             "2",
-        ])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&part).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1200));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let killed = child.wait_with_output().unwrap();
-    let stderr = stderr_of(&killed);
-    assert_eq!(killed.status.code(), Some(130), "{stderr}");
-    let written = std::fs::read_to_string(&part).unwrap().lines().count();
-    assert!(written > 0 && written < 40, "{written} lines: {stderr}");
+        ],
+        &part,
+        40,
+    );
     assert!(
         stderr.contains(
             "payverify: to finish this run, resume it: payverify reconcile --sandbox \

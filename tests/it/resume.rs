@@ -1,10 +1,7 @@
 //! `--resume FILE`: an earlier run's output carries its final records over unchanged and
 //! only the rest is asked again; counted through the in-process sandbox's `-v` request log.
 
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
-use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+use crate::common::{TempDir, interrupted_into, payverify, spawnable, stderr_of, stdout_of};
 
 /// A mix of every kind: final (SUCCESSFUL, FAILED, NOT_FOUND, CHECK_FAILED with the amount
 /// expectation) and not final (UNAVAILABLE, NOT_FINAL).
@@ -113,9 +110,9 @@ fn resuming_an_interrupted_run_gives_the_uninterrupted_result() {
     assert_eq!(full.status.code(), Some(1));
 
     let part = dir.path().join("part.jsonl");
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
-        .current_dir(dir.path())
-        .args([
+    let (stderr, written) = interrupted_into(
+        dir.path(),
+        &[
             "verify",
             "--sandbox",
             "--from",
@@ -124,23 +121,10 @@ fn resuming_an_interrupted_run_gives_the_uninterrupted_result() {
             "jsonl",
             "-j",
             "2",
-        ])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&part).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1200));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let killed = child.wait_with_output().unwrap();
-    let stderr = stderr_of(&killed);
-    assert_eq!(killed.status.code(), Some(130), "{stderr}");
-    let written = std::fs::read_to_string(&part).unwrap().lines().count();
-    assert!(written > 0 && written < 40, "{written} lines: {stderr}");
+        ],
+        &part,
+        40,
+    );
     // The interrupted summary names the command that finishes the run.
     assert!(
         stderr.contains(
@@ -150,20 +134,7 @@ fn resuming_an_interrupted_run_gives_the_uninterrupted_result() {
         "{stderr}"
     );
 
-    let resumed = payverify()
-        .current_dir(dir.path())
-        .args([
-            "verify",
-            "--sandbox",
-            "--from",
-            "refs.txt",
-            "-o",
-            "jsonl",
-            "-v",
-        ])
-        .args(["--resume", "part.jsonl"])
-        .output()
-        .unwrap();
+    let resumed = verify_from(&dir, "refs.txt", "jsonl", &["--resume", "part.jsonl"]);
     assert_eq!(resumed.status.code(), Some(1), "{}", stderr_of(&resumed));
     assert_eq!(requests(&resumed), 40 - written);
     assert_eq!(stdout_of(&resumed), stdout_of(&full));
@@ -428,14 +399,12 @@ fn resume_never_carries_what_this_run_would_not_accept() {
 
     // `--resume run.jsonl > run.jsonl`: the shell emptied it; refused, not read as empty.
     let own = dir.write("own.jsonl", "");
-    let out = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let out = spawnable()
         .current_dir(dir.path())
         .args(["verify", "--sandbox", "--from", "refs.txt", "-o", "jsonl"])
         .args(["--resume", "own.jsonl"])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .stdin(Stdio::null())
+        .stdin(std::process::Stdio::null())
         .stdout(std::fs::OpenOptions::new().append(true).open(&own).unwrap())
-        .stderr(Stdio::piped())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -8,23 +8,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{KeepAliveServer, TempDir, jsonl, payverify, stderr_of, stdout_of};
+use crate::common::{
+    KeepAliveServer, TempDir, jsonl, payverify, reference_outcomes, send_signal, spawnable,
+    stderr_of, stdout_of,
+};
 
 #[test]
 fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
-    let started = Instant::now();
-    let out = payverify()
-        .args([
-            "verify",
-            "--sandbox",
-            "SANDBOX-SETTLES-1000-a",
-            "--wait",
-            "60s",
-        ])
-        .args(["-o", "json"])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        payverify()
+            .args([
+                "verify",
+                "--sandbox",
+                "SANDBOX-SETTLES-1000-a",
+                "--wait",
+                "60s",
+            ])
+            .args(["-o", "json"]),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let body: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(body["status"], "SUCCESSFUL");
@@ -65,18 +66,13 @@ fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
 
 #[test]
 fn a_single_reference_still_pending_at_the_deadline_is_exit_9_in_bounded_time() {
-    let started = Instant::now();
-    let out = payverify()
-        .args([
-            "verify",
-            "--sandbox",
-            "SANDBOX-SETTLES-600000-b",
-            "--wait",
-            "3s",
-        ])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(payverify().args([
+        "verify",
+        "--sandbox",
+        "SANDBOX-SETTLES-600000-b",
+        "--wait",
+        "3s",
+    ]));
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert_eq!(
@@ -236,22 +232,20 @@ fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
         });
     }
     refs[3] = "SANDBOX-SETTLES-FAILED-2500-3".into();
-    let started = Instant::now();
-    let out = payverify()
-        .args([
-            "verify",
-            "--sandbox",
-            "-o",
-            "jsonl",
-            "-j",
-            "1",
-            "--wait",
-            "2m",
-        ])
-        .args(&refs)
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        payverify()
+            .args([
+                "verify",
+                "--sandbox",
+                "-o",
+                "jsonl",
+                "-j",
+                "1",
+                "--wait",
+                "2m",
+            ])
+            .args(&refs),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let records = jsonl(&out.stdout);
@@ -273,45 +267,38 @@ fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }
 
+/// Runs `cmd` to its end and says how long it took: a wait is judged by its exit status and
+/// by how long it ran, against the deadline.
+fn timed(cmd: &mut assert_cmd::Command) -> (std::process::Output, Duration) {
+    let started = Instant::now();
+    let out = cmd.output().unwrap();
+    (out, started.elapsed())
+}
+
 /// Ctrl-C ends every wait at once: the waiting references are written as not final, the
 /// others as they came, and the exit is 130.
 #[test]
 fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let child = spawnable()
         .args(["verify", "--sandbox", "-o", "jsonl", "--wait", "10m"])
         .args([
             "SANDBOX-PENDING-a",
             "SANDBOX-OK-b",
             "SANDBOX-SETTLES-600000-c",
         ])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     let signalled = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send_signal(&child, "-INT");
     let out = child.wait_with_output().unwrap();
     let stderr = stderr_of(&out);
     assert!(signalled.elapsed() < Duration::from_secs(5), "slow to stop");
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let records = jsonl(&out.stdout);
-    let got: Vec<_> = records
-        .iter()
-        .map(|r| {
-            (
-                r["reference"].as_str().unwrap(),
-                r["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        got,
+        reference_outcomes(&records),
         [
             ("SANDBOX-PENDING-a", "NOT_FINAL"),
             ("SANDBOX-OK-b", "SUCCESSFUL"),
@@ -326,7 +313,7 @@ fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
 
 #[test]
 fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+    let mut child = spawnable()
         .args([
             "verify",
             "--sandbox",
@@ -336,10 +323,7 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
             "-v",
         ])
         .args(["-o", "json"])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Signal once the first answer is in and the wait has begun.
@@ -351,10 +335,7 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
         seen.push_str(&line);
     }
     let signalled = Instant::now();
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    send_signal(&child, "-INT");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -418,13 +399,11 @@ fn reconcile_waits_too() {
         "Order ID,Reference,Amount\n1,SANDBOX-SETTLES-1000-r1,40000\n2,SANDBOX-OK-2,40000\n\
          3,SANDBOX-PENDING-3,40000\n",
     );
-    let started = Instant::now();
-    let out = payverify()
-        .args(["reconcile", "--sandbox", "--wait", "3s", "-o", "csv"])
-        .arg(&orders)
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        payverify()
+            .args(["reconcile", "--sandbox", "--wait", "3s", "-o", "csv"])
+            .arg(&orders),
+    );
     assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
     let results: Vec<_> = stdout_of(&out)
         .lines()
@@ -472,19 +451,14 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
         "Retry-After: 30",
         r#"{"message":"slow down"}"#,
     ));
-    let started = Instant::now();
-    let out = crate::common::payverify_at(&server.url)
-        .args([
-            "verify",
-            "0000000000000044177",
-            "--wait",
-            "5s",
-            "-o",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(crate::common::payverify_at(&server.url).args([
+        "verify",
+        "0000000000000044177",
+        "--wait",
+        "5s",
+        "-o",
+        "json",
+    ]));
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     let body: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -513,20 +487,18 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
 #[test]
 fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
     let server = pending_then(("503 Service Unavailable", "", r#"{"message":"busy"}"#));
-    let started = Instant::now();
-    let out = crate::common::payverify_at(&server.url)
-        .args([
-            "verify",
-            "0000000000000044177",
-            "--wait",
-            "4s",
-            "--retries",
-            "10",
-        ])
-        .arg("-v")
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        crate::common::payverify_at(&server.url)
+            .args([
+                "verify",
+                "0000000000000044177",
+                "--wait",
+                "4s",
+                "--retries",
+                "10",
+            ])
+            .arg("-v"),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert!(stdout_of(&out).contains("PENDING"));
@@ -556,27 +528,16 @@ fn batch_checks_keep_each_references_deadline_under_429s() {
         "Retry-After: 30",
         r#"{"message":"slow down"}"#,
     ));
-    let started = Instant::now();
-    let out = crate::common::payverify_at(&server.url)
-        .args(["verify", "PEND-A-1", "PEND-B-2", "PEND-C-3", "-j", "2"])
-        .args(["--wait", "4s", "-o", "jsonl", "-v"])
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
+    let (out, elapsed) = timed(
+        crate::common::payverify_at(&server.url)
+            .args(["verify", "PEND-A-1", "PEND-B-2", "PEND-C-3", "-j", "2"])
+            .args(["--wait", "4s", "-o", "jsonl", "-v"]),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     let records = jsonl(&out.stdout);
-    let outcomes: Vec<_> = records
-        .iter()
-        .map(|r| {
-            (
-                r["reference"].as_str().unwrap(),
-                r["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        outcomes,
+        reference_outcomes(&records),
         [
             ("PEND-A-1", "NOT_FINAL"),
             ("PEND-B-2", "NOT_FINAL"),

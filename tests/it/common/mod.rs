@@ -10,6 +10,12 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+mod child;
+pub use child::{
+    finish, interrupt_after, interrupted_into, read_lines, send_signal, spawnable,
+    status_and_stderr,
+};
+
 /// The documented sample response, as published (signed with the gateway's own secret).
 pub const FIXTURE: &str = include_str!("../../data/verify-success.json");
 /// HMAC-SHA256(SECRET, "WQ-506391000507913NGN4000000"), computed with python3 hmac/hashlib.
@@ -175,4 +181,18 @@ impl KeepAliveServer {
             requests,
         }
     }
+}
+
+/// Each record's `(reference, outcome)`, in output order: what a batch decided, for one
+/// comparison against the expected list.
+pub fn reference_outcomes(records: &[serde_json::Value]) -> Vec<(&str, &str)> {
+    records
+        .iter()
+        .map(|r| {
+            (
+                r["reference"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect()
 }
