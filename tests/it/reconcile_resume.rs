@@ -574,3 +574,52 @@ fn carried_rows_count_in_their_own_currency() {
     assert_eq!(usd["expected_total_minor"], 4_001_050, "{s}");
     assert_eq!(s["matched_total_kobo"], 4_000_000, "{s}");
 }
+
+/// A carried row's figures go into the money totals: a row whose figures disagree with each
+/// other (an UNDERPAID row's difference edited) is not payverify's, and the file is refused;
+/// an edited jsonl row loses its seal and is asked again.
+#[test]
+fn carried_rows_with_edited_figures_never_reach_the_totals() {
+    let dir = TempDir::new("reconcile-resume-figures");
+    dir.write("orders.csv", ORDERS);
+    let first = reconcile(&dir, "orders.csv", &["-o", "csv"]);
+    let csv = stdout_of(&first);
+    let underpaid = csv.lines().find(|l| l.contains(",UNDERPAID,")).unwrap();
+    // gateway 3999950, expected 4000000: the difference written is -50.
+    assert!(underpaid.contains(",UNDERPAID,-50,"), "{underpaid}");
+    dir.write(
+        "edited.csv",
+        csv.replace(",UNDERPAID,-50,", ",UNDERPAID,-999999950,"),
+    );
+    let out = reconcile(&dir, "orders.csv", &["-o", "csv", "--resume", "edited.csv"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("has figures that disagree with each other"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(requests(&out), 0);
+
+    let first = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
+    let jsonl = stdout_of(&first);
+    assert!(jsonl.contains("\"difference_kobo\":-50,"), "{jsonl}");
+    // Consistent but false figures: the seal is what tells.
+    let edited = jsonl
+        .replace("\"difference_kobo\":-50,", "\"difference_kobo\":-1050,")
+        .replace(
+            "\"gateway_amount_kobo\":3999950,",
+            "\"gateway_amount_kobo\":3998950,",
+        );
+    assert_ne!(edited, jsonl);
+    dir.write("edited.jsonl", edited);
+    let out = reconcile(
+        &dir,
+        "orders.csv",
+        &["-o", "jsonl", "--resume", "edited.jsonl"],
+    );
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    // The edited row is asked again (with the two that were never final) and comes back
+    // as the gateway says: 50 kobo short.
+    assert_eq!(requests(&out), 3, "{}", stderr_of(&out));
+    assert_eq!(out.stdout, first.stdout);
+}

@@ -127,6 +127,14 @@ impl RowRecord {
             _ => None,
         }
         .ok_or("has no line number")?;
+        let amounts = Amounts {
+            expected: kobo(number("expected_amount_kobo")?)?,
+            gateway: kobo(number("gateway_amount_kobo")?)?,
+            difference: number("difference_kobo")?,
+            currency: text("gateway_currency")?,
+            row_currency: None,
+        };
+        figures_agree(name, &amounts)?;
         Ok(RowRecord {
             line: Some(line),
             cells,
@@ -136,13 +144,7 @@ impl RowRecord {
             code: text("gateway_code")?,
             checks: text("checks")?.unwrap_or_default(),
             error: text("error")?.is_some_and(|e| !e.is_empty()),
-            amounts: Amounts {
-                expected: kobo(number("expected_amount_kobo")?)?,
-                gateway: kobo(number("gateway_amount_kobo")?)?,
-                difference: number("difference_kobo")?,
-                currency: text("gateway_currency")?,
-                row_currency: None,
-            },
+            amounts,
         })
     }
 
@@ -183,6 +185,7 @@ impl RowRecord {
             currency: text("gateway_currency"),
             row_currency: None,
         };
+        figures_agree(name, &amounts)?;
         Ok(RowRecord {
             line: None,
             cells: fields,
@@ -262,10 +265,12 @@ impl RowRecord {
         if !same_row || self.amounts.expected != job.expect.amount.map(|k| k.0) {
             return None;
         }
+        // A jsonl row counts in the totals only as payverify wrote it: its seal must hold
+        // (a csv row has none; its figures were checked to agree with each other).
+        if self.line.is_some() && !trust.sealed(text) {
+            return None;
+        }
         if self.name == row.matched {
-            if !trust.sealed(text) {
-                return None;
-            }
             let secret = trust.secret.as_ref()?;
             let stored = stored_row_response(text).ok()??;
             let outcome = classify_response(&Response {
@@ -320,4 +325,25 @@ pub(super) fn stored_row_response(line: &str) -> Result<Option<&RawValue>, Strin
 pub(super) fn kobo(n: Option<i128>) -> Result<Option<i64>, String> {
     n.map(|n| i64::try_from(n).map_err(|_| "has a kobo amount out of range".to_owned()))
         .transpose()
+}
+
+/// A row's figures as payverify writes them: the difference is the gateway amount less the
+/// expected one, below zero for UNDERPAID and above for OVERPAID. A row whose figures
+/// disagree was not written by payverify, and would put wrong money into the totals.
+pub(super) fn figures_agree(name: &str, amounts: &Amounts) -> Result<(), String> {
+    let disagree = || Err("has figures that disagree with each other".to_owned());
+    if let Some(d) = amounts.difference {
+        let (Some(g), Some(e)) = (amounts.gateway, amounts.expected) else {
+            return disagree();
+        };
+        if d != i128::from(g) - i128::from(e) {
+            return disagree();
+        }
+    }
+    match (name, amounts.difference) {
+        ("UNDERPAID", Some(d)) if d < 0 => Ok(()),
+        ("OVERPAID", Some(d)) if d > 0 => Ok(()),
+        ("UNDERPAID" | "OVERPAID", _) => disagree(),
+        _ => Ok(()),
+    }
 }
