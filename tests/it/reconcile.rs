@@ -1053,3 +1053,67 @@ fn attack3_f1_legitimate_multi_line_cells_still_reconcile() {
     );
     assert_eq!(stdout_of(&out), "");
 }
+
+#[test]
+fn attack3_f4_a_summary_path_that_is_stdout_is_refused_before_any_request() {
+    use std::process::{Command, Stdio};
+    let dir = TempDir::new("reconcile-sumstdout");
+    dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    std::os::unix::fs::symlink("out.csv", dir.path().join("outlink.json")).unwrap();
+    std::fs::hard_link(dir.write("other.csv", ""), dir.path().join("hard.json")).unwrap();
+    let run = |target: &str, stdout: Stdio| {
+        Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .current_dir(dir.path())
+            .args(["reconcile", "--sandbox", "-o", "csv", "orders.csv"])
+            .args(["--summary-json", target])
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    // stdout redirected to a file, reached by every name: the rows would be replaced.
+    let cases = [
+        ("/dev/stdout", "out.csv"),
+        ("/proc/self/fd/1", "out.csv"),
+        ("/dev/fd/1", "out.csv"),
+        ("outlink.json", "out.csv"),
+        ("out.csv", "out.csv"),
+        ("hard.json", "other.csv"),
+    ];
+    for (target, out_file) in cases {
+        let file = std::fs::File::create(dir.path().join(out_file)).unwrap();
+        let out = run(target, Stdio::from(file));
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{target}: {stderr}");
+        assert!(
+            stderr.contains(&format!("--summary-json {target}")) && stderr.contains("stdout"),
+            "{target}: {stderr}"
+        );
+        // Refused before the header row, let alone a request.
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(out_file)).unwrap(),
+            "",
+            "{target}"
+        );
+        assert!(std::fs::symlink_metadata(dir.path().join("outlink.json")).is_ok());
+    }
+    // stdout a pipe: the summary would be mixed into the rows.
+    for target in ["/dev/stdout", "/proc/self/fd/1"] {
+        let out = run(target, Stdio::piped());
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        assert_eq!(stdout_of(&out), "", "{target}");
+    }
+    // Another file, and stderr, are still where a summary can go.
+    let file = std::fs::File::create(dir.path().join("out.csv")).unwrap();
+    let out = run("/dev/stderr", Stdio::from(file));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("\"rows\": 1"),
+        "{}",
+        stderr_of(&out)
+    );
+    let rows = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    assert!(rows.contains("SANDBOX-OK-1,40000,MATCHED"), "{rows}");
+    assert!(!rows.contains("\"rows\""), "{rows}");
+}
