@@ -246,7 +246,20 @@ impl SummaryFile {
                 "stdout carries the rows; give a file name (or /dev/stderr)".into(),
             ));
         }
+        if let Some(why) = stdout_named(path) {
+            return Err(refuse(why.into()));
+        }
         let existing = std::fs::metadata(path).ok();
+        if let (Some(a), Some(b)) = (&existing, &stdout_meta())
+            && same_file(a, b)
+            && !io::stdout().is_terminal()
+        {
+            return Err(refuse(
+                "it is where stdout goes, which carries the rows; give another file name \
+                 (or /dev/stderr)"
+                    .into(),
+            ));
+        }
         if existing.as_ref().is_some_and(|m| m.is_dir()) {
             return Err(refuse("it is a directory".into()));
         }
@@ -340,6 +353,48 @@ impl Drop for SummaryFile {
             let _ = std::fs::remove_file(temp);
         }
     }
+}
+
+/// What fd 1 is (followed to the file, pipe or device it writes to), when it is open.
+#[cfg(unix)]
+fn stdout_meta() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
+}
+
+#[cfg(not(unix))]
+fn stdout_meta() -> Option<std::fs::Metadata> {
+    None
+}
+
+/// Why `path` is refused when it, or a link on the way to its target, names this
+/// process's stdout itself (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`): whatever fd 1
+/// is, even a terminal, the summary would land in the rows (or replace them).
+fn stdout_named(path: &Path) -> Option<&'static str> {
+    let own = PathBuf::from(format!("/proc/{}/fd/1", std::process::id()));
+    let mut hop = path.to_path_buf();
+    // Bounded as the kernel bounds a chain of links.
+    for _ in 0..40 {
+        // The directory resolved (`/dev/fd` and `/proc/self` are links), the name kept:
+        // resolving `/proc/self/fd/1` itself would give the terminal or pipe behind it.
+        let dir = match hop.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let resolved = match (std::fs::canonicalize(&dir), hop.file_name()) {
+            (Ok(dir), Some(name)) => dir.join(name),
+            _ => hop.clone(),
+        };
+        if resolved == own || resolved == Path::new("/dev/stdout") {
+            return Some("it is stdout, which carries the rows; give a file name (or /dev/stderr)");
+        }
+        match std::fs::read_link(&resolved) {
+            Ok(to) => hop = dir.join(to),
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 #[cfg(unix)]

@@ -893,3 +893,227 @@ fn f12_two_currency_columns_warn_which_one_is_used() {
         "{stderr}"
     );
 }
+
+/// Each row's line and result in jsonl output.
+fn lines_and_results(stdout: &str) -> Vec<(u64, String)> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|r| {
+            let line = r["line"].as_u64().unwrap();
+            (line, r["result"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn attack3_f1_a_stray_quote_closed_by_a_later_quote_never_hides_rows() {
+    // The reviewer's two files: a stray quote "closed" by a later quoted cell (text then
+    // follows that quote), and one closed by a quote ending a later cell (valid RFC 4180).
+    // The FAILED and PENDING orders between would be one cell, never verified.
+    let stray = "Order ID,Reference,Amount,Note\n\
+                 1000,SANDBOX-OK-1000,40000,\n\
+                 1001,SANDBOX-OK-1001,40000,\"left at the door\n\
+                 1002,SANDBOX-FAILED-1002,40000,\n\
+                 1003,SANDBOX-PENDING-1003,40000,\n\
+                 1004,SANDBOX-OK-1004,40000,\"gift wrap\"\n\
+                 1005,SANDBOX-OK-1005,40000,\n";
+    let closed_later = "Order ID,Reference,Amount,Note\n\
+                        1000,SANDBOX-OK-1000,40000,\n\
+                        1,SANDBOX-OK-1,40000,\"oops\n\
+                        2,SANDBOX-FAILED-2,40000,\n\
+                        3,SANDBOX-OK-3,40000,bad\"\n\
+                        4,SANDBOX-OK-4,40000,\n";
+    // The same, with CRLF and the closing quote at the very end of the file.
+    let at_end = "Order ID,Reference,Amount,Note\r\n\
+                  1000,SANDBOX-OK-1000,40000,\r\n\
+                  1,SANDBOX-OK-1,40000,\"oops\r\n\
+                  2,SANDBOX-FAILED-2,40000,\r\n\
+                  3,SANDBOX-OK-3,40000,bad\"";
+    for (text, close) in [(stray, 6), (closed_later, 5), (at_end, 5)] {
+        let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let said = format!("line 3: a quoted field opens there and closes on line {close}");
+        assert!(stderr.contains(&said), "{stderr}");
+        assert!(
+            stderr.contains("line 4 inside it has as many separators as the header row (3)")
+                && stderr.contains("nothing from line 3 on was reconciled")
+                && stderr.contains("stray quote"),
+            "{stderr}"
+        );
+        // The row before the quote stands; nothing from the quote on is a row.
+        assert_eq!(
+            lines_and_results(&stdout_of(&out)),
+            [(2, "MATCHED".to_owned())],
+            "{stderr}"
+        );
+        // The cron gate: silent, and still not 0.
+        for args in [&["-q"][..], &["-q", "-o", "csv"]] {
+            let (out, _dir) = reconcile(text, args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let stdout = stdout_of(&out);
+            let rows = stdout.lines().filter(|l| l.contains("SANDBOX")).count();
+            assert!(
+                rows <= 1 && !stdout.contains("FAILED"),
+                "{args:?}: {stdout}"
+            );
+        }
+    }
+}
+
+#[test]
+fn attack3_f1_text_after_a_closing_quote_is_refused_naming_the_lines() {
+    // Not RFC 4180: the csv crate would read `gift wrap"` leniently.
+    let text = "Order ID,Reference,Amount,Note\n\
+                1000,SANDBOX-OK-1000,40000,\n\
+                1001,SANDBOX-OK-1001,40000,\"gift wrap\"x\n\
+                1002,SANDBOX-FAILED-1002,40000,\n";
+    let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("line 3: text follows the closing quote")
+            && stderr.contains("nothing from line 3 on was reconciled"),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines_and_results(&stdout_of(&out)),
+        [(2, "MATCHED".to_owned())]
+    );
+    // A stray quote closed by a later quote with text after it, but no line between that
+    // looks like a row (a two-column line in a four-column file): both lines are named.
+    let text = "Order ID,Reference,Amount,Note\n\
+                1001,SANDBOX-OK-1001,40000,\"left\n\
+                1002,SANDBOX-FAILED-1002\n\
+                see \"gift wrap\"\n";
+    let (out, _dir) = reconcile(text, &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("line 4: text follows the closing quote")
+            && stderr.contains("the field opened on line 2"),
+        "{stderr}"
+    );
+    // A doubled quote and a quote right before the separator or the line end are fine.
+    let text = "Order ID,Reference,Amount,Note\n\
+                1001,SANDBOX-OK-1001,40000,\"say \"\"hi\"\"\"\n\
+                1002,\"SANDBOX-OK-1002\",40000,\"\"\n";
+    let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let rows = crate::common::jsonl(&out.stdout);
+    assert_eq!(rows[0]["row"]["Note"], "say \"hi\"");
+}
+
+#[test]
+fn attack3_f1_legitimate_multi_line_cells_still_reconcile() {
+    // An address over three lines with commas (fewer than the header's three separators
+    // on each line after the first), and a one-line quoted cell with many commas.
+    let text = "Order ID,Reference,Amount,Address\n\
+                1,SANDBOX-OK-1,40000,\"Flat 2, 12 Main St\n\
+                Ikeja, Lagos\n\
+                Nigeria\"\n\
+                2,SANDBOX-OK-2,40000,\"a,b,c,d,e,f\"\n\
+                3,SANDBOX-OK-3,40000,\n";
+    let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    assert_eq!(
+        lines_and_results(&stdout),
+        [
+            (2, "MATCHED".to_owned()),
+            (5, "MATCHED".to_owned()),
+            (6, "MATCHED".to_owned())
+        ]
+    );
+    let rows = crate::common::jsonl(&out.stdout);
+    assert_eq!(
+        rows[0]["row"]["Address"],
+        "Flat 2, 12 Main St\nIkeja, Lagos\nNigeria"
+    );
+    // A cell of exactly ten lines is read; eleven is refused, with both lines named.
+    let cell = |lines: usize| vec!["x"; lines].join("\n");
+    let ten = format!(
+        "Reference,Amount,Note\nSANDBOX-OK-1,40000,\"{}\"\n",
+        cell(10)
+    );
+    let (out, _dir) = reconcile(&ten, &["-o", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let eleven = format!(
+        "Reference,Amount,Note\nSANDBOX-OK-1,40000,\"{}\"\n",
+        cell(11)
+    );
+    let (out, _dir) = reconcile(&eleven, &["-o", "jsonl"]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("line 2: a quoted field opens there and closes on line 12")
+            && stderr.contains("spans 11 lines"),
+        "{stderr}"
+    );
+    assert_eq!(stdout_of(&out), "");
+}
+
+#[test]
+fn attack3_f4_a_summary_path_that_is_stdout_is_refused_before_any_request() {
+    use std::process::{Command, Stdio};
+    let dir = TempDir::new("reconcile-sumstdout");
+    dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    std::os::unix::fs::symlink("out.csv", dir.path().join("outlink.json")).unwrap();
+    std::fs::hard_link(dir.write("other.csv", ""), dir.path().join("hard.json")).unwrap();
+    let run = |target: &str, stdout: Stdio| {
+        Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .current_dir(dir.path())
+            .args(["reconcile", "--sandbox", "-o", "csv", "orders.csv"])
+            .args(["--summary-json", target])
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    // stdout redirected to a file, reached by every name: the rows would be replaced.
+    let cases = [
+        ("/dev/stdout", "out.csv"),
+        ("/proc/self/fd/1", "out.csv"),
+        ("/dev/fd/1", "out.csv"),
+        ("outlink.json", "out.csv"),
+        ("out.csv", "out.csv"),
+        ("hard.json", "other.csv"),
+    ];
+    for (target, out_file) in cases {
+        let file = std::fs::File::create(dir.path().join(out_file)).unwrap();
+        let out = run(target, Stdio::from(file));
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{target}: {stderr}");
+        assert!(
+            stderr.contains(&format!("--summary-json {target}")) && stderr.contains("stdout"),
+            "{target}: {stderr}"
+        );
+        // Refused before the header row, let alone a request.
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(out_file)).unwrap(),
+            "",
+            "{target}"
+        );
+        assert!(std::fs::symlink_metadata(dir.path().join("outlink.json")).is_ok());
+    }
+    // stdout a pipe: the summary would be mixed into the rows.
+    for target in ["/dev/stdout", "/proc/self/fd/1"] {
+        let out = run(target, Stdio::piped());
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        assert_eq!(stdout_of(&out), "", "{target}");
+    }
+    // Another file, and stderr, are still where a summary can go.
+    let file = std::fs::File::create(dir.path().join("out.csv")).unwrap();
+    let out = run("/dev/stderr", Stdio::from(file));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("\"rows\": 1"),
+        "{}",
+        stderr_of(&out)
+    );
+    let rows = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    assert!(rows.contains("SANDBOX-OK-1,40000,MATCHED"), "{rows}");
+    assert!(!rows.contains("\"rows\""), "{rows}");
+}

@@ -160,7 +160,7 @@ impl Orders {
             .from_reader(joined);
         let header: Arc<[String]> = reader
             .byte_headers()
-            .map_err(|e| Failure::usage(format!("cannot read {name}: {e}")))?
+            .map_err(|e| read_failure(&track, &name, &e))?
             .iter()
             .map(|cell| String::from_utf8_lossy(cell).into_owned())
             .collect();
@@ -472,10 +472,7 @@ impl Iterator for Orders {
                 }
                 Err(e) => {
                     (self.done, self.failed) = (true, true);
-                    return Some(Err(Failure::usage(format!(
-                        "cannot read {}: {e}",
-                        self.name
-                    ))));
+                    return Some(Err(read_failure(&self.track, &self.name, &e)));
                 }
             }
         }
