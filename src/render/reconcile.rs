@@ -2,6 +2,7 @@
 //! JSON array, or a table of what needs a look), and the totals per result.
 
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -155,6 +156,16 @@ impl<'a> Judged<'a> {
             error: decided.why.clone(),
             response: None,
         }
+    }
+
+    /// This row's answer is the transaction row `first` already matched: one payment
+    /// counts for one order.
+    fn duplicate_of(&mut self, first: u64) {
+        self.result = RowResult::Duplicate;
+        self.error = format!(
+            "the gateway's answer is the transaction line {first} already matched: one \
+             payment counts for one order"
+        );
     }
 
     fn line(&self) -> u64 {
@@ -466,6 +477,12 @@ pub(crate) struct ReconcileWriter {
     summary: Summary,
     /// Seals each jsonl/json row, so `--resume` can tell it from an edited copy.
     sealer: Option<Sealer>,
+    /// The transactions rows have MATCHED so far (transactionRef, else paymentRef), with
+    /// the line that matched each: one payment may answer to two references (its
+    /// transaction and its payment reference), and must count for one order only.
+    matched: HashMap<String, u64>,
+    /// A row [`Self::claim`] turned into a DUPLICATE, for its write: (line, first line).
+    duplicate: Option<(u64, u64)>,
 }
 
 impl ReconcileWriter {
@@ -489,6 +506,8 @@ impl ReconcileWriter {
             discard: false,
             written: 0,
             sealer: None,
+            matched: HashMap::new(),
+            duplicate: None,
             table_rows: Vec::new(),
             not_shown: 0,
             summary: Summary::default(),
@@ -639,6 +658,40 @@ impl ReconcileWriter {
         let mut cells = judged.cells().to_vec();
         cells.resize(self.header.len(), String::new());
         cells
+    }
+
+    /// Claims the transaction a MATCHED row's answer is for; when an earlier row already
+    /// matched it, `judged` becomes a DUPLICATE naming that row. Called once per row, in
+    /// input order, as it is tallied; [`Self::settle`] repeats the verdict for its write.
+    pub(crate) fn claim(&mut self, judged: &mut Judged<'_>, record: &Record) {
+        if judged.result != RowResult::Matched {
+            return;
+        }
+        let Some(v) = record.verdict.outcome.verification() else {
+            return;
+        };
+        let Some(id) = v.transaction_ref.clone().or_else(|| v.payment_ref.clone()) else {
+            return;
+        };
+        let line = judged.line();
+        match self.matched.get(&id) {
+            Some(&first) => {
+                judged.duplicate_of(first);
+                self.duplicate = Some((line, first));
+            }
+            None => {
+                self.matched.insert(id, line);
+            }
+        }
+    }
+
+    /// `judged` as [`Self::claim`] decided it when it was tallied.
+    pub(crate) fn settle(&mut self, judged: &mut Judged<'_>) {
+        if let Some((line, first)) = self.duplicate.take()
+            && line == judged.line()
+        {
+            judged.duplicate_of(first);
+        }
     }
 
     /// The same writer, sealing each jsonl/json row with `sealer`.

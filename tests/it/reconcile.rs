@@ -937,7 +937,7 @@ fn attack3_f1_a_stray_quote_closed_by_a_later_quote_never_hides_rows() {
         let said = format!("line 3: a quoted field opens there and closes on line {close}");
         assert!(stderr.contains(&said), "{stderr}");
         assert!(
-            stderr.contains("line 4 inside it has as many separators as the header row (3)")
+            stderr.contains("line 4 inside it holds a separator, so it may be an order")
                 && stderr.contains("nothing from line 3 on was reconciled")
                 && stderr.contains("stray quote"),
             "{stderr}"
@@ -981,11 +981,11 @@ fn attack3_f1_text_after_a_closing_quote_is_refused_naming_the_lines() {
         lines_and_results(&stdout_of(&out)),
         [(2, "MATCHED".to_owned())]
     );
-    // A stray quote closed by a later quote with text after it, but no line between that
-    // looks like a row (a two-column line in a four-column file): both lines are named.
+    // A stray quote closed by a later quote with text after it, and no line between that
+    // holds a separator: the text after the quote is what is named, with both lines.
     let text = "Order ID,Reference,Amount,Note\n\
                 1001,SANDBOX-OK-1001,40000,\"left\n\
-                1002,SANDBOX-FAILED-1002\n\
+                at the door\n\
                 see \"gift wrap\"\n";
     let (out, _dir) = reconcile(text, &[]);
     let stderr = stderr_of(&out);
@@ -1007,11 +1007,11 @@ fn attack3_f1_text_after_a_closing_quote_is_refused_naming_the_lines() {
 
 #[test]
 fn attack3_f1_legitimate_multi_line_cells_still_reconcile() {
-    // An address over three lines with commas (fewer than the header's three separators
-    // on each line after the first), and a one-line quoted cell with many commas.
+    // An address over three lines, commas only on its first, and a one-line quoted cell
+    // with many commas.
     let text = "Order ID,Reference,Amount,Address\n\
                 1,SANDBOX-OK-1,40000,\"Flat 2, 12 Main St\n\
-                Ikeja, Lagos\n\
+                Ikeja Lagos\n\
                 Nigeria\"\n\
                 2,SANDBOX-OK-2,40000,\"a,b,c,d,e,f\"\n\
                 3,SANDBOX-OK-3,40000,\n";
@@ -1029,7 +1029,7 @@ fn attack3_f1_legitimate_multi_line_cells_still_reconcile() {
     let rows = crate::common::jsonl(&out.stdout);
     assert_eq!(
         rows[0]["row"]["Address"],
-        "Flat 2, 12 Main St\nIkeja, Lagos\nNigeria"
+        "Flat 2, 12 Main St\nIkeja Lagos\nNigeria"
     );
     // A cell of exactly ten lines is read; eleven is refused, with both lines named.
     let cell = |lines: usize| vec!["x"; lines].join("\n");
@@ -1116,4 +1116,80 @@ fn attack3_f4_a_summary_path_that_is_stdout_is_refused_before_any_request() {
     let rows = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
     assert!(rows.contains("SANDBOX-OK-1,40000,MATCHED"), "{rows}");
     assert!(!rows.contains("\"rows\""), "{rows}");
+}
+
+#[test]
+fn attack4_n1_hidden_orders_with_fewer_separators_than_the_header_are_refused() {
+    // An export that leaves out the empty trailing Note cell: the hidden lines hold one
+    // separator fewer than the header. As rows they would be INVALID_ROW (exit 2); hidden in
+    // a quote they must not vanish into exit 0 either.
+    let text = "Order ID,Reference,Amount,Note\n\
+                1001,SANDBOX-OK-1001,40000,\"left at\n\
+                1002,SANDBOX-FAILED-1002,40000\n\
+                1003,SANDBOX-PENDING-1003,40000\n\
+                door\"\n\
+                1005,SANDBOX-OK-1005,40000,\n";
+    for args in [&["-o", "jsonl"][..], &["-q", "--hmac", "require"][..]] {
+        let (out, _dir) = reconcile(text, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert!(!stdout_of(&out).contains("SANDBOX-OK-1005"), "{args:?}");
+    }
+    let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
+    assert!(
+        stderr_of(&out).contains(
+            "line 2: a quoted field opens there and closes on line 5; line 3 inside it holds \
+             a separator"
+        ),
+        "{}",
+        stderr_of(&out)
+    );
+    // An address whose later line holds a comma is refused the same way: it cannot be told
+    // from a hidden order.
+    let address = "Order ID,Reference,Amount,Address\n\
+                   1,SANDBOX-OK-1,40000,\"Flat 2\n\
+                   Ikeja, Lagos\"\n";
+    let (out, _dir) = reconcile(address, &["-o", "jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+}
+
+#[test]
+fn attack4_n2_one_payment_answering_two_references_matches_one_order() {
+    // The gateway answers a lookup by the transaction reference and by its payment
+    // reference with the same transaction: two orders, one payment. The second row is a
+    // DUPLICATE of the first, never a second MATCHED (that would confirm ₦80,000 for ₦40,000).
+    use crate::common::{RawServer, SAMPLE, payverify_at, read_head, respond};
+    let body = SAMPLE.clone();
+    let service = RawServer::start(move |mut stream| {
+        read_head(&mut stream);
+        respond(&mut stream, "200 OK", body.as_bytes());
+    });
+    let dir = TempDir::new("reconcile-one-payment");
+    dir.write(
+        "orders.csv",
+        "Reference,Amount\n0000000000000044177,40000\n330137174040,40000\n",
+    );
+    let out = payverify_at(&service.url)
+        .current_dir(dir.path())
+        .args([
+            "reconcile",
+            "orders.csv",
+            "-o",
+            "jsonl",
+            "--hmac",
+            "require",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    let rows = crate::common::jsonl(&out.stdout);
+    assert_eq!(rows[0]["result"], "MATCHED");
+    assert_eq!(rows[1]["result"], "DUPLICATE");
+    assert!(
+        rows[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the transaction line 2 already matched"),
+        "{}",
+        rows[1]
+    );
 }

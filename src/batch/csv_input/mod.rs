@@ -376,7 +376,10 @@ impl Sink<Reconciled> for ReconcileWriter {
     }
 
     fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
-        let judged = judge(entry);
+        let mut judged = judge(entry);
+        if let Entry::Verified(record) = entry {
+            self.claim(&mut judged, record);
+        }
         self.count(&judged);
         let (warned, carried) = match entry {
             Entry::Verified(record) => (
@@ -403,7 +406,11 @@ impl Sink<Reconciled> for ReconcileWriter {
             Entry::Decided(Reconciled::Carried(carried)) => {
                 ReconcileWriter::write_carried(self, &carried.text)
             }
-            _ => ReconcileWriter::write(self, &judge(entry)),
+            _ => {
+                let mut judged = judge(entry);
+                self.settle(&mut judged);
+                ReconcileWriter::write(self, &judged)
+            }
         }
     }
 

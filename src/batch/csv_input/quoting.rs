@@ -106,8 +106,10 @@ pub(super) struct Newlines<R> {
     /// quote opened on), and which line that is.
     pub(super) inner_line: u64,
     pub(super) inner_delimiters: u64,
-    /// The first line inside the current quoted field with as many separators as the header
-    /// row: a row swallowed into the cell.
+    /// The first line inside the current quoted field that holds a separator: it may be a
+    /// row swallowed into the cell. An order line needs at least one (the reference and the
+    /// amount are two columns), and an export may leave out empty trailing cells, so no
+    /// larger count is safe to wait for.
     pub(super) swallowed: Option<u64>,
     /// The refusal of a quoted field, when the last `Err` from [`Newlines::step`] is one.
     pub(super) refused: Option<String>,
@@ -226,9 +228,7 @@ impl<R> Newlines<R> {
             (self.inner_line, self.inner_delimiters) = (self.line, 0);
         }
         self.inner_delimiters += 1;
-        // A one-column header gives no measure: one separator is then already a row.
-        let row = self.header_delimiters.map(|h| h.max(1));
-        if self.swallowed.is_none() && row.is_some_and(|row| self.inner_delimiters >= row) {
+        if self.swallowed.is_none() {
             self.swallowed = Some(self.line);
         }
     }
@@ -239,9 +239,9 @@ impl<R> Newlines<R> {
         let (open, close) = (self.quote_line, self.quote_end);
         let why = if let Some(line) = self.swallowed {
             format!(
-                "line {line} inside it has as many separators as the header row ({}), so it \
-                 looks like an order read as part of one cell",
-                self.header_delimiters.unwrap_or(0).max(1)
+                "line {line} inside it holds a separator, so it may be an order read as part \
+                 of one cell (a line break followed by separators inside a cell cannot be \
+                 told from hidden orders)"
             )
         } else if close - open + 1 > MAX_CELL_LINES {
             format!(
