@@ -82,6 +82,7 @@ pub(crate) fn run(
         }
         None => None,
     };
+    let lines_of = orders.reference_lines();
     // -q silences the default table; an explicit -o is data a script asked for.
     let mut writer = match log.level() == Level::Quiet && args.output.is_none() {
         true => ReconcileWriter::discard(header, reference_column),
@@ -97,7 +98,8 @@ pub(crate) fn run(
             )
             .sealed(Sealer::new(&verifier.secret))
         }
-    };
+    }
+    .with_reference_lines(lines_of);
     let batch = Batch {
         jobs: usize::from(args.batch.jobs),
         known_len,

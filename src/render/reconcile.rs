@@ -2,7 +2,6 @@
 //! JSON array, or a table of what needs a look), and the totals per result.
 
 use std::collections::BTreeMap;
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -46,6 +45,9 @@ pub(crate) fn row_keys(header: &[String]) -> Vec<String> {
     }
     keys
 }
+
+/// Which line a reference of the input was first verified on, if it was.
+pub(crate) type ReferenceLines = Box<dyn Fn(&str) -> Option<u64> + Send>;
 
 /// One row with everything the outputs and the totals say about it.
 pub(crate) struct Judged<'a> {
@@ -477,10 +479,10 @@ pub(crate) struct ReconcileWriter {
     summary: Summary,
     /// Seals each jsonl/json row, so `--resume` can tell it from an edited copy.
     sealer: Option<Sealer>,
-    /// The transactions rows have MATCHED so far (transactionRef, else paymentRef), with
-    /// the line that matched each: one payment may answer to two references (its
-    /// transaction and its payment reference), and must count for one order only.
-    matched: HashMap<String, u64>,
+    /// The line each reference of the input was first verified on: one payment may answer
+    /// to two references (its transaction and its payment reference), and must count for
+    /// one order only. Looked up, not kept here: the reader already keeps it.
+    lines_of: Option<ReferenceLines>,
     /// A row [`Self::claim`] turned into a DUPLICATE, for its write: (line, first line).
     duplicate: Option<(u64, u64)>,
 }
@@ -506,7 +508,7 @@ impl ReconcileWriter {
             discard: false,
             written: 0,
             sealer: None,
-            matched: HashMap::new(),
+            lines_of: None,
             duplicate: None,
             table_rows: Vec::new(),
             not_shown: 0,
@@ -667,21 +669,34 @@ impl ReconcileWriter {
         if judged.result != RowResult::Matched {
             return;
         }
-        let Some(v) = record.verdict.outcome.verification() else {
+        let (Some(v), Some(lines_of)) = (record.verdict.outcome.verification(), &self.lines_of)
+        else {
             return;
         };
-        let Some(id) = v.transaction_ref.clone().or_else(|| v.payment_ref.clone()) else {
-            return;
-        };
+        let own = record.job.reference.as_str();
         let line = judged.line();
-        match self.matched.get(&id) {
-            Some(&first) => {
-                judged.duplicate_of(first);
-                self.duplicate = Some((line, first));
-            }
-            None => {
-                self.matched.insert(id, line);
-            }
+        // The answer's other names for the transaction: an earlier row that gave one of
+        // them as its reference was about this same payment. (A later one is the later
+        // row's to report, when its turn comes.)
+        let aliases = [&v.transaction_ref, &v.payment_ref, &v.merchant_ref];
+        let first = aliases
+            .into_iter()
+            .flatten()
+            .filter(|alias| alias.as_str() != own)
+            .filter_map(|alias| lines_of(alias))
+            .filter(|&first| first < line)
+            .min();
+        if let Some(first) = first {
+            judged.duplicate_of(first);
+            self.duplicate = Some((line, first));
+        }
+    }
+
+    /// Gives the writer the reader's record of which line each reference was on.
+    pub(crate) fn with_reference_lines(self, lines_of: ReferenceLines) -> Self {
+        ReconcileWriter {
+            lines_of: Some(lines_of),
+            ..self
         }
     }
 

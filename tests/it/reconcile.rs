@@ -1192,4 +1192,20 @@ fn attack4_n2_one_payment_answering_two_references_matches_one_order() {
         "{}",
         rows[1]
     );
+    // The other way round: the payment reference first, then the transaction reference.
+    dir.write(
+        "reversed.csv",
+        "Reference,Amount\n330137174040,40000\n0000000000000044177,40000\n",
+    );
+    let out = payverify_at(&service.url)
+        .current_dir(dir.path())
+        .args(["reconcile", "reversed.csv", "-o", "jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    let rows = crate::common::jsonl(&out.stdout);
+    assert_eq!(
+        (&rows[0]["result"], &rows[1]["result"]),
+        (&Value::from("MATCHED"), &Value::from("DUPLICATE"))
+    );
 }

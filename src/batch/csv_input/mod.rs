@@ -22,7 +22,7 @@ use crate::domain::money::{AmountError, Kobo, has_naira_mark};
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
-use crate::render::reconcile::{Judged, ReconcileWriter};
+use crate::render::reconcile::{Judged, ReconcileWriter, ReferenceLines};
 use crate::terminal;
 use columns::*;
 use quoting::*;
@@ -78,7 +78,7 @@ pub(crate) struct Orders {
     columns: Columns,
     unit: AmountUnit,
     currency: Arc<str>,
-    seen: Seen<u64>,
+    seen: Arc<Mutex<Seen<u64>>>,
     record: csv::ByteRecord,
     /// What the reader in front of the csv crate saw: where records start, and whether the
     /// input ended inside a quoted field.
@@ -176,7 +176,7 @@ impl Orders {
             columns,
             unit: options.unit,
             currency: options.currency.as_str().into(),
-            seen: Seen::default(),
+            seen: Arc::default(),
             record: csv::ByteRecord::new(),
             track,
             warnings,
@@ -300,6 +300,14 @@ impl Orders {
 
     /// A DUPLICATE when `reference` was verified on an earlier row; otherwise the row back,
     /// and the reference recorded as verified on this line when its amount was usable.
+    /// Looks up the line a reference was first verified on, as the reader has read so far:
+    /// what the writer needs to tell that two rows name one transaction by different
+    /// references (its transaction and its payment reference).
+    pub(crate) fn reference_lines(&self) -> ReferenceLines {
+        let seen = self.seen.clone();
+        Box::new(move |reference| seen.lock().ok()?.find(reference))
+    }
+
     fn maybe_duplicate(
         &mut self,
         row: Row,
@@ -307,9 +315,12 @@ impl Orders {
         expected: Option<Kobo>,
         currency: &str,
     ) -> Result<Item<Decided>, Row> {
-        let earlier = match expected {
-            Some(_) => self.seen.first(reference.as_str(), row.line),
-            None => self.seen.find(reference.as_str()),
+        let earlier = match self.seen.lock() {
+            Ok(mut seen) => match expected {
+                Some(_) => seen.first(reference.as_str(), row.line),
+                None => seen.find(reference.as_str()),
+            },
+            Err(_) => None,
         };
         match earlier {
             Some(first) => Ok(Item::Decided(Decided {
