@@ -129,7 +129,9 @@ impl Batch {
             ..Summary::default()
         };
         let mut pending: BTreeMap<usize, Option<Box<Entry<D>>>> = BTreeMap::new();
-        let (mut next, mut completed, mut total) = (0usize, 0usize, None);
+        // Positions come back out of order and wait in `pending` until every earlier one is
+        // written: all come back are `next` once `pending` is empty, so no second count.
+        let (mut next, mut total) = (0usize, None);
         let mut written_jobs = 0usize;
         let mut empty_message = String::new();
         let mut end_notes = Vec::new();
@@ -139,11 +141,9 @@ impl Batch {
             match events.recv_timeout(Duration::from_millis(50)) {
                 Ok(Event::Done(i, entry)) => {
                     pending.insert(i, Some(entry));
-                    completed += 1;
                 }
                 Ok(Event::Skipped(i)) => {
                     pending.insert(i, None);
-                    completed += 1;
                 }
                 Ok(Event::Note(item)) => {
                     let line = match item {
@@ -217,14 +217,13 @@ impl Batch {
                 next += 1;
                 window.advance(next, written_jobs);
             }
-            let drained = next == completed;
-            if drained && total == Some(completed) {
+            if !pending.is_empty() {
+                continue;
+            }
+            if total == Some(next) {
                 break;
             }
-            if drained
-                && self.halt.load(Ordering::SeqCst)
-                && completed == issued.load(Ordering::SeqCst)
-            {
+            if self.halt.load(Ordering::SeqCst) && next == issued.load(Ordering::SeqCst) {
                 break;
             }
         }
