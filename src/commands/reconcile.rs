@@ -11,7 +11,7 @@ use crate::batch::Batch;
 use crate::batch::csv_input::{CsvOptions, Orders, Rows};
 use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
-use crate::commands::verify::{Service, refuse_own_output, resume_command};
+use crate::commands::verify::{Service, refuse_own_output, resume_command, same_file, stdout_meta};
 use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
@@ -357,19 +357,6 @@ impl Drop for SummaryFile {
     }
 }
 
-/// What fd 1 is (followed to the file, pipe or device it writes to), when it is open.
-#[cfg(unix)]
-fn stdout_meta() -> Option<std::fs::Metadata> {
-    use std::os::fd::AsFd;
-    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
-    File::from(fd).metadata().ok()
-}
-
-#[cfg(not(unix))]
-fn stdout_meta() -> Option<std::fs::Metadata> {
-    None
-}
-
 /// Why `path` is refused when it, or a link on the way to its target, names this
 /// process's stdout itself (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`): whatever fd 1
 /// is, even a terminal, the summary would land in the rows (or replace them).
@@ -397,15 +384,4 @@ fn stdout_named(path: &Path) -> Option<&'static str> {
         }
     }
     None
-}
-
-#[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-#[cfg(not(unix))]
-fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
-    false
 }
