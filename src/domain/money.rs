@@ -193,8 +193,6 @@ impl fmt::Display for AmountError {
 
 impl std::error::Error for AmountError {}
 
-/// `s` without one leading `₦` or `NGN` (any case) or one trailing `NGN`, and the spaces
-/// beside it.
 /// Whether an amount is written with the naira sign or the `NGN` code (`₦40,000`,
 /// `NGN 40000`, `40000 ngn`): such an amount says its own currency.
 pub(crate) fn has_naira_mark(input: &str) -> bool {
@@ -202,6 +200,8 @@ pub(crate) fn has_naira_mark(input: &str) -> bool {
     without_naira_mark(s).len() != s.len()
 }
 
+/// `s` without one leading `₦` or `NGN` (any case) or one trailing `NGN`, and the spaces
+/// beside it.
 fn without_naira_mark(s: &str) -> &str {
     let code =
         |t: &str| t.len() >= 3 && t.is_char_boundary(3) && t[..3].eq_ignore_ascii_case("NGN");
