@@ -9,18 +9,12 @@ pub struct Kobo(pub i64);
 impl Kobo {
     /// The amount as naira with thousands separators and two decimals: `40,000.00`.
     pub fn naira_figure(self) -> String {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let abs = self.0.unsigned_abs();
-        let whole = abs / 100;
-        let fraction = abs % 100;
-        format!("{sign}{}.{fraction:02}", group_thousands(whole))
+        naira_total(i128::from(self.0))
     }
 
     /// The amount in naira as a plain decimal, `40000.00`, for spreadsheets.
     pub fn naira_decimal(self) -> String {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let abs = self.0.unsigned_abs();
-        format!("{sign}{}.{:02}", abs / 100, abs % 100)
+        naira_decimal_total(i128::from(self.0))
     }
 
     /// The amount for people: `₦40,000.00 (4000000 kobo)`; other currencies by code.
@@ -199,8 +193,6 @@ impl fmt::Display for AmountError {
 
 impl std::error::Error for AmountError {}
 
-/// `s` without one leading `₦` or `NGN` (any case) or one trailing `NGN`, and the spaces
-/// beside it.
 /// Whether an amount is written with the naira sign or the `NGN` code (`₦40,000`,
 /// `NGN 40000`, `40000 ngn`): such an amount says its own currency.
 pub(crate) fn has_naira_mark(input: &str) -> bool {
@@ -208,6 +200,8 @@ pub(crate) fn has_naira_mark(input: &str) -> bool {
     without_naira_mark(s).len() != s.len()
 }
 
+/// `s` without one leading `₦` or `NGN` (any case) or one trailing `NGN`, and the spaces
+/// beside it.
 fn without_naira_mark(s: &str) -> &str {
     let code =
         |t: &str| t.len() >= 3 && t.is_char_boundary(3) && t[..3].eq_ignore_ascii_case("NGN");
@@ -257,6 +251,14 @@ pub(crate) fn naira_total(kobo: i128) -> String {
     format!("{sign}{}.{:02}", group_thousands(abs / 100), abs % 100)
 }
 
+/// A sum of many amounts in naira as a plain exact decimal, `40000.00`, for scripts and
+/// spreadsheets (kept in `i128` like [`naira_total`]).
+pub(crate) fn naira_decimal_total(kobo: i128) -> String {
+    let sign = if kobo < 0 { "-" } else { "" };
+    let abs = kobo.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
 fn group_thousands(n: impl ToString) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
@@ -302,6 +304,10 @@ mod tests {
         assert_eq!(Kobo(5).naira_decimal(), "0.05");
         assert_eq!(Kobo(-150).naira_decimal(), "-1.50");
         assert_eq!(Kobo(i64::MIN).naira_figure(), "-92,233,720,368,547,758.08");
+        // Sums beyond one i64 keep every digit, in both spellings.
+        let sum = i128::from(i64::MAX) * 3;
+        assert_eq!(naira_decimal_total(sum), "276701161105643274.21");
+        assert_eq!(naira_total(-sum), "-276,701,161,105,643,274.21");
         assert_eq!(
             Kobo(250).display_with_currency(Some("USD")),
             "USD 2.50 (250 minor units)"

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::batch::resume::Carried;
-use crate::domain::money::{Kobo, naira_total};
+use crate::domain::money::{Kobo, naira_decimal_total, naira_total};
 use crate::domain::outcome::Record;
 use crate::domain::reconcile::{self, Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::seal::Sealer;
@@ -270,13 +270,6 @@ fn money(currency: &str, minor: i128) -> String {
     }
 }
 
-/// Minor units as an exact decimal string (`-12.05`).
-fn decimal(minor: i128) -> String {
-    let sign = if minor < 0 { "-" } else { "" };
-    let abs = minor.unsigned_abs();
-    format!("{sign}{}.{:02}", abs / 100, abs % 100)
-}
-
 impl Summary {
     fn add(&mut self, judged: &Judged<'_>) {
         self.rows += 1;
@@ -433,7 +426,7 @@ impl Block {
             one.insert("rows".into(), totals.rows.into());
             for (name, value) in [("expected", totals.expected), ("gateway", totals.gateway)] {
                 one.insert(key(name, minor), serde_json::json!(value));
-                one.insert(key(name, major), decimal(value).into());
+                one.insert(key(name, major), naira_decimal_total(value).into());
             }
             results.insert(RESULT_NAMES[*slot].to_owned(), Value::Object(one));
         }
@@ -447,7 +440,7 @@ impl Block {
             ("net_difference", self.net_difference),
         ] {
             out.insert(key(name, minor), serde_json::json!(value));
-            out.insert(key(name, major), decimal(value).into());
+            out.insert(key(name, major), naira_decimal_total(value).into());
         }
         out
     }

@@ -1209,3 +1209,56 @@ fn attack4_n2_one_payment_answering_two_references_matches_one_order() {
         (&Value::from("MATCHED"), &Value::from("DUPLICATE"))
     );
 }
+
+#[test]
+fn hostile_amount_and_currency_cells_never_match_by_accident() {
+    // Each row's reference answers SUCCESSFUL for ₦40,000.00 in NGN; only the cells differ.
+    let cases: [(&str, &str, &str); 17] = [
+        ("40000\u{7}", "NGN", "INVALID_ROW"),
+        ("4\u{1b}[2K0000", "NGN", "INVALID_ROW"),
+        ("-0", "NGN", "INVALID_ROW"),
+        ("-40000", "NGN", "INVALID_ROW"),
+        ("₦", "NGN", "INVALID_ROW"),
+        ("99999999999999999999", "NGN", "INVALID_ROW"),
+        ("4e4", "NGN", "INVALID_ROW"),
+        ("40000.001", "NGN", "INVALID_ROW"),
+        ("40000\u{200b}", "NGN", "INVALID_ROW"),
+        // The largest figure kobo holds is read exactly, and is not what was paid.
+        ("92233720368547758.07", "NGN", "UNDERPAID"),
+        // Whitespace around a figure (NBSP included) is not part of it.
+        ("  40000 ", "NGN", "MATCHED"),
+        ("\u{a0}40000\u{a0}", "NGN", "MATCHED"),
+        // Currency cells: case and surrounding spaces do not matter; anything else does.
+        ("40000", " ngn ", "MATCHED"),
+        ("40000", "N GN", "CURRENCY_MISMATCH"),
+        ("40000", "NGN\u{7}", "CURRENCY_MISMATCH"),
+        ("40000", "NG", "CURRENCY_MISMATCH"),
+        ("40000", "NGNN", "CURRENCY_MISMATCH"),
+    ];
+    let mut orders = String::from("reference,amount,currency\n");
+    for (i, (amount, currency, _)) in cases.iter().enumerate() {
+        orders.push_str(&format!("SANDBOX-OK-h{i},\"{amount}\",\"{currency}\"\n"));
+    }
+    let (out, _dir) = reconcile(&orders, &["-o", "jsonl"]);
+    let stdout = stdout_of(&out);
+    let got = lines_and_results(&stdout);
+    let want: Vec<(u64, String)> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, result))| (i as u64 + 2, (*result).to_owned()))
+        .collect();
+    assert_eq!(got, want, "{stdout}");
+    assert_ne!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    // No control character from a cell reaches the terminal raw.
+    let stderr = stderr_of(&out);
+    assert!(
+        !stderr.contains('\u{7}') && !stderr.contains('\u{1b}'),
+        "{stderr}"
+    );
+    let (table, _dir) = reconcile(&orders, &[]);
+    let shown = format!("{}{}", stdout_of(&table), stderr_of(&table));
+    assert!(
+        !shown.contains('\u{7}') && !shown.contains('\u{1b}'),
+        "{shown}"
+    );
+}
