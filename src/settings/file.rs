@@ -105,23 +105,26 @@ pub(crate) fn default_path() -> Option<PathBuf> {
 
 /// Reads and parses the config file; a missing default file is an empty config.
 pub(crate) fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Failure> {
-    let text = match std::fs::read_to_string(&location.path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !location.explicit => {
-            return Ok(None);
-        }
-        Err(e) => {
-            return Err(Failure::config(
-                Cause::ConfigFile,
-                format!(
-                    "cannot read config file {}: {} (check --config / PAYVERIFY_CONFIG)",
-                    location.path.display(),
-                    io_reason(&e)
-                ),
-            ));
-        }
-    };
-    parse(&text, &location.path).map(Some)
+    read(location)?
+        .map(|text| parse(&text, &location.path))
+        .transpose()
+}
+
+/// Reads the config file's text (once, for both secret registration and parsing); a
+/// missing default file is `None`.
+pub(crate) fn read(location: &ConfigLocation) -> Result<Option<String>, Failure> {
+    match std::fs::read_to_string(&location.path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !location.explicit => Ok(None),
+        Err(e) => Err(Failure::config(
+            Cause::ConfigFile,
+            format!(
+                "cannot read config file {}: {} (check --config / PAYVERIFY_CONFIG)",
+                location.path.display(),
+                io_reason(&e)
+            ),
+        )),
+    }
 }
 
 /// Parses config text, turning TOML errors into one line naming the file, line and key.

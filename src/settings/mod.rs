@@ -166,10 +166,17 @@ impl Settings {
     /// that may quote its input in an error before its settings are resolved.
     pub(crate) fn register_secrets(flags: &Flags, ctx: &Context) {
         let config = ctx.config_location(flags.config.as_ref());
+        let text = config.and_then(|location| file::read(&location).ok().flatten());
+        Settings::register_known(flags, ctx, text.as_deref());
+    }
+
+    /// Registers the secrets of the environment, `--client-secret-file` and the given
+    /// config text.
+    fn register_known(flags: &Flags, ctx: &Context, config_text: Option<&str>) {
         secret_source::register_known(
             flags.client_secret_file.as_deref(),
             (ctx.env)(env::CLIENT_SECRET).as_deref(),
-            config.as_ref().map(|c| c.path.as_path()),
+            config_text,
         );
     }
 
@@ -181,12 +188,17 @@ impl Settings {
         let (global, args) = (flags, flags);
         let mut problems = Vec::new();
         let config = ctx.config_location(global.config.as_ref());
-        Settings::register_secrets(flags, ctx);
-        let file = match &config {
-            Some(location) => file::load(location).map_err(|f| vec![f])?,
-            None => None,
+        // The file is read once: its text both registers its secrets (before anything is
+        // validated) and is parsed.
+        let text = match &config {
+            Some(location) => file::read(location),
+            None => Ok(None),
         };
+        Settings::register_known(flags, ctx, text.as_ref().ok().and_then(Option::as_deref));
         let path = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
+        let file = text
+            .and_then(|text| text.map(|text| file::parse(&text, &path)).transpose())
+            .map_err(|f| vec![f])?;
         let profile_name = pick(&global.profile, "--profile", ctx, env::PROFILE)
             .or_else(|| {
                 let name = file.as_ref()?.default_profile.clone()?;

@@ -222,14 +222,14 @@ pub(crate) fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
 
 /// Registers for redaction every client secret that is known without running a command:
 /// the environment variable, the `--client-secret-file` file, and each profile's
-/// `client_secret` and `client_secret_file` in the config file (read leniently, so even a
+/// `client_secret` and `client_secret_file` in the config file's text (parsed leniently, so even a
 /// file that fails validation is covered). Called before any setting is validated, so no
 /// validation message (a base URL, a profile name, an unknown key: a secret can be pasted
 /// anywhere) can print one of them. Nothing here fails: the real reads report problems.
 pub(crate) fn register_known(
     file_flag: Option<&Path>,
     env_value: Option<&str>,
-    config: Option<&Path>,
+    config_text: Option<&str>,
 ) {
     // A secret file is small; anything larger is not read here.
     let from_file = |path: &Path| {
@@ -244,10 +244,10 @@ pub(crate) fn register_known(
     if let Some(path) = file_flag {
         from_file(path);
     }
-    let Some(text) = config.and_then(|path| std::fs::read_to_string(path).ok()) else {
+    let Some(text) = config_text else {
         return;
     };
-    let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
         return;
     };
     let Some(toml::Value::Table(profiles)) = table.get("profiles") else {
