@@ -132,8 +132,9 @@ impl fmt::Display for Exit {
 pub struct Failure {
     /// The exit status the process ends with.
     pub exit: Exit,
-    /// What kind of problem it is, for callers that branch on it (`doctor` files each under
-    /// its check); the message is for people and may change.
+    /// What kind of problem it is, for callers that branch on it (today `doctor`, which
+    /// files config-file and profile trouble under its `config` check and the rest under
+    /// `settings`); the message is for people and may change.
     pub cause: Cause,
     /// What happened, with a hint in parentheses where one helps; never a secret.
     pub message: String,
