@@ -101,4 +101,37 @@ mod tests {
             "{empty}"
         );
     }
+
+    #[test]
+    fn a_seal_holds_only_as_written_at_the_record_end() {
+        let sealer = Sealer::new(&Secret::new("secret-one-Zq81"));
+        let record = r#"{"reference":"R-1","outcome":"SUCCESSFUL","exit_code":0}"#;
+        let sealed = sealer.seal(record);
+        let seal = &sealed[sealed.len() - 66..sealed.len() - 2];
+        // The key in another case, or the record padded, is not what payverify writes.
+        assert!(!sealer.holds(&sealed.replace("\"seal\"", "\"Seal\"")));
+        assert!(!sealer.holds(&format!("{sealed} ")));
+        assert!(!sealer.holds(&format!("{sealed}\t")));
+        assert!(!sealer.holds(&format!(" {sealed}")));
+        // The same digits in upper case are the same MAC over the same record.
+        assert!(sealer.holds(&sealed.replace(seal, &seal.to_uppercase())));
+        // A seal key given twice: the first seal is now part of what the second must
+        // sign, and nobody without the key can make that.
+        let twice = format!("{},\"seal\":\"{seal}\"}}", &sealed[..sealed.len() - 1]);
+        assert!(!sealer.holds(&twice));
+        // A seal lifted from one record onto another (its -o json copy pretty-printed,
+        // or another reference's line) does not hold.
+        let pretty = serde_json::to_string_pretty(
+            &serde_json::from_str::<serde_json::Value>(&sealed).unwrap(),
+        )
+        .unwrap();
+        assert!(!sealer.holds(&pretty));
+        let other = format!(
+            "{},\"seal\":\"{seal}\"}}",
+            &record.replace("R-1", "R-2")[..record.len() - 1]
+        );
+        assert!(!sealer.holds(&other));
+        // A multi-byte character where the seal's digits should start: refused, no panic.
+        assert!(!sealer.holds(&format!("{{\"seal\":\"{}\"}}", "\u{e9}".repeat(33))));
+    }
 }

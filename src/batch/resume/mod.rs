@@ -137,28 +137,54 @@ pub(crate) struct Trust {
     pub(crate) secret: Option<Secret>,
 }
 
-impl Trust {
+/// [`Trust`] with the seal key derived from its secret once for the whole file, not once
+/// per record.
+#[derive(Debug)]
+pub(super) struct Checker {
+    trust: Trust,
+    sealer: Option<Sealer>,
+}
+
+impl Checker {
+    fn new(trust: &Trust) -> Checker {
+        Checker {
+            trust: trust.clone(),
+            sealer: trust.secret.as_ref().map(Sealer::new),
+        }
+    }
+
     /// Whether `line` is a jsonl record that a run with this run's secret wrote and nobody
     /// changed since (payverify's seal on it holds): the gateway's hmac does not sign a
     /// record's reference, status or code, so without it an edited FAILED record could
     /// pass every check of its response.
-    fn sealed(&self, line: &str) -> bool {
-        self.secret
+    pub(super) fn sealed(&self, line: &str) -> bool {
+        self.sealer
             .as_ref()
-            .is_some_and(|secret| Sealer::new(secret).holds(line))
+            .is_some_and(|sealer| sealer.holds(line))
+    }
+
+    /// This run's client secret; without one nothing SUCCESSFUL is carried.
+    pub(super) fn secret(&self) -> Option<&Secret> {
+        self.trust.secret.as_ref()
     }
 
     /// Whether `response` (a stored response object's JSON text) is a SUCCESSFUL answer
     /// about `reference`, signed under this run's secret, that passes every check.
-    fn carries(&self, reference: &str, response: &str) -> bool {
-        let Some(secret) = &self.secret else {
+    pub(super) fn carries(&self, reference: &str, response: &str) -> bool {
+        let Some(secret) = &self.trust.secret else {
             return false;
         };
         let outcome = classify_response(&Response {
             status: 200,
             body: response.as_bytes().to_vec(),
         });
-        let verdict = judge(outcome, reference, HmacMode::Require, secret, &self.expect);
+        let verdict = judge(
+            outcome,
+            reference,
+            HmacMode::Require,
+            secret,
+            &self.trust.expect,
+        );
         verdict.exit() == Exit::Successful
             && verdict
                 .checks
@@ -173,7 +199,7 @@ impl Trust {
 pub(crate) struct ResumeIndex {
     format: OutputFormat,
     shape: Shape,
-    trust: Trust,
+    checker: Checker,
     file: File,
     records: HashMap<String, Slot>,
     /// Tells a record read again from one that changed in between.
@@ -230,6 +256,7 @@ impl ResumeIndex {
         let mut reader = BufReader::new(&file);
         let mut records = HashMap::new();
         let hasher = RandomState::new();
+        let checker = Checker::new(trust);
         let mut distrusted = 0;
         let mut lines_of: HashMap<String, usize> = HashMap::new();
         let foreign = |n: usize, why: &str| {
@@ -297,8 +324,8 @@ impl ResumeIndex {
                 }
             }
             let parsed = match (detected, &shape.row) {
-                (Some(OutputFormat::Csv), None) => csv_record(line, shape, trust).map(Some),
-                (_, None) => json_record(line, shape, trust).map(Some),
+                (Some(OutputFormat::Csv), None) => csv_record(line, shape).map(Some),
+                (_, None) => json_record(line, shape, &checker).map(Some),
                 (format, Some(row)) => match RowRecord::parse(line, format, shape, row) {
                     Err(RowError::Layout) => return Err(other_layout(&name, n)),
                     Err(RowError::Foreign(why)) => Err(why),
@@ -343,7 +370,7 @@ impl ResumeIndex {
         Ok(ResumeIndex {
             format,
             shape: shape.clone(),
-            trust: trust.clone(),
+            checker,
             file,
             records,
             hasher,
@@ -385,7 +412,7 @@ impl ResumeIndex {
             Some(row) => {
                 let held = RowRecord::parse(&text, Some(self.format), &self.shape, row)
                     .ok()
-                    .and_then(|r| r.still_holds(&text, job, row, &self.trust));
+                    .and_then(|r| r.still_holds(&text, job, row, &self.checker));
                 if held.is_none() {
                     self.distrusted += 1;
                     return None;

@@ -250,7 +250,7 @@ impl RowRecord {
         text: &str,
         job: &Job,
         row: &RowShape,
-        trust: &Trust,
+        trust: &Checker,
     ) -> Option<Amounts> {
         let input = job.row.as_ref()?;
         let mut cells = input.cells.clone();
@@ -271,7 +271,7 @@ impl RowRecord {
             return None;
         }
         if self.name == row.matched {
-            let secret = trust.secret.as_ref()?;
+            let secret = trust.secret()?;
             let stored = stored_row_response(text).ok()??;
             let outcome = classify_response(&Response {
                 status: 200,
