@@ -11,7 +11,7 @@
 //! - [`domain`]: reference, money, response model, signature, checks, outcome, job, verifier.
 //! - [`render`]: tables, records (csv, jsonl, json), colour, stdout.
 //! - [`sandbox`]: the loopback stand-in for the service.
-//! - support: [`exit`], [`log`], [`signal`], [`secret`], [`terminal`], [`io_util`].
+//! - support: [`exit`], [`files`], [`log`], [`signal`], [`secret`], [`terminal`], [`io_util`].
 
 mod batch;
 mod cli;
@@ -23,6 +23,7 @@ mod settings;
 mod transport;
 
 mod exit;
+mod files;
 mod io_util;
 mod log;
 mod secret;

@@ -21,6 +21,8 @@ impl Interrupt {
         ctrlc::set_handler(move || {
             // A second signal means "now": the user no longer waits for in-flight work.
             if set.swap(true, Ordering::SeqCst) {
+                // exit() runs no destructors: temporary files go now or never.
+                crate::files::remove_temporaries();
                 std::process::exit(i32::from(Exit::Interrupted.code()));
             }
             let _ = tx.send(());

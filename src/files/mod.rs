@@ -1,0 +1,36 @@
+//! The files payverify reads and writes, and the three rules every one of them follows:
+//!
+//! - **Every read is bounded** ([`open`], [`read`], [`stdin`]): each kind of file has a size
+//!   cap ([`Limit`]); directories, devices and sockets are refused before opening, a named
+//!   pipe is read only where a stream is expected, and never opened in a way that blocks.
+//! - **Every write is atomic or refused** ([`prepare`], [`write`]): a temporary file beside
+//!   the target, fsynced and renamed over it; a symlink, a device, a directory or another
+//!   user's file at the target is refused before anything is touched, and a failure leaves
+//!   the old file byte for byte.
+//! - **Outputs never replace inputs**: every file read is remembered for the run ([`run`]),
+//!   so a file payverify writes that is one of them, or where stdout or stderr goes, is
+//!   refused (exit 2) before any request, and so is an input that is where stdout goes.
+
+mod read;
+mod run;
+mod write;
+
+pub(crate) use read::{
+    CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, Unreadable, open,
+    read, read_text, stdin,
+};
+pub(crate) use write::{Pending, Replace, Unwritable, prepare, remove_temporaries, write};
+
+/// `bytes` as people say a cap: `64 KiB`, `1 MiB`, `4 GiB`.
+pub(crate) fn size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit && bytes % unit == 0 {
+            return format!("{} {name}", bytes / unit);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+#[cfg(test)]
+mod tests;

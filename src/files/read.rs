@@ -1,0 +1,327 @@
+//! Bounded reads: one way to open every file payverify reads, with its kind checked before
+//! it is opened and its size capped while it is read.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{self, Read};
+use std::path::Path;
+
+use super::run;
+use crate::exit::Failure;
+
+/// What a file is to payverify and how much of it may be read.
+#[derive(Debug)]
+pub(crate) struct Limit {
+    /// What it is, in messages: `config file`, `list of references`.
+    pub(crate) what: &'static str,
+    /// The most bytes read; more is refused, naming this cap.
+    pub(crate) cap: u64,
+    /// Whether it is read once, in order, as a stream: then a named pipe (`<(command)`)
+    /// is read too. Otherwise only a regular file is.
+    pub(crate) stream: bool,
+}
+
+/// The config file: a few profiles.
+pub(crate) static CONFIG: Limit = Limit {
+    what: "config file",
+    cap: 1 << 20,
+    stream: false,
+};
+/// A client secret file: one line.
+pub(crate) static SECRET_FILE: Limit = Limit {
+    what: "client secret file",
+    cap: 64 << 10,
+    stream: false,
+};
+/// `--ca-cert`: a PEM bundle (Mozilla's whole set is about 220 KB).
+pub(crate) static CA_FILE: Limit = Limit {
+    what: "CA file",
+    cap: 4 << 20,
+    stream: false,
+};
+/// `--resume`: an earlier run's output, read back record by record as each turn comes, so
+/// it must be a file that can be read again.
+pub(crate) static RESUME: Limit = Limit {
+    what: "--resume file",
+    cap: 4 << 30,
+    stream: false,
+};
+/// `webhook check FILE`: one payload, as large as a verify response may be.
+pub(crate) static PAYLOAD: Limit = Limit {
+    what: "webhook payload",
+    cap: 1 << 20,
+    stream: true,
+};
+/// `verify --from FILE` and `verify -`: references, one a line.
+pub(crate) static REFERENCES: Limit = Limit {
+    what: "list of references",
+    cap: 1 << 30,
+    stream: true,
+};
+/// `reconcile FILE`: a shop's orders export.
+pub(crate) static ORDERS: Limit = Limit {
+    what: "orders file",
+    cap: 1 << 30,
+    stream: true,
+};
+
+/// Why a file cannot be read.
+#[derive(Debug)]
+pub(crate) struct Unreadable {
+    /// What kind of problem, for callers that treat one differently.
+    pub(crate) problem: Problem,
+    /// Why, as the end of a sentence that names the file: `it is a directory`.
+    pub(crate) why: String,
+}
+
+/// The kinds of [`Unreadable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Problem {
+    /// Nothing is at the path.
+    Missing,
+    /// Larger than its cap.
+    TooLarge,
+    /// A directory, device, socket, or a named pipe where a file is needed.
+    NotAFile,
+    /// It is where stdout or stderr goes: reading it while writing it destroys it.
+    Output,
+    /// Any other error of the system.
+    Io,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+impl Unreadable {
+    /// The failure for `message` (a whole line naming the file): exit 2 when the file is
+    /// also an output of the run, else what `otherwise` makes of it.
+    pub(crate) fn failure(
+        &self,
+        message: String,
+        otherwise: impl FnOnce(String) -> Failure,
+    ) -> Failure {
+        match self.problem {
+            Problem::Output => Failure::usage(message),
+            _ => otherwise(message),
+        }
+    }
+
+    fn io(e: &io::Error) -> Unreadable {
+        let problem = match e.kind() {
+            io::ErrorKind::NotFound => Problem::Missing,
+            _ => Problem::Io,
+        };
+        Unreadable {
+            problem,
+            why: crate::io_util::io_reason(e),
+        }
+    }
+
+    fn too_large(limit: &Limit) -> Unreadable {
+        Unreadable {
+            problem: Problem::TooLarge,
+            why: too_large_why(limit),
+        }
+    }
+}
+
+fn too_large_why(limit: &Limit) -> String {
+    format!(
+        "it is larger than {}, the cap for the {}",
+        super::size(limit.cap),
+        limit.what
+    )
+}
+
+/// A reader that refuses to go past a cap: reading more than `cap` bytes is an error that
+/// names the cap, never a silent cut.
+#[derive(Debug)]
+pub(crate) struct Capped<R> {
+    inner: R,
+    left: u64,
+    limit: &'static Limit,
+}
+
+impl<R> Capped<R> {
+    /// `inner`, read up to `limit`'s cap.
+    pub(super) fn new(inner: R, limit: &'static Limit) -> Self {
+        Capped {
+            inner,
+            left: limit.cap,
+            limit,
+        }
+    }
+
+    /// The reader itself, for a caller that checked the size up front and reads again
+    /// (`--resume` seeks back to each record).
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            // At the cap: one more byte means the input is larger than allowed.
+            let mut probe = [0u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(io::Error::other(too_large_why(self.limit))),
+            };
+        }
+        let room = usize::try_from(self.left)
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        let n = self.inner.read(&mut buf[..room])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Opens `path` to read it as `limit` says: a directory, a device or a socket (and a named
+/// pipe, unless `limit` is a stream) is refused before it is opened; nothing is opened in a
+/// way that blocks; a regular file larger than the cap is refused at once, a pipe when it
+/// passes the cap; a file that is where stdout or stderr goes is refused. The file is
+/// remembered as one this run reads.
+pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, Unreadable> {
+    let before = std::fs::metadata(path).map_err(|e| Unreadable::io(&e))?;
+    refuse_kind(&before, limit)?;
+    if before.is_file() && before.len() > limit.cap {
+        return Err(Unreadable::too_large(limit));
+    }
+    let file = open_nonblocking(path).map_err(|e| Unreadable::io(&e))?;
+    // What was opened, which may not be what was looked at a moment before.
+    let meta = file.metadata().map_err(|e| Unreadable::io(&e))?;
+    refuse_kind(&meta, limit)?;
+    if meta.is_file() {
+        if meta.len() > limit.cap {
+            return Err(Unreadable::too_large(limit));
+        }
+        if let Some(stream) = run::std_stream(&meta) {
+            let why = match stream {
+                "stdout" => {
+                    "it is also where this run's output goes (stdout), which would \
+                             write over it while it is read; write the output to a new file"
+                }
+                _ => {
+                    "it is also where this run's messages go (stderr), which would write \
+                      over it while it is read; send them to another file"
+                }
+            };
+            return Err(Unreadable {
+                problem: Problem::Output,
+                why: why.into(),
+            });
+        }
+    } else {
+        blocking(&file).map_err(|e| Unreadable::io(&e))?;
+    }
+    run::register(&meta, limit.what, Some(path));
+    Ok(Capped::new(file, limit))
+}
+
+/// The whole of `path`, read as [`open`] says.
+pub(crate) fn read(path: &Path, limit: &'static Limit) -> Result<Vec<u8>, Unreadable> {
+    let mut file = open(path, limit)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| match file.left == 0 {
+            true => Unreadable::too_large(limit),
+            false => Unreadable::io(&e),
+        })?;
+    Ok(bytes)
+}
+
+/// The whole of `path` as UTF-8 text, read as [`open`] says.
+pub(crate) fn read_text(path: &Path, limit: &'static Limit) -> Result<String, Unreadable> {
+    String::from_utf8(read(path, limit)?).map_err(|_| Unreadable {
+        problem: Problem::Io,
+        why: "it is not UTF-8 text".into(),
+    })
+}
+
+/// Stdin, capped as `limit` says and remembered as an input of the run.
+pub(crate) fn stdin(limit: &'static Limit) -> Capped<io::Stdin> {
+    if let Some(meta) = run::stdin_meta() {
+        run::register(&meta, limit.what, None);
+    }
+    Capped::new(io::stdin(), limit)
+}
+
+/// Refuses what is not a regular file (or, for a stream, a named pipe).
+fn refuse_kind(meta: &Metadata, limit: &Limit) -> Result<(), Unreadable> {
+    let why = kind_refused(meta, limit.stream);
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Unreadable {
+            problem: Problem::NotAFile,
+            why: why.into(),
+        }),
+    }
+}
+
+#[cfg(unix)]
+pub(super) fn kind_refused(meta: &Metadata, stream: bool) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("it is a directory")
+    } else if kind.is_fifo() && stream {
+        None
+    } else if kind.is_fifo() {
+        Some("it is a named pipe (FIFO), not a regular file")
+    } else if kind.is_char_device() || kind.is_block_device() {
+        Some("it is a device, not a regular file")
+    } else if kind.is_socket() {
+        Some("it is a socket, not a regular file")
+    } else {
+        Some("it is not a regular file")
+    }
+}
+
+#[cfg(not(unix))]
+pub(super) fn kind_refused(meta: &Metadata, _stream: bool) -> Option<&'static str> {
+    match (meta.is_file(), meta.is_dir()) {
+        (true, _) => None,
+        (_, true) => Some("it is a directory"),
+        _ => Some("it is not a regular file"),
+    }
+}
+
+/// Opens for reading with `O_NONBLOCK`, so that a named pipe with no writer (or one put in
+/// place of a file a moment ago) never holds the process in `open()`.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    OpenOptions::new().read(true).open(path)
+}
+
+/// Makes reads of a pipe wait for data again (the stream is read like stdin).
+#[cfg(unix)]
+fn blocking(file: &File) -> io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = fcntl(file, FcntlArg::F_GETFL).map_err(io::Error::from)?;
+    let flags = OFlag::from_bits_truncate(flags) - OFlag::O_NONBLOCK;
+    fcntl(file, FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn blocking(_: &File) -> io::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,128 @@
+use std::io::Read;
+
+use super::read::{Capped, Limit};
+use super::*;
+use crate::testutil::TempDir;
+
+static TINY: Limit = Limit {
+    what: "test file",
+    cap: 8,
+    stream: true,
+};
+
+#[test]
+fn caps_are_said_as_people_say_them() {
+    assert_eq!(size(64 << 10), "64 KiB");
+    assert_eq!(size(1 << 20), "1 MiB");
+    assert_eq!(size(4 << 30), "4 GiB");
+    assert_eq!(size(1000), "1000 bytes");
+    assert_eq!(size(1536), "1536 bytes");
+}
+
+#[test]
+fn the_webhook_cap_is_the_verify_body_cap() {
+    assert_eq!(PAYLOAD.cap, crate::transport::client::MAX_BODY_BYTES);
+}
+
+#[test]
+fn a_file_at_its_cap_is_read_and_one_byte_more_is_refused() {
+    let dir = TempDir::new("files-cap");
+    let at = dir.write("at", "12345678");
+    assert_eq!(read(&at, &TINY).unwrap(), b"12345678");
+    let over = dir.write("over", "123456789");
+    let e = read(&over, &TINY).unwrap_err();
+    assert_eq!(e.problem, Problem::TooLarge);
+    assert_eq!(
+        e.why,
+        "it is larger than 8 bytes, the cap for the test file"
+    );
+}
+
+#[test]
+fn a_stream_past_its_cap_is_an_error_never_a_cut() {
+    let dir = TempDir::new("files-stream");
+    let path = dir.write("f", "0123456789");
+    // Past the size check (as a pipe would be): the reader itself refuses the ninth byte.
+    let mut capped = Capped::new(std::fs::File::open(&path).unwrap(), &TINY);
+    let mut out = Vec::new();
+    let e = capped.read_to_end(&mut out).unwrap_err();
+    assert!(e.to_string().contains("larger than 8 bytes"), "{e}");
+    assert_eq!(out, b"01234567");
+}
+
+#[test]
+fn directories_and_missing_files_are_told_apart() {
+    let dir = TempDir::new("files-kind");
+    let e = read(dir.path(), &CONFIG).unwrap_err();
+    assert_eq!(
+        (e.problem, e.why.as_str()),
+        (Problem::NotAFile, "it is a directory")
+    );
+    let e = read(&dir.path().join("none"), &CONFIG).unwrap_err();
+    assert_eq!(e.problem, Problem::Missing);
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_are_refused_before_opening() {
+    let e = read(std::path::Path::new("/dev/zero"), &SECRET_FILE).unwrap_err();
+    assert_eq!(e.problem, Problem::NotAFile);
+    assert!(e.why.contains("device"), "{}", e.why);
+}
+
+#[test]
+fn a_write_replaces_the_whole_file_and_leaves_no_temporary() {
+    let dir = TempDir::new("files-write");
+    let path = dir.write("out.json", "old and longer than the new text");
+    write(&path, b"new", Replace::default()).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn a_dropped_write_leaves_the_old_file_and_no_temporary() {
+    let dir = TempDir::new("files-drop");
+    let path = dir.write("out.json", "old");
+    let pending = prepare(&path, Replace::default()).unwrap();
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    drop(pending);
+    assert_eq!(std::fs::read(&path).unwrap(), b"old");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_is_never_written_through() {
+    let dir = TempDir::new("files-link");
+    let real = dir.write("real", "keep");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let e = write(&link, b"new", Replace::default()).unwrap_err();
+    assert!(e.why.contains("symbolic link"), "{}", e.why);
+    assert_eq!(std::fs::read(&real).unwrap(), b"keep");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_replacement_keeps_the_old_mode_unless_one_is_asked_for() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("files-mode");
+    let path = dir.write("f", "old");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    write(&path, b"new", Replace::default()).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o640);
+    let replace = Replace {
+        mode: Some(0o600),
+        updating: None,
+    };
+    write(&path, b"newer", replace).unwrap();
+    assert_eq!(mode(&path), 0o600);
+}
