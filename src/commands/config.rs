@@ -1,7 +1,6 @@
 //! `payverify config path|show|init|profiles`.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::Path;
 
 use comfy_table::Table;
@@ -148,8 +147,20 @@ fn init(
     let (base_url, client_id) = (global.base_url.as_deref(), global.client_id.as_deref());
     let secret_file = global.client_secret_file.as_deref();
     let path = &location.path;
-    let text = match fs::read_to_string(path) {
-        Ok(existing) => {
+    // The target is checked (and its temporary file made) before anything is read from it.
+    let pending = prepare_private(path)?;
+    let cannot = |e: &crate::files::Unreadable| {
+        e.failure(format!("cannot read {}: {e}", path.display()), |message| {
+            Failure::config(Cause::ConfigFile, message)
+        })
+    };
+    let existing = match crate::files::read_text(path, &crate::files::CONFIG) {
+        Ok(text) => Some(text),
+        Err(e) if e.problem == crate::files::Problem::Missing => None,
+        Err(e) => return Err(cannot(&e)),
+    };
+    let text = match existing {
+        Some(existing) => {
             let section = profile_section(profile, base_url, client_id, secret_file);
             add_profile(&existing, profile, &section, force).map_err(|e| {
                 Failure::config(
@@ -158,7 +169,7 @@ fn init(
                 )
             })?
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        None => {
             let mut text = template(profile, base_url, client_id);
             if let Some(file) = secret_file {
                 let section = profile_section(profile, base_url, client_id, Some(file));
@@ -167,14 +178,21 @@ fn init(
             }
             text
         }
-        Err(e) => {
-            return Err(Failure::config(
-                Cause::ConfigFile,
-                format!("cannot read {}: {}", path.display(), io_reason(&e)),
-            ));
-        }
     };
-    write_private(path, &text, true)?;
+    // What is written must be what payverify reads back: a file that does not parse is
+    // never put in place of one that did.
+    crate::settings::file::parse(&text, path).map_err(|e| {
+        Failure::config(
+            Cause::ConfigFile,
+            format!(
+                "cannot update {}: the result would not be valid ({e})",
+                path.display()
+            ),
+        )
+    })?;
+    pending
+        .commit(text.as_bytes())
+        .map_err(|e| unwritable(path, e))?;
     write_output(printer.text(&format!("{}\n", path.display())))?;
     let mut missing = Vec::new();
     if client_id.is_none() {
@@ -332,47 +350,39 @@ fn redact_userinfo(url: &str) -> String {
     }
 }
 
-/// Writes `text` to `path` readable only by its owner, creating parent directories.
-fn write_private(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
-    let fail = |what: &str, e: std::io::Error| {
-        Failure::config(
-            Cause::ConfigFile,
-            format!("cannot {what} {}: {}", path.display(), io_reason(&e)),
-        )
-    };
-    if path.exists() && !force {
-        return Err(Failure::config(
-            Cause::ConfigFile,
-            format!(
-                "{} already exists; payverify config init --force replaces it",
-                path.display()
-            ),
-        ));
-    }
+/// Starts an atomic write of `path`, which will be readable only by its owner (it may hold
+/// a secret), creating parent directories private to the user.
+fn prepare_private(path: &Path) -> Result<crate::files::Pending, Failure> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         let mut builder = fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder
-            .create(parent)
-            .map_err(|e| fail("create the directory for", e))?;
+        builder.create(parent).map_err(|e| {
+            Failure::config(
+                Cause::ConfigFile,
+                format!(
+                    "cannot create the directory for {}: {}",
+                    path.display(),
+                    io_reason(&e)
+                ),
+            )
+        })?;
     }
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path).map_err(|e| fail("write", e))?;
-    // mode() applies only to new files; an existing one replaced with --force is narrowed too.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-            .map_err(|e| fail("set permissions on", e))?;
+    let replace = crate::files::Replace {
+        mode: Some(0o600),
+        updating: Some(crate::files::CONFIG.what),
+    };
+    crate::files::prepare(path, replace).map_err(|e| unwritable(path, e))
+}
+
+/// Exit 2 when `path` is something the run reads or prints to, else 6.
+fn unwritable(path: &Path, e: crate::files::Unwritable) -> Failure {
+    let message = format!("cannot write {}: {e}", path.display());
+    match e.collision {
+        true => Failure::usage(message),
+        false => Failure::config(Cause::ConfigFile, message),
     }
-    file.write_all(text.as_bytes())
-        .and_then(|_| file.flush())
-        .map_err(|e| fail("write", e))
 }
 
 #[cfg(test)]
