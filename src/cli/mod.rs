@@ -286,8 +286,8 @@ pub(crate) struct ReconcileArgs {
     pub(crate) resume: Option<PathBuf>,
 
     /// Also write the summary (rows and totals per result and currency, at risk, net
-    /// difference) as JSON to FILE, written whole at the end; `-` and the orders file itself
-    /// are refused.
+    /// difference) as JSON to FILE, written whole at the end; `-`, stdout, stderr, a file
+    /// the run reads (the orders file) and a symlink are refused.
     #[arg(long, value_name = "FILE")]
     pub(crate) summary_json: Option<PathBuf>,
 

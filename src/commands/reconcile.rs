@@ -2,7 +2,6 @@
 //! (the same workers, pacing, ordered writer, Ctrl-C handling and progress bar as verify),
 //! each judged against its own expected amount, currency and merchant ref.
 
-use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +10,7 @@ use crate::batch::Batch;
 use crate::batch::csv_input::{CsvOptions, Orders, Rows};
 use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
-use crate::commands::verify::{Service, refuse_own_output, resume_command, same_file, stdout_meta};
+use crate::commands::verify::{Service, resume_command};
 use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
@@ -49,12 +48,6 @@ pub(crate) fn run(
             "--resume needs -o jsonl or -o csv, the format of the earlier run's output".to_owned(),
         ));
     }
-    // The summary file and the orders file are checked before any request; the summary
-    // file is never truncated here (it may be the orders file itself: that is refused).
-    let mut summary_file = match &args.summary_json {
-        Some(path) => Some(SummaryFile::prepare(path, &args.file)?),
-        None => None,
-    };
     let orders = Orders::open(&args.file, &options)?;
     for warning in orders.warnings() {
         log.warn(warning);
@@ -71,7 +64,6 @@ pub(crate) fn run(
     let (header, reference_column) = (orders.header(), orders.reference_column());
     let index = match &args.resume {
         Some(path) => {
-            refuse_own_output(path)?;
             let trust = Trust {
                 // Each row's own expectations are checked when its turn comes.
                 expect: Default::default(),
@@ -80,6 +72,12 @@ pub(crate) fn run(
             let shape = record_shape(&header, reference_column);
             Some(ResumeIndex::open(path, args.format(), &shape, &trust, log)?)
         }
+        None => None,
+    };
+    // Checked once every input is open (the orders, config, secret and CA files, the
+    // --resume file), before any request; the file itself is replaced only at the end.
+    let mut summary_file = match &args.summary_json {
+        Some(path) => Some(SummaryFile::prepare(path)?),
         None => None,
     };
     let lines_of = orders.reference_lines();
@@ -191,7 +189,9 @@ fn rows_in(path: &Path) -> Option<usize> {
     if path.as_os_str() == "-" {
         return None;
     }
-    let file = File::open(path).ok()?;
+    let file = crate::files::open(path, &crate::files::ORDERS)
+        .ok()?
+        .into_inner();
     if !file.metadata().ok()?.is_file() {
         return None;
     }
@@ -217,26 +217,19 @@ fn rows_in(path: &Path) -> Option<usize> {
     Some(lines.saturating_sub(1))
 }
 
-/// The `--summary-json` file: checked at the start without touching it, written whole at
-/// the end (a temporary file beside it, renamed over it), so a run that stops early, or a
-/// path that is the orders file, never destroys anything.
+/// The `--summary-json` file: checked before any request without touching it (a temporary
+/// file beside it proves its directory writable), replaced whole at the end.
 struct SummaryFile {
     /// What the user named, for messages.
     shown: PathBuf,
-    /// Where the summary goes (symlinks followed).
-    target: PathBuf,
-    /// The temporary file beside the target, or, for something other than a regular file
-    /// (`/dev/stdout`, a FIFO), the target itself, opened without truncating.
-    temp: Option<PathBuf>,
-    file: Option<File>,
+    pending: crate::files::Pending,
 }
 
 impl SummaryFile {
-    /// Refuses `-` (stdout carries the rows), a directory and the orders file itself
-    /// (same device and inode, also through stdin); creates the temporary file, which
-    /// proves the target's directory is writable.
-    fn prepare(path: &Path, input: &Path) -> Result<SummaryFile, Failure> {
-        let shown = path.to_path_buf();
+    /// Refuses `-` (stdout carries the rows) and whatever [`crate::files::prepare`] refuses:
+    /// a symlink, anything but a regular file, a file the run reads (the orders file, also
+    /// as stdin), where stdout or stderr goes.
+    fn prepare(path: &Path) -> Result<SummaryFile, Failure> {
         let refuse = |why: String| {
             Failure::usage(format!(
                 "cannot write --summary-json {}: {why}",
@@ -244,144 +237,20 @@ impl SummaryFile {
             ))
         };
         if path.as_os_str() == "-" {
-            return Err(refuse(
-                "stdout carries the rows; give a file name (or /dev/stderr)".into(),
-            ));
+            return Err(refuse("stdout carries the rows; give a file name".into()));
         }
-        if let Some(why) = stdout_named(path) {
-            return Err(refuse(why.into()));
-        }
-        let existing = std::fs::metadata(path).ok();
-        if let (Some(a), Some(b)) = (&existing, &stdout_meta())
-            && same_file(a, b)
-            && !io::stdout().is_terminal()
-        {
-            return Err(refuse(
-                "it is where stdout goes, which carries the rows; give another file name \
-                 (or /dev/stderr)"
-                    .into(),
-            ));
-        }
-        if existing.as_ref().is_some_and(|m| m.is_dir()) {
-            return Err(refuse("it is a directory".into()));
-        }
-        let input_meta = match input.as_os_str() == "-" {
-            true => std::fs::metadata("/dev/stdin").ok(),
-            false => std::fs::metadata(input).ok(),
-        };
-        if let (Some(a), Some(b)) = (&existing, &input_meta)
-            && same_file(a, b)
-        {
-            return Err(refuse(
-                "it is the orders file being reconciled; give another file name".into(),
-            ));
-        }
-        let io_refuse = |e: io::Error| refuse(crate::io_util::io_reason(&e));
-        match existing {
-            Some(meta) if !meta.is_file() => {
-                // A device or a pipe: written in place, never truncated or replaced.
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(io_refuse)?;
-                Ok(SummaryFile {
-                    shown,
-                    target: path.to_path_buf(),
-                    temp: None,
-                    file: Some(file),
-                })
-            }
-            _ => {
-                // Through a symlink (even one to a file not made yet), so the link stays.
-                let target =
-                    std::fs::canonicalize(path).unwrap_or_else(|_| {
-                        match std::fs::read_link(path) {
-                            Ok(to) => path.parent().map_or(to.clone(), |dir| dir.join(&to)),
-                            Err(_) => path.to_path_buf(),
-                        }
-                    });
-                let name = target
-                    .file_name()
-                    .ok_or_else(|| refuse("it names no file".into()))?;
-                let mut temp_name = std::ffi::OsString::from(".");
-                temp_name.push(name);
-                temp_name.push(format!(".payverify-{}.tmp", std::process::id()));
-                let temp = target.with_file_name(temp_name);
-                let file = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&temp)
-                    .map_err(io_refuse)?;
-                Ok(SummaryFile {
-                    shown,
-                    target,
-                    temp: Some(temp),
-                    file: Some(file),
-                })
-            }
-        }
+        let pending = crate::files::prepare(path, crate::files::Replace::default())
+            .map_err(|e| refuse(e.why))?;
+        Ok(SummaryFile {
+            shown: path.to_path_buf(),
+            pending,
+        })
     }
 
     /// Writes `text` and puts it in place; the error line when that fails.
-    fn commit(mut self, text: &str) -> Result<(), String> {
-        let written = match self.file.take() {
-            Some(mut file) => file
-                .write_all(text.as_bytes())
-                .and_then(|()| file.flush())
-                .and_then(|()| match &self.temp {
-                    Some(temp) => std::fs::rename(temp, &self.target),
-                    None => Ok(()),
-                }),
-            None => Ok(()),
-        };
-        match written {
-            Ok(()) => {
-                self.temp = None;
-                Ok(())
-            }
-            Err(e) => Err(format!(
-                "cannot write --summary-json {}: {}",
-                self.shown.display(),
-                crate::io_util::io_reason(&e)
-            )),
-        }
+    fn commit(self, text: &str) -> Result<(), String> {
+        self.pending
+            .commit(text.as_bytes())
+            .map_err(|e| format!("cannot write --summary-json {}: {e}", self.shown.display()))
     }
-}
-
-impl Drop for SummaryFile {
-    /// A run that ends before the summary is written leaves no temporary file behind.
-    fn drop(&mut self) {
-        if let Some(temp) = &self.temp {
-            let _ = std::fs::remove_file(temp);
-        }
-    }
-}
-
-/// Why `path` is refused when it, or a link on the way to its target, names this
-/// process's stdout itself (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`): whatever fd 1
-/// is, even a terminal, the summary would land in the rows (or replace them).
-fn stdout_named(path: &Path) -> Option<&'static str> {
-    let own = PathBuf::from(format!("/proc/{}/fd/1", std::process::id()));
-    let mut hop = path.to_path_buf();
-    // Bounded as the kernel bounds a chain of links.
-    for _ in 0..40 {
-        // The directory resolved (`/dev/fd` and `/proc/self` are links), the name kept:
-        // resolving `/proc/self/fd/1` itself would give the terminal or pipe behind it.
-        let dir = match hop.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let resolved = match (std::fs::canonicalize(&dir), hop.file_name()) {
-            (Ok(dir), Some(name)) => dir.join(name),
-            _ => hop.clone(),
-        };
-        if resolved == own || resolved == Path::new("/dev/stdout") {
-            return Some("it is stdout, which carries the rows; give a file name (or /dev/stderr)");
-        }
-        match std::fs::read_link(&resolved) {
-            Ok(to) => hop = dir.join(to),
-            Err(_) => return None,
-        }
-    }
-    None
 }

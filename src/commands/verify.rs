@@ -1,7 +1,6 @@
 //! `payverify verify`: one reference (a table or the service's JSON) or a batch (records),
 //! each as jobs through the shared verifier.
 
-use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
@@ -114,7 +113,6 @@ pub(crate) fn run(
                         expect: args.expect.expectations(),
                         secret: Some(verifier.secret.clone()),
                     };
-                    refuse_own_output(path)?;
                     Some(ResumeIndex::open(
                         path,
                         args.format(),
@@ -233,48 +231,6 @@ pub(crate) fn record_shape() -> Shape {
         is_final: is_final_name,
         row: None,
     }
-}
-
-/// Refuses a `--resume` file that is this run's own stdout: `--resume run1.jsonl >
-/// run1.jsonl` has the shell empty the file before payverify reads it.
-pub(crate) fn refuse_own_output(path: &std::path::Path) -> Result<(), Failure> {
-    let same = match (std::fs::metadata(path), stdout_meta()) {
-        (Ok(a), Some(b)) => a.is_file() && same_file(&a, &b),
-        _ => false,
-    };
-    if same {
-        return Err(Failure::usage(format!(
-            "--resume {} is also where this run's output goes; write the resumed run to a new \
-             file",
-            path.display()
-        )));
-    }
-    Ok(())
-}
-
-/// What fd 1 is (followed to the file, pipe or device it writes to), when it is open.
-#[cfg(unix)]
-pub(crate) fn stdout_meta() -> Option<std::fs::Metadata> {
-    use std::os::fd::AsFd;
-    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
-    File::from(fd).metadata().ok()
-}
-
-#[cfg(not(unix))]
-pub(crate) fn stdout_meta() -> Option<std::fs::Metadata> {
-    None
-}
-
-/// Whether two files are one (same device and inode): the file behind stdout and a path.
-#[cfg(unix)]
-pub(crate) fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-#[cfg(not(unix))]
-pub(crate) fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
-    false
 }
 
 /// The command that finishes this run if it is stopped: the same arguments with `--resume`

@@ -1104,15 +1104,23 @@ fn attack3_f4_a_summary_path_that_is_stdout_is_refused_before_any_request() {
         assert_eq!(out.status.code(), Some(2), "{target}");
         assert_eq!(stdout_of(&out), "", "{target}");
     }
-    // Another file, and stderr, are still where a summary can go.
+    // stderr is an output too (issue 23): refused, and the summary never joins the messages.
     let file = std::fs::File::create(dir.path().join("out.csv")).unwrap();
     let out = run("/dev/stderr", Stdio::from(file));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    assert!(
-        stderr_of(&out).contains("\"rows\": 1"),
-        "{}",
-        stderr_of(&out)
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("where stderr goes"), "{stderr}");
+    assert!(!stderr.contains("\"rows\""), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.csv")).unwrap(),
+        ""
     );
+    // Another file is still where a summary can go.
+    let file = std::fs::File::create(dir.path().join("out.csv")).unwrap();
+    let out = run("sum.json", Stdio::from(file));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let summary = std::fs::read_to_string(dir.path().join("sum.json")).unwrap();
+    assert!(summary.contains("\"rows\": 1"), "{summary}");
     let rows = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
     assert!(rows.contains("SANDBOX-OK-1,40000,MATCHED"), "{rows}");
     assert!(!rows.contains("\"rows\""), "{rows}");

@@ -249,10 +249,11 @@ impl ResumeIndex {
                     .into(),
             ));
         }
-        let file = File::open(path).map_err(|e| refuse(crate::io_util::io_reason(&e)))?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err(refuse("it is a directory".into()));
-        }
+        // A regular file under its cap (its size is checked when it is opened): the
+        // records are read back from it as their turns come.
+        let file = crate::files::open(path, &crate::files::RESUME)
+            .map_err(|e| refuse(e.why))?
+            .into_inner();
         let mut reader = BufReader::new(&file);
         let mut records = HashMap::new();
         let hasher = RandomState::new();
