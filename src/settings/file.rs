@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::exit::{Cause, Failure};
-use crate::io_util::io_reason;
 use crate::secret::Secret;
 
 /// The whole config file.
@@ -113,16 +112,15 @@ pub(crate) fn load(location: &ConfigLocation) -> Result<Option<ConfigFile>, Fail
 /// Reads the config file's text (once, for both secret registration and parsing); a
 /// missing default file is `None`.
 pub(crate) fn read(location: &ConfigLocation) -> Result<Option<String>, Failure> {
-    match std::fs::read_to_string(&location.path) {
+    match crate::files::read_text(&location.path, &crate::files::CONFIG) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !location.explicit => Ok(None),
-        Err(e) => Err(Failure::config(
-            Cause::ConfigFile,
+        Err(e) if e.problem == crate::files::Problem::Missing && !location.explicit => Ok(None),
+        Err(e) => Err(e.failure(
             format!(
-                "cannot read config file {}: {} (check --config / PAYVERIFY_CONFIG)",
+                "cannot read config file {}: {e} (check --config / PAYVERIFY_CONFIG)",
                 location.path.display(),
-                io_reason(&e)
             ),
+            |message| Failure::config(Cause::ConfigFile, message),
         )),
     }
 }

@@ -585,18 +585,12 @@ impl Settings {
                 ),
             },
         }
+        // Read and checked as verify would at start: a file that is there but holds no
+        // usable certificate is as broken as one that is missing.
         if let Some(ca) = &self.ca_cert
-            && let Err(e) = std::fs::File::open(&ca.value)
+            && let Err(e) = crate::transport::network::ca_certificates(&ca.value)
         {
-            broken(
-                "ca_cert",
-                format!(
-                    "cannot read {} (from {}): {}",
-                    ca.value.display(),
-                    ca.source,
-                    crate::io_util::io_reason(&e)
-                ),
-            );
+            broken("ca_cert", format!("{} (from {})", e.message, ca.source));
         }
         found.extend(warnings.into_iter().map(|message| Problem {
             key: "client_secret",

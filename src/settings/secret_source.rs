@@ -138,20 +138,9 @@ fn value_problem(secret: &str) -> Option<String> {
 /// can read works but is warned about.
 fn check_file(path: &Path) -> SourceCheck {
     let shown = path.display();
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) => return SourceCheck::Broken(format!("{shown}: {}", io_reason(&e))),
-    };
-    if !meta.is_file() {
-        return SourceCheck::Broken(format!("{shown} is not a regular file"));
-    }
-    // A secret file is small: a huge one is a wrong path, not a key.
-    if meta.len() > 64 * 1024 {
-        return SourceCheck::Broken(format!("{shown} is too large to be a secret file"));
-    }
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_text(path, &crate::files::SECRET_FILE) {
         Ok(text) => text,
-        Err(e) => return SourceCheck::Broken(format!("cannot read {shown}: {}", io_reason(&e))),
+        Err(e) => return SourceCheck::Broken(format!("cannot read {shown}: {e}")),
     };
     if let Some(problem) = value_problem(file_secret(&text)) {
         return SourceCheck::Broken(format!("{shown}: {problem}"));
@@ -197,14 +186,10 @@ pub(crate) fn file_secret(text: &str) -> &str {
 
 /// Reads a secret file (see [`file_secret`] for what is taken off).
 pub(crate) fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Failure::config(
-            Cause::Secret,
-            format!(
-                "cannot read client secret file {}: {}",
-                path.display(),
-                io_reason(&e)
-            ),
+    let text = crate::files::read_text(path, &crate::files::SECRET_FILE).map_err(|e| {
+        e.failure(
+            format!("cannot read client secret file {}: {e}", path.display()),
+            |message| Failure::config(Cause::Secret, message),
         )
     })?;
     let secret = Secret::new(file_secret(&text));
@@ -231,10 +216,10 @@ pub(crate) fn register_known(
     env_value: Option<&str>,
     config_text: Option<&str>,
 ) {
-    // A secret file is small; anything larger is not read here.
+    // Read as the secret is read (bounded, regular files only); what cannot be read here
+    // fails where the secret is read.
     let from_file = |path: &Path| {
-        let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024);
-        if let (true, Ok(text)) = (small, std::fs::read_to_string(path)) {
+        if let Ok(text) = crate::files::read_text(path, &crate::files::SECRET_FILE) {
             crate::secret::register(file_secret(&text));
         }
     };

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ureq::config::Config;
 use ureq::http::Uri;
-use ureq::tls::{Certificate, PemItem, RootCerts, parse_pem};
+use ureq::tls::{Certificate, RootCerts};
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::{Agent, Proxy};
@@ -55,11 +55,7 @@ pub(crate) fn roots(
 ) -> Result<Option<RootCerts>, Failure> {
     let mut extra = Vec::new();
     if let Some(path) = ca_file {
-        let fail = |why: String| {
-            Failure::config(Cause::CaCert, format!("CA file {}: {why}", path.display()))
-        };
-        let pem = std::fs::read(path).map_err(|e| fail(crate::io_util::io_reason(&e)))?;
-        extra.extend(certificates(&pem).map_err(fail)?);
+        extra.extend(ca_certificates(path)?);
     }
     if let Some(pem) = extra_pem {
         let fail = |why: String| Failure::config(Cause::CaCert, format!("sandbox CA: {why}"));
@@ -74,20 +70,94 @@ pub(crate) fn roots(
     Ok(Some(RootCerts::from(mozilla.chain(extra))))
 }
 
-/// Every certificate in a PEM text; at least one.
+/// The certificates of the CA file `path` (`--ca-cert`, `ca_cert`), each one checked to be
+/// an X.509 certificate: read as every file is (bounded, regular files only), a UTF-8
+/// byte-order mark dropped. Exit 6 with one readable line when it cannot be used.
+pub(crate) fn ca_certificates(path: &Path) -> Result<Vec<Certificate<'static>>, Failure> {
+    let fail =
+        |why: String| Failure::config(Cause::CaCert, format!("CA file {}: {why}", path.display()));
+    let pem = crate::files::read(path, &crate::files::CA_FILE).map_err(|e| {
+        e.failure(format!("CA file {}: {e}", path.display()), |message| {
+            Failure::config(Cause::CaCert, message)
+        })
+    })?;
+    certificates(&pem).map_err(fail)
+}
+
+/// Every certificate in a PEM text; at least one, and each one X.509. Sections of other
+/// kinds (a private key) are skipped.
 fn certificates(pem: &[u8]) -> Result<Vec<Certificate<'static>>, String> {
+    use rustls::pki_types::pem::{PemObject, SectionKind};
+    // An editor's byte-order mark would hide the first BEGIN line.
+    let text = pem.strip_prefix(b"\xef\xbb\xbf").unwrap_or(pem);
     let mut found = Vec::new();
-    for item in parse_pem(pem) {
-        match item {
-            Ok(PemItem::Certificate(cert)) => found.push(cert),
-            Ok(_) => {}
-            Err(e) => return Err(format!("not valid PEM: {e}")),
+    for item in <(SectionKind, Vec<u8>)>::pem_slice_iter(text) {
+        let (kind, der) = item.map_err(|e| pem_error(text, &e))?;
+        if kind != SectionKind::Certificate {
+            continue;
         }
+        let n = found.len() + 1;
+        match x509_parser::parse_x509_certificate(&der) {
+            Ok(([], _)) => {}
+            Ok(_) => {
+                return Err(format!(
+                    "certificate {n} is not a valid X.509 certificate: bytes follow its end"
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "certificate {n} is not a valid X.509 certificate ({})",
+                    x509_reason(&e)
+                ));
+            }
+        }
+        found.push(Certificate::from_der(&der).to_owned());
     }
     if found.is_empty() {
-        return Err("holds no PEM certificate".into());
+        return Err("holds no PEM certificate (a -----BEGIN CERTIFICATE----- block)".into());
     }
     Ok(found)
+}
+
+/// A PEM error as one readable line: the PEM library's own text prints bytes as arrays.
+fn pem_error(text: &[u8], e: &rustls::pki_types::pem::Error) -> String {
+    use rustls::pki_types::pem::Error;
+    let shown = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        crate::terminal::quoted(text.trim_end())
+    };
+    match e {
+        Error::MissingSectionEnd { end_marker } => format!(
+            "not valid PEM: a {} block has no END line",
+            shown(end_marker)
+        ),
+        Error::IllegalSectionStart { line } => {
+            let wanted = line.trim_ascii_end();
+            let at = text
+                .split(|&b| b == b'\n')
+                .position(|l| l.trim_ascii_end() == wanted)
+                .map(|i| i + 1);
+            let at = at.map(|n| format!("line {n}: ")).unwrap_or_default();
+            format!(
+                "not valid PEM: {at}a BEGIN line that is not of the form -----BEGIN LABEL----- ({})",
+                shown(line)
+            )
+        }
+        Error::Base64Decode(why) => format!("not valid PEM: a block is not valid base64 ({why})"),
+        Error::SectionTooLarge => "not valid PEM: a block is too large".to_owned(),
+        other => format!(
+            "not valid PEM: {}",
+            crate::terminal::safe(&other.to_string())
+        ),
+    }
+}
+
+/// Why x509-parser refused a certificate, in a few words.
+fn x509_reason(e: &x509_parser::nom::Err<x509_parser::error::X509Error>) -> String {
+    match e {
+        x509_parser::nom::Err::Error(e) | x509_parser::nom::Err::Failure(e) => e.to_string(),
+        x509_parser::nom::Err::Incomplete(_) => "it is cut short".to_owned(),
+    }
 }
 
 /// How long a looked-up address is reused before the name is looked up again, so a long

@@ -315,7 +315,7 @@ fn config_show_exits_6_and_marks_each_broken_secret_source() {
         ("empty", "client_secret", "empty or only whitespace"),
         ("blank", "client_secret", "empty or only whitespace"),
         ("short", "client_secret", "shorter than 8 characters"),
-        ("dir", "client_secret", "is not a regular file"),
+        ("dir", "client_secret", "it is a directory"),
         (
             "nocmd",
             "client_secret",
