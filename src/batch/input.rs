@@ -1,8 +1,7 @@
 //! Where batch references come from: arguments, stdin and files, read lazily line by line.
 
 use std::collections::{HashSet, VecDeque};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 
 use std::sync::Arc;
@@ -96,18 +95,15 @@ impl Input {
                 InputSource::Stdin if stdin_taken => (Box::new(io::empty()), "stdin".into()),
                 InputSource::Stdin => {
                     stdin_taken = true;
-                    (Box::new(BufReader::new(io::stdin())), "stdin".into())
+                    let stdin = crate::files::stdin(&crate::files::REFERENCES);
+                    (Box::new(BufReader::new(stdin)), "stdin".into())
                 }
                 InputSource::File(path) => {
                     let name = path.display().to_string();
-                    let unreadable = |why: String| {
-                        Failure::usage(format!("cannot read references from {name}: {why}"))
-                    };
                     let file =
-                        File::open(path).map_err(|e| unreadable(crate::io_util::io_reason(&e)))?;
-                    if file.metadata().is_ok_and(|m| m.is_dir()) {
-                        return Err(unreadable("it is a directory".into()));
-                    }
+                        crate::files::open(path, &crate::files::REFERENCES).map_err(|e| {
+                            Failure::usage(format!("cannot read references from {name}: {e}"))
+                        })?;
                     (Box::new(BufReader::new(file)), name)
                 }
             };
@@ -253,7 +249,9 @@ impl Iterator for Input {
 /// The lines of a regular file that could hold a reference (not blank, not starting with
 /// `#`), read in bytes without keeping any; `None` for anything but a readable regular file.
 fn count_lines(path: &std::path::Path) -> Option<usize> {
-    let file = File::open(path).ok()?;
+    let file = crate::files::open(path, &crate::files::REFERENCES)
+        .ok()?
+        .into_inner();
     if !file.metadata().ok()?.is_file() {
         return None;
     }
@@ -313,35 +311,61 @@ enum Line {
     NotUtf8,
 }
 
-/// Reads one line of at most [`MAX_LINE`] bytes; a longer one is consumed and reported.
+/// The most bytes of one line's text kept: the longest reference, and room for Unicode
+/// whitespace around it, which [`Reference::parse`] trims before it applies the cap.
+const MAX_KEPT: usize = 2 * MAX_LINE;
+
+/// Reads one line. The ASCII whitespace around its text (spaces, tabs, the CR of a CRLF
+/// line end) is left out as it is read, so the reference cap applies after trimming, as it
+/// does to an argument; a line whose text passes [`MAX_KEPT`] bytes is consumed and
+/// reported, never held whole.
 fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
-    let mut buf = Vec::new();
-    let n = reader
-        .by_ref()
-        .take(MAX_LINE as u64 + 1)
-        .read_until(b'\n', &mut buf)?;
-    if n == 0 {
-        return Ok(None);
-    }
-    if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE {
-        // Discard the rest of the over-long line without holding it.
-        let mut rest = Vec::new();
-        loop {
-            rest.clear();
-            let m = reader
-                .by_ref()
-                .take(64 * 1024)
-                .read_until(b'\n', &mut rest)?;
-            if m == 0 || rest.last() == Some(&b'\n') {
+    // From the first byte that is not whitespace to the last one seen.
+    let mut text = Vec::new();
+    // Whitespace after `text`: inside the line if more text follows, else trimmed.
+    let mut gap = Vec::new();
+    let (mut too_long, mut gap_full, mut read_any) = (false, false, false);
+    loop {
+        let (used, at_end) = {
+            let chunk = reader.fill_buf()?;
+            if chunk.is_empty() {
                 break;
             }
+            read_any = true;
+            let (part, used, at_end) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], i + 1, true),
+                None => (chunk, chunk.len(), false),
+            };
+            for &byte in part {
+                if too_long {
+                    break;
+                }
+                if !byte.is_ascii_whitespace() {
+                    // Text after more whitespace than fits is too long; whitespace alone
+                    // at the end is not.
+                    too_long = gap_full;
+                    text.append(&mut gap);
+                    text.push(byte);
+                    too_long |= text.len() > MAX_KEPT;
+                } else if !text.is_empty() && !gap_full {
+                    gap.push(byte);
+                    gap_full = text.len() + gap.len() > MAX_KEPT;
+                }
+            }
+            (used, at_end)
+        };
+        reader.consume(used);
+        if at_end {
+            break;
         }
+    }
+    if !read_any {
+        return Ok(None);
+    }
+    if too_long {
         return Ok(Some(Line::TooLong));
     }
-    while matches!(buf.last(), Some(b'\n' | b'\r')) {
-        buf.pop();
-    }
-    Ok(Some(match String::from_utf8(buf) {
+    Ok(Some(match String::from_utf8(text) {
         Ok(s) => Line::Text(s),
         Err(_) => Line::NotUtf8,
     }))

@@ -64,7 +64,14 @@ impl CaFile {
             )
         };
         if let Some(path) = chosen {
-            std::fs::write(path, pem).map_err(|e| fail(path, e))?;
+            crate::files::write(path, pem.as_bytes(), crate::files::Replace::default()).map_err(
+                |e| {
+                    Failure::config(
+                        Cause::Other,
+                        format!("cannot write the sandbox CA to {}: {e}", path.display()),
+                    )
+                },
+            )?;
             return Ok(CaFile {
                 path: path.to_owned(),
                 temporary: false,

@@ -8,11 +8,11 @@ use crate::domain::checks;
 use crate::domain::model::{Verification, parse_object};
 use crate::domain::signature;
 use crate::exit::{Exit, Failure};
+use crate::files::{PAYLOAD, Problem};
 use crate::log::{Level, Log};
 use crate::render::Printer;
 use crate::render::write_output;
 use crate::settings::{Context, Settings};
-use crate::transport::client::MAX_BODY_BYTES;
 
 /// Runs `payverify webhook check`.
 ///
@@ -150,21 +150,18 @@ fn genuine_verdict(
 
 /// Reads the payload from a file or stdin, refusing to wait on an interactive terminal.
 fn read_input(input: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
-    let limit = MAX_BODY_BYTES + 1;
     let (name, bytes) = match input {
         Some(path) if path != Path::new("-") => {
-            let file = std::fs::File::open(path).map_err(|e| {
-                Failure::usage(format!(
-                    "cannot read {}: {}",
-                    path.display(),
-                    crate::io_util::io_reason(&e)
-                ))
+            let name = path.display().to_string();
+            let bytes = crate::files::read(path, &PAYLOAD).map_err(|e| {
+                let message = format!("cannot read {name}: {e}");
+                match e.problem {
+                    // As an answer of the service over the cap would be: exit 8.
+                    Problem::TooLarge => Failure::new(Exit::BadResponse, message),
+                    _ => Failure::usage(message),
+                }
             })?;
-            let mut bytes = Vec::new();
-            file.take(limit)
-                .read_to_end(&mut bytes)
-                .map_err(|e| Failure::usage(format!("cannot read {}: {e}", path.display())))?;
-            (path.display().to_string(), bytes)
+            (name, bytes)
         }
         _ => {
             let stdin = std::io::stdin();
@@ -174,19 +171,17 @@ fn read_input(input: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
                 ));
             }
             let mut bytes = Vec::new();
-            stdin
-                .lock()
-                .take(limit)
+            crate::files::stdin(&PAYLOAD)
                 .read_to_end(&mut bytes)
-                .map_err(|e| Failure::usage(format!("cannot read stdin: {e}")))?;
+                .map_err(|e| {
+                    let message = format!("cannot read stdin: {e}");
+                    match bytes.len() as u64 >= PAYLOAD.cap {
+                        true => Failure::new(Exit::BadResponse, message),
+                        false => Failure::usage(message),
+                    }
+                })?;
             ("stdin".to_owned(), bytes)
         }
     };
-    if bytes.len() as u64 > MAX_BODY_BYTES {
-        return Err(Failure::new(
-            Exit::BadResponse,
-            format!("{name}: larger than {} KiB", MAX_BODY_BYTES / 1024),
-        ));
-    }
     Ok((name, bytes))
 }

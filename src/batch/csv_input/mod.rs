@@ -3,7 +3,6 @@
 //! its own expectations, or decided at once (INVALID_ROW, DUPLICATE).
 
 use std::collections::VecDeque;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -22,6 +21,7 @@ use crate::domain::money::{AmountError, Kobo, has_naira_mark};
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::reference::Reference;
 use crate::exit::Failure;
+use crate::files::ORDERS;
 use crate::render::reconcile::{Judged, ReconcileWriter, ReferenceLines};
 use crate::terminal;
 use columns::*;
@@ -98,14 +98,11 @@ impl Orders {
     /// column is a usage error (exit 2) before any request.
     pub(crate) fn open(path: &Path, options: &CsvOptions) -> Result<Orders, Failure> {
         let (input, name): (Box<dyn Read + Send>, String) = if path.as_os_str() == "-" {
-            (Box::new(io::stdin()), "stdin".into())
+            (Box::new(crate::files::stdin(&ORDERS)), "stdin".into())
         } else {
             let name = path.display().to_string();
-            let unreadable = |why: String| Failure::usage(format!("cannot read {name}: {why}"));
-            let file = File::open(path).map_err(|e| unreadable(crate::io_util::io_reason(&e)))?;
-            if file.metadata().is_ok_and(|m| m.is_dir()) {
-                return Err(unreadable("it is a directory".into()));
-            }
+            let file = crate::files::open(path, &ORDERS)
+                .map_err(|e| Failure::usage(format!("cannot read {name}: {e}")))?;
             (Box::new(file), name)
         };
         Orders::from_reader(input, name, options)
