@@ -119,7 +119,9 @@ impl Batch {
             false => write(),
         };
         let mut stopped = None;
-        self.write(to_stdout(&mut || writer.begin()), &mut stopped)?;
+        // What comes before the first record (a CSV header, a JSON `[`) is written with
+        // it, so a run that has nothing to verify (a usage error) leaves stdout empty.
+        let mut begun = false;
         let mut failed = 0usize;
         let mut input_complete = false;
         let mut exit = Exit::Successful;
@@ -204,7 +206,12 @@ impl Batch {
                     exit = exit.merge(tally.exit);
                     summary.add(tally, matches!(*entry, Entry::Verified(_)));
                     if stopped != Some(Stopped::OutputClosed) {
-                        self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)?;
+                        if !std::mem::replace(&mut begun, true) {
+                            self.write(to_stdout(&mut || writer.begin()), &mut stopped)?;
+                        }
+                        if stopped != Some(Stopped::OutputClosed) {
+                            self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)?;
+                        }
                     }
                     if tally.exit != Exit::Successful {
                         failed += 1;
@@ -256,8 +263,19 @@ impl Batch {
                 "internal error: {lost} reference(s) got no result (a worker failed)"
             ));
         }
-        if stopped != Some(Stopped::OutputClosed) {
-            self.write(writer.finish(), &mut stopped)?;
+        // Verifying nothing proves nothing: an empty input must never read as success (a
+        // usage error, with nothing on stdout).
+        let nothing = summary.total == 0
+            && lost == 0
+            && stopped.is_none()
+            && !self.stop.load(Ordering::SeqCst);
+        if stopped != Some(Stopped::OutputClosed) && !nothing {
+            if !begun {
+                self.write(writer.begin(), &mut stopped)?;
+            }
+            if stopped != Some(Stopped::OutputClosed) {
+                self.write(writer.finish(), &mut stopped)?;
+            }
         }
         if self.stop.load(Ordering::SeqCst) {
             stopped = Some(Stopped::Interrupted);
@@ -292,8 +310,7 @@ impl Batch {
             }
             return Ok(Exit::Interrupted);
         }
-        if summary.total == 0 && lost == 0 && stopped.is_none() {
-            // Verifying nothing proves nothing: an empty file must never read as success.
+        if nothing && stopped.is_none() {
             log.error(&empty_message);
             return Ok(exit.merge(Exit::Usage));
         }

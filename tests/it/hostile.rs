@@ -236,24 +236,30 @@ fn item_02_no_references_is_exit_2() {
         .code(2)
         .stdout("")
         .stderr("");
+    let empty = dir.write("empty.txt", "");
     payverify()
-        .args(["verify", "--sandbox", "--from", "/dev/null"])
+        .args(["verify", "--sandbox", "--from"])
+        .arg(&empty)
         .args(strict)
         .assert()
         .code(2)
+        .stdout("")
         .stderr(predicate::str::contains(
             "no references to verify: 0 lines read, 0 blank, 0 comments",
         ));
-    payverify()
-        .args(["verify", "--sandbox", "-o", "csv", "--from"])
-        .arg(&comments)
-        .args(strict)
-        .assert()
-        .code(2)
-        .stdout(format!("{}\n", payverify::CSV_COLUMNS.join(",")))
-        .stderr(predicate::str::contains(
-            "no references to verify: 3 lines read, 2 blank, 1 comment",
-        ));
+    // A usage error leaves stdout empty in every format: no CSV header, no `[]`.
+    for format in ["csv", "json", "jsonl", "table"] {
+        payverify()
+            .args(["verify", "--sandbox", "-o", format, "--from"])
+            .arg(&comments)
+            .args(strict)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "no references to verify: 3 lines read, 2 blank, 1 comment",
+            ));
+    }
 }
 
 // ---- 3. Amounts are decided from the exact number text ---------------------------------
@@ -694,7 +700,9 @@ fn item_09_closed_or_full_stdout_is_exit_10() {
     // Discarding output on purpose is not an error.
     let out = shell("PAYVERIFY verify --sandbox SANDBOX-OK-1 >/dev/null");
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    let out = shell("PAYVERIFY webhook check /dev/null >&-");
+    let dir = TempDir::new("webhook-closed");
+    let empty = dir.write("empty.json", "");
+    let out = shell(&format!("PAYVERIFY webhook check {} >&-", empty.display()));
     assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
 }
 
