@@ -249,6 +249,29 @@ fn the_same_ca_with_a_good_certificate_is_accepted() {
 }
 
 #[test]
+fn item7_a_ca_file_with_a_byte_order_mark_is_accepted() {
+    // What Notepad saves: the same CA with a UTF-8 byte-order mark before its BEGIN line.
+    let (server, dir, ca) = tls_server(&LOOPBACK_NAMES, Validity::Current);
+    let pem = std::fs::read_to_string(&ca).unwrap();
+    let bom = dir.write("bom.pem", format!("\u{feff}{pem}"));
+    payverify_at(&format!("https://{}", server.addr()))
+        .args(["verify", "-q", "0000000000000044177", "--ca-cert"])
+        .arg(&bom)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    assert_eq!(
+        server
+            .counts()
+            .handshakes
+            .load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
+}
+
+#[test]
 fn a_certificate_for_another_name_is_refused() {
     refused(
         &["other.example", "10.9.8.7"],
