@@ -116,22 +116,24 @@ fn item2_config_init_on_a_full_disk_leaves_the_old_file_byte_for_byte() {
     let config = dir.write("config.toml", CONFIG);
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
     let long_id = "k".repeat(6000);
+    let path = config.to_str().unwrap();
+    let init = [
+        "config",
+        "init",
+        "--profile",
+        "staging",
+        "--client-id",
+        &long_id,
+        "--config",
+        path,
+    ];
     let bin = assert_cmd::cargo::cargo_bin!("payverify");
     // Files may grow to 4 KiB, and a write past that fails (EFBIG, as ENOSPC would) instead
     // of killing the process: the disk is full.
     let out = Command::new("bash")
         .args(["-c", "trap '' XFSZ; ulimit -f 4; exec \"$0\" \"$@\""])
         .arg(bin)
-        .args([
-            "config",
-            "init",
-            "--profile",
-            "staging",
-            "--client-id",
-            &long_id,
-        ])
-        .arg("--config")
-        .arg(&config)
+        .args(&init)
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .output()
         .unwrap();
@@ -140,19 +142,7 @@ fn item2_config_init_on_a_full_disk_leaves_the_old_file_byte_for_byte() {
     assert_eq!(names(dir.path()), ["config.toml"], "no temporary file left");
 
     // With room on the disk the same command works, and the file it leaves parses whole.
-    let out = payverify()
-        .args([
-            "config",
-            "init",
-            "--profile",
-            "staging",
-            "--client-id",
-            &long_id,
-        ])
-        .arg("--config")
-        .arg(&config)
-        .output()
-        .unwrap();
+    let out = payverify().args(&init).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(
