@@ -336,21 +336,9 @@ fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
                 Some(i) => (&chunk[..i], i + 1, true),
                 None => (chunk, chunk.len(), false),
             };
-            for &byte in part {
-                if too_long {
-                    break;
-                }
-                if !byte.is_ascii_whitespace() {
-                    // Text after more whitespace than fits is too long; whitespace alone
-                    // at the end is not.
-                    too_long = gap_full;
-                    text.append(&mut gap);
-                    text.push(byte);
-                    too_long |= text.len() > MAX_KEPT;
-                } else if !text.is_empty() && !gap_full {
-                    gap.push(byte);
-                    gap_full = text.len() + gap.len() > MAX_KEPT;
-                }
+            if !too_long {
+                keep(part, &mut text, &mut gap, &mut gap_full);
+                too_long = text.len() > MAX_KEPT;
             }
             (used, at_end)
         };
@@ -369,6 +357,38 @@ fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
         Ok(s) => Line::Text(s),
         Err(_) => Line::NotUtf8,
     }))
+}
+
+/// Adds `part` of a line to its `text` (from the first byte that is not whitespace to the
+/// last) and `gap` (whitespace after it, kept only while more text could still fit, which
+/// `gap_full` says it cannot: then more text makes the line too long).
+fn keep(part: &[u8], text: &mut Vec<u8>, gap: &mut Vec<u8>, gap_full: &mut bool) {
+    let solid = |b: &u8| !b.is_ascii_whitespace();
+    let start = match text.is_empty() {
+        true => part.iter().position(solid),
+        false => Some(0),
+    };
+    let (Some(start), Some(end)) = (start, part.iter().rposition(solid)) else {
+        // Whitespace only: after the text it may be inside the line, before it, nothing.
+        if !text.is_empty() && !*gap_full {
+            gap.extend_from_slice(part);
+            *gap_full = text.len() + gap.len() > MAX_KEPT;
+            gap.truncate(MAX_KEPT + 1);
+        }
+        return;
+    };
+    if *gap_full {
+        // More text after more whitespace than fits: too long, whatever it holds.
+        text.resize(MAX_KEPT + 1, b' ');
+        return;
+    }
+    text.append(gap);
+    let room = (MAX_KEPT + 1).saturating_sub(text.len());
+    text.extend_from_slice(&part[start..=end][..room.min(end + 1 - start)]);
+    gap.clear();
+    gap.extend_from_slice(&part[end + 1..]);
+    *gap_full = text.len() + gap.len() > MAX_KEPT;
+    gap.truncate(MAX_KEPT + 1);
 }
 
 #[cfg(test)]
@@ -447,6 +467,42 @@ mod tests {
         let got = items(b"A\n\xff\xfe\nB\n");
         assert!(matches!(&got[1], Item::Invalid { why, .. } if why == "not UTF-8"));
         assert_eq!(got.len(), 3);
+    }
+
+    #[test]
+    fn a_line_is_trimmed_as_it_is_read_whatever_the_chunks() {
+        let long = "r".repeat(MAX_KEPT);
+        let lines = [
+            "A".to_owned(),
+            "  A B\t C  \r".to_owned(),
+            " \t ".to_owned(),
+            format!("   {long}   \r"),
+            format!("{long}x"),
+            format!("{long} x"),
+            format!("x{}", " ".repeat(MAX_KEPT + 5)),
+            format!("x{}y", " ".repeat(MAX_KEPT + 5)),
+            format!("{}x", " ".repeat(3 * MAX_KEPT)),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        // Every chunk size splits the lines somewhere else.
+        for capacity in [1, 2, 3, 7, 64, 4096, 1 << 16] {
+            let mut reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(
+                capacity,
+                std::io::Cursor::new(text.clone().into_bytes()),
+            ));
+            for line in &lines {
+                let want = line.trim_ascii();
+                match read_line(&mut reader).unwrap() {
+                    Some(Line::Text(got)) => {
+                        assert!(want.len() <= MAX_KEPT, "{capacity}: kept {}", got.len());
+                        assert_eq!(got, want, "{capacity}");
+                    }
+                    Some(Line::TooLong) => assert!(want.len() > MAX_KEPT, "{capacity}"),
+                    _ => panic!("{capacity}: no line"),
+                }
+            }
+            assert!(read_line(&mut reader).unwrap().is_none());
+        }
     }
 
     #[test]
