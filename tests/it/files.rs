@@ -133,7 +133,7 @@ fn item2_config_init_on_a_full_disk_leaves_the_old_file_byte_for_byte() {
     let out = Command::new("bash")
         .args(["-c", "trap '' XFSZ; ulimit -f 4; exec \"$0\" \"$@\""])
         .arg(bin)
-        .args(&init)
+        .args(init)
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .output()
         .unwrap();
@@ -142,7 +142,7 @@ fn item2_config_init_on_a_full_disk_leaves_the_old_file_byte_for_byte() {
     assert_eq!(names(dir.path()), ["config.toml"], "no temporary file left");
 
     // With room on the disk the same command works, and the file it leaves parses whole.
-    let out = payverify().args(&init).output().unwrap();
+    let out = payverify().args(init).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(
