@@ -1,19 +1,14 @@
 //! Everything payverify says on stderr: errors, warnings and `-v` traces, one line each.
 //!
-//! Every line passes through [`Log::line`]: registered secrets are redacted from the whole
-//! line first, then the terminal sanitiser escapes control characters, so neither a secret
-//! nor an escape sequence echoed by a service reaches stderr.
+//! Every line passes through [`Log::line`] and so through the one sanitiser,
+//! [`terminal::scrub`]: registered secrets are redacted from the whole line first, then
+//! control characters are escaped, so neither a secret nor an escape sequence echoed by a
+//! service reaches stderr.
 
 use std::io::Write;
 
 use crate::secret;
-use crate::terminal;
-
-/// A stderr line as it is written: every registered secret form redacted, then control
-/// characters escaped. Used for all stderr output, including panic messages.
-pub(crate) fn scrub(text: &str) -> String {
-    terminal::safe(&secret::redact(text)).into_owned()
-}
+use crate::terminal::scrub;
 
 /// How much to say on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

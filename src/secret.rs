@@ -1,6 +1,7 @@
 //! A string that must never be printed: client secrets and the Authorization header, and
 //! the process-wide list of every form of them that [`redact`] removes from text.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::RwLock;
 
@@ -28,43 +29,80 @@ pub(crate) fn register(value: &str) {
 }
 
 /// Registers the secret and every form of it a service could echo: the secret, the
-/// `id:secret` pair, and the base64 of both (padded and unpadded), which is what an
-/// Authorization header carries.
+/// `id:secret` pair, the base64 of both (padded and unpadded), which is what an
+/// Authorization header carries, and the URL-encoded forms of both (a service that puts
+/// them in a URL or a form body).
 pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
     let secret = secret.expose();
     let pair = format!("{client_id}:{secret}");
     let engine = &base64::engine::general_purpose::STANDARD;
     let unpadded = &base64::engine::general_purpose::STANDARD_NO_PAD;
     for form in [
-        secret.to_owned(),
         engine.encode(&pair),
         unpadded.encode(&pair),
         engine.encode(secret),
         unpadded.encode(secret),
-        pair,
     ] {
         register(&form);
     }
+    register_with_encodings(secret);
+    register_with_encodings(&pair);
 }
 
-/// `text` with every registered secret form replaced by `<redacted>`. Callers pass the
-/// whole text, before any truncation or whitespace folding, so no part of a secret is cut
-/// off or changed before it is recognised.
-pub(crate) fn redact(text: &str) -> String {
-    let mut out = text.to_owned();
-    if let Ok(forms) = FORMS.read() {
-        for form in forms.iter() {
-            if out.contains(form.as_str()) {
-                out = out.replace(form.as_str(), REDACTED);
+/// Registers `value` and its URL-encoded forms: percent-encoded with upper- and lower-case
+/// hex digits, and form-encoded (a space as `+`).
+pub(crate) fn register_with_encodings(value: &str) {
+    register(value);
+    for (upper, plus) in [(true, false), (false, false), (true, true)] {
+        register(&url_encoded(value, upper, plus));
+    }
+}
+
+/// `text` percent-encoded: every byte but RFC 3986's unreserved characters as `%XX`, with
+/// `upper` or lower-case hex digits; with `plus`, a space as `+` (form encoding).
+fn url_encoded(text: &str, upper: bool, plus: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(char::from(b));
             }
+            b' ' if plus => out.push('+'),
+            _ if upper => out.push_str(&format!("%{b:02X}")),
+            _ => out.push_str(&format!("%{b:02x}")),
         }
     }
     out
 }
 
+/// `text` with every registered secret form replaced by `<redacted>`; borrowed when it holds
+/// none. Callers pass the whole text, before any truncation or whitespace folding, so no
+/// part of a secret is cut off or changed before it is recognised.
+pub(crate) fn redact(text: &str) -> Cow<'_, str> {
+    let Ok(forms) = FORMS.read() else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = Cow::Borrowed(text);
+    for form in forms.iter() {
+        if out.contains(form.as_str()) {
+            out = Cow::Owned(out.replace(form.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// Whether `text` holds any registered secret form.
+pub(crate) fn holds_secret(text: &str) -> bool {
+    FORMS
+        .read()
+        .is_ok_and(|forms| forms.iter().any(|form| text.contains(form.as_str())))
+}
+
 /// Redacts every string (and object key) inside a JSON value, in place: a service that
-/// echoes the secret in a field must not get it into a record or the table. Numbers,
-/// booleans and untouched strings stay exactly as received.
+/// echoes the secret in a field must not get it into a record or the table. A number whose
+/// text holds a secret form (an all-digit secret echoed as a number) becomes the string
+/// `"<redacted>"`: the value is redacted, so the JSON around it stays valid. Booleans and
+/// untouched values stay exactly as received.
 pub(crate) fn redact_json(value: &mut serde_json::Value) {
     use serde_json::Value;
     let any = FORMS.read().is_ok_and(|f| !f.is_empty());
@@ -73,24 +111,28 @@ pub(crate) fn redact_json(value: &mut serde_json::Value) {
     }
     match value {
         Value::String(s) => {
-            let clean = redact(s);
-            if clean != *s {
+            if let Cow::Owned(clean) = redact(s) {
                 *s = clean;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(redact_json),
         Value::Object(map) => {
-            let leaks = map.keys().any(|k| redact(k) != *k);
+            let leaks = map.keys().any(|k| holds_secret(k));
             if leaks {
                 // Rebuild to rename keys; key order is kept.
                 let old = std::mem::take(map);
                 for (k, v) in old {
-                    map.insert(redact(&k), v);
+                    map.insert(redact(&k).into_owned(), v);
                 }
             }
             map.values_mut().for_each(redact_json);
         }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        Value::Number(n) => {
+            if holds_secret(&n.to_string()) {
+                *value = Value::String(REDACTED.to_owned());
+            }
+        }
+        Value::Null | Value::Bool(_) => {}
     }
 }
 
@@ -148,6 +190,31 @@ mod tests {
         assert_eq!(redact(&long), format!("{}<redacted>", "x".repeat(176)));
         register("abc");
         assert_eq!(redact("abc"), "abc");
+    }
+
+    #[test]
+    fn url_encoded_forms_are_redacted_too() {
+        register_credentials("cid-url", &Secret::new("s3c/r+t =x%Q"));
+        assert_eq!(
+            redact("a s3c%2Fr%2Bt%20%3Dx%25Q b s3c%2fr%2bt%20%3dx%25Q c s3c%2Fr%2Bt+%3Dx%25Q"),
+            "a <redacted> b <redacted> c <redacted>"
+        );
+        assert_eq!(redact("cid-url%3As3c%2Fr%2Bt%20%3Dx%25Q"), "<redacted>");
+        assert_eq!(url_encoded("a-Z_0.~", true, false), "a-Z_0.~");
+    }
+
+    #[test]
+    fn a_number_holding_a_secret_becomes_a_redacted_string() {
+        register("86753090124");
+        let mut value: serde_json::Value = serde_json::from_str(
+            r#"{"echo":86753090124,"inner":[1,186753090124.5],"amount":4000000,"s":"x86753090124"}"#,
+        )
+        .unwrap();
+        redact_json(&mut value);
+        assert_eq!(
+            value.to_string(),
+            r#"{"echo":"<redacted>","inner":[1,"<redacted>"],"amount":4000000,"s":"x<redacted>"}"#
+        );
     }
 
     #[test]

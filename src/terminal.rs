@@ -1,11 +1,14 @@
 //! The one sanitiser for text from outside (response fields, service messages, references
-//! read from files) on its way to a table, CSV or stderr: nothing a terminal would act on
-//! gets through raw.
+//! and cells read from files, webhook payloads) on its way to any output: nothing a terminal
+//! would act on gets through raw, and no registered secret gets through at all.
 //!
 //! A response can carry `\e[2K\e[1A` to erase rows, an OSC sequence to set the window title,
 //! or U+202E to make text read backwards. Such characters are shown escaped instead:
-//! `\e`, `\r`, `\n`, `\t`, `\0`, and `\u{hex}` for every other one. `-o json`/`jsonl` do not
-//! use this: JSON's own escaping keeps them exact and inert.
+//! `\e`, `\r`, `\n`, `\t`, `\0`, and `\u{hex}` for every other one ([`scrub`], for tables,
+//! CSV cells, text reports and every stderr line). JSON keeps values exact instead: its
+//! strings carry them as `\u` escapes ([`json_text`]), the same value to a JSON reader and
+//! inert on a terminal. Secrets are redacted from values before either ([`crate::secret`]),
+//! never from the bytes of serialised output, so every format stays valid.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -31,8 +34,41 @@ pub fn is_unsafe(c: char) -> bool {
         )
 }
 
-/// `text` with every unsafe character shown escaped; borrowed when there is none.
-pub(crate) fn safe(text: &str) -> Cow<'_, str> {
+/// `text` from outside as any text output shows it: every registered secret form redacted
+/// (from the whole value, before anything could cut it), then every unsafe character shown
+/// escaped. Used for table cells, CSV cells, text reports and every stderr line.
+pub(crate) fn scrub(text: &str) -> String {
+    safe(&crate::secret::redact(text)).into_owned()
+}
+
+/// JSON text as serde_json writes it, with every unsafe character it leaves raw (DEL, the
+/// C1 controls, bidi and invisible format characters, the line and paragraph separators)
+/// written as a `\uXXXX` escape instead. serde_json escapes `"`, `\\` and every C0 control
+/// inside strings (so a raw newline or tab is the pretty printer's own layout), and outside
+/// strings its output is ASCII, so each character escaped here is inside a string literal:
+/// the escape is the same value to a JSON reader, and a terminal showing the output sees
+/// only ASCII where it was. Every such character is in the Basic Multilingual Plane, so one
+/// escape each is exact.
+pub(crate) fn json_text(json: String) -> String {
+    let raw = |c: char| c >= '\u{7f}' && is_unsafe(c);
+    if !json.chars().any(raw) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match raw(c) {
+            true => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            false => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` with every unsafe character shown escaped; borrowed when there is none. Text
+/// that may hold a secret goes through [`scrub`] instead.
+fn safe(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }
@@ -96,6 +132,28 @@ mod tests {
             "A\\u{200b}B\\u{200d}C\\u{2060}D\\u{2064}E\\u{feff}F\\u{ad}G"
         );
         assert!(matches!(safe("₦40,000.00 ok"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn json_text_escapes_what_serde_json_leaves_raw_and_keeps_the_value() {
+        let value = serde_json::json!({
+            "a": "x\u{9b}2J\u{7f}\u{202e}cba\u{200b}\u{2028}\u{1b}]0;t\u{7}",
+            "b": ["\u{85}", 1, "₦40,000 ok"],
+        });
+        let raw = serde_json::to_string_pretty(&value).unwrap();
+        assert!(raw.contains('\u{9b}'), "serde_json leaves C1 raw: {raw:?}");
+        let text = json_text(raw);
+        assert!(
+            !text.chars().any(|c| is_unsafe(c) && !matches!(c, '\n')),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("\\u009b2J\\u007f\\u202ecba\\u200b\\u2028"),
+            "{text}"
+        );
+        assert!(text.contains("₦40,000 ok"), "{text}");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
     }
 
     #[test]

@@ -50,7 +50,10 @@ pub(crate) fn run(
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();
-            let text: String = names.iter().map(|name| format!("{name}\n")).collect();
+            let text: String = names
+                .iter()
+                .map(|name| format!("{}\n", crate::terminal::scrub(name)))
+                .collect();
             write_output(printer.text(&text))?;
         }
         ConfigCommand::Profiles { names: false } => {
@@ -61,9 +64,12 @@ pub(crate) fn run(
             let (names, default) = &settings.profiles;
             let text: String = names
                 .iter()
-                .map(|name| match default {
-                    Some(d) if d == name => format!("{name} (default)\n"),
-                    _ => format!("{name}\n"),
+                .map(|name| {
+                    let shown = crate::terminal::scrub(name);
+                    match default {
+                        Some(d) if d == name => format!("{shown} (default)\n"),
+                        _ => format!("{shown}\n"),
+                    }
                 })
                 .collect();
             write_output(printer.text(&text))?;
@@ -224,18 +230,14 @@ fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
     let none = || "-".to_owned();
     let row = |table: &mut Table, key: &str, value: String, source: String| {
         // Values and paths can come from the environment or a file: shown escaped.
-        let mut source = crate::terminal::safe(&source).into_owned();
+        let mut source = crate::terminal::scrub(&source);
         for problem in problems.iter().filter(|p| p.key == key) {
             source.push_str(match problem.broken {
                 true => "  <- BROKEN",
                 false => "  <- WARNING",
             });
         }
-        table.add_row(vec![
-            key.to_owned(),
-            crate::terminal::safe(&value).into_owned(),
-            source,
-        ]);
+        table.add_row(vec![key.to_owned(), crate::terminal::scrub(&value), source]);
     };
     let src = |source: &Source| source.to_string();
     let text = |v: &Option<Sourced<String>>| {

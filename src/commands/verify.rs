@@ -396,7 +396,7 @@ fn verify_waiting(
             status.show(&format!(
                 "waiting for {}: {}, next check in {}, {} left",
                 job.reference,
-                crate::terminal::safe(&state),
+                crate::terminal::scrub(&state),
                 human(wake.saturating_duration_since(now)),
                 human(polls.deadline().saturating_duration_since(now))
             ));
@@ -449,7 +449,7 @@ impl StatusLine {
 
     fn show(&mut self, text: &str) {
         if self.enabled && self.shown.as_deref() != Some(text) {
-            let line = format!("\r\x1b[2K{}", crate::log::scrub(text));
+            let line = format!("\r\x1b[2K{}", crate::terminal::scrub(text));
             let _ = io::stderr().lock().write_all(line.as_bytes());
             self.shown = Some(text.to_owned());
         }

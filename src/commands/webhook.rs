@@ -79,16 +79,26 @@ pub(crate) fn check(
             .amount
             .map(|a| a.display_with_currency(payload.currency.as_deref()))
             .unwrap_or_default();
-        let text = format!(
-            "merchantRef   {}\ncurrencyCode  {}\namount        {amount}\nstatus        {status}\n\
-             code          {}\npaymentDate   {}\nmessage       {message}\nhmac          {}\n\
-             verdict       {verdict}\n",
-            payload.merchant_ref.as_deref().unwrap_or_default(),
-            payload.currency.as_deref().unwrap_or_default(),
-            payload.code.as_deref().unwrap_or("-"),
-            payload.payment_date.as_deref().unwrap_or("-"),
-            hmac.unwrap_or("-"),
-        );
+        let text = report(&[
+            (
+                "merchantRef",
+                payload.merchant_ref.as_deref().unwrap_or_default(),
+            ),
+            (
+                "currencyCode",
+                payload.currency.as_deref().unwrap_or_default(),
+            ),
+            ("amount", &amount),
+            ("status", status),
+            ("code", payload.code.as_deref().unwrap_or("-")),
+            (
+                "paymentDate",
+                payload.payment_date.as_deref().unwrap_or("-"),
+            ),
+            ("message", &message),
+            ("hmac", hmac.unwrap_or("-")),
+            ("verdict", &verdict),
+        ]);
         let mut printer = Printer::stdout(global.color, ctx.env);
         write_output(printer.text(&text))?;
     }
@@ -96,6 +106,17 @@ pub(crate) fn check(
         log.error(&format!("{name}: {problem}"));
     }
     Ok(exit)
+}
+
+/// The report on stdout: a line per field, label then value. Every value goes through the
+/// one sanitiser ([`crate::terminal::scrub`]): the payload is the sender's text, and a raw
+/// newline or escape sequence in it could print a forged `verdict` line, hide the real one
+/// or set the terminal's title.
+fn report(fields: &[(&str, &str)]) -> String {
+    fields
+        .iter()
+        .map(|(label, value)| format!("{label:<13} {}\n", crate::terminal::scrub(value)))
+        .collect()
 }
 
 /// The verdict on a payload whose hmac is genuine: what it says about the payment.

@@ -296,7 +296,7 @@ pub(crate) fn classify(exchange: &Exchange) -> Outcome {
             | TransportError::Encoded(_)
             | TransportError::AmbiguousLength),
         ) => Outcome::BadResponse {
-            reason: redact(&e.to_string()),
+            reason: redact(&e.to_string()).into_owned(),
             status: None,
         },
         // Reaching the service failed: say which URL, so a wrong base URL shows.
@@ -365,7 +365,8 @@ pub fn classify_response(response: &Response) -> Outcome {
 /// The body as a JSON object with every registered secret redacted from its strings and
 /// keys; the error, if any, redacted too (a duplicated key can be the secret).
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
-    let mut object = Value::Object(parse_object(body).map_err(|e| redact(&e.to_string()))?);
+    let mut object =
+        Value::Object(parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?);
     redact_json(&mut object);
     match object {
         Value::Object(map) => Ok(map),
@@ -379,7 +380,7 @@ fn classify_body(body: &[u8]) -> Outcome {
         status: Some(200),
     };
     let parsed = redacted_object(body).and_then(|map| {
-        Verification::from_object(map).map_err(|e: BodyError| redact(&e.to_string()))
+        Verification::from_object(map).map_err(|e: BodyError| redact(&e.to_string()).into_owned())
     });
     let verification = match parsed {
         Ok(v) => v,

@@ -30,7 +30,7 @@ impl Input {
 
     fn name(&self) -> String {
         match &self.path {
-            Some(path) => crate::terminal::safe(&path.display().to_string()).into_owned(),
+            Some(path) => crate::terminal::scrub(&path.display().to_string()),
             None => "stdin".into(),
         }
     }

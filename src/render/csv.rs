@@ -36,13 +36,13 @@ pub(crate) fn field(value: &str) -> String {
     }
 }
 
-/// A field's text before quoting: formula-like values prefixed with `'`, control
-/// characters escaped (what a CSV reader gets back).
+/// A field's text before quoting: formula-like values prefixed with `'`, secrets redacted
+/// and control characters escaped ([`terminal::scrub`]): what a CSV reader gets back.
 pub(crate) fn cell_text(value: &str) -> String {
     if is_formula_like(value) {
-        format!("'{}", terminal::safe(value))
+        format!("'{}", terminal::scrub(value))
     } else {
-        terminal::safe(value).into_owned()
+        terminal::scrub(value)
     }
 }
 

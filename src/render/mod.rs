@@ -127,26 +127,6 @@ pub(crate) fn decide_color(choice: ColorChoice, tty: bool, env: EnvLookup) -> bo
     }
 }
 
-/// The last guard on stdout: each write is redacted of every registered secret form as a
-/// whole (records and tables are written in one piece). Secrets are already redacted where
-/// the service's text enters ([`crate::domain::outcome`]); this catches what never came from it,
-/// such as a reference that happens to be the secret.
-struct Redacting(Box<dyn Write + Send>);
-
-impl Write for Redacting {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match std::str::from_utf8(buf) {
-            Ok(text) => self.0.write_all(crate::secret::redact(text).as_bytes())?,
-            Err(_) => self.0.write_all(buf)?,
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
 /// Whether stdout was closed when the process started.
 ///
 /// Rust's runtime reopens a closed fd 1 on `/dev/null` (read-write) before `main`, and
@@ -208,12 +188,12 @@ impl Printer {
         Printer::new(out, style)
     }
 
-    /// A printer on any writer.
+    /// A printer on any writer. What it is given to write is already clean: text outputs
+    /// pass each value through [`crate::terminal::scrub`], JSON outputs redact values before
+    /// serialising and escape with [`crate::terminal::json_text`]. Nothing here rewrites the
+    /// bytes, so every format stays valid.
     pub(crate) fn new(out: Box<dyn Write + Send>, style: Style) -> Self {
-        Printer {
-            out: Box::new(Redacting(out)),
-            style,
-        }
+        Printer { out, style }
     }
 
     /// A printer on stdout for output that is never coloured (scripts, roff, help). A
@@ -257,7 +237,9 @@ impl Printer {
     ) -> io::Result<()> {
         let text = match format {
             OutputFormat::Table => table::verification(v, integrity, self.style),
-            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Csv => json::object(&v.raw)?,
+            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Csv => {
+                crate::terminal::json_text(json::object(&v.raw)?)
+            }
         };
         self.out.write_all(text.as_bytes())?;
         self.out.write_all(b"\n")?;

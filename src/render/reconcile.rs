@@ -1,6 +1,7 @@
 //! `reconcile`'s output: each row of the orders file with its result (CSV, JSON lines, a
 //! JSON array, or a table of what needs a look), and the totals per result.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::domain::seal::Sealer;
 use crate::exit::Exit;
 use crate::log::truncate;
 use crate::render::{OutputFormat, Style, csv, new_table, table_text};
+use crate::secret::redact;
 use crate::terminal;
 
 /// The columns `-o csv` adds after the file's own.
@@ -197,7 +199,8 @@ impl<'a> Judged<'a> {
     }
 }
 
-/// The JSON shape of one row.
+/// The JSON shape of one row. Every string from the orders file or of payverify's own is
+/// redacted before it is serialised; the gateway's were redacted where they entered.
 #[derive(Serialize)]
 struct RowJson<'a> {
     line: u64,
@@ -209,8 +212,8 @@ struct RowJson<'a> {
     gateway_amount_kobo: Option<i64>,
     expected_amount_kobo: Option<i64>,
     gateway_currency: Option<&'a str>,
-    checks: Option<&'a str>,
-    error: Option<&'a str>,
+    checks: Option<Cow<'a, str>>,
+    error: Option<Cow<'a, str>>,
     response: Option<&'a Map<String, Value>>,
 }
 
@@ -264,7 +267,7 @@ fn money(currency: &str, minor: i128) -> String {
         true => format!("{sign}₦{}", naira_total(minor.abs())),
         false => format!(
             "{sign}{} {}",
-            terminal::safe(&currency.trim().to_ascii_uppercase()),
+            terminal::scrub(&currency.trim().to_ascii_uppercase()),
             naira_total(minor.abs())
         ),
     }
@@ -332,7 +335,7 @@ impl Summary {
             if !is_naira(currency) {
                 text.push(format!(
                     "Rows in {} (not included in the naira totals):",
-                    terminal::safe(currency)
+                    terminal::scrub(currency)
                 ));
             }
             text.push(block.table(currency, style));
@@ -369,7 +372,7 @@ impl Block {
     fn table(&self, currency: &str, style: Style) -> String {
         let unit = match is_naira(currency) {
             true => "₦".to_owned(),
-            false => terminal::safe(currency).into_owned(),
+            false => terminal::scrub(currency),
         };
         let mut table = new_table(style);
         table.set_header([
@@ -605,6 +608,7 @@ impl ReconcileWriter {
         if self.discard {
             return Ok(());
         }
+        let text = super::records::clean_carried(text, self.format, self.sealer.as_ref());
         self.out.write_all(text.as_bytes())?;
         self.out.write_all(b"\n")?;
         self.written += 1;
@@ -723,11 +727,15 @@ impl ReconcileWriter {
         let row: Map<String, Value> = self
             .row_keys
             .iter()
-            .cloned()
-            .zip(self.padded(judged).into_iter().map(Value::String))
+            .map(|key| redact(key).into_owned())
+            .zip(
+                self.padded(judged)
+                    .into_iter()
+                    .map(|cell| Value::String(redact(&cell).into_owned())),
+            )
             .collect();
-        fn some(s: &str) -> Option<&str> {
-            (!s.is_empty()).then_some(s)
+        fn some(s: &str) -> Option<Cow<'_, str>> {
+            (!s.is_empty()).then(|| redact(s))
         }
         let shape = RowJson {
             line: judged.line(),
@@ -744,9 +752,10 @@ impl ReconcileWriter {
             response: judged.response,
         };
         // Serialising plain data to a String cannot fail; keep a valid line if it ever does.
-        serde_json::to_string(&shape).unwrap_or_else(|e| {
+        let text = serde_json::to_string(&shape).unwrap_or_else(|e| {
             serde_json::json!({ "line": judged.line(), "error": e.to_string() }).to_string()
-        })
+        });
+        terminal::json_text(text)
     }
 
     fn table_row(&self, judged: &Judged<'_>) -> [String; 7] {
@@ -769,6 +778,6 @@ impl ReconcileWriter {
             difference.unwrap_or_default(),
             truncate(&judged.error, 120),
         ]
-        .map(|cell| terminal::safe(&cell).into_owned())
+        .map(|cell| terminal::scrub(&cell))
     }
 }

@@ -2,6 +2,8 @@
 
 use std::io::{self, Write};
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -10,6 +12,7 @@ use crate::domain::seal::Sealer;
 use crate::log::truncate;
 use crate::render::OutputFormat;
 use crate::render::{Style, batch_table, csv};
+use crate::secret::redact;
 
 /// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`
 /// keep working.
@@ -31,10 +34,11 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "checks",
 ];
 
-/// The JSON shape of a record (jsonl line, json array element).
+/// The JSON shape of a record (jsonl line, json array element). Every string is redacted
+/// before it is serialised; the response was redacted where it entered.
 #[derive(Serialize)]
 struct RecordJson<'a> {
-    reference: &'a str,
+    reference: Cow<'a, str>,
     outcome: &'static str,
     exit_code: u8,
     http_status: Option<u16>,
@@ -47,32 +51,87 @@ struct RecordJson<'a> {
 struct ChecksJson<'a> {
     integrity: String,
     passed: bool,
-    failures: &'a [String],
-    warnings: &'a [String],
+    failures: Vec<Cow<'a, str>>,
+    warnings: Vec<Cow<'a, str>>,
 }
 
-/// A record as one compact JSON object.
+/// A record as one compact JSON object: values redacted, then serialised, then unsafe
+/// characters escaped ([`crate::terminal::json_text`]).
 pub(crate) fn json(record: &Record) -> String {
     let v = &record.verdict;
     let shape = RecordJson {
-        reference: record.job.reference.as_str(),
+        reference: redact(record.job.reference.as_str()),
         outcome: v.name(),
         exit_code: v.exit().code(),
         http_status: v.outcome.http_status(),
-        error: record.error(),
+        error: record.error().map(|e| redact(&e).into_owned()),
         checks: v.checks.as_ref().map(|c| ChecksJson {
             integrity: c.integrity.to_string(),
             passed: c.passed(),
-            failures: &c.failures,
-            warnings: &c.warnings,
+            failures: redact_all(&c.failures),
+            warnings: redact_all(&c.warnings),
         }),
         response: v.outcome.verification().map(|v| &v.raw),
     };
     // Serialising plain data to a String cannot fail; keep a valid line if it ever does.
-    serde_json::to_string(&shape).unwrap_or_else(|e| {
-        serde_json::json!({ "reference": record.job.reference.as_str(), "error": e.to_string() })
-            .to_string()
-    })
+    let text = serde_json::to_string(&shape).unwrap_or_else(|e| {
+        serde_json::json!({ "reference": shape.reference, "error": e.to_string() }).to_string()
+    });
+    crate::terminal::json_text(text)
+}
+
+/// An earlier run's record (a jsonl line or a csv row, as `--resume` carries it) as this run
+/// writes it: unchanged, unless it holds a secret form this run knows (a secret registered
+/// since, such as another profile's or a proxy password). Then its values are redacted, never
+/// its bytes: a jsonl record is parsed, redacted, written again and sealed again by
+/// `sealer`; a csv row is split into its cells, each redacted, and joined again.
+pub(crate) fn clean_carried<'a>(
+    text: &'a str,
+    format: OutputFormat,
+    sealer: Option<&Sealer>,
+) -> Cow<'a, str> {
+    if !crate::secret::holds_secret(text) {
+        return Cow::Borrowed(text);
+    }
+    match format {
+        OutputFormat::Csv => {
+            let mut reader = ::csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(text.as_bytes());
+            let mut record = ::csv::StringRecord::new();
+            match reader.read_record(&mut record) {
+                Ok(true) => {
+                    let cells: Vec<Cow<'_, str>> = record.iter().map(redact).collect();
+                    let mut row = csv::row(&cells);
+                    row.pop();
+                    Cow::Owned(row)
+                }
+                // Not a row the csv reader can split: nothing of it is shown.
+                _ => Cow::Owned(crate::secret::REDACTED.to_owned()),
+            }
+        }
+        _ => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(mut value) => {
+                if let serde_json::Value::Object(map) = &mut value {
+                    map.shift_remove("seal");
+                }
+                crate::secret::redact_json(&mut value);
+                let text = crate::terminal::json_text(value.to_string());
+                Cow::Owned(match sealer {
+                    Some(sealer) => sealer.seal(&text),
+                    None => text,
+                })
+            }
+            Err(_) => {
+                Cow::Owned(serde_json::json!({ "error": crate::secret::REDACTED }).to_string())
+            }
+        },
+    }
+}
+
+/// Each of `texts`, redacted.
+fn redact_all(texts: &[String]) -> Vec<Cow<'_, str>> {
+    texts.iter().map(|t| redact(t)).collect()
 }
 
 /// A record's flat fields, one per CSV column: what the CSV row and the batch table show.
@@ -272,7 +331,7 @@ impl RecordWriter {
                         truncate(&f.checks, 80),
                         truncate(&record.row_error().unwrap_or_default(), 80),
                     ]
-                    .map(|cell| crate::terminal::safe(&cell).into_owned()),
+                    .map(|cell| crate::terminal::scrub(&cell)),
                 );
             }
         }
@@ -286,6 +345,7 @@ impl RecordWriter {
         if self.discard {
             return Ok(());
         }
+        let text = clean_carried(text, self.format, self.sealer.as_ref());
         match self.format {
             OutputFormat::Jsonl | OutputFormat::Csv => {
                 self.out.write_all(text.as_bytes())?;

@@ -55,7 +55,7 @@ pub(crate) fn verification(
 ) -> String {
     let mut table = new_table(style);
     for (label, value) in rows(v, integrity) {
-        let mut value_cell = Cell::new(crate::terminal::safe(&value));
+        let mut value_cell = Cell::new(crate::terminal::scrub(&value));
         if style.color {
             let good = match label {
                 "Status" => Some(value == "SUCCESSFUL"),

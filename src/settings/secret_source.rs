@@ -220,11 +220,11 @@ pub(crate) fn register_known(
     // fails where the secret is read.
     let from_file = |path: &Path| {
         if let Ok(text) = crate::files::read_text(path, &crate::files::SECRET_FILE) {
-            crate::secret::register(file_secret(&text));
+            crate::secret::register_with_encodings(file_secret(&text));
         }
     };
     if let Some(value) = env_value {
-        crate::secret::register(value.trim());
+        crate::secret::register_with_encodings(value.trim());
     }
     if let Some(path) = file_flag {
         from_file(path);
@@ -240,7 +240,7 @@ pub(crate) fn register_known(
     };
     for profile in profiles.values().filter_map(toml::Value::as_table) {
         if let Some(value) = profile.get("client_secret").and_then(toml::Value::as_str) {
-            crate::secret::register(value.trim());
+            crate::secret::register_with_encodings(value.trim());
         }
         if let Some(path) = profile
             .get("client_secret_file")

@@ -147,7 +147,7 @@ fn pem_error(text: &[u8], e: &rustls::pki_types::pem::Error) -> String {
         Error::SectionTooLarge => "not valid PEM: a block is too large".to_owned(),
         other => format!(
             "not valid PEM: {}",
-            crate::terminal::safe(&other.to_string())
+            crate::terminal::scrub(&other.to_string())
         ),
     }
 }

@@ -15,6 +15,7 @@ mod files;
 mod first_hour;
 mod hostile;
 mod leaks;
+mod outputs;
 mod properties;
 mod reconcile;
 mod reconcile_resume;

@@ -45,7 +45,12 @@ pub(crate) fn run(
         let mut printer = Printer::plain_stdout();
         let text = match args.output {
             DoctorFormat::Text => report.text(),
-            DoctorFormat::Json => format!("{:#}\n", report.json()),
+            DoctorFormat::Json => {
+                format!(
+                    "{}\n",
+                    crate::terminal::json_text(format!("{:#}", report.json()))
+                )
+            }
         };
         write_output(printer.text(&text))?;
         match report.exit() {

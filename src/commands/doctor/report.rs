@@ -136,7 +136,7 @@ impl Report {
                 line.push_str("; fix: ");
                 line.push_str(fix);
             }
-            out.push_str(&crate::log::scrub(&line));
+            out.push_str(&crate::terminal::scrub(&line));
             out.push('\n');
         }
         out

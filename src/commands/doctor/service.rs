@@ -162,7 +162,7 @@ fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Che
 }
 
 fn transport(e: &TransportError) -> Check {
-    let text = crate::secret::redact(&e.to_string());
+    let text = crate::secret::redact(&e.to_string()).into_owned();
     match e {
         TransportError::Timeout(_) | TransportError::Network(_) | TransportError::Tls(_) => {
             Check::fail(
