@@ -189,7 +189,7 @@ literal\t'`Basic id:secret` unencoded, as the interface document literally write
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l hmac -d 'Check the response\'s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]' -r -f -a "off\t'Do not check it'
 warn\t'Check it; a mismatch or a missing hmac is a warning on stderr'
 require\t'Check it; a mismatch or a missing hmac fails the verification (exit 4)'"
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l proxy -d 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l proxy -d 'Send requests through this proxy [default: https_proxy, all_proxy or http_proxy from the environment, minus NO_PROXY] [config: proxy]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l ca-cert -d 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount -d 'Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00, NGN 40000); compared exactly in kobo, never rounded' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l expect-amount-kobo -d 'Expected amount in kobo (an integer)' -r
@@ -233,7 +233,7 @@ literal\t'`Basic id:secret` unencoded, as the interface document literally write
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l hmac -d 'Check the response\'s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]' -r -f -a "off\t'Do not check it'
 warn\t'Check it; a mismatch or a missing hmac is a warning on stderr'
 require\t'Check it; a mismatch or a missing hmac fails the verification (exit 4)'"
-complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l proxy -d 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l proxy -d 'Send requests through this proxy [default: https_proxy, all_proxy or http_proxy from the environment, minus NO_PROXY] [config: proxy]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l ca-cert -d 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
@@ -274,7 +274,7 @@ literal\t'`Basic id:secret` unencoded, as the interface document literally write
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l hmac -d 'Check the response\'s hmac: `warn` on a mismatch or a missing hmac, `require` it (exit 4), or `off` [default: warn] [config: hmac]' -r -f -a "off\t'Do not check it'
 warn\t'Check it; a mismatch or a missing hmac is a warning on stderr'
 require\t'Check it; a mismatch or a missing hmac fails the verification (exit 4)'"
-complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l proxy -d 'Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY] [config: proxy]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l proxy -d 'Send requests through this proxy [default: https_proxy, all_proxy or http_proxy from the environment, minus NO_PROXY] [config: proxy]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l ca-cert -d 'Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection CA [config: ca_cert]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l retries -d 'Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504 [default: 2] [config: retries]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l wait -d 'Ask a not-final (e.g. PENDING) transaction again until it is final or this long has passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]' -r

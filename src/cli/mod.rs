@@ -405,8 +405,8 @@ pub(crate) struct ProfileArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub(crate) hmac: Option<HmacMode>,
 
-    /// Send requests through this proxy [default: HTTPS_PROXY/HTTP_PROXY, minus NO_PROXY]
-    /// [config: proxy]
+    /// Send requests through this proxy [default: https_proxy, all_proxy or http_proxy from
+    /// the environment, minus NO_PROXY] [config: proxy]
     #[arg(long, value_name = "URL")]
     pub(crate) proxy: Option<String>,
 

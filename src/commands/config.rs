@@ -92,7 +92,7 @@ pub(crate) fn run(
             settings.warn(log);
             settings.warn_shadowed(log);
             let problems = settings.problems(ctx.env);
-            write_output(printer.text(&show(&settings, &problems, ctx)))?;
+            write_output(printer.text(&show(&settings, &problems)))?;
             for problem in &problems {
                 match problem.broken {
                     true => log.error(&format!("{}: {}", problem.key, problem.message)),
@@ -224,7 +224,7 @@ fn no_config_dir() -> Failure {
 
 /// The `config show` table: key, value, source; a line with a problem says so after its
 /// source (`<- BROKEN` when verify could not work, `<- WARNING` otherwise); stderr says why.
-fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
+fn show(s: &Settings, problems: &[Problem]) -> String {
     // Plain even on a terminal: three columns people copy values out of.
     let mut table = new_table(Style::PLAIN);
     let none = || "-".to_owned();
@@ -303,26 +303,26 @@ fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
         src(&s.hmac.source),
     );
     let proxy = match &s.proxy {
-        Some(p) => (redact_userinfo(&p.value), src(&p.source)),
-        None => [
-            "HTTPS_PROXY",
-            "https_proxy",
-            "HTTP_PROXY",
-            "http_proxy",
-            "ALL_PROXY",
-        ]
-        .iter()
-        .find_map(|name| {
-            (ctx.env)(name).filter(|v| !v.is_empty()).map(|v| {
-                (
-                    redact_userinfo(&v),
-                    format!("env {name} (not for loopback)"),
-                )
-            })
-        })
-        .unwrap_or_else(|| (none(), "not set".into())),
+        Some(p) => {
+            let source = match p.source {
+                Source::Env(_) => format!("{} (not for loopback)", src(&p.source)),
+                _ => src(&p.source),
+            };
+            (crate::transport::proxy::shown(&p.value), source)
+        }
+        None => (none(), "not set".into()),
     };
     row(&mut table, "proxy", proxy.0, proxy.1);
+    if let Some(list) = &s.no_proxy {
+        let applies = match s.proxy.as_ref().map(|p| &p.source) {
+            Some(Source::Env(_)) => src(&list.source),
+            _ => format!(
+                "{} (applies to a proxy from the environment only)",
+                src(&list.source)
+            ),
+        };
+        row(&mut table, "no_proxy", list.value.clone(), applies);
+    }
     let ca = s
         .ca_cert
         .as_ref()
@@ -332,24 +332,6 @@ fn show(s: &Settings, problems: &[Problem], ctx: &Context) -> String {
     let mut out = table_text(&table, Style::PLAIN);
     out.push('\n');
     out
-}
-
-/// `http://user:pass@host` shown as `http://user:<redacted>@host`.
-fn redact_userinfo(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!(
-                "{scheme}://{user}:<redacted>@{host}{}",
-                &rest[authority_end..]
-            )
-        }
-        None => url.to_owned(),
-    }
 }
 
 /// Starts an atomic write of `path`, which will be readable only by its owner (it may hold
@@ -384,20 +366,5 @@ fn unwritable(path: &Path, e: crate::files::Unwritable) -> Failure {
     match e.collision {
         true => Failure::usage(message),
         false => Failure::config(Cause::ConfigFile, message),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn userinfo_is_redacted() {
-        assert_eq!(
-            redact_userinfo("http://bob:pw@proxy:3128/x"),
-            "http://bob:<redacted>@proxy:3128/x"
-        );
-        assert_eq!(redact_userinfo("http://proxy:3128"), "http://proxy:3128");
-        assert_eq!(redact_userinfo("proxy:3128"), "proxy:3128");
     }
 }

@@ -264,8 +264,11 @@ fn extra_sections() -> String {
             "Forces colour when --color is auto and NO_COLOR is unset.",
         ),
         (
-            "HTTPS_PROXY, HTTP_PROXY, NO_PROXY",
-            "Proxy for remote hosts when --proxy is not given.",
+            "https_proxy, all_proxy, http_proxy, NO_PROXY",
+            "Proxy for remote hosts when neither --proxy nor the profile's proxy key is \
+             given: the first set of https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY, \
+             http_proxy, HTTP_PROXY (HTTP_PROXY is ignored when REQUEST_METHOD is set); \
+             an unusable one is exit 6. NO_PROXY (or no_proxy) lists hosts reached without it.",
         ),
         ("XDG_CONFIG_HOME", "Where the default config file lives."),
     ];

@@ -16,6 +16,7 @@ use crate::log::Log;
 use crate::secret::Secret;
 use crate::transport::base_url::BaseUrl;
 use crate::transport::client::AuthStyle;
+use crate::transport::proxy;
 use file::{ConfigFile, ConfigLocation, Profile};
 pub(crate) use secret_source::{SecretSource, SourceCheck};
 pub(crate) use source::{Context, EnvLookup, Source, Sourced, env};
@@ -58,8 +59,11 @@ pub(crate) struct Settings {
     pub(crate) wait: Sourced<Duration>,
     /// How the response's hmac is checked.
     pub(crate) hmac: Sourced<HmacMode>,
-    /// Explicit proxy URL (otherwise HTTPS_PROXY/HTTP_PROXY/NO_PROXY apply).
+    /// The proxy URL: `--proxy`, else the profile's `proxy`, else the environment's
+    /// (`https_proxy`, `all_proxy`, `http_proxy`: see [`crate::transport::proxy`]).
     pub(crate) proxy: Option<Sourced<String>>,
+    /// The environment's NO_PROXY list (it exempts hosts from the environment's proxy only).
+    pub(crate) no_proxy: Option<Sourced<String>>,
     /// Extra PEM root certificates.
     pub(crate) ca_cert: Option<Sourced<PathBuf>>,
     /// Keys set in the profile but overridden by an environment variable.
@@ -76,8 +80,10 @@ pub(crate) struct Endpoint {
     pub(crate) client_id: String,
     pub(crate) client_secret: Secret,
     pub(crate) auth_style: AuthStyle,
-    /// Explicit proxy URL.
-    pub(crate) proxy: Option<String>,
+    /// The proxy URL and where it came from.
+    pub(crate) proxy: Option<Sourced<String>>,
+    /// The environment's NO_PROXY list.
+    pub(crate) no_proxy: Option<String>,
     /// Extra PEM root certificates.
     pub(crate) ca_cert: Option<PathBuf>,
 }
@@ -171,13 +177,24 @@ impl Settings {
     }
 
     /// Registers the secrets of the environment, `--client-secret-file` and the given
-    /// config text.
+    /// config text, and the credentials of every proxy URL they or `--proxy` name.
     fn register_known(flags: &Flags, ctx: &Context, config_text: Option<&str>) {
         secret_source::register_known(
             flags.client_secret_file.as_deref(),
             (ctx.env)(env::CLIENT_SECRET).as_deref(),
             config_text,
         );
+        let from_env = proxy::ENV_PROXY.iter().filter_map(|name| (ctx.env)(name));
+        let from_file = config_text
+            .and_then(|text| toml::from_str::<toml::Table>(text).ok())
+            .and_then(|table| table.get("profiles").cloned())
+            .and_then(|profiles| profiles.as_table().cloned())
+            .into_iter()
+            .flat_map(|profiles| profiles.into_iter().map(|(_, profile)| profile))
+            .filter_map(|profile| profile.get("proxy")?.as_str().map(str::to_owned));
+        for url in flags.proxy.iter().cloned().chain(from_env).chain(from_file) {
+            proxy::register_credentials(&url);
+        }
     }
 
     /// [`Settings::resolve`], reporting every problem rather than the first: each
@@ -325,8 +342,11 @@ impl Settings {
         );
         let proxy = match &args.proxy {
             Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
-            None => layer.sourced(profile.proxy.clone(), "proxy"),
+            None => layer
+                .sourced(profile.proxy.clone(), "proxy")
+                .or_else(|| proxy::from_env(ctx.env)),
         };
+        let no_proxy = proxy::no_proxy_from_env(ctx.env);
         let ca_cert = match &args.ca_cert {
             Some(path) => Some(Sourced::new(path.clone(), Source::Flag("--ca-cert"))),
             None => layer.sourced(profile.ca_cert.clone(), "ca_cert"),
@@ -370,6 +390,7 @@ impl Settings {
             wait,
             hmac,
             proxy,
+            no_proxy,
             ca_cert,
             shadowed,
             warnings,
@@ -442,24 +463,16 @@ impl Settings {
                 format!("the client id from {} is empty", client_id.source),
             ));
         }
-        if let Some(proxy) = &self.proxy
-            && proxy.value.trim().is_empty()
-        {
-            return Err(Failure::config(
-                Cause::Proxy,
-                format!(
-                    "the proxy from {} is empty; remove it (HTTPS_PROXY/HTTP_PROXY then apply) or \
-                 give a proxy URL",
-                    proxy.source
-                ),
-            ));
+        if let Some(proxy) = &self.proxy {
+            proxy::parse(proxy)?;
         }
         Ok(Endpoint {
             base_url: base,
             client_id: client_id.value.clone(),
             client_secret: self.secret(log)?,
             auth_style: self.auth_style.value,
-            proxy: self.proxy.as_ref().map(|p| p.value.clone()),
+            proxy: self.proxy.clone(),
+            no_proxy: self.no_proxy.as_ref().map(|n| n.value.clone()),
             ca_cert: self.ca_cert.as_ref().map(|c| c.value.clone()),
         })
     }
@@ -584,6 +597,9 @@ impl Settings {
                     ),
                 ),
             },
+        }
+        if let Some(Err(failure)) = self.proxy.as_ref().map(proxy::parse) {
+            broken("proxy", failure.message);
         }
         // Read and checked as verify would at start: a file that is there but holds no
         // usable certificate is as broken as one that is missing.

@@ -186,7 +186,29 @@ impl Client {
         let authorization = authorization(endpoint);
         crate::secret::register_credentials(&endpoint.client_id, &endpoint.client_secret);
         log.add_secret(authorization.expose().trim_start_matches("Basic "));
-        let proxy = network::proxy(endpoint)?;
+        let proxy = super::proxy::choose(
+            &endpoint.base_url,
+            endpoint.proxy.as_ref(),
+            endpoint.no_proxy.as_deref(),
+        )?;
+        match (&proxy, &endpoint.proxy) {
+            (Some(_), Some(url)) => log.trace(|| {
+                format!(
+                    "requests go through the proxy {} (from {})",
+                    super::proxy::shown(&url.value),
+                    url.source
+                )
+            }),
+            (None, Some(url)) => log.trace(|| {
+                format!(
+                    "requests go direct: the proxy from {} is not used for {} (loopback, or \
+                     listed in NO_PROXY)",
+                    url.source,
+                    endpoint.base_url.host()
+                )
+            }),
+            (_, None) => {}
+        }
         let mut tls = TlsConfig::builder();
         let extra_roots = options.extra_roots.as_deref();
         if let Some(roots) = network::roots(endpoint.ca_cert.as_deref(), extra_roots)? {
@@ -493,6 +515,7 @@ mod tests {
             client_secret: Secret::new("secret"),
             auth_style: style,
             proxy: None,
+            no_proxy: None,
             ca_cert: None,
         }
     }

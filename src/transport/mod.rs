@@ -5,3 +5,4 @@ pub(crate) mod base_url;
 pub(crate) mod client;
 pub(crate) mod gate;
 pub(crate) mod network;
+pub(crate) mod proxy;

@@ -1,41 +1,19 @@
-//! Reaching the service: proxies, extra root certificates and name resolution.
+//! Reaching the service: the agent, extra root certificates and name resolution (the proxy
+//! is [`crate::transport::proxy`]'s).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
+use ureq::Agent;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::tls::{Certificate, RootCerts};
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
-use ureq::{Agent, Proxy};
 
 use crate::exit::{Cause, Failure};
-use crate::settings::Endpoint;
-use crate::transport::base_url::is_loopback;
-
-/// The proxy to use: none for loopback (a plain-http loopback request must never hand the
-/// Authorization header to a proxy), else `--proxy`/config, else HTTPS_PROXY, HTTP_PROXY and
-/// NO_PROXY from the environment.
-pub(crate) fn proxy(endpoint: &Endpoint) -> Result<Option<Proxy>, Failure> {
-    if is_loopback(endpoint.base_url.host()) {
-        return Ok(None);
-    }
-    match &endpoint.proxy {
-        Some(url) => Proxy::new(url).map(Some).map_err(|_| {
-            Failure::config(
-                Cause::Proxy,
-                format!(
-                    "proxy '{url}' is not a usable proxy URL (supported schemes: http, https, \
-                 socks4, socks4a, socks5, socks5h; e.g. http://proxy.example:3128)"
-                ),
-            )
-        }),
-        None => Ok(Proxy::try_from_env()),
-    }
-}
 
 /// The agent every request goes through, with a resolver that does not start a thread per
 /// request.

@@ -4,8 +4,15 @@
 //! environment held to the flag's rules, and a second signal that still closes `-o json`
 //! and removes temporary files.
 
+use std::io::Write;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread;
+
 use crate::common::*;
 use payverify::Secret;
+use payverify::sandbox::{Identity, Request, Response, Server, Validity};
 use serde_json::Value;
 
 /// The documented sample's own transaction reference.
@@ -392,5 +399,403 @@ fn reconcile_rows_are_redacted_and_escaped_as_values_in_every_format() {
             }
             _ => {}
         }
+    }
+}
+
+// ---- items 11 and 15: proxy credentials and proxies from the environment ----------------
+
+/// A name that never resolves: a request that reaches it went through a proxy.
+const GATEWAY: &str = "gw.payverify.test";
+
+/// The proxy password the tests use, with characters a URL carries percent-encoded.
+const PROXY_PASSWORD: &str = "Pr0xy/pa ss@word";
+/// [`PROXY_PASSWORD`] as a proxy URL's userinfo writes it.
+const PROXY_PASSWORD_IN_URL: &str = "Pr0xy%2Fpa%20ss%40word";
+
+/// Every form of the proxy password that must never be printed.
+fn proxy_password_forms() -> Vec<String> {
+    use base64::Engine as _;
+    vec![
+        PROXY_PASSWORD.to_owned(),
+        PROXY_PASSWORD_IN_URL.to_owned(),
+        base64::engine::general_purpose::STANDARD.encode(format!("bob:{PROXY_PASSWORD}")),
+    ]
+}
+
+/// Asserts that no form of the proxy password is in either output channel.
+fn assert_no_proxy_password(out: &std::process::Output, what: &str) {
+    let both = format!("{}\n{}", stdout_of(out), stderr_of(out));
+    for form in proxy_password_forms() {
+        assert!(!both.contains(&form), "{what}: {form} leaked:\n{both}");
+    }
+}
+
+/// An HTTPS service for [`GATEWAY`] on loopback (with its CA file), answering the sample for
+/// the reference asked; `echo` is put into each answer's `note` (a TLS-inspecting proxy, or a
+/// service, that echoes what it should not).
+fn gateway(echo: &'static str) -> (Server, TempDir, String) {
+    let identity = Identity::generate(&[GATEWAY], Validity::Current).unwrap();
+    let dir = TempDir::new("proxy-gateway");
+    let ca = dir.write("ca.pem", &identity.ca_pem);
+    let server = Server::start(
+        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        Some(identity.config),
+        move |request: &Request| {
+            let mut v: Value = serde_json::from_str(&SAMPLE).unwrap();
+            v["transactionRef"] = request.target.rsplit('/').next().unwrap_or("").into();
+            v["note"] = format!("seen {echo}").into();
+            Response {
+                status: 200,
+                headers: vec![],
+                body: v.to_string().into_bytes(),
+            }
+        },
+    )
+    .unwrap();
+    (server, dir, ca.to_str().unwrap().to_owned())
+}
+
+/// An HTTP CONNECT proxy on loopback that records each request head and tunnels every
+/// CONNECT to `upstream`, whatever it names.
+struct ConnectProxy {
+    addr: SocketAddr,
+    heads: Arc<Mutex<Vec<String>>>,
+}
+
+impl ConnectProxy {
+    fn start(upstream: SocketAddr) -> ConnectProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let heads: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = heads.clone();
+        thread::spawn(move || {
+            for mut client in listener.incoming().flatten() {
+                let seen = seen.clone();
+                thread::spawn(move || {
+                    let head = read_head(&mut client);
+                    seen.lock().unwrap().push(head);
+                    let Ok(server) = TcpStream::connect(upstream) else {
+                        return;
+                    };
+                    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+                    let (mut c2, mut s2) =
+                        (client.try_clone().unwrap(), server.try_clone().unwrap());
+                    thread::spawn(move || {
+                        let _ = std::io::copy(&mut s2, &mut c2);
+                    });
+                    let (mut client, mut server) = (client, server);
+                    let _ = std::io::copy(&mut client, &mut server);
+                });
+            }
+        });
+        ConnectProxy { addr, heads }
+    }
+
+    /// The proxy URL with user `bob` and [`PROXY_PASSWORD`].
+    fn url(&self) -> String {
+        format!("http://bob:{PROXY_PASSWORD_IN_URL}@{}", self.addr)
+    }
+
+    /// The CONNECT requests it has seen.
+    fn connects(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+/// `payverify [-v] verify REF --ca-cert CA` for [`GATEWAY`] (one attempt), with no proxy
+/// variable but those `env` sets.
+fn verify_via(ca: &str, env: &[(&str, &str)], verbose: bool) -> assert_cmd::Command {
+    let mut cmd = payverify_at(&format!("https://{GATEWAY}"));
+    cmd.env_remove("REQUEST_METHOD");
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    if verbose {
+        cmd.arg("-v");
+    }
+    cmd.args([
+        "verify",
+        REF,
+        "--ca-cert",
+        ca,
+        "--retries",
+        "0",
+        "--timeout",
+        "10",
+    ]);
+    cmd
+}
+
+#[test]
+fn item_15_a_proxy_from_the_environment_is_used_and_its_password_never_shown() {
+    let (server, _dir, ca) = gateway(PROXY_PASSWORD);
+    let proxy = ConnectProxy::start(server.addr());
+    let url = proxy.url();
+    for name in proxy_vars() {
+        let before = proxy.connects().len();
+        let out = verify_via(&ca, &[(name, &url)], true)
+            .args(["-o", "json"])
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        let connects = proxy.connects();
+        assert_eq!(connects.len(), before + 1, "{name}: {connects:?}");
+        let head = &connects[before];
+        assert!(
+            head.starts_with(&format!("CONNECT {GATEWAY}:443 ")),
+            "{head}"
+        );
+        assert!(head.contains("Proxy-Authorization: Basic "), "{head}");
+        // The -v trace names the proxy and its source, never its userinfo; the echo of the
+        // password in the answer is redacted like an echoed client secret.
+        assert!(
+            stderr.contains(&format!(
+                "payverify: requests go through the proxy http://<redacted>@{} (from env {name})",
+                proxy.addr
+            )),
+            "{stderr}"
+        );
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(answer["note"], "seen <redacted>", "{name}");
+        assert_no_proxy_password(&out, name);
+    }
+}
+
+#[test]
+fn item_15_an_unusable_proxy_from_the_environment_is_exit_6_as_the_flag_is() {
+    let (server, _dir, ca) = gateway("-");
+    let unusable = [
+        format!("gopher://bob:{PROXY_PASSWORD_IN_URL}@127.0.0.1:70"),
+        format!("http://bob:{PROXY_PASSWORD}@[::1"),
+        "http://proxy.example:99999".to_owned(),
+    ];
+    for name in proxy_vars() {
+        for value in &unusable {
+            let out = verify_via(&ca, &[(name, value)], false).output().unwrap();
+            let stderr = stderr_of(&out);
+            assert_eq!(out.status.code(), Some(6), "{name}={value}: {stderr}");
+            assert_eq!(stdout_of(&out), "");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(
+                stderr.contains(&format!("from env {name} is not a usable proxy URL")),
+                "{stderr}"
+            );
+            assert_no_proxy_password(&out, name);
+            assert_inert(&stderr, name);
+        }
+    }
+    // The flag, for comparison: the same message but for its source.
+    let out = verify_via(&ca, &[], false)
+        .args(["--proxy", &unusable[0]])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert!(stderr_of(&out).contains(
+        "proxy 'gopher://<redacted>@127.0.0.1:70' from flag --proxy is not a usable proxy URL"
+    ));
+    assert_no_proxy_password(&out, "--proxy");
+    assert_eq!(server.counts().handshakes.load(Ordering::SeqCst), 0);
+}
+
+/// The environment variables that can name a proxy.
+fn proxy_vars() -> [&'static str; 6] {
+    [
+        "https_proxy",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+        "http_proxy",
+        "HTTP_PROXY",
+    ]
+}
+
+#[test]
+fn item_15_upper_case_http_proxy_is_ignored_under_cgi() {
+    let (server, _dir, ca) = gateway("-");
+    let proxy = ConnectProxy::start(server.addr());
+    let url = proxy.url();
+    let cgi = ("REQUEST_METHOD", "GET");
+    // A CGI request's `Proxy:` header arrives as HTTP_PROXY: not followed, usable or not,
+    // so the request goes direct (and the test's name resolves nowhere: exit 7).
+    for value in [url.as_str(), "gopher://evil:70"] {
+        let out = verify_via(&ca, &[("HTTP_PROXY", value), cgi], false)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(7), "{value}: {}", stderr_of(&out));
+    }
+    assert_eq!(proxy.connects(), [] as [String; 0]);
+    // The lower-case name, which no request header can set, and HTTPS_PROXY still count.
+    for name in ["http_proxy", "HTTPS_PROXY"] {
+        let out = verify_via(&ca, &[(name, &url), cgi], false)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr_of(&out));
+    }
+    assert_eq!(proxy.connects().len(), 2);
+    // Without REQUEST_METHOD, HTTP_PROXY is followed (the control).
+    let out = verify_via(&ca, &[("HTTP_PROXY", &url)], false)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(proxy.connects().len(), 3);
+}
+
+#[test]
+fn item_15_no_proxy_exempts_the_gateway_from_the_environments_proxy_only() {
+    let (server, _dir, ca) = gateway("-");
+    let proxy = ConnectProxy::start(server.addr());
+    let url = proxy.url();
+    // Listed: the request goes direct (exit 7: the name resolves nowhere), the proxy sees
+    // nothing.
+    for (name, list) in [
+        ("NO_PROXY", GATEWAY),
+        ("NO_PROXY", " other.example , .payverify.test"),
+        ("no_proxy", "*.PAYVERIFY.test"),
+        ("NO_PROXY", "payverify.test:443"),
+        ("NO_PROXY", "*"),
+    ] {
+        let out = verify_via(&ca, &[("HTTPS_PROXY", &url), (name, list)], true)
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(7), "{name}={list:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "requests go direct: the proxy from env HTTPS_PROXY is not used for {GATEWAY}"
+            )),
+            "{stderr}"
+        );
+    }
+    assert_eq!(proxy.connects(), [] as [String; 0]);
+    // Not listed: through the proxy.
+    for list in ["payverify.test.evil", "w.payverify.test", "other.example"] {
+        let out = verify_via(&ca, &[("HTTPS_PROXY", &url), ("NO_PROXY", list)], false)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{list}: {}", stderr_of(&out));
+    }
+    assert_eq!(proxy.connects().len(), 3);
+    // An explicit --proxy is not the environment's: NO_PROXY does not exempt from it.
+    let out = verify_via(&ca, &[("NO_PROXY", "*")], false)
+        .args(["--proxy", &url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(proxy.connects().len(), 4);
+}
+
+#[test]
+fn item_15_the_flag_then_the_profile_then_the_environment_https_first() {
+    let (server, dir, ca) = gateway("-");
+    let (a, b) = (
+        ConnectProxy::start(server.addr()),
+        ConnectProxy::start(server.addr()),
+    );
+    let config = dir.write(
+        "config.toml",
+        format!("[profiles.p]\nproxy = \"{}\"\n", b.url()),
+    );
+    // HTTPS_PROXY before ALL_PROXY and HTTP_PROXY.
+    let out = verify_via(
+        &ca,
+        &[
+            ("ALL_PROXY", &b.url()),
+            ("HTTP_PROXY", &b.url()),
+            ("HTTPS_PROXY", &a.url()),
+        ],
+        false,
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!((a.connects().len(), b.connects().len()), (1, 0));
+    // The profile's key before the environment, even an unusable environment value.
+    let out = verify_via(&ca, &[("HTTPS_PROXY", "gopher://x:1")], false)
+        .args(["--profile", "p", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!((a.connects().len(), b.connects().len()), (1, 1));
+    // The flag before both.
+    let out = verify_via(&ca, &[("HTTPS_PROXY", &b.url())], false)
+        .args(["--profile", "p", "--config"])
+        .arg(&config)
+        .args(["--proxy", &a.url()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!((a.connects().len(), b.connects().len()), (2, 1));
+}
+
+#[test]
+fn item_11_proxy_credentials_are_redacted_in_errors_doctor_and_config_show() {
+    let (server, dir, ca) = gateway(PROXY_PASSWORD);
+    let proxy = ConnectProxy::start(server.addr());
+    let url = proxy.url();
+    let shown = format!("http://<redacted>@{}", proxy.addr);
+    // An unusable proxy from the config file: the error names the key, not the password.
+    let bad = format!("ftp://bob:{PROXY_PASSWORD_IN_URL}@proxy.example:21");
+    let config = dir.write("bad.toml", format!("[profiles.p]\nproxy = \"{bad}\"\n"));
+    let out = verify_via(&ca, &[], false)
+        .args(["--profile", "p", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("proxy 'ftp://<redacted>@proxy.example:21' from "),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_no_proxy_password(&out, "config error");
+    // doctor, text and JSON, with the proxy from the environment: it goes through it (the
+    // gateway echoes the password) and shows where the proxy came from.
+    for format in ["text", "json"] {
+        let out = payverify_at(&format!("https://{GATEWAY}"))
+            .env("HTTPS_PROXY", &url)
+            .args(["doctor", REF, "--ca-cert", &ca, "-o", format])
+            .output()
+            .unwrap();
+        assert_no_proxy_password(&out, &format!("doctor -o {format}"));
+        let stdout = stdout_of(&out);
+        assert_inert(&stdout, format);
+        if format == "json" {
+            let report: Value = serde_json::from_str(&stdout).unwrap();
+            let settings = &report["checks"][1];
+            assert_eq!(settings["check"], "settings");
+            assert_eq!(
+                settings["details"]["proxy"],
+                serde_json::json!({ "value": shown, "source": "env HTTPS_PROXY" })
+            );
+        }
+        assert!(stdout.contains(&format!("{}", proxy.addr)), "{stdout}");
+    }
+    assert!(
+        !proxy.connects().is_empty(),
+        "doctor went through the proxy"
+    );
+    // config show, from the environment and from the profile.
+    let good = dir.write("good.toml", format!("[profiles.p]\nproxy = \"{url}\"\n"));
+    for (env, args) in [
+        (vec![("HTTPS_PROXY", url.as_str())], vec![]),
+        (
+            vec![],
+            vec!["--profile", "p", "--config", good.to_str().unwrap()],
+        ),
+    ] {
+        let mut cmd = payverify();
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
+        let out = cmd.args(&args).args(["config", "show"]).output().unwrap();
+        assert_no_proxy_password(&out, "config show");
+        let line = stdout_of(&out)
+            .lines()
+            .find(|l| l.starts_with("proxy "))
+            .map(str::to_owned)
+            .unwrap_or_default();
+        assert!(line.contains(&shown), "{line}");
     }
 }

@@ -20,7 +20,7 @@ use crate::log::{Level, Log};
 use crate::render::{Printer, write_output};
 use crate::secret::Secret;
 use crate::settings::{Context, Endpoint, SecretSource, Settings, Source};
-use crate::transport::base_url::{BaseUrl, is_loopback, without_userinfo};
+use crate::transport::base_url::{BaseUrl, without_userinfo};
 
 pub(crate) use report::{Check, Report};
 
@@ -140,7 +140,8 @@ fn diagnose(
                 "connect",
                 Exit::Config,
                 failure.message,
-                "correct --proxy or the profile's proxy key",
+                "correct the proxy where it came from (--proxy, the profile's proxy key, or the \
+                 environment variable named), or unset it",
             ));
             return report;
         }
@@ -163,7 +164,8 @@ fn diagnose(
         client_id: client_id.value.clone(),
         client_secret: secret,
         auth_style: settings.auth_style.value,
-        proxy: settings.proxy.as_ref().map(|p| p.value.clone()),
+        proxy: settings.proxy.clone(),
+        no_proxy: settings.no_proxy.as_ref().map(|n| n.value.clone()),
         ca_cert: settings.ca_cert.as_ref().map(|c| c.value.clone()),
     };
     service::checks(&mut report, &settings, &endpoint, reference, log);
@@ -191,23 +193,11 @@ impl Target {
 
 /// The proxy requests will go through, decided as the client decides it.
 fn proxy_for(settings: &Settings, base: &BaseUrl) -> Result<Option<ureq::Proxy>, Failure> {
-    if is_loopback(base.host()) {
-        return Ok(None);
-    }
-    let proxy = match &settings.proxy {
-        Some(url) => Some(ureq::Proxy::new(&url.value).map_err(|_| {
-            Failure::config(
-                Cause::Proxy,
-                format!(
-                    "proxy '{}' from {} is not a usable proxy URL",
-                    url.value, url.source
-                ),
-            )
-        })?),
-        None => ureq::Proxy::try_from_env(),
-    };
-    let uri: Option<Uri> = base.to_string().parse().ok();
-    Ok(proxy.filter(|p| uri.as_ref().is_none_or(|u| !p.is_no_proxy(u))))
+    crate::transport::proxy::choose(
+        base,
+        settings.proxy.as_ref(),
+        settings.no_proxy.as_ref().map(|n| n.value.as_str()),
+    )
 }
 
 /// 1. Which file, which profile and why, and what about them deserves attention.
@@ -385,6 +375,11 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
     check = check
         .with("base_url", sourced(&settings.base_url, without_userinfo))
         .with("client_id", sourced(&settings.client_id, str::to_owned))
+        .with(
+            "proxy",
+            sourced(&settings.proxy, crate::transport::proxy::shown),
+        )
+        .with("no_proxy", sourced(&settings.no_proxy, str::to_owned))
         .with(
             "client_secret_source",
             settings
