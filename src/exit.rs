@@ -29,7 +29,8 @@ pub enum Exit {
     /// A status other than SUCCESSFUL or FAILED.
     NotFinal,
     /// payverify could not do its own local work (writing the output failed, a worker
-    /// failed): nothing about the payment is known.
+    /// failed), or a batch ended before every input item was decided: nothing is known
+    /// about the payments it did not reach.
     Internal,
     /// Interrupted by Ctrl-C or SIGTERM.
     Interrupted,
@@ -93,7 +94,8 @@ impl Exit {
             }
             Exit::NotFinal => "not final: a status other than SUCCESSFUL or FAILED",
             Exit::Internal => {
-                "local error: payverify could not write its output, or failed internally"
+                "local error: payverify could not write its output or failed internally, or the \
+                 run ended before every input item was verified"
             }
             Exit::Interrupted => "interrupted by Ctrl-C or SIGTERM",
         }

@@ -54,9 +54,19 @@ pub(super) enum Event<D> {
     Skipped(usize),
     Note(Item<D>),
     InputFailed(Failure),
-    /// How many positions the input held, the line to show if that was none, and the
-    /// input's closing warnings.
-    InputEnd(usize, String, Unshown, Vec<String>),
+    /// How many positions the reader issued, whether that is every position of the input
+    /// (it was read to its end: no stop and no read error cut it short), the line to show
+    /// if the input held none, and the input's closing warnings.
+    InputEnd(InputEnd),
+}
+
+/// What the reader says when it stops reading.
+pub(super) struct InputEnd {
+    issued: usize,
+    read_to_end: bool,
+    empty_message: String,
+    unshown: Unshown,
+    notes: Vec<String>,
 }
 
 /// Notes counted but not shown, per kind.
@@ -70,8 +80,10 @@ impl Batch {
     /// Verifies every reference of `input`, writing records to `writer`; returns the merge
     /// (largest exit code) of every reference's record, 2 when there was no reference at
     /// all, or 130 when interrupted. Every reference issued to a worker ends as a record,
-    /// even when the worker fails; a reader of stdout going away stops the batch without
-    /// lowering its exit status.
+    /// even when the worker fails. A run that ends before every position of the input was
+    /// decided (the reader of stdout went away, the output failed, the input could not be
+    /// read to its end) is exit 10 whatever the decided ones say: the positions it never
+    /// reached could be anything.
     pub(crate) fn run<D: Send + 'static>(
         &self,
         verifier: Arc<Verifier>,
@@ -123,6 +135,8 @@ impl Batch {
         // it, so a run that has nothing to verify (a usage error) leaves stdout empty.
         let mut begun = false;
         let mut failed = 0usize;
+        // The reader read every position of the input (no stop or read error cut it short):
+        // `total` is then exact.
         let mut input_complete = false;
         let mut exit = Exit::Successful;
         let mut summary = Summary {
@@ -164,13 +178,12 @@ impl Batch {
                     exit = exit.merge(failure.exit);
                     bar.suspend(|| log.error(&failure.message));
                 }
-                Ok(Event::InputEnd(n, message, rest, notes)) => {
-                    (total, empty_message) = (Some(n), message);
-                    end_notes = notes;
-                    // Read to its end before any stop: `n` is then every reference.
-                    input_complete = stopped.is_none() && !self.halt.load(Ordering::SeqCst);
-                    bar.set_length(n as u64);
-                    unshown = rest;
+                Ok(Event::InputEnd(end)) => {
+                    (total, empty_message) = (Some(end.issued), end.empty_message);
+                    end_notes = end.notes;
+                    input_complete = end.read_to_end;
+                    bar.set_length(end.issued as u64);
+                    unshown = end.unshown;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
@@ -205,12 +218,18 @@ impl Batch {
                     let tally = writer.tally(&entry);
                     exit = exit.merge(tally.exit);
                     summary.add(tally, matches!(*entry, Entry::Verified(_)));
-                    if stopped != Some(Stopped::OutputClosed) {
-                        if !std::mem::replace(&mut begun, true) {
-                            self.write(to_stdout(&mut || writer.begin()), &mut stopped)?;
+                    if !stopped.is_some_and(Stopped::output_gone) {
+                        if !std::mem::replace(&mut begun, true)
+                            && let Some(line) =
+                                self.write(to_stdout(&mut || writer.begin()), &mut stopped)
+                        {
+                            bar.suspend(|| log.error(&line));
                         }
-                        if stopped != Some(Stopped::OutputClosed) {
-                            self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)?;
+                        if !stopped.is_some_and(Stopped::output_gone)
+                            && let Some(line) =
+                                self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)
+                        {
+                            bar.suspend(|| log.error(&line));
                         }
                     }
                     if tally.exit != Exit::Successful {
@@ -269,23 +288,45 @@ impl Batch {
             && lost == 0
             && stopped.is_none()
             && !self.stop.load(Ordering::SeqCst);
-        if stopped != Some(Stopped::OutputClosed) && !nothing {
-            if !begun {
-                self.write(writer.begin(), &mut stopped)?;
+        if !stopped.is_some_and(Stopped::output_gone) && !nothing {
+            if !begun && let Some(line) = self.write(writer.begin(), &mut stopped) {
+                log.error(&line);
             }
-            if stopped != Some(Stopped::OutputClosed) {
-                self.write(writer.finish(), &mut stopped)?;
+            if !stopped.is_some_and(Stopped::output_gone)
+                && let Some(line) = self.write(writer.finish(), &mut stopped)
+            {
+                log.error(&line);
             }
         }
         if self.stop.load(Ordering::SeqCst) {
             stopped = Some(Stopped::Interrupted);
         }
-        // Every position read was written or tallied; a stop before the input's end (or
-        // before its last positions came back) leaves some undecided. A reader halted by
-        // the stop reports as its total only what it had read, so that total equalling the
-        // positions written proves nothing unless the input was read to its end first.
-        if stopped.is_some() && !(input_complete && total == Some(next)) {
-            exit = exit.merge(writer.stopped_early());
+        // Output that could not be written is exit 10 even when every entry was decided:
+        // what was asked for did not reach its reader.
+        if stopped == Some(Stopped::OutputFailed) {
+            exit = exit.merge(Exit::Internal);
+        }
+        // Complete: the input was read to its end and every position of it was decided
+        // (tallied). A position a worker skipped after a stop comes back without a result,
+        // so a count of positions come back would call a cut-short run complete.
+        let complete = input_complete && total == Some(summary.total);
+        if !complete {
+            let not_reached = match (input_complete, total) {
+                (true, Some(n)) => Some(n.saturating_sub(summary.total)),
+                _ => None,
+            };
+            writer.incomplete(not_reached);
+            exit = exit.merge(Exit::Internal);
+            // A signal says so in its own summary line (exit 130); a lost reference was
+            // reported above.
+            if stopped != Some(Stopped::Interrupted) && lost == 0 {
+                log.error(&incomplete_line(
+                    writer,
+                    stopped,
+                    summary.total,
+                    not_reached,
+                ));
+            }
         }
         if stopped == Some(Stopped::Interrupted) {
             // Exact when the input was read to its end before the stop; otherwise the
@@ -310,7 +351,7 @@ impl Batch {
             }
             return Ok(Exit::Interrupted);
         }
-        if nothing && stopped.is_none() {
+        if nothing && complete {
             log.error(&empty_message);
             return Ok(exit.merge(Exit::Usage));
         }
@@ -318,20 +359,70 @@ impl Batch {
         Ok(exit)
     }
 
-    /// Writes batch output; a reader that went away (`| head -1`) stops the batch: no new
-    /// references start and nothing more is written. Any other error is exit 10.
-    fn write(&self, result: io::Result<()>, stopped: &mut Option<Stopped>) -> Result<(), Failure> {
-        if let Err(e) = &result
-            && e.kind() == io::ErrorKind::BrokenPipe
-        {
-            if stopped.is_none() {
-                *stopped = Some(Stopped::OutputClosed);
-            }
-            self.halt.store(true, Ordering::SeqCst);
-            return Ok(());
+    /// Takes the result of writing batch output: a reader that went away (`| head -1`) or
+    /// output that cannot be written (a full disk, a closed descriptor) stops the batch: no
+    /// new references start and nothing more is written. Returns the error line to show
+    /// for a failed write (a reader going away is the reader's choice, not an error).
+    fn write(&self, result: io::Result<()>, stopped: &mut Option<Stopped>) -> Option<String> {
+        let Err(e) = result else {
+            return None;
+        };
+        self.halt.store(true, Ordering::SeqCst);
+        let (cause, line) = match e.kind() {
+            io::ErrorKind::BrokenPipe => (Stopped::OutputClosed, None),
+            _ => (
+                Stopped::OutputFailed,
+                Some(format!(
+                    "cannot write the output: {}",
+                    crate::io_util::io_reason(&e)
+                )),
+            ),
+        };
+        if stopped.is_none() {
+            *stopped = Some(cause);
         }
-        crate::render::write_output(result)
+        line
     }
+}
+
+/// The stderr line for a run that ended before every position of its input was decided:
+/// why, how many were, and that the exit status is 10.
+fn incomplete_line<D>(
+    writer: &dyn Sink<D>,
+    stopped: Option<Stopped>,
+    decided: usize,
+    not_reached: Option<usize>,
+) -> String {
+    let (one, many) = writer.noun();
+    let done = writer.verb();
+    let were = |n: usize| if n == 1 { "was" } else { "were" };
+    let rest = match not_reached {
+        Some(left) => format!("the other {left} {}", if left == 1 { one } else { many }),
+        None => format!("the rest of the {many}"),
+    };
+    let what = match stopped {
+        Some(Stopped::OutputClosed) => "output closed",
+        Some(Stopped::OutputFailed) => "output failed",
+        _ => {
+            let noun = if decided == 1 { one } else { many };
+            return format!(
+                "the input could not be read to its end ({decided} {noun} {} {done} before \
+                 that point), so this run proves nothing about {rest} (exit 10)",
+                were(decided)
+            );
+        }
+    };
+    let counted = match not_reached {
+        Some(left) => format!("{decided} of {} {}", decided + left, were(decided)),
+        None => format!(
+            "{decided} {}; the rest of the input was not read",
+            were(decided)
+        ),
+    };
+    format!(
+        "{what} before every {one} was {done} ({counted}), so this run proves nothing about \
+         {rest} (exit 10)"
+    )
 }
 
 fn spawn_reader<D: Send + 'static>(
@@ -352,7 +443,14 @@ fn spawn_reader<D: Send + 'static>(
             let work = Closing(work);
             let (mut index, mut jobs) = (0, 0);
             let (mut duplicates, mut invalid) = (0usize, 0usize);
-            for item in input.by_ref() {
+            // Set only when the input itself ends; every other way out of the loop (a stop,
+            // a read error) leaves positions unread.
+            let mut read_to_end = false;
+            loop {
+                let Some(item) = input.next() else {
+                    read_to_end = true;
+                    break;
+                };
                 if halt.load(Ordering::SeqCst) {
                     break;
                 }
@@ -404,13 +502,13 @@ fn spawn_reader<D: Send + 'static>(
                 duplicates: duplicates.saturating_sub(NOTES_SHOWN),
                 invalid: invalid.saturating_sub(NOTES_SHOWN),
             };
-            let notes = input.end_notes();
-            let _ = events.send(Event::InputEnd(
-                index,
-                input.empty_message(),
+            let _ = events.send(Event::InputEnd(InputEnd {
+                issued: index,
+                read_to_end,
+                empty_message: input.empty_message(),
                 unshown,
-                notes,
-            ));
+                notes: input.end_notes(),
+            }));
         })
         .map(|_| ())
         .map_err(|e| Failure::new(Exit::Internal, format!("cannot start the reader: {e}")))

@@ -108,11 +108,19 @@ pub(crate) trait Sink<D> {
     fn noun(&self) -> (&'static str, &'static str) {
         ("reference", "references")
     }
-    /// Told that the batch stopped before every position of the input was decided (the
-    /// reader of stdout went away, or a signal); returns what that adds to the exit
-    /// status. verify's rule: nothing (the merge of the references completed stands).
-    fn stopped_early(&mut self) -> Exit {
-        Exit::Successful
+    /// What the summary line says was done to an entry: verify's references are
+    /// verified, reconcile's rows reconciled.
+    fn verb(&self) -> &'static str {
+        "verified"
+    }
+    /// Told that the batch ended before every position of the input was decided (the
+    /// reader of stdout went away, the output failed, a signal, an input that could not be
+    /// read to its end), with how many positions were never decided when the input was
+    /// read to its end (`None`: the rest of it was never read). The engine makes such a
+    /// run exit 10 (130 for a signal) whatever its entries say; a sink that reports totals
+    /// marks them as those of an incomplete run.
+    fn incomplete(&mut self, not_reached: Option<usize>) {
+        let _ = not_reached;
     }
 }
 

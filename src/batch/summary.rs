@@ -27,8 +27,19 @@ pub(super) struct Summary {
 /// Why a batch stopped before its input ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Stopped {
+    /// Ctrl-C or SIGTERM.
     Interrupted,
+    /// The reader of stdout went away (`| head -1`).
     OutputClosed,
+    /// stdout could not take the output (a full disk, a closed descriptor).
+    OutputFailed,
+}
+
+impl Stopped {
+    /// Whether nothing more can be written: the output is closed or failing.
+    pub(super) fn output_gone(self) -> bool {
+        matches!(self, Stopped::OutputClosed | Stopped::OutputFailed)
+    }
 }
 
 pub(super) fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
@@ -95,6 +106,7 @@ impl Summary {
         let head = match stopped {
             Some(Stopped::Interrupted) => "interrupted after ",
             Some(Stopped::OutputClosed) => "output closed; stopped after ",
+            Some(Stopped::OutputFailed) => "output failed; stopped after ",
             None => "",
         };
         let warned = match self.with_warnings {

@@ -635,8 +635,9 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
   UNVERIFIED       5, 7, 8  credentials rejected, unavailable, bad response: rerun
 
 Exit status: the largest row code (0 only when every row is MATCHED); 2 for an empty file,
-a missing or ambiguous column, or bad arguments; 10 when the output cannot be written;
-130 when interrupted.";
+a missing or ambiguous column, or bad arguments; 10 when the run ends before every row is
+decided (the reader of stdout went away, the output cannot be written, the file cannot be
+read past a line), whatever the decided rows say; 130 when interrupted.";
 
 /// What `payverify doctor` exits with.
 pub(crate) const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \

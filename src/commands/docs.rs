@@ -215,6 +215,16 @@ fn extra_sections() -> String {
         r.text([bold(exit.code().to_string())]);
         r.text([roman(exit.meaning())]);
     }
+    r.control("PP", []);
+    r.text([roman(
+        "Incomplete runs are never 0. A batch (verify with several references, a file or \
+         stdin; reconcile) that ends before every input item was verified exits 10 whatever \
+         the items it reached say: a reader of stdout that goes away (| head, even when the \
+         whole input fits the read-ahead window), output that cannot be written, input \
+         unreadable past some point. A signal is 130. -q silences the message, never the \
+         exit status; reconcile's --summary-json says \"complete\": false and \
+         rows_not_reached.",
+    )]);
     r.control("SH", ["DOCTOR"]);
     r.text([roman(
         "payverify doctor [REFERENCE] checks the set-up in the order a request meets it, one \

@@ -248,9 +248,10 @@ pub(crate) struct Summary {
     /// By currency code (upper case); naira is `NGN`.
     blocks: BTreeMap<String, Block>,
     rows: u64,
-    /// The run stopped before every row was decided: these are the totals of the rows
-    /// decided, not of the file.
-    incomplete: bool,
+    /// `Some` when the run ended before every row was decided (these are then the totals
+    /// of the rows decided, not of the file), with how many rows were never decided when
+    /// the whole file was read (`None`: the rest of it never was).
+    incomplete: Option<Option<u64>>,
 }
 
 /// The naira, the gateway's own currency, whose totals the summary leads with.
@@ -309,7 +310,7 @@ impl Summary {
 
     /// Whether the run stopped before every row was decided.
     pub(crate) fn incomplete(&self) -> bool {
-        self.incomplete
+        self.incomplete.is_some()
     }
 
     /// The naira block first (also when empty, if nothing else is there), then one per
@@ -345,7 +346,9 @@ impl Summary {
 
     /// The summary for scripts (`--summary-json`): the naira rows' totals at the top level
     /// (kobo as integers and naira as exact decimal strings, as before), and each other
-    /// currency's under `other_currencies`; `rows` counts every row.
+    /// currency's under `other_currencies`; `rows` counts every row decided, and
+    /// `rows_not_reached` those the run never decided (0 when `complete`; null when it
+    /// ended before reading the whole file, so their number is not known).
     pub(crate) fn json(&self, exit: Exit) -> Value {
         let naira = self.blocks.get(NAIRA).cloned().unwrap_or_default();
         let mut top = naira.json("kobo", "naira");
@@ -361,7 +364,12 @@ impl Summary {
         out.insert("rows".into(), self.rows.into());
         out.insert("exit_code".into(), exit.code().into());
         out.insert("interrupted".into(), (exit == Exit::Interrupted).into());
-        out.insert("complete".into(), (!self.incomplete).into());
+        out.insert("complete".into(), self.incomplete.is_none().into());
+        let not_reached = match self.incomplete {
+            None => Value::from(0u64),
+            Some(known) => known.map_or(Value::Null, Value::from),
+        };
+        out.insert("rows_not_reached".into(), not_reached);
         out.append(&mut top);
         out.insert("other_currencies".into(), Value::Object(others));
         Value::Object(out)
@@ -563,9 +571,10 @@ impl ReconcileWriter {
         self.summary.add(judged);
     }
 
-    /// Marks the totals as those of a run that stopped before every row was decided.
-    pub(crate) fn mark_incomplete(&mut self) {
-        self.summary.incomplete = true;
+    /// Marks the totals as those of a run that stopped before every row was decided, with
+    /// how many rows it never decided, when known.
+    pub(crate) fn mark_incomplete(&mut self, not_reached: Option<u64>) {
+        self.summary.incomplete = Some(not_reached);
     }
 
     /// Writes one row; line formats are flushed at once.

@@ -14,6 +14,7 @@ mod faults;
 mod files;
 mod first_hour;
 mod hostile;
+mod incomplete;
 mod leaks;
 mod outputs;
 mod properties;

@@ -522,7 +522,7 @@ fn f1_an_unclosed_quote_is_an_input_failure_naming_its_line_never_a_match() {
     for args in [&["-o", "jsonl"][..], &["-q"]] {
         let (out, _dir) = reconcile(text, args);
         let stderr = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?} {stderr}");
+        assert_eq!(out.status.code(), Some(10), "{args:?} {stderr}");
         // -q (the cron form) is silent by design: the exit status carries it.
         assert!(
             args[0] == "-q" || (stderr.contains("line 3") && stderr.contains("quote")),
@@ -545,7 +545,7 @@ fn f1_an_unclosed_quote_is_an_input_failure_naming_its_line_never_a_match() {
     }
     // Unclosed on the first row: nothing is reconciled, and it is not called an empty file.
     let (out, _dir) = reconcile("reference,amount\n\"SANDBOX-OK-1,1\nSANDBOX-OK-2,1\n", &[]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(10));
     let stderr = stderr_of(&out);
     assert!(
         stderr.contains("line 2: a quoted field opens there"),
@@ -603,10 +603,16 @@ fn f7_a_row_or_header_over_1_mib_is_an_input_failure_not_unbounded_memory() {
     );
     let zeros = dir.path().join("zeros.csv");
     std::fs::write(&zeros, vec![0u8; 4 << 20]).unwrap();
-    for (file, line) in [(&row, "line 3"), (&header, "line 1"), (&zeros, "line 1")] {
+    // The header is refused before any request (2); a row part way through the file ends
+    // a run that did not reach every row (10).
+    for (file, line, code) in [
+        (&row, "line 3", 10),
+        (&header, "line 1", 2),
+        (&zeros, "line 1", 2),
+    ] {
         let out = reconcile_in(&dir, &["-o", "jsonl", file.to_str().unwrap()]);
         let stderr = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
         assert!(
             stderr.contains("1 MiB") && stderr.contains(line),
             "{file:?}: {stderr}"
@@ -685,7 +691,10 @@ fn f3_a_reader_that_goes_away_never_gives_exit_0_and_the_summary_says_what_was_d
     let out = child.wait_with_output().unwrap();
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(10), "{stderr}");
-    assert!(stderr.contains("not reconciled"), "{stderr}");
+    assert!(
+        stderr.contains("output closed before every row was reconciled"),
+        "{stderr}"
+    );
     let json: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
     assert_eq!(json["complete"], false, "{json}");
     assert_eq!(json["exit_code"], 10);
@@ -933,7 +942,7 @@ fn attack3_f1_a_stray_quote_closed_by_a_later_quote_never_hides_rows() {
     for (text, close) in [(stray, 6), (closed_later, 5), (at_end, 5)] {
         let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
         let stderr = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(out.status.code(), Some(10), "{stderr}");
         let said = format!("line 3: a quoted field opens there and closes on line {close}");
         assert!(stderr.contains(&said), "{stderr}");
         assert!(
@@ -951,7 +960,7 @@ fn attack3_f1_a_stray_quote_closed_by_a_later_quote_never_hides_rows() {
         // The cron gate: silent, and still not 0.
         for args in [&["-q"][..], &["-q", "-o", "csv"]] {
             let (out, _dir) = reconcile(text, args);
-            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert_eq!(out.status.code(), Some(10), "{args:?}");
             let stdout = stdout_of(&out);
             let rows = stdout.lines().filter(|l| l.contains("SANDBOX")).count();
             assert!(
@@ -971,7 +980,7 @@ fn attack3_f1_text_after_a_closing_quote_is_refused_naming_the_lines() {
                 1002,SANDBOX-FAILED-1002,40000,\n";
     let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
     let stderr = stderr_of(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(10), "{stderr}");
     assert!(
         stderr.contains("line 3: text follows the closing quote")
             && stderr.contains("nothing from line 3 on was reconciled"),
@@ -989,7 +998,7 @@ fn attack3_f1_text_after_a_closing_quote_is_refused_naming_the_lines() {
                 see \"gift wrap\"\n";
     let (out, _dir) = reconcile(text, &[]);
     let stderr = stderr_of(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(10), "{stderr}");
     assert!(
         stderr.contains("line 4: text follows the closing quote")
             && stderr.contains("the field opened on line 2"),
@@ -1045,7 +1054,7 @@ fn attack3_f1_legitimate_multi_line_cells_still_reconcile() {
     );
     let (out, _dir) = reconcile(&eleven, &["-o", "jsonl"]);
     let stderr = stderr_of(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(10), "{stderr}");
     assert!(
         stderr.contains("line 2: a quoted field opens there and closes on line 12")
             && stderr.contains("spans 11 lines"),
@@ -1137,9 +1146,11 @@ fn attack4_n1_hidden_orders_with_fewer_separators_than_the_header_are_refused() 
                 1003,SANDBOX-PENDING-1003,40000\n\
                 door\"\n\
                 1005,SANDBOX-OK-1005,40000,\n";
-    for args in [&["-o", "jsonl"][..], &["-q", "--hmac", "require"][..]] {
+    // (`reconcile` already passes --hmac require: giving it again was a usage error, exit 2
+    // for the wrong reason.)
+    for args in [&["-o", "jsonl"][..], &["-q"][..]] {
         let (out, _dir) = reconcile(text, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(out.status.code(), Some(10), "{args:?}: {}", stderr_of(&out));
         assert!(!stdout_of(&out).contains("SANDBOX-OK-1005"), "{args:?}");
     }
     let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
@@ -1157,7 +1168,7 @@ fn attack4_n1_hidden_orders_with_fewer_separators_than_the_header_are_refused() 
                    1,SANDBOX-OK-1,40000,\"Flat 2\n\
                    Ikeja, Lagos\"\n";
     let (out, _dir) = reconcile(address, &["-o", "jsonl"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(10), "{}", stderr_of(&out));
 }
 
 #[test]

@@ -434,12 +434,13 @@ impl Sink<Reconciled> for ReconcileWriter {
         &RESULT_NAMES
     }
 
-    /// Unlike verify, a reconciliation that stops before every row is decided is never a
-    /// success: rows it never reached could be anything. Exit 10 (the output could not be
-    /// written), and the summary says it is incomplete.
-    fn stopped_early(&mut self) -> crate::exit::Exit {
-        self.mark_incomplete();
-        crate::exit::Exit::Internal
+    fn verb(&self) -> &'static str {
+        "reconciled"
+    }
+
+    /// The totals are those of the rows decided, not of the file: the summary says so.
+    fn incomplete(&mut self, not_reached: Option<usize>) {
+        self.mark_incomplete(not_reached.map(|n| n as u64));
     }
 }
 

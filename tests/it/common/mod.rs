@@ -11,6 +11,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 
 mod child;
+pub mod gateway;
 pub use child::{
     finish, interrupt_after, interrupted_into, read_lines, send_signal, spawnable,
     status_and_stderr,
