@@ -17,6 +17,7 @@ mod hostile;
 mod incomplete;
 mod leaks;
 mod outputs;
+mod precedence;
 mod properties;
 mod reconcile;
 mod reconcile_resume;

@@ -227,76 +227,77 @@ impl Orders {
             .map(|i| cell(i).trim())
             .filter(|c| !c.is_empty())
             .map_or_else(|| self.currency.to_string(), str::to_owned);
-        let invalid = |row: Row, why: String, expected: Option<Kobo>| {
-            Item::Decided(Decided {
-                row,
-                result: RowResult::InvalidRow,
-                why,
-                expected,
-                currency: currency.clone(),
-            })
-        };
-        if let Some(i) = not_utf8 {
-            let why = format!("column {} is not UTF-8 text", i + 1);
-            return invalid(row, why, amount.ok());
-        }
-        if fields != width {
+        // Why the row cannot be asked about, in the order the messages name it; the first
+        // that applies is the one given.
+        let refused = if let Some(i) = not_utf8 {
+            Some(format!("column {} is not UTF-8 text", i + 1))
+        } else if fields != width {
             // The usual cause: `40,000.00` unquoted in a comma-separated file.
             let hint = match self.delimiter == b',' && fields > width {
                 true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
                 false => "",
             };
-            let why = format!("the row has {fields} fields; the header has {width}{hint}");
-            return invalid(row, why, amount.ok());
-        }
-        let reference = match reference {
-            Ok(r) => r,
-            Err(e) => return invalid(row, e.to_string(), amount.ok()),
-        };
-        let amount = match amount {
-            Ok(kobo) => kobo,
-            // DUPLICATE comes before INVALID_ROW in the precedence.
-            Err(why) => {
-                return self
-                    .maybe_duplicate(row, &reference, None, &currency)
-                    .unwrap_or_else(|row| invalid(row, why, None));
-            }
-        };
-        // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
-        if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount)) {
-            let why = format!(
+            Some(format!(
+                "the row has {fields} fields; the header has {width}{hint}"
+            ))
+        } else if let Err(e) = &reference {
+            Some(e.to_string())
+        } else if let Err(why) = &amount {
+            Some(why.clone())
+        } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount))
+        {
+            // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
+            Some(format!(
                 "amount {} is marked as naira, but the row's currency is {}",
                 terminal::quoted(cell(self.columns.amount)),
                 terminal::quoted(&currency)
-            );
-            // Like an unreadable amount, it does not claim the reference.
-            return self
-                .maybe_duplicate(row, &reference, None, &currency)
-                .unwrap_or_else(|row| invalid(row, why, Some(amount)));
+            ))
+        } else {
+            None
+        };
+        // The reference as the row gives it, when it is one: a reference cell that is not
+        // UTF-8 text is no reference to compare with the earlier rows'.
+        let reference = reference
+            .ok()
+            .filter(|_| std::str::from_utf8(self.reference_bytes()).is_ok());
+        let expected = amount.as_ref().ok().copied();
+        let Some(reference) = reference else {
+            let why = refused.unwrap_or_else(|| "the reference cannot be read".to_owned());
+            return decided(row, RowResult::InvalidRow, why, expected, currency);
+        };
+        // DUPLICATE comes before INVALID_ROW in the precedence, whatever made the row
+        // invalid; only a row that can be asked about claims its reference.
+        let claims = refused.is_none();
+        if let Some(first) = self.earlier_line(&reference, row.line, claims) {
+            let why = format!("reference {reference} is already on line {first}, verified there");
+            return decided(row, RowResult::Duplicate, why, expected, currency);
+        }
+        if let Some(why) = refused {
+            return decided(row, RowResult::InvalidRow, why, expected, currency);
         }
         let merchant_ref = self
             .columns
             .merchant_ref
-            .map(cell)
+            .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
             .filter(|m| !m.is_empty())
             .map(str::to_owned);
-        match self.maybe_duplicate(row, &reference, Some(amount), &currency) {
-            Ok(duplicate) => duplicate,
-            Err(row) => Item::Job(Job {
-                origin: format!("{} line {line}", self.name),
-                reference,
-                expect: Arc::new(Expectations {
-                    amount: Some(amount),
-                    currency: Some(currency),
-                    merchant_ref,
-                }),
-                row: Some(Box::new(row)),
+        Item::Job(Job {
+            origin: format!("{} line {line}", self.name),
+            reference,
+            expect: Arc::new(Expectations {
+                amount: expected,
+                currency: Some(currency),
+                merchant_ref,
             }),
-        }
+            row: Some(Box::new(row)),
+        })
     }
 
-    /// A DUPLICATE when `reference` was verified on an earlier row; otherwise the row back,
-    /// and the reference recorded as verified on this line when its amount was usable.
+    /// The raw bytes of the current record's reference cell.
+    fn reference_bytes(&self) -> &[u8] {
+        self.record.get(self.columns.reference).unwrap_or_default()
+    }
+
     /// Looks up the line a reference was first verified on, as the reader has read so far:
     /// what the writer needs to tell that two rows name one transaction by different
     /// references (its transaction and its payment reference).
@@ -305,31 +306,32 @@ impl Orders {
         Box::new(move |reference| seen.lock().ok()?.find(reference))
     }
 
-    fn maybe_duplicate(
-        &mut self,
-        row: Row,
-        reference: &Reference,
-        expected: Option<Kobo>,
-        currency: &str,
-    ) -> Result<Item<Decided>, Row> {
-        let earlier = match self.seen.lock() {
-            Ok(mut seen) => match expected {
-                Some(_) => seen.first(reference.as_str(), row.line),
-                None => seen.find(reference.as_str()),
-            },
-            Err(_) => None,
-        };
-        match earlier {
-            Some(first) => Ok(Item::Decided(Decided {
-                row,
-                result: RowResult::Duplicate,
-                why: format!("reference {reference} is already on line {first}, verified there"),
-                expected,
-                currency: currency.to_owned(),
-            })),
-            None => Err(row),
+    /// The line of an earlier row that was asked about `reference`, if there is one; when
+    /// there is none and `claims`, the reference is recorded as asked about on `line`.
+    fn earlier_line(&mut self, reference: &Reference, line: u64, claims: bool) -> Option<u64> {
+        let mut seen = self.seen.lock().ok()?;
+        match claims {
+            true => seen.first(reference.as_str(), line),
+            false => seen.find(reference.as_str()),
         }
     }
+}
+
+/// A row decided from the file alone, as the engine's item.
+fn decided(
+    row: Row,
+    result: RowResult,
+    why: String,
+    expected: Option<Kobo>,
+    currency: String,
+) -> Item<Decided> {
+    Item::Decided(Decided {
+        row,
+        result,
+        why,
+        expected,
+        currency,
+    })
 }
 
 /// A row decided without asking: from the file alone, or carried over from an earlier
