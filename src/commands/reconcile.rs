@@ -70,7 +70,8 @@ pub(crate) fn run(
                 secret: Some(verifier.secret.clone()),
             };
             let shape = record_shape(&header, reference_column);
-            Some(ResumeIndex::open(path, args.format(), &shape, &trust, log)?)
+            let index = ResumeIndex::open(path, args.format(), &shape, &trust, log)?;
+            Some(index.with_claims(orders.reference_lines()))
         }
         None => None,
     };

@@ -2,6 +2,7 @@
 //! answered for its reference. Pure: a verdict and the row's expectations in, a result out.
 
 use crate::domain::checks::Expectations;
+use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::exit::Exit;
@@ -211,6 +212,35 @@ pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
     }
 }
 
+/// Which line a reference of the input was first asked about on, if it was (the reader of
+/// the orders file keeps it).
+pub(crate) type ReferenceLines = Box<dyn Fn(&str) -> Option<u64> + Send>;
+
+/// The earlier line whose row already claimed the transaction `answer` is for, if one did.
+/// One payment may answer to its transaction reference and its payment reference (and name
+/// its merchant reference): it counts for one order only, so a MATCHED row whose answer
+/// names, besides the row's own reference (`own`), a reference an earlier row was asked
+/// about is a DUPLICATE of that row. (A later row is that row's to report, when its turn
+/// comes.) The same rule for a row asked now and one carried from an earlier run.
+pub(crate) fn claimed_by(
+    answer: &Verification,
+    own: &str,
+    line: u64,
+    lines_of: &dyn Fn(&str) -> Option<u64>,
+) -> Option<u64> {
+    [
+        &answer.transaction_ref,
+        &answer.payment_ref,
+        &answer.merchant_ref,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|alias| alias.as_str() != own)
+    .filter_map(|alias| lines_of(alias))
+    .filter(|&first| first < line)
+    .min()
+}
+
 /// The gateway's amount less the expected one, for a SUCCESSFUL answer that states an
 /// amount (negative when underpaid); `None` when there is nothing paid to compare.
 pub(crate) fn difference(verdict: &Verdict, expected: Option<Kobo>) -> Option<i128> {
@@ -224,7 +254,7 @@ pub(crate) fn difference(verdict: &Verdict, expected: Option<Kobo>) -> Option<i1
 mod tests {
     use super::*;
     use crate::domain::checks::{HmacMode, evaluate};
-    use crate::domain::model::{Verification, parse_object};
+    use crate::domain::model::parse_object;
     use crate::secret::Secret;
 
     const SECRET: &str = "sandbox-secret";

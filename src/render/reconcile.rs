@@ -48,8 +48,7 @@ pub(crate) fn row_keys(header: &[String]) -> Vec<String> {
     keys
 }
 
-/// Which line a reference of the input was first verified on, if it was.
-pub(crate) type ReferenceLines = Box<dyn Fn(&str) -> Option<u64> + Send>;
+pub(crate) use crate::domain::reconcile::ReferenceLines;
 
 /// One row with everything the outputs and the totals say about it.
 pub(crate) struct Judged<'a> {
@@ -669,8 +668,9 @@ impl ReconcileWriter {
     }
 
     /// Claims the transaction a MATCHED row's answer is for; when an earlier row already
-    /// matched it, `judged` becomes a DUPLICATE naming that row. Called once per row, in
-    /// input order, as it is tallied; [`Self::settle`] repeats the verdict for its write.
+    /// matched it, `judged` becomes a DUPLICATE naming that row
+    /// ([`reconcile::claimed_by`]). Called once per row, in input order, as it is tallied;
+    /// [`Self::settle`] repeats the verdict for its write.
     pub(crate) fn claim(&mut self, judged: &mut Judged<'_>, record: &Record) {
         if judged.result != RowResult::Matched {
             return;
@@ -679,20 +679,10 @@ impl ReconcileWriter {
         else {
             return;
         };
-        let own = record.job.reference.as_str();
         let line = judged.line();
-        // The answer's other names for the transaction: an earlier row that gave one of
-        // them as its reference was about this same payment. (A later one is the later
-        // row's to report, when its turn comes.)
-        let aliases = [&v.transaction_ref, &v.payment_ref, &v.merchant_ref];
-        let first = aliases
-            .into_iter()
-            .flatten()
-            .filter(|alias| alias.as_str() != own)
-            .filter_map(|alias| lines_of(alias))
-            .filter(|&first| first < line)
-            .min();
-        if let Some(first) = first {
+        if let Some(first) =
+            reconcile::claimed_by(v, record.job.reference.as_str(), line, lines_of.as_ref())
+        {
             judged.duplicate_of(first);
             self.duplicate = Some((line, first));
         }

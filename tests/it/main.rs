@@ -22,6 +22,7 @@ mod properties;
 mod reconcile;
 mod reconcile_resume;
 mod resume;
+mod resume_like_fresh;
 mod resume_trust;
 mod sandbox;
 mod setup;

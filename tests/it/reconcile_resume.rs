@@ -400,8 +400,9 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
                 "payverify: warning: {} rows of the --resume file were asked again: a row is \
                  carried only if it is this input's row as it was (every cell, its line, its \
                  expected amount) and, if MATCHED, it bears payverify's seal under this run's \
-                 secret and its stored response passes this row's checks with an hmac valid \
-                 under this run's secret (a csv row holds neither)\n",
+                 secret, its stored response passes this row's checks with an hmac valid \
+                 under this run's secret (a csv row holds neither) and no earlier row of this \
+                 input was asked about the same payment\n",
                 asked(1)
             )),
             "{}",

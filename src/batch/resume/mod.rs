@@ -20,6 +20,7 @@ use super::{Item, Source};
 use crate::domain::checks::{Expectations, HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Verdict, classify_response};
+use crate::domain::reconcile::ReferenceLines;
 use crate::domain::seal::Sealer;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
@@ -209,6 +210,19 @@ pub(crate) struct ResumeIndex {
     distrusted: usize,
     /// Records that were no longer as first read when their turn came (the file changed).
     changed: usize,
+    /// Reconcile: which line each reference of this input was first asked about on, so a
+    /// MATCHED row whose payment an earlier row claimed is not carried (see
+    /// [`crate::domain::reconcile::claimed_by`]).
+    claims: Option<Claims>,
+}
+
+/// The reader's record of which line each reference was first asked about on.
+pub(crate) struct Claims(pub(crate) ReferenceLines);
+
+impl std::fmt::Debug for Claims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Claims")
+    }
 }
 
 /// Where a final record is in the file, and what it comes to.
@@ -377,7 +391,18 @@ impl ResumeIndex {
             hasher,
             distrusted,
             changed: 0,
+            claims: None,
         })
+    }
+
+    /// Reconcile: the reader's record of which line each reference of the input was first
+    /// asked about on. A MATCHED row is carried only when no earlier row of this input
+    /// claimed its payment, as a fresh run would judge it; otherwise it is asked again.
+    pub(crate) fn with_claims(self, lines_of: ReferenceLines) -> Self {
+        ResumeIndex {
+            claims: Some(Claims(lines_of)),
+            ..self
+        }
     }
 
     /// The earlier final record of `job`'s reference, once; `None` when it is to be asked.
@@ -413,7 +438,9 @@ impl ResumeIndex {
             Some(row) => {
                 let held = RowRecord::parse(&text, Some(self.format), &self.shape, row)
                     .ok()
-                    .and_then(|r| r.still_holds(&text, job, row, &self.checker));
+                    .and_then(|r| {
+                        r.still_holds(&text, job, row, &self.checker, self.claims.as_ref())
+                    });
                 if held.is_none() {
                     self.distrusted += 1;
                     return None;
@@ -495,8 +522,9 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
                     "rows of the --resume file were asked again: a row is carried only if it \
                      is this input's row as it was (every cell, its line, its expected \
                      amount) and, if MATCHED, it bears payverify's seal under this run's \
-                     secret and its stored response passes this row's checks with an hmac \
-                     valid under this run's secret (a csv row holds neither)"
+                     secret, its stored response passes this row's checks with an hmac \
+                     valid under this run's secret (a csv row holds neither) and no earlier \
+                     row of this input was asked about the same payment"
                 }
                 None => {
                     "SUCCESSFUL records of the --resume file were asked again: a record is \

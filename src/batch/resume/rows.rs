@@ -7,6 +7,7 @@ use super::*;
 use crate::domain::checks::{HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::classify_response;
+use crate::domain::reconcile::claimed_by;
 use crate::domain::reference::Reference;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
@@ -244,13 +245,16 @@ impl RowRecord {
     /// (line and every cell), judged against the same expected amount, and, for a MATCHED
     /// record (exit 0), a stored response (`text`'s, byte for byte) that passes this row's
     /// checks as a fresh answer would, with an hmac valid under this run's secret whatever
-    /// `--hmac` says. `None`: the row is asked again.
+    /// `--hmac` says, for a payment no earlier row of this input claimed (`claims`: the
+    /// one-payment-one-order rule a fresh run applies to the answer). `None`: the row is
+    /// asked again, and judged as fresh.
     pub(super) fn still_holds(
         self,
         text: &str,
         job: &Job,
         row: &RowShape,
         trust: &Checker,
+        claims: Option<&Claims>,
     ) -> Option<Amounts> {
         let input = job.row.as_ref()?;
         let mut cells = input.cells.clone();
@@ -284,6 +288,13 @@ impl RowRecord {
                 .as_ref()
                 .is_some_and(|c| c.integrity == Integrity::Valid);
             if !signed || (row.classify)(&verdict, &job.expect) != row.matched {
+                return None;
+            }
+            let answer = verdict.outcome.verification()?;
+            let claimed = claims.is_some_and(|Claims(lines_of)| {
+                claimed_by(answer, reference, input.line, lines_of.as_ref()).is_some()
+            });
+            if claimed {
                 return None;
             }
         }
