@@ -86,8 +86,9 @@ impl Log {
         let mut line = scrub(text);
         line.push('\n');
         // One write per line keeps lines whole when worker threads log at once; a closed
-        // stderr is not worth failing a verification for.
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        // stderr is not worth failing a verification for. Marked as a write under way, so a
+        // stderr nobody reads cannot keep a signalled process alive.
+        let _ = crate::signal::writing(|| std::io::stderr().lock().write_all(line.as_bytes()));
     }
 }
 

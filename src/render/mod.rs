@@ -5,6 +5,7 @@ pub(crate) mod csv;
 pub(crate) mod json;
 pub(crate) mod reconcile;
 pub(crate) mod records;
+pub(crate) mod sink;
 pub(crate) mod table;
 
 use std::io::{self, IsTerminal, Write};
@@ -16,6 +17,7 @@ use crate::domain::checks::Integrity;
 use crate::domain::model::Verification;
 use crate::exit::{Cause, Exit, Failure};
 use crate::settings::EnvLookup;
+pub(crate) use sink::Sink;
 
 /// Whether output is coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -164,9 +166,17 @@ impl Write for ClosedStdout {
     }
 }
 
+/// The process's stdout, or a stand-in that fails every write when it was closed at start.
+fn stdout_or_closed() -> Box<dyn Write + Send> {
+    match stdout_was_closed() {
+        true => Box::new(ClosedStdout),
+        false => Box::new(io::stdout()),
+    }
+}
+
 /// The one writer of stdout.
 pub(crate) struct Printer {
-    out: Box<dyn Write + Send>,
+    out: Sink,
     style: Style,
 }
 
@@ -180,12 +190,10 @@ impl Printer {
             tty,
             width: tty.then(|| terminal_width(env)).flatten(),
         };
-        let out: Box<dyn Write + Send> = if stdout_was_closed() {
-            Box::new(ClosedStdout)
-        } else {
-            Box::new(io::stdout())
-        };
-        Printer::new(out, style)
+        Printer {
+            out: Sink::closed_on_hurried_exit(stdout_or_closed()),
+            style,
+        }
     }
 
     /// A printer on any writer. What it is given to write is already clean: text outputs
@@ -193,18 +201,16 @@ impl Printer {
     /// serialising and escape with [`crate::terminal::json_text`]. Nothing here rewrites the
     /// bytes, so every format stays valid.
     pub(crate) fn new(out: Box<dyn Write + Send>, style: Style) -> Self {
-        Printer { out, style }
+        Printer {
+            out: Sink::new(out),
+            style,
+        }
     }
 
     /// A printer on stdout for output that is never coloured (scripts, roff, help). A
     /// stdout closed at start fails every write, as for [`Printer::stdout`].
     pub(crate) fn plain_stdout() -> Self {
-        let out: Box<dyn Write + Send> = if stdout_was_closed() {
-            Box::new(ClosedStdout)
-        } else {
-            Box::new(io::stdout())
-        };
-        Printer::new(out, Style::PLAIN)
+        Printer::new(stdout_or_closed(), Style::PLAIN)
     }
 
     /// Turns the printer into a writer of batch records.
@@ -213,7 +219,7 @@ impl Printer {
     }
 
     /// The sink and its style, for a writer of its own (reconcile's rows).
-    pub(crate) fn into_parts(self) -> (Box<dyn Write + Send>, Style) {
+    pub(crate) fn into_parts(self) -> (Sink, Style) {
         (self.out, self.style)
     }
 
@@ -224,8 +230,7 @@ impl Printer {
 
     /// Writes bytes as they are.
     pub(crate) fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.out.write_all(bytes)?;
-        self.out.flush()
+        self.out.write(bytes, None)
     }
 
     /// Prints one verification result in `format`.
@@ -241,9 +246,9 @@ impl Printer {
                 crate::terminal::json_text(json::object(&v.raw)?)
             }
         };
-        self.out.write_all(text.as_bytes())?;
-        self.out.write_all(b"\n")?;
-        self.out.flush()
+        let mut text = text;
+        text.push('\n');
+        self.out.write(text.as_bytes(), None)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io;
 use std::sync::Arc;
 
 use comfy_table::{Cell, CellAlignment};
@@ -17,7 +17,8 @@ use crate::domain::reconcile::{self, Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::seal::Sealer;
 use crate::exit::Exit;
 use crate::log::truncate;
-use crate::render::{OutputFormat, Style, csv, new_table, table_text};
+use crate::render::records::{CLOSE, CLOSE_EMPTY};
+use crate::render::{OutputFormat, Sink, Style, csv, new_table, table_text};
 use crate::secret::redact;
 use crate::terminal;
 
@@ -462,7 +463,7 @@ pub(crate) const TABLE_ROWS: usize = 1000;
 
 /// Writes reconciled rows as they come, in the chosen format, and keeps the totals.
 pub(crate) struct ReconcileWriter {
-    out: Box<dyn Write + Send>,
+    out: Sink,
     format: OutputFormat,
     style: Style,
     header: Arc<[String]>,
@@ -493,7 +494,7 @@ pub(crate) struct ReconcileWriter {
 impl ReconcileWriter {
     /// A writer on `out` for a file with `header`.
     pub(crate) fn new(
-        out: Box<dyn Write + Send>,
+        out: Sink,
         format: OutputFormat,
         style: Style,
         header: Arc<[String]>,
@@ -524,7 +525,7 @@ impl ReconcileWriter {
         ReconcileWriter {
             discard: true,
             ..ReconcileWriter::new(
-                Box::new(io::sink()),
+                Sink::new(Box::new(io::sink())),
                 OutputFormat::Jsonl,
                 Style::PLAIN,
                 header,
@@ -557,12 +558,11 @@ impl ReconcileWriter {
                     .map(String::as_str)
                     .chain(RESULT_COLUMNS)
                     .collect();
-                self.out.write_all(csv::row(&names).as_bytes())?;
+                self.out.write(csv::row(&names).as_bytes(), None)
             }
-            OutputFormat::Json => self.out.write_all(b"[")?,
-            OutputFormat::Jsonl | OutputFormat::Table => {}
+            OutputFormat::Json => self.out.write(b"[", Some(CLOSE_EMPTY)),
+            OutputFormat::Jsonl | OutputFormat::Table => Ok(()),
         }
-        self.out.flush()
     }
 
     /// Counts one row in the totals (every row the exit status merges, written or not).
@@ -585,17 +585,16 @@ impl ReconcileWriter {
             OutputFormat::Csv => {
                 let mut cells: Vec<String> = self.padded(judged);
                 cells.extend(judged.result_cells());
-                self.out.write_all(csv::row(&cells).as_bytes())?;
+                self.element(&csv::row(&cells))
             }
             OutputFormat::Jsonl => {
                 let mut line = self.sealed_json(judged);
                 line.push('\n');
-                self.out.write_all(line.as_bytes())?;
+                self.element(&line)
             }
             OutputFormat::Json => {
-                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
                 let item = self.sealed_json(judged);
-                self.out.write_all(format!("{sep}{item}").as_bytes())?;
+                self.element(&item)
             }
             OutputFormat::Table => {
                 if self.all || judged.result != RowResult::Matched {
@@ -604,10 +603,25 @@ impl ReconcileWriter {
                         false => self.not_shown += 1,
                     }
                 }
+                self.written += 1;
+                Ok(())
             }
         }
+    }
+
+    /// Writes one whole element of the output; for `-o json`, one array element (with its
+    /// separator), after which the array still needs its `]`.
+    fn element(&mut self, text: &str) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Json => {
+                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
+                self.out
+                    .write(format!("{sep}{text}").as_bytes(), Some(CLOSE))?;
+            }
+            _ => self.out.write(text.as_bytes(), None)?,
+        }
         self.written += 1;
-        self.out.flush()
+        Ok(())
     }
 
     /// Writes a row carried over from an earlier run again unchanged
@@ -617,10 +631,7 @@ impl ReconcileWriter {
             return Ok(());
         }
         let text = super::records::clean_carried(text, self.format, self.sealer.as_ref());
-        self.out.write_all(text.as_bytes())?;
-        self.out.write_all(b"\n")?;
-        self.written += 1;
-        self.out.flush()
+        self.element(&format!("{text}\n"))
     }
 
     /// Writes what comes after the last row (JSON `]`, the table).
@@ -630,10 +641,14 @@ impl ReconcileWriter {
         }
         match self.format {
             OutputFormat::Json => {
-                let close = if self.written == 0 { "]\n" } else { "\n]\n" };
-                self.out.write_all(close.as_bytes())?;
+                let close = if self.written == 0 {
+                    CLOSE_EMPTY
+                } else {
+                    CLOSE
+                };
+                self.out.write(close.as_bytes(), None)
             }
-            OutputFormat::Table if self.table_rows.is_empty() => {}
+            OutputFormat::Table if self.table_rows.is_empty() => Ok(()),
             OutputFormat::Table => {
                 let mut table = new_table(self.style);
                 table.set_header([
@@ -653,11 +668,10 @@ impl ReconcileWriter {
                 }
                 let mut text = table_text(&table, self.style);
                 text.push('\n');
-                self.out.write_all(text.as_bytes())?;
+                self.out.write(text.as_bytes(), None)
             }
-            OutputFormat::Jsonl | OutputFormat::Csv => {}
+            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
         }
-        self.out.flush()
     }
 
     /// The row's own cells, as many as the header has.

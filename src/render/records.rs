@@ -1,6 +1,6 @@
 //! Batch output: one record per reference as JSON lines, CSV, a JSON array, or a table.
 
-use std::io::{self, Write};
+use std::io;
 
 use std::borrow::Cow;
 
@@ -11,7 +11,7 @@ use crate::domain::outcome::Record;
 use crate::domain::seal::Sealer;
 use crate::log::truncate;
 use crate::render::OutputFormat;
-use crate::render::{Style, batch_table, csv};
+use crate::render::{Sink, Style, batch_table, csv};
 use crate::secret::redact;
 
 /// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`
@@ -224,9 +224,13 @@ fn checks_cell(record: &Record) -> String {
         .unwrap_or_default()
 }
 
+/// What ends a JSON array that has no element yet, and one that has.
+pub(crate) const CLOSE_EMPTY: &str = "]\n";
+pub(crate) const CLOSE: &str = "\n]\n";
+
 /// Writes records as they come, in the chosen format.
 pub(crate) struct RecordWriter {
-    out: Box<dyn Write + Send>,
+    out: Sink,
     format: OutputFormat,
     style: Style,
     written: usize,
@@ -255,7 +259,7 @@ impl RecordWriter {
     }
 
     /// A writer on `out`.
-    pub(crate) fn new(out: Box<dyn Write + Send>, format: OutputFormat, style: Style) -> Self {
+    pub(crate) fn new(out: Sink, format: OutputFormat, style: Style) -> Self {
         RecordWriter {
             out,
             format,
@@ -272,8 +276,27 @@ impl RecordWriter {
     pub(crate) fn discard() -> Self {
         RecordWriter {
             discard: true,
-            ..RecordWriter::new(Box::new(io::sink()), OutputFormat::Jsonl, Style::PLAIN)
+            ..RecordWriter::new(
+                Sink::new(Box::new(io::sink())),
+                OutputFormat::Jsonl,
+                Style::PLAIN,
+            )
         }
+    }
+
+    /// Writes one whole element of the output; for `-o json`, one array element (with its
+    /// separator), after which the array still needs its `]`.
+    fn element(&mut self, text: &str) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Json => {
+                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
+                self.out
+                    .write(format!("{sep}{text}").as_bytes(), Some(CLOSE))?;
+            }
+            _ => self.out.write(text.as_bytes(), None)?,
+        }
+        self.written += 1;
+        Ok(())
     }
 
     /// Writes what comes before the first record (CSV header, JSON `[`).
@@ -282,11 +305,10 @@ impl RecordWriter {
             return Ok(());
         }
         match self.format {
-            OutputFormat::Csv => self.out.write_all(csv::row(&CSV_COLUMNS).as_bytes())?,
-            OutputFormat::Json => self.out.write_all(b"[")?,
-            OutputFormat::Jsonl | OutputFormat::Table => {}
+            OutputFormat::Csv => self.out.write(csv::row(&CSV_COLUMNS).as_bytes(), None),
+            OutputFormat::Json => self.out.write(b"[", Some(CLOSE_EMPTY)),
+            OutputFormat::Jsonl | OutputFormat::Table => Ok(()),
         }
-        self.out.flush()
     }
 
     /// Writes one record; line formats are flushed at once so a reader sees it.
@@ -298,17 +320,15 @@ impl RecordWriter {
             OutputFormat::Jsonl => {
                 let mut line = self.json_text(record);
                 line.push('\n');
-                self.out.write_all(line.as_bytes())?;
+                self.element(&line)
             }
             OutputFormat::Csv => {
                 let fields = Fields::of(record);
-                self.out
-                    .write_all(csv::row(&fields.csv_cells()).as_bytes())?;
+                self.element(&csv::row(&fields.csv_cells()))
             }
             OutputFormat::Json => {
-                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
-                self.out
-                    .write_all(format!("{sep}{}", self.json_text(record)).as_bytes())?;
+                let text = self.json_text(record);
+                self.element(&text)
             }
             OutputFormat::Table => {
                 let f = Fields::of(record);
@@ -333,10 +353,10 @@ impl RecordWriter {
                     ]
                     .map(|cell| crate::terminal::scrub(&cell)),
                 );
+                self.written += 1;
+                Ok(())
             }
         }
-        self.written += 1;
-        self.out.flush()
     }
 
     /// Writes an earlier run's record again exactly as it was (`--resume`): a jsonl line or
@@ -347,22 +367,12 @@ impl RecordWriter {
         }
         let text = clean_carried(text, self.format, self.sealer.as_ref());
         match self.format {
-            OutputFormat::Jsonl | OutputFormat::Csv => {
-                self.out.write_all(text.as_bytes())?;
-                self.out.write_all(b"\n")?;
-            }
-            OutputFormat::Json => {
-                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
-                self.out.write_all(format!("{sep}{text}").as_bytes())?;
-            }
-            OutputFormat::Table => {
-                return Err(io::Error::other(
-                    "an earlier record cannot be shown in a table (--resume needs -o jsonl or csv)",
-                ));
-            }
+            OutputFormat::Jsonl | OutputFormat::Csv => self.element(&format!("{text}\n")),
+            OutputFormat::Json => self.element(&text),
+            OutputFormat::Table => Err(io::Error::other(
+                "an earlier record cannot be shown in a table (--resume needs -o jsonl or csv)",
+            )),
         }
-        self.written += 1;
-        self.out.flush()
     }
 
     /// Writes what comes after the last record (JSON `]`, the table).
@@ -372,19 +382,22 @@ impl RecordWriter {
         }
         match self.format {
             OutputFormat::Json => {
-                let close = if self.written == 0 { "]\n" } else { "\n]\n" };
-                self.out.write_all(close.as_bytes())?;
+                let close = if self.written == 0 {
+                    CLOSE_EMPTY
+                } else {
+                    CLOSE
+                };
+                self.out.write(close.as_bytes(), None)
             }
             // No records, no table: a header alone reads like a result.
-            OutputFormat::Table if self.written == 0 => {}
+            OutputFormat::Table if self.written == 0 => Ok(()),
             OutputFormat::Table => {
                 let mut text = batch_table::render(&self.table_rows, self.style);
                 self.table_rows.clear();
                 text.push('\n');
-                self.out.write_all(text.as_bytes())?;
+                self.out.write(text.as_bytes(), None)
             }
-            OutputFormat::Jsonl | OutputFormat::Csv => {}
+            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
         }
-        self.out.flush()
     }
 }

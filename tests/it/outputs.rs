@@ -4,11 +4,12 @@
 //! environment held to the flag's rules, and a second signal that still closes `-o json`
 //! and removes temporary files.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crate::common::*;
 use payverify::Secret;
@@ -798,4 +799,225 @@ fn item_11_proxy_credentials_are_redacted_in_errors_doctor_and_config_show() {
             .unwrap_or_default();
         assert!(line.contains(&shown), "{line}");
     }
+}
+
+// ---- item 5: a second signal, or one while output is stuck, still closes and cleans up ----
+
+/// Waits up to `limit` for `child` to exit; its exit code (`None`: killed by a signal, or
+/// still running at the limit, when it is killed) and how long that took.
+fn exit_within(child: &mut std::process::Child, limit: Duration) -> (Option<i32>, Duration) {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.code(), started.elapsed());
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    (None, started.elapsed())
+}
+
+/// Reads all of a child's pipe on a thread, so it never fills.
+fn drain(pipe: impl Read + Send + 'static) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut pipe = pipe;
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// Files whose name says they are payverify's temporary files, in `dir`.
+fn temporaries(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".payverify-") && name.ends_with(".tmp"))
+        .collect()
+}
+
+/// Runs `args`, sends SIGINT once two answers are out and the rest are slow, then SIGINT
+/// again: stdout, the exit code, stderr, and how long the second signal took to end it.
+fn interrupted_twice(
+    args: &[&str],
+    dir: &std::path::Path,
+) -> (String, Option<i32>, String, Duration) {
+    let mut child = spawnable()
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = drain(child.stdout.take().unwrap());
+    let stderr = drain(child.stderr.take().unwrap());
+    thread::sleep(Duration::from_millis(1500));
+    send_signal(&child, "-INT");
+    thread::sleep(Duration::from_millis(300));
+    send_signal(&child, "-INT");
+    let (code, took) = exit_within(&mut child, Duration::from_secs(20));
+    let stdout = String::from_utf8(stdout.join().unwrap()).unwrap();
+    let stderr = String::from_utf8(stderr.join().unwrap()).unwrap();
+    (stdout, code, stderr, took)
+}
+
+#[test]
+fn item_05_a_second_signal_still_closes_the_json_array() {
+    let dir = TempDir::new("second-signal");
+    let mut args = vec!["verify", "--sandbox", "-j", "2", "-o", "json"];
+    args.extend(["SANDBOX-OK-1", "SANDBOX-OK-2"]);
+    let slow: Vec<String> = (3..12).map(|i| format!("SANDBOX-SLOW-15000-{i}")).collect();
+    args.extend(slow.iter().map(String::as_str));
+    let (stdout, code, stderr, took) = interrupted_twice(&args, dir.path());
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        took < Duration::from_secs(1),
+        "took {took:?} after the second signal"
+    );
+    let records: Value = serde_json::from_str(&stdout).expect("a closed JSON array");
+    let references: Vec<&str> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(references, ["SANDBOX-OK-1", "SANDBOX-OK-2"], "{stdout}");
+    assert!(
+        stderr.contains("Ctrl-C again to quit now")
+            && stderr.ends_with("payverify: interrupted again: stopped at once\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn item_05_a_second_signal_leaves_no_temporary_file_and_a_closed_array() {
+    let dir = TempDir::new("second-signal-reconcile");
+    let mut orders = String::from("reference,amount\nSANDBOX-OK-1,40000\nSANDBOX-OK-2,40000\n");
+    for i in 3..12 {
+        orders.push_str(&format!("SANDBOX-SLOW-15000-{i},40000\n"));
+    }
+    dir.write("orders.csv", &orders);
+    let args = [
+        "reconcile",
+        "--sandbox",
+        "-j",
+        "2",
+        "-o",
+        "json",
+        "--summary-json",
+        "summary.json",
+        "orders.csv",
+    ];
+    let (stdout, code, stderr, took) = interrupted_twice(&args, dir.path());
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        took < Duration::from_secs(1),
+        "took {took:?} after the second signal"
+    );
+    let rows: Value = serde_json::from_str(&stdout).expect("a closed JSON array");
+    assert_eq!(rows.as_array().unwrap().len(), 2, "{stdout}");
+    assert_eq!(temporaries(dir.path()), [] as [String; 0]);
+    assert!(!dir.path().join("summary.json").exists());
+}
+
+/// Starts `args` with stdout piped and never read, waits until its output has filled the
+/// pipe, sends one SIGTERM: the exit code, how long it took, stdout and stderr.
+fn sigterm_while_stdout_is_stuck(
+    args: &[&str],
+    dir: &std::path::Path,
+) -> (Option<i32>, Duration, Vec<u8>, String) {
+    let mut child = spawnable()
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = drain(child.stderr.take().unwrap());
+    // 3,000 answers make about 2 MB of output: far more than a pipe holds, so by now the
+    // writer is blocked on it.
+    thread::sleep(Duration::from_millis(1500));
+    send_signal(&child, "-TERM");
+    let (code, took) = exit_within(&mut child, Duration::from_secs(20));
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    let stderr = String::from_utf8(stderr.join().unwrap()).unwrap();
+    (code, took, stdout, stderr)
+}
+
+#[test]
+fn item_05_one_sigterm_while_the_output_is_not_read_ends_within_a_second() {
+    let dir = TempDir::new("stuck-output");
+    let refs: String = (0..3000).map(|i| format!("SANDBOX-OK-{i}\n")).collect();
+    dir.write("refs.txt", &refs);
+    // The formats at once: each run waits a while before its signal.
+    let runs: Vec<_> = ["jsonl", "json", "csv"]
+        .into_iter()
+        .map(|format| {
+            let dir = dir.path().to_path_buf();
+            thread::spawn(move || {
+                let args = [
+                    "verify",
+                    "--sandbox",
+                    "-j",
+                    "4",
+                    "-o",
+                    format,
+                    "--from",
+                    "refs.txt",
+                ];
+                (format, sigterm_while_stdout_is_stuck(&args, &dir))
+            })
+        })
+        .collect();
+    for run in runs {
+        let (format, (code, took, stdout, stderr)) = run.join().unwrap();
+        assert_eq!(code, Some(130), "{format}: {stderr}");
+        assert!(took < Duration::from_secs(1), "{format}: took {took:?}");
+        assert!(stdout.len() >= 16 * 1024, "{format}: the pipe never filled");
+        assert_eq!(
+            stderr,
+            "payverify: interrupted while the output was not being read: stopped at once\n"
+        );
+        // Whole lines only: every line a reader got is a record.
+        let text = String::from_utf8(stdout).unwrap();
+        assert!(
+            text.ends_with('\n') || format == "json",
+            "{format}: a cut line"
+        );
+        if format == "jsonl" {
+            assert!(jsonl(text.as_bytes()).len() > 10);
+        }
+    }
+}
+
+#[test]
+fn item_05_one_sigterm_while_the_output_is_not_read_removes_the_summary_temporary() {
+    let dir = TempDir::new("stuck-reconcile");
+    let mut orders = String::from("reference,amount\n");
+    for i in 0..3000 {
+        orders.push_str(&format!("SANDBOX-OK-{i},40000\n"));
+    }
+    dir.write("orders.csv", &orders);
+    let args = [
+        "reconcile",
+        "--sandbox",
+        "-j",
+        "4",
+        "-o",
+        "csv",
+        "--summary-json",
+        "summary.json",
+        "orders.csv",
+    ];
+    let (code, took, stdout, stderr) = sigterm_while_stdout_is_stuck(&args, dir.path());
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert!(stdout.len() >= 16 * 1024, "the pipe never filled");
+    assert_eq!(temporaries(dir.path()), [] as [String; 0]);
+    assert!(!dir.path().join("summary.json").exists());
 }
