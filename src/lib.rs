@@ -151,10 +151,12 @@ fn clap_error(e: &clap::Error, command: &str) -> Exit {
         let _ = write!(std::io::stderr(), "{}", e.render());
         return Exit::Usage;
     }
+    // The message quotes the arguments, which can come from anyone (a reference taken
+    // from a return URL): through the one sanitiser like every other stderr line.
     let _ = writeln!(
         std::io::stderr(),
         "payverify: {}",
-        clap_one_line(e, command)
+        terminal::scrub(&clap_one_line(e, command))
     );
     Exit::Usage
 }

@@ -35,7 +35,8 @@ pub(crate) fn run(
                     location.path.display()
                 ));
             }
-            write_output(printer.text(&format!("{}\n", location.path.display())))?;
+            let shown = crate::terminal::scrub(&location.path.display().to_string());
+            write_output(printer.text(&format!("{shown}\n")))?;
         }
         ConfigCommand::Profiles { names: true } => {
             // Completion runs this on every <Tab>: the file alone, no profile selection (a
@@ -199,7 +200,8 @@ fn init(
     pending
         .commit(text.as_bytes())
         .map_err(|e| unwritable(path, e))?;
-    write_output(printer.text(&format!("{}\n", path.display())))?;
+    let shown = crate::terminal::scrub(&path.display().to_string());
+    write_output(printer.text(&format!("{shown}\n")))?;
     let mut missing = Vec::new();
     if client_id.is_none() {
         missing.push("its client_id".to_owned());

@@ -1021,3 +1021,27 @@ fn item_05_one_sigterm_while_the_output_is_not_read_removes_the_summary_temporar
     assert_eq!(temporaries(dir.path()), [] as [String; 0]);
     assert!(!dir.path().join("summary.json").exists());
 }
+
+#[test]
+fn usage_errors_quote_arguments_through_the_sanitiser() {
+    // A value that reaches clap's own message: a carriage return and a forged line, a bidi
+    // override, a C1 CSI, a BEL.
+    let hostile = "x\rverdict ok\u{202e}\u{9b}2J\u{7}";
+    for args in [
+        vec!["verify", "--hmac", hostile, "R"],
+        vec!["verify", "R", "--jobs", hostile],
+        vec!["reconcile", "orders.csv", "--amount-unit", hostile],
+    ] {
+        let out = payverify().args(&args).output().unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stdout_of(&out), "");
+        assert_inert(&stderr, &format!("{args:?}"));
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        // (clap itself drops the BEL.)
+        assert!(
+            stderr.contains("x\\rverdict ok\\u{202e}\\u{9b}2J"),
+            "{stderr}"
+        );
+    }
+}
