@@ -3,8 +3,7 @@
 //! Files are told apart by device and inode, so a second name (a hard link, a symlink,
 //! `/dev/stdout`, `/proc/self/fd/1`, `./x`) is the same file.
 
-use std::fs::{File, Metadata};
-use std::io;
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -85,7 +84,7 @@ pub(super) fn register(meta: &Metadata, what: &'static str, path: Option<&Path>)
 #[cfg(unix)]
 fn stdout_meta() -> Option<Metadata> {
     use std::os::fd::AsFd;
-    stream_meta(io::stdout().as_fd())
+    stream_meta(std::io::stdout().as_fd())
 }
 
 /// Off Unix, stdout is never found to be a file.
@@ -97,7 +96,7 @@ fn stdout_meta() -> Option<Metadata> {
 #[cfg(unix)]
 fn stderr_meta() -> Option<Metadata> {
     use std::os::fd::AsFd;
-    stream_meta(io::stderr().as_fd())
+    stream_meta(std::io::stderr().as_fd())
 }
 
 #[cfg(not(unix))]
@@ -108,7 +107,7 @@ fn stderr_meta() -> Option<Metadata> {
 #[cfg(unix)]
 pub(super) fn stdin_meta() -> Option<Metadata> {
     use std::os::fd::AsFd;
-    stream_meta(io::stdin().as_fd())
+    stream_meta(std::io::stdin().as_fd())
 }
 
 #[cfg(not(unix))]
@@ -119,7 +118,7 @@ pub(super) fn stdin_meta() -> Option<Metadata> {
 #[cfg(unix)]
 fn stream_meta(fd: std::os::fd::BorrowedFd<'_>) -> Option<Metadata> {
     let fd = fd.try_clone_to_owned().ok()?;
-    File::from(fd).metadata().ok()
+    std::fs::File::from(fd).metadata().ok()
 }
 
 /// `"stdout"` or `"stderr"` when the file `meta` describes is where that stream goes.

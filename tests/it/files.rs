@@ -618,3 +618,62 @@ fn item7_a_ca_file_that_is_not_x509_or_not_pem_is_one_readable_line_before_any_r
         0
     );
 }
+
+#[test]
+fn item4_an_input_that_is_where_stdout_goes_is_refused_before_it_is_read() {
+    let dir = TempDir::new("input-is-stdout");
+    let refs = dir.write("refs.txt", "SANDBOX-OK-1\n");
+    let orders = dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    let config = dir.write("config.toml", CONFIG);
+    let cases: [(&Path, Vec<&std::ffi::OsStr>); 3] = [
+        (
+            &refs,
+            ["verify", "--sandbox", "-o", "jsonl", "--from"]
+                .map(std::ffi::OsStr::new)
+                .into_iter()
+                .chain([refs.as_os_str()])
+                .collect(),
+        ),
+        (
+            &orders,
+            ["reconcile", "--sandbox", "-o", "csv"]
+                .map(std::ffi::OsStr::new)
+                .into_iter()
+                .chain([orders.as_os_str()])
+                .collect(),
+        ),
+        (
+            &config,
+            [std::ffi::OsStr::new("--config"), config.as_os_str()]
+                .into_iter()
+                .chain(["config", "show"].map(std::ffi::OsStr::new))
+                .collect(),
+        ),
+    ];
+    for (input, args) in cases {
+        let before = std::fs::read(input).unwrap();
+        // `payverify ... >> INPUT`: what it writes would be read back as more input.
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(input)
+                    .unwrap(),
+            )
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (status, stderr) = ends_within(out, Duration::from_secs(20));
+        assert_eq!(status.code(), Some(2), "{input:?}: {stderr}");
+        assert!(
+            stderr.contains("is also where this run's output goes (stdout)")
+                && stderr.contains(&input.display().to_string())
+                && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read(input).unwrap(), before, "{input:?}");
+    }
+}
