@@ -463,24 +463,27 @@ fn item6_one_sigterm_ends_a_run_given_a_named_pipe() {
     assert!(stderr.contains("named pipe"), "{stderr}");
 
     // A list of references from a pipe is read like stdin (`--from <(command)`), and a
-    // writer that holds it open and never writes does not keep one SIGTERM from ending it.
+    // writer that holds it open and writes no more does not keep one SIGTERM from ending
+    // the run, with 130, the first reference's record written.
     let refs = fifo_in(&dir, "refs");
     let mut writer = Command::new("bash")
         .arg("-c")
-        .arg("exec 3>\"$0\"; exec sleep 30")
+        .arg("exec 3>\"$0\"; printf 'SANDBOX-OK-1\\n' >&3; exec sleep 30")
         .arg(&refs)
         .spawn()
         .unwrap();
-    let child = spawnable()
-        .args(["verify", "--sandbox", "--from"])
+    let mut child = spawnable()
+        .args(["verify", "--sandbox", "-o", "jsonl", "--from"])
         .arg(&refs)
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let first = read_lines(&mut stdout, 1);
+    assert!(first[0].contains("\"SANDBOX-OK-1\""), "{first:?}");
     send_signal(&child, "-TERM");
-    let (status, _) = ends_within(child, Duration::from_secs(5));
-    assert!(!status.success(), "{status:?}");
+    let (status, stderr) = ends_within(child, Duration::from_secs(5));
+    assert_eq!(status.code(), Some(130), "{stderr}");
     writer.kill().unwrap();
     writer.wait().unwrap();
 
