@@ -161,6 +161,24 @@ fn tls_ca_out_needs_tls_and_a_writable_path() {
         .stderr(predicate::str::contains(
             "cannot write the sandbox CA to /nonexistent/dir/ca.pem",
         ));
+    // Written like every file payverify writes: never through a symlink (issue 23).
+    let dir = TempDir::new("ca-out-link");
+    let kept = dir.write("kept.pem", "someone else's file\n");
+    let link = dir.path().join("ca.pem");
+    std::os::unix::fs::symlink(&kept, &link).unwrap();
+    payverify()
+        .args(["sandbox", "--port", "0", "--tls", "--tls-ca-out"])
+        .arg(&link)
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains("symbolic link"));
+    assert_eq!(
+        std::fs::read_to_string(&kept).unwrap(),
+        "someone else's file\n"
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
 }
 
 #[test]
