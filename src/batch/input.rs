@@ -249,6 +249,11 @@ impl Iterator for Input {
 /// The lines of a regular file that could hold a reference (not blank, not starting with
 /// `#`), read in bytes without keeping any; `None` for anything but a readable regular file.
 fn count_lines(path: &std::path::Path) -> Option<usize> {
+    // Looked at before it is opened: opening a pipe to count it would connect its writer
+    // and leave it writing to no reader (SIGPIPE) before the real read opens it.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let file = crate::files::open(path, &crate::files::REFERENCES)
         .ok()?
         .into_inner();

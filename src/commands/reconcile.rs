@@ -183,6 +183,11 @@ fn rows_in(path: &Path) -> Option<usize> {
     if path.as_os_str() == "-" {
         return None;
     }
+    // Looked at before it is opened: opening a pipe to count it would connect its writer
+    // and leave it writing to no reader (SIGPIPE) before the real read opens it.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let file = crate::files::open(path, &crate::files::ORDERS)
         .ok()?
         .into_inner();

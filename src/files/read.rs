@@ -311,10 +311,24 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
     OpenOptions::new().read(true).open(path)
 }
 
-/// Makes reads of a pipe wait for data again (the stream is read like stdin).
+/// Waits for a named pipe's writer (as a blocking open would, but in `poll()`, which a
+/// signal ends like any wait: `mkfifo p; payverify --from p & producer > p` works whoever
+/// opens first), then makes reads wait for data again: the stream is read like stdin.
 #[cfg(unix)]
 fn blocking(file: &File) -> io::Result<()> {
     use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    // Linux reports no hang-up on a pipe opened without blocking until a writer has come,
+    // so this returns once one has written, or has come and gone.
+    loop {
+        let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(io::Error::from(e)),
+            Ok(_) => break,
+        }
+    }
     let flags = fcntl(file, FcntlArg::F_GETFL).map_err(io::Error::from)?;
     let flags = OFlag::from_bits_truncate(flags) - OFlag::O_NONBLOCK;
     fcntl(file, FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;

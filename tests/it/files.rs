@@ -5,7 +5,7 @@
 //! A few cases need root (another user's file, `mknod`, running as another user): CI runs
 //! as root and must run them; elsewhere they say on stderr that they were skipped.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -486,6 +486,31 @@ fn item6_one_sigterm_ends_a_run_given_a_named_pipe() {
     assert_eq!(status.code(), Some(130), "{stderr}");
     writer.kill().unwrap();
     writer.wait().unwrap();
+
+    // A named pipe whose writer comes after payverify opened it: read once it writes.
+    let late = fifo_in(&dir, "late");
+    let child = spawnable()
+        .args(["verify", "--sandbox", "-o", "csv", "--from"])
+        .arg(&late)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // Without blocking: a run that no longer holds the pipe open fails here, not hangs.
+    let mut pipe = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(&late)
+        .expect("payverify holds the pipe open, waiting for its writer");
+    std::io::Write::write_all(&mut pipe, b"SANDBOX-OK-9\n").unwrap();
+    drop(pipe);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("\nSANDBOX-OK-9,SUCCESSFUL,"),
+        "{}",
+        stdout_of(&out)
+    );
 
     let bin = assert_cmd::cargo::cargo_bin!("payverify");
     let out = Command::new("bash")
