@@ -17,7 +17,7 @@ use crate::domain::reconcile::{self, Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::seal::Sealer;
 use crate::exit::Exit;
 use crate::log::truncate;
-use crate::render::records::{CLOSE, CLOSE_EMPTY};
+use crate::render::records::{CLOSE, CLOSE_EMPTY, write_element};
 use crate::render::{OutputFormat, Sink, Style, csv, new_table, table_text};
 use crate::secret::redact;
 use crate::terminal;
@@ -609,17 +609,9 @@ impl ReconcileWriter {
         }
     }
 
-    /// Writes one whole element of the output; for `-o json`, one array element (with its
-    /// separator), after which the array still needs its `]`.
+    /// Writes one whole element of the output ([`write_element`]).
     fn element(&mut self, text: &str) -> io::Result<()> {
-        match self.format {
-            OutputFormat::Json => {
-                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
-                self.out
-                    .write(format!("{sep}{text}").as_bytes(), Some(CLOSE))?;
-            }
-            _ => self.out.write(text.as_bytes(), None)?,
-        }
+        write_element(&self.out, self.format, self.written, text)?;
         self.written += 1;
         Ok(())
     }

@@ -228,6 +228,24 @@ fn checks_cell(record: &Record) -> String {
 pub(crate) const CLOSE_EMPTY: &str = "]\n";
 pub(crate) const CLOSE: &str = "\n]\n";
 
+/// Writes one whole element of a batch's output on `out`, after `written` others: for
+/// `-o json` one array element with its separator, after which the array still needs its
+/// `]` (what a hurried exit writes); for the line formats, the line.
+pub(crate) fn write_element(
+    out: &Sink,
+    format: OutputFormat,
+    written: usize,
+    text: &str,
+) -> io::Result<()> {
+    match format {
+        OutputFormat::Json => {
+            let sep = if written == 0 { "\n  " } else { ",\n  " };
+            out.write(format!("{sep}{text}").as_bytes(), Some(CLOSE))
+        }
+        _ => out.write(text.as_bytes(), None),
+    }
+}
+
 /// Writes records as they come, in the chosen format.
 pub(crate) struct RecordWriter {
     out: Sink,
@@ -284,17 +302,9 @@ impl RecordWriter {
         }
     }
 
-    /// Writes one whole element of the output; for `-o json`, one array element (with its
-    /// separator), after which the array still needs its `]`.
+    /// Writes one whole element of the output ([`write_element`]).
     fn element(&mut self, text: &str) -> io::Result<()> {
-        match self.format {
-            OutputFormat::Json => {
-                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
-                self.out
-                    .write(format!("{sep}{text}").as_bytes(), Some(CLOSE))?;
-            }
-            _ => self.out.write(text.as_bytes(), None)?,
-        }
+        write_element(&self.out, self.format, self.written, text)?;
         self.written += 1;
         Ok(())
     }
