@@ -66,7 +66,7 @@ where
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let cli = match cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return clap_error(&e, &command_path(&args)),
+        Err(e) => return clap_error(&e, &args),
     };
     let log = Log::new(level(&cli.global));
     let ctx = Context::process();
@@ -133,9 +133,23 @@ fn command_path(args: &[OsString]) -> String {
 }
 
 /// Help and version go to stdout (exit 0); a usage error becomes one stderr line (exit 2)
-/// pointing to the help of `command`, the (sub)command it is in.
-fn clap_error(e: &clap::Error, command: &str) -> Exit {
+/// pointing to the help of the (sub)command it is in. So does help or version asked for
+/// with other arguments on a command that gates on a reference (see [`help_among_others`]).
+fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
     use clap::error::ErrorKind;
+    let command = command_path(args);
+    if let Some(flag) = help_among_others(e, args, &command) {
+        let what = match command.as_str() {
+            "payverify verify" => "reference",
+            _ => "file name",
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "payverify: {flag} cannot be combined with other arguments (a {what} that starts \
+             with '-' goes after --; see '{command} --help')"
+        );
+        return Exit::Usage;
+    }
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         // Asked-for output like any other: a stdout that cannot take it is exit 10.
         let written = render::Printer::plain_stdout().text(&e.render().to_string());
@@ -156,9 +170,60 @@ fn clap_error(e: &clap::Error, command: &str) -> Exit {
     let _ = writeln!(
         std::io::stderr(),
         "payverify: {}",
-        terminal::scrub(&clap_one_line(e, command))
+        terminal::scrub(&clap_one_line(e, &command))
     );
     Exit::Usage
+}
+
+/// The commands whose exit status gates on text from outside (a customer's reference, an
+/// orders file, a webhook payload): there help and version are answers only when asked
+/// for alone, never a verdict (`payverify verify -q ... "$ref"` with `$ref` = `--help` used
+/// to print help and exit 0, which a shop's gate read as a payment shown good).
+const GATES: [&str; 3] = [
+    "payverify verify",
+    "payverify reconcile",
+    "payverify webhook check",
+];
+
+/// For help or version asked for on one of [`GATES`] together with any other argument,
+/// the flag to name in the usage error (`--help`, `-V`, ...); `None` when it is alone (or
+/// on another command, or the `help` subcommand), and clap's help or version stands.
+fn help_among_others(e: &clap::Error, args: &[OsString], command: &str) -> Option<String> {
+    use clap::error::ErrorKind;
+    let asked = match e.kind() {
+        ErrorKind::DisplayHelp => "--help",
+        ErrorKind::DisplayVersion => "--version",
+        _ => return None,
+    };
+    if !GATES.contains(&command) {
+        return None;
+    }
+    let mut rest: Vec<&std::ffi::OsStr> = args.iter().skip(1).map(OsString::as_os_str).collect();
+    // The words naming the command, each once.
+    for word in command.split(' ').skip(1) {
+        if let Some(at) = rest.iter().position(|a| *a == word) {
+            rest.remove(at);
+        }
+    }
+    let is_flag =
+        |a: &&std::ffi::OsStr| matches!(a.to_str(), Some("--help" | "-h" | "--version" | "-V"));
+    let flag = match rest.iter().position(is_flag) {
+        Some(at) => rest.remove(at).to_string_lossy().into_owned(),
+        // Asked for inside a bundle of short flags (`-qh`): that bundle is another
+        // argument already. Without either, it is the `help` subcommand.
+        None => {
+            let bundled = rest.iter().any(|a| {
+                a.to_str().is_some_and(|a| {
+                    a.starts_with('-') && !a.starts_with("--") && a.contains(['h', 'V'])
+                })
+            });
+            match bundled {
+                true => asked.to_owned(),
+                false => return None,
+            }
+        }
+    };
+    (!rest.is_empty()).then_some(flag)
 }
 
 /// Folds clap's multi-line message into `<what> <details> (<tips>; see '<command> --help')`.

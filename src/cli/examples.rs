@@ -23,11 +23,11 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "Gate a shipment on the exit status",
                 "payverify verify -q --hmac require --expect-amount \"$total\" \
-                 --expect-currency NGN \"$ref\" && ship",
+                 --expect-currency NGN -- \"$ref\" && ship",
             ),
             (
                 "The service's JSON for jq",
-                "payverify verify \"$ref\" -o json | jq -r .status",
+                "payverify verify -o json -- \"$ref\" | jq -r .status",
             ),
             (
                 "A day's references to CSV, 16 at a time",
@@ -39,7 +39,7 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "Wait up to 5 minutes for a pending payment to become final",
-                "payverify verify --wait 5m \"$ref\"",
+                "payverify verify --wait 5m -- \"$ref\"",
             ),
             (
                 "Finish an interrupted run, asking only what is not final yet",
@@ -160,7 +160,7 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ("Check the set-up", "payverify doctor"),
             (
                 "And whether a real reference's hmac verifies",
-                "payverify doctor \"$known_ref\"",
+                "payverify doctor -- \"$known_ref\"",
             ),
             ("As JSON for a support ticket", "payverify doctor -o json"),
         ],

@@ -222,9 +222,15 @@ pub(crate) struct SandboxArgs {
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
     /// Transaction references; `-` reads them from stdin, one per line (surrounding
-    /// whitespace is trimmed; use `--` before one that starts with a hyphen).
-    #[arg(value_name = "REFERENCE", required_unless_present = "from")]
+    /// whitespace is trimmed). Put `--` before a reference from outside (`-- "$ref"`): a
+    /// customer can write one like an option.
+    #[arg(value_name = "REFERENCE", required_unless_present_any = ["from", "after_dashes"])]
     pub(crate) references: Vec<String>,
+
+    /// References after `--`, taken as written: never an option, and `-` there is a
+    /// reference, not stdin (a customer's reference can be `-`).
+    #[arg(last = true, value_name = "REFERENCE")]
+    pub(crate) after_dashes: Vec<String>,
 
     /// Read references from FILE, one per line; blank lines and lines starting with # are
     /// skipped.
@@ -479,9 +485,16 @@ impl VerifyArgs {
     /// One plain reference keeps the single-reference output exactly.
     pub(crate) fn is_batch(&self) -> bool {
         self.from.is_some()
-            || self.references.len() != 1
-            || self.references.iter().any(|r| r == "-")
+            || self.arguments().count() != 1
+            || self.arguments().any(|(r, stream)| stream && r == "-")
             || matches!(self.output, Some(OutputFormat::Jsonl | OutputFormat::Csv))
+    }
+
+    /// The reference arguments in order, each with whether `-` there means stdin: only
+    /// before `--` (after it, everything is a reference as written).
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = (&str, bool)> {
+        let before = self.references.iter().map(|r| (r.as_str(), true));
+        before.chain(self.after_dashes.iter().map(|r| (r.as_str(), false)))
     }
 
     /// The output format: the one asked for, or the table.

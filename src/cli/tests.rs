@@ -126,7 +126,15 @@ fn output_and_auth_style_values() {
 fn reference_may_start_with_a_hyphen_after_double_dash() {
     let cli = parse(&["verify", "-v", "--", "-abc"]).unwrap();
     assert_eq!(cli.global.verbose, 1);
-    assert_eq!(verify(&cli).references, ["-abc"]);
+    let args: Vec<_> = verify(&cli).arguments().collect();
+    assert_eq!(args, [("-abc", false)]);
+    // After `--` even `-` is a reference as written, not stdin; before it, it is stdin.
+    let cli = parse(&["verify", "A", "-", "--", "-", "--help"]).unwrap();
+    let args: Vec<_> = verify(&cli).arguments().collect();
+    assert_eq!(
+        args,
+        [("A", true), ("-", true), ("-", false), ("--help", false)]
+    );
 }
 
 #[test]

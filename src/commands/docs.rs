@@ -304,11 +304,12 @@ fn extra_sections() -> String {
         ),
         (
             "Gate a shipment on one exit status:",
-            "payverify verify -q --hmac require --expect-amount 40000 \"$ref\" && ship",
+            "payverify verify -q --hmac require --expect-amount 40000 --expect-currency NGN -- \
+             \"$ref\" && ship",
         ),
         (
             "Pipe the service's JSON into jq:",
-            "payverify verify \"$ref\" -o json | jq -r .status",
+            "payverify verify -o json -- \"$ref\" | jq -r .status",
         ),
         (
             "Reconcile a day's references to CSV:",
@@ -324,7 +325,7 @@ fn extra_sections() -> String {
         ),
         (
             "After configuring, check the set-up and whether the gateway's hmac verifies:",
-            "payverify doctor \"$known_ref\"",
+            "payverify doctor -- \"$known_ref\"",
         ),
     ];
     for (what, command) in examples {

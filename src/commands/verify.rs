@@ -47,7 +47,7 @@ pub(crate) fn run(
         let known_len = Input::known_len(&sources);
         Work::Batch(Box::new(Input::open(sources, expect)?), known_len)
     } else {
-        let reference = args.references.first().map(String::as_str).unwrap_or("");
+        let reference = args.arguments().next().map_or("", |(r, _)| r);
         let reference = Reference::parse(reference).map_err(|e| {
             Failure::usage(format!("{e} (give the transaction reference to verify)"))
         })?;
@@ -512,8 +512,8 @@ fn verify_interruptibly(
 /// one is a usage error before any request.
 fn sources(args: &VerifyArgs) -> Result<Vec<InputSource>, Failure> {
     let mut sources = Vec::new();
-    for (n, text) in args.references.iter().enumerate() {
-        if text == "-" {
+    for (n, (text, stream)) in args.arguments().enumerate() {
+        if stream && text == "-" {
             sources.push(InputSource::Stdin);
             continue;
         }

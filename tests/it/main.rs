@@ -13,6 +13,7 @@ mod doctor;
 mod faults;
 mod files;
 mod first_hour;
+mod gate;
 mod hostile;
 mod incomplete;
 mod leaks;

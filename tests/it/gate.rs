@@ -1,0 +1,266 @@
+//! Issue 22, item 1: the customer's reference is never an instruction. `--help`, `-h`,
+//! `--version` and `-V` are answers only alone; with any other argument on `verify`,
+//! `reconcile` or `webhook check` they are a usage error. Every example that passes a
+//! reference from a variable puts `--` before it, and the README's own gate line is run
+//! here with the references a customer could send.
+
+use std::process::{Command, Stdio};
+
+use crate::common::gateway::{Gateway, Txn};
+use crate::common::{CLIENT_ID, SECRET, TempDir, payverify, stderr_of, stdout_of};
+
+const README: &str = include_str!("../../README.md");
+
+#[test]
+fn help_or_version_with_any_other_argument_is_a_usage_error_on_the_gates() {
+    let dir = TempDir::new("gate-help");
+    dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    dir.write("payload.json", "{}");
+    let gate = [
+        "verify",
+        "-q",
+        "--hmac",
+        "require",
+        "--expect-amount",
+        "40000",
+        "--expect-currency",
+        "NGN",
+    ];
+    let commands: [(&str, &[&str], &str); 5] = [
+        ("payverify verify", &gate, "reference"),
+        ("payverify verify", &["-q", "verify", "R-1"], "reference"),
+        (
+            "payverify reconcile",
+            &["reconcile", "orders.csv"],
+            "file name",
+        ),
+        ("payverify reconcile", &["reconcile", "-q"], "file name"),
+        (
+            "payverify webhook check",
+            &["webhook", "check", "payload.json"],
+            "file name",
+        ),
+    ];
+    for (command, args, what) in commands {
+        for flag in ["--help", "-h", "--version", "-V"] {
+            // After the other arguments (as a customer's reference is) and before them.
+            let mut after: Vec<&str> = args.to_vec();
+            after.push(flag);
+            let at = args.iter().position(|a| !a.starts_with('-')).unwrap_or(0) + 1;
+            let mut before: Vec<&str> = args.to_vec();
+            before.insert(at.min(before.len()), flag);
+            for argv in [after, before] {
+                let out = payverify()
+                    .current_dir(dir.path())
+                    .args(&argv)
+                    .output()
+                    .unwrap();
+                assert_eq!(out.status.code(), Some(2), "{argv:?}");
+                assert_eq!(stdout_of(&out), "", "{argv:?}");
+                assert_eq!(
+                    stderr_of(&out),
+                    format!(
+                        "payverify: {flag} cannot be combined with other arguments (a {what} \
+                         that starts with '-' goes after --; see '{command} --help')\n"
+                    ),
+                    "{argv:?}"
+                );
+            }
+        }
+        // A bundle of short flags holding -h is another argument too.
+        let mut bundled: Vec<&str> = args.to_vec();
+        bundled.push("-qh");
+        let out = payverify()
+            .current_dir(dir.path())
+            .args(&bundled)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bundled:?}");
+        assert_eq!(stdout_of(&out), "", "{bundled:?}");
+    }
+    // Alone they answer as always: help or version on stdout, exit 0.
+    for command in [&["verify"][..], &["reconcile"], &["webhook", "check"]] {
+        for flag in ["--help", "-h", "--version", "-V"] {
+            let out = payverify().args(command).arg(flag).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{command:?} {flag}");
+            let stdout = stdout_of(&out);
+            let want = match flag {
+                "--help" | "-h" => "Usage: payverify",
+                _ => "0.2.0",
+            };
+            assert!(stdout.contains(want), "{command:?} {flag}: {stdout}");
+            assert_eq!(stderr_of(&out), "", "{command:?} {flag}");
+        }
+    }
+    // So does `payverify help verify`, and help on the commands that gate on nothing.
+    for argv in [&["help", "verify"][..], &["config", "show", "--help"]] {
+        let out = payverify().args(argv).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{argv:?}");
+    }
+}
+
+/// The README's gate: the `if payverify verify ...; then` command of its Usage section, as
+/// printed (continuation lines joined).
+fn readme_gate() -> String {
+    let start = README
+        .find("if payverify verify -q --hmac require")
+        .expect("the README has its gate line");
+    let rest = &README[start + "if ".len()..];
+    let end = rest.find("; then").expect("the gate line ends in '; then'");
+    rest[..end].replace("\\\n", " ")
+}
+
+#[test]
+fn the_readme_gate_line_never_passes_a_hostile_reference() {
+    let gate = readme_gate();
+    assert!(gate.ends_with(r#"-- "$ref""#), "{gate}");
+    // The paid order: ₦40,000.00, its hmac signed with the tests' secret. PAID-SMALL is
+    // someone else's smaller payment, FAILED-1 a declined one.
+    let gateway = Gateway::start(&[
+        Txn::paid("PAID-1", 4_000_000),
+        Txn::paid("PAID-SMALL", 100_000),
+        Txn::failed("FAILED-1", 4_000_000),
+    ]);
+    let binary = assert_cmd::cargo::cargo_bin!("payverify");
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let dir = TempDir::new("gate-readme");
+    // A file a `--from` could name, holding the paid reference.
+    dir.write("refs.txt", "PAID-1\n");
+    let long = "A".repeat(5 * 1024);
+    let hostile: Vec<&str> = vec![
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "-hV",
+        "-qh",
+        "--from=-",
+        "--from=refs.txt",
+        "--from=/dev/stdin",
+        "--from",
+        "-",
+        "--",
+        "---",
+        "-0",
+        "--sandbox",
+        "--tls",
+        "-o",
+        "--output=json",
+        "--resume=refs.txt",
+        "--base-url=http://127.0.0.1:9",
+        "--hmac=off",
+        "--expect-amount=1",
+        "--expect-amount-kobo=100000",
+        "-j",
+        "-v",
+        "-q",
+        "--color=always",
+        "--config=/dev/null",
+        "--profile=live",
+        "--client-secret-file=/etc/passwd",
+        "--wait=1s",
+        "",
+        " ",
+        "\t",
+        "\n",
+        "PAID-1\nPAID-1",
+        "PAID-1\u{7}",
+        "PAID-1\u{200b}",
+        "paid-1",
+        "PAID-1/../PAID-1",
+        "../PAID-1",
+        "PAID-SMALL",
+        "FAILED-1",
+        "FAILED-1 ",
+        "UNKNOWN-1",
+        &long,
+    ];
+    let run = |reference: &str| {
+        Command::new("bash")
+            .arg("-c")
+            .arg(&gate)
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", &path)
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .env("PAYVERIFY_BASE_URL", &gateway.url)
+            .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+            .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+            .env("order_total", "40000")
+            .env("ref", reference)
+            // A CGI script's stdin is the request body: the customer's too.
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(b"PAID-1\n")?;
+                child.wait_with_output()
+            })
+            .unwrap()
+    };
+    for reference in hostile {
+        let out = run(reference);
+        assert_ne!(
+            out.status.code(),
+            Some(0),
+            "{reference:?} passed the gate: {}",
+            stderr_of(&out)
+        );
+        assert!(
+            out.status.code().is_some(),
+            "{reference:?}: {:?}",
+            out.status
+        );
+        assert_eq!(stdout_of(&out), "", "{reference:?}");
+    }
+    // Only the paid reference (surrounding whitespace is trimmed, as documented) passes.
+    for reference in ["PAID-1", "PAID-1 ", " PAID-1", "\tPAID-1\n"] {
+        let out = run(reference);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{reference:?}: {}",
+            stderr_of(&out)
+        );
+    }
+}
+
+/// Each line of `text` that runs `payverify verify` or `payverify doctor` with a reference
+/// from a shell variable.
+fn reference_examples(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains("payverify verify") || l.contains("payverify doctor"))
+        .filter(|l| l.contains("\"$ref\"") || l.contains("\"$known_ref\""))
+        .collect()
+}
+
+#[test]
+fn every_example_passing_a_reference_puts_double_dash_before_it() {
+    let help = |args: &[&str]| stdout_of(&payverify().args(args).output().unwrap());
+    // The README's code blocks, continuation lines joined.
+    let readme = README.replace("\\\n", " ");
+    let sources = [
+        ("README", readme),
+        ("payverify --help", help(&["--help"])),
+        ("payverify verify --help", help(&["verify", "--help"])),
+        ("payverify doctor --help", help(&["doctor", "--help"])),
+        ("payverify man", help(&["man"]).replace("\\-", "-")),
+    ];
+    let mut seen = 0;
+    for (source, text) in &sources {
+        for line in reference_examples(text) {
+            seen += 1;
+            assert!(
+                line.contains("-- \"$ref\"") || line.contains("-- \"$known_ref\""),
+                "{source}: {line}"
+            );
+        }
+    }
+    assert!(seen >= 10, "only {seen} examples found");
+}
