@@ -3,6 +3,7 @@
 
 pub(crate) mod checks;
 pub(crate) mod job;
+pub(crate) mod json;
 pub(crate) mod model;
 pub(crate) mod money;
 pub(crate) mod outcome;

@@ -271,10 +271,7 @@ pub(crate) fn classify(exchange: &Exchange) -> Outcome {
     match &exchange.result {
         // A web server's HTML page is not the service saying the transaction does not
         // exist: most likely the base URL points somewhere else.
-        Ok(response)
-            if response.status == 404
-                && serde_json::from_slice::<serde::de::IgnoredAny>(&response.body).is_err() =>
-        {
+        Ok(response) if response.status == 404 && !crate::domain::json::is_json(&response.body) => {
             Outcome::BadResponse {
                 reason: format!(
                     "HTTP 404 with a non-JSON body from {}: is the base URL right?",

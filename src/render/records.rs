@@ -110,7 +110,7 @@ pub(crate) fn clean_carried<'a>(
                 _ => Cow::Owned(crate::secret::REDACTED.to_owned()),
             }
         }
-        _ => match serde_json::from_str::<serde_json::Value>(text) {
+        _ => match crate::domain::json::parse_record(text).map(serde_json::Value::Object) {
             Ok(mut value) => {
                 if let serde_json::Value::Object(map) = &mut value {
                     map.shift_remove("seal");

@@ -30,8 +30,7 @@ pub(super) fn name_and_exit(
 }
 
 pub(super) fn json_record(line: &str, shape: &Shape, trust: &Checker) -> Result<Parsed, String> {
-    let map: Map<String, Value> =
-        serde_json::from_str(line).map_err(|e| format!("is not a JSON object ({e})"))?;
+    let map: Map<String, Value> = crate::domain::json::parse_record(line)?;
     if let Some(key) = map
         .keys()
         .find(|k| !shape.columns.contains(k) && !shape.json_only.contains(&k.as_str()))
@@ -113,9 +112,7 @@ pub(super) fn stored_response(line: &str) -> Result<Option<&RawValue>, String> {
         checks: Option<IgnoredAny>,
         seal: Option<IgnoredAny>,
     }
-    serde_json::from_str::<Stored>(line)
-        .map(|stored| stored.response)
-        .map_err(|e| format!("is not a well-formed record ({e})"))
+    crate::domain::json::from_record::<Stored>(line).map(|stored| stored.response)
 }
 
 pub(super) fn csv_record(line: &str, shape: &Shape) -> Result<Parsed, String> {

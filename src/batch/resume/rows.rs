@@ -74,8 +74,7 @@ impl RowRecord {
         shape: &Shape,
         row: &RowShape,
     ) -> Result<RowRecord, RowError> {
-        let map: Map<String, Value> =
-            serde_json::from_str(line).map_err(|e| format!("is not a JSON object ({e})"))?;
+        let map: Map<String, Value> = crate::domain::json::parse_record(line)?;
         let own = shape.own_columns();
         if let Some(key) = map
             .keys()
@@ -327,9 +326,7 @@ pub(super) fn stored_row_response(line: &str) -> Result<Option<&RawValue>, Strin
         seal: Option<IgnoredAny>,
         error: Option<IgnoredAny>,
     }
-    serde_json::from_str::<Stored>(line)
-        .map(|stored| stored.response)
-        .map_err(|e| format!("is not a well-formed record ({e})"))
+    crate::domain::json::from_record::<Stored>(line).map(|stored| stored.response)
 }
 
 /// A kobo figure as the record states it: a whole number in range.

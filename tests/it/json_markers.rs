@@ -1,0 +1,139 @@
+//! Issue 22, item 5: no private serde_json API. An object where a number (or any value)
+//! belongs is never read as that value: `{"$serde_json::private::Number": "4000000"}` as the
+//! amount is a bad response (exit 8), not ₦40,000.00. The same for serde_json's other marker
+//! (`$serde_json::private::RawValue`, raw JSON in a string), for any key with that prefix,
+//! however it is spelt, in the service's answer, a webhook payload and a `--resume` record.
+
+use crate::common::{
+    RawServer, SAMPLE, SECRET, TempDir, payverify, payverify_at, read_head, respond, stderr_of,
+    stdout_of,
+};
+
+/// The documented sample (signed for 4000000 kobo with the tests' secret) with `field`'s
+/// value replaced by `value`.
+fn sample_with(field: &str, value: &str) -> String {
+    let (old, new) = match field {
+        "amount" => ("\"amount\": 4000000", format!("\"amount\": {value}")),
+        "status" => ("\"status\": \"SUCCESSFUL\"", format!("\"status\": {value}")),
+        "code" => ("\"code\": \"00\"", format!("\"code\": {value}")),
+        _ => unreachable!(),
+    };
+    assert!(SAMPLE.contains(old));
+    SAMPLE.replace(old, &new)
+}
+
+/// Bodies that put a serde_json marker where a value belongs; before, each was read as the
+/// value in its string: a paid ₦40,000.00, SUCCESSFUL, code 00.
+fn disguised() -> Vec<(String, &'static str)> {
+    vec![
+        (
+            sample_with("amount", r#"{"$serde_json::private::Number": "4000000"}"#),
+            "$serde_json::private::Number",
+        ),
+        (
+            sample_with("amount", r#"{"$serde_json::private::RawValue": "4000000"}"#),
+            "$serde_json::private::RawValue",
+        ),
+        (
+            sample_with(
+                "status",
+                r#"{"$serde_json::private::RawValue": "\"SUCCESSFUL\""}"#,
+            ),
+            "$serde_json::private::RawValue",
+        ),
+        (
+            sample_with("code", r#"{"$serde_json::private::RawValue": "\"00\""}"#),
+            "$serde_json::private::RawValue",
+        ),
+        (
+            sample_with(
+                "amount",
+                r#"{"\u0024serde_json::private::Number": "4000000"}"#,
+            ),
+            "$serde_json::private::Number",
+        ),
+    ]
+}
+
+#[test]
+fn a_serde_json_marker_in_a_response_is_a_bad_response_never_a_value() {
+    for (body, key) in disguised() {
+        let served = body.clone();
+        let service = RawServer::start(move |mut stream| {
+            read_head(&mut stream);
+            respond(&mut stream, "200 OK", served.as_bytes());
+        });
+        // The gate, every check asked for: before, exit 0.
+        let out = payverify_at(&service.url)
+            .args(["verify", "--hmac", "require", "--expect-amount", "40000"])
+            .args(["--expect-currency", "NGN", "--", "0000000000000044177"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(8), "{body}\n{}", stderr_of(&out));
+        assert_eq!(stdout_of(&out), "", "{body}");
+        let said =
+            format!("the body has the key \"{key}\", which is no field of a verify response");
+        assert!(stderr_of(&out).contains(&said), "{}", stderr_of(&out));
+        // In a batch: a BAD_RESPONSE record, exit 8.
+        let out = payverify_at(&service.url)
+            .args([
+                "verify",
+                "-o",
+                "jsonl",
+                "0000000000000044177",
+                "330137174040",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(8), "{body}");
+        for record in crate::common::jsonl(&out.stdout) {
+            assert_eq!(record["outcome"], "BAD_RESPONSE", "{record}");
+        }
+    }
+}
+
+#[test]
+fn a_serde_json_marker_in_a_webhook_payload_is_malformed() {
+    for (body, key) in disguised() {
+        let out = payverify()
+            .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+            .args(["webhook", "check", "-"])
+            .write_stdin(body.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(8), "{body}\n{}", stderr_of(&out));
+        let all = format!("{}{}", stdout_of(&out), stderr_of(&out));
+        assert!(!all.contains("genuine, paid"), "{all}");
+        assert!(all.contains(key), "{all}");
+    }
+}
+
+#[test]
+fn a_serde_json_marker_in_a_resume_record_is_refused() {
+    // A FAILED record whose exit_code is a number in disguise: before, read as 1 and
+    // carried; now the file is not payverify's output (exit 2, before any request).
+    let dir = TempDir::new("json-markers-resume");
+    let record = r#"{"reference":"R-1","outcome":"FAILED","exit_code":{"$serde_json::private::Number":"1"},"http_status":200,"error":null,"checks":null,"response":{"status":"FAILED"}}"#;
+    dir.write("run1.jsonl", format!("{record}\n"));
+    let out = payverify_at("http://127.0.0.1:9")
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "-o",
+            "jsonl",
+            "--resume",
+            "run1.jsonl",
+            "R-1",
+            "R-2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: --resume run1.jsonl: line 1 has the key \"$serde_json::private::Number\", \
+         which payverify never writes; this is not an output of payverify verify (resume \
+         from the earlier run's stdout, with the same -o)\n"
+    );
+    assert_eq!(stdout_of(&out), "");
+}
