@@ -15,18 +15,60 @@ pub struct BaseUrl {
 
 impl BaseUrl {
     /// Validates `input` as [`BaseUrl::parse_shape`] does, and refuses a base URL that
-    /// already ends in the operation path: payverify adds it itself, and given twice every
-    /// reference would be "not found", which reads like a fact about the payments.
+    /// already holds the operation path or its start ([`BaseUrl::operation_path`]):
+    /// payverify adds it itself, and given twice every reference would be "not found",
+    /// which reads like a fact about the payments. The one rule verify, reconcile, `config
+    /// show`, `config init` and doctor apply.
     pub fn parse(input: &str) -> Result<Self, String> {
         let base = Self::parse_shape(input)?;
-        if let Some(root) = strip_suffix_ignore_case(&base.prefix, OPERATION_PATH) {
+        if let Some((root, found)) = base.operation_path() {
             return Err(format!(
-                "base URL '{}' already ends in the operation path {OPERATION_PATH}, which \
-                 payverify adds itself; use '{root}'",
+                "base URL '{}' already ends in {found}, which payverify adds itself; use \
+                 '{root}'",
                 input.trim()
             ));
         }
         Ok(base)
+    }
+
+    /// When this base URL already ends in the operation path (`/api/payment/verify`, with
+    /// or without a reference after it) or its start (`/api`, `/api/payment`), compared
+    /// ignoring case: the base URL to use instead, and what it holds, for messages.
+    pub(crate) fn operation_path(&self) -> Option<(String, &'static str)> {
+        let prefix = self.prefix.as_str();
+        let path_start = prefix
+            .find("://")
+            .map(|i| i + 3)
+            .and_then(|start| prefix[start..].find('/').map(|at| start + at))?;
+        let path = &prefix[path_start..];
+        let root = |kept: &str| {
+            let root = &prefix[..path_start + kept.len()];
+            root.trim_end_matches('/').to_owned()
+        };
+        if let Some((head, last)) = path.rsplit_once('/')
+            && !last.is_empty()
+            && let Some(kept) = strip_suffix_ignore_case(head, OPERATION_PATH)
+        {
+            return Some((
+                root(kept),
+                "the operation path /api/payment/verify and a reference",
+            ));
+        }
+        [
+            (OPERATION_PATH, "the operation path /api/payment/verify"),
+            (
+                "/api/payment",
+                "/api/payment, the start of the operation path /api/payment/verify",
+            ),
+            (
+                "/api",
+                "/api, the start of the operation path /api/payment/verify",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(suffix, found)| {
+            strip_suffix_ignore_case(path, suffix).map(|kept| (root(kept), found))
+        })
     }
 
     /// Validates `input`: http or https, a host, a valid port, no userinfo, query or
@@ -240,6 +282,21 @@ mod tests {
     #[test]
     fn the_operation_path_in_the_base_url_is_refused_naming_the_fix() {
         for (bad, fix) in [
+            ("https://gw.example/api", "'https://gw.example'"),
+            ("https://gw.example/API/", "'https://gw.example'"),
+            ("https://gw.example/api/payment", "'https://gw.example'"),
+            (
+                "https://gw.example/p/api/Payment/",
+                "'https://gw.example/p'",
+            ),
+            (
+                "https://gw.example/api/payment/verify/0000000000000044177",
+                "'https://gw.example'",
+            ),
+            (
+                "http://127.0.0.1:8089/x/api/payment/verify/R-1/",
+                "'http://127.0.0.1:8089/x'",
+            ),
             (
                 "https://gw.example/api/payment/verify",
                 "'https://gw.example'",
@@ -254,10 +311,19 @@ mod tests {
             ),
         ] {
             let err = BaseUrl::parse(bad).unwrap_err();
-            assert!(err.contains("already ends in the operation path"), "{err}");
+            assert!(err.contains("already ends in "), "{err}");
+            assert!(err.contains("/api"), "{err}");
             assert!(err.ends_with(&format!("use {fix}")), "{err}");
         }
-        assert!(BaseUrl::parse("https://gw.example/api/payment/verify-v2").is_ok());
+        for fine in [
+            "https://gw.example/api/payment/verify-v2",
+            "https://gw.example/apis",
+            "https://gw.example/api/payments",
+            "https://gw.example/myapi",
+            "https://gw.example/api/payment/verify/R/x",
+        ] {
+            assert!(BaseUrl::parse(fine).is_ok(), "{fine}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod base_url;
 mod batch;
 mod checks;
 mod docs;

@@ -419,18 +419,14 @@ fn base_url_check(raw: &str, source: &Source) -> (Check, Option<BaseUrl>) {
         .as_ref()
         .map(|u| u.path().to_owned())
         .unwrap_or_default();
-    let lower = path.to_ascii_lowercase();
-    if lower.contains("/api/payment") || lower.trim_end_matches('/').ends_with("/api") {
-        let root = uri
-            .as_ref()
-            .and_then(|u| Some(format!("{}://{}", u.scheme_str()?, u.authority()?)))
-            .unwrap_or_else(|| "https://HOST".into());
+    // The rule every command applies (BaseUrl::parse), with doctor's own wording.
+    if let Some((root, found)) = base.operation_path() {
         let check = Check::fail(
             "base_url",
             Exit::Config,
             format!(
-                "{base} (from {source}) already holds the operation path {path}; payverify \
-                 appends /api/payment/verify/REFERENCE itself"
+                "{base} (from {source}) already holds the operation path: it ends in {found}; \
+                 payverify appends /api/payment/verify/REFERENCE itself"
             ),
             format!("set the base URL to {root}"),
         );
