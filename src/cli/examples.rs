@@ -21,9 +21,9 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "payverify verify 0000000000000044177",
             ),
             (
-                "Gate a shipment on the exit status",
+                "Gate a shipment on the exit status (0: paid, as expected, genuine)",
                 "payverify verify -q --hmac require --expect-amount \"$total\" \
-                 --expect-currency NGN -- \"$ref\" && ship",
+                 --expect-currency NGN -- \"$ref\"",
             ),
             (
                 "The service's JSON for jq",
