@@ -204,21 +204,60 @@ fn the_readme_gate_line_never_passes_a_hostile_reference() {
             })
             .unwrap()
     };
-    for reference in hostile {
-        let out = run(reference);
-        assert_ne!(
-            out.status.code(),
-            Some(0),
-            "{reference:?} passed the gate: {}",
-            stderr_of(&out)
-        );
-        assert!(
-            out.status.code().is_some(),
-            "{reference:?}: {:?}",
-            out.status
-        );
-        assert_eq!(stdout_of(&out), "", "{reference:?}");
+    // Every option verify's help lists, bare and with a value that would read the paid
+    // reference back (stdin, the file): the list grows with the options.
+    let help = stdout_of(&payverify().args(["verify", "--help"]).output().unwrap());
+    let mut options: Vec<String> = Vec::new();
+    for word in help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']') {
+        let flag = word.split('=').next().unwrap_or("");
+        let long = flag.starts_with("--") && flag.len() > 2;
+        let short = flag.len() == 2 && flag.starts_with('-') && flag != "--";
+        if (long || short)
+            && flag[1..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            options.push(flag.to_owned());
+        }
     }
+    options.sort();
+    options.dedup();
+    assert!(options.len() >= 25, "{options:?}");
+    let mut derived: Vec<String> = Vec::new();
+    for flag in &options {
+        let join = if flag.starts_with("--") { "=" } else { "" };
+        derived.push(flag.clone());
+        derived.push(format!("{flag}{join}-"));
+        derived.push(format!("{flag}{join}refs.txt"));
+    }
+    let all: Vec<String> = hostile
+        .into_iter()
+        .map(str::to_owned)
+        .chain(derived)
+        .collect();
+    // Four at a time: each run is a shell and payverify.
+    std::thread::scope(|scope| {
+        for chunk in all.chunks(all.len().div_ceil(4)) {
+            let run = &run;
+            scope.spawn(move || {
+                for reference in chunk {
+                    let out = run(reference);
+                    assert_ne!(
+                        out.status.code(),
+                        Some(0),
+                        "{reference:?} passed the gate: {}",
+                        stderr_of(&out)
+                    );
+                    assert!(
+                        out.status.code().is_some(),
+                        "{reference:?}: {:?}",
+                        out.status
+                    );
+                    assert_eq!(stdout_of(&out), "", "{reference:?}");
+                }
+            });
+        }
+    });
     // Only the paid reference (surrounding whitespace is trimmed, as documented) passes.
     for reference in ["PAID-1", "PAID-1 ", " PAID-1", "\tPAID-1\n"] {
         let out = run(reference);
