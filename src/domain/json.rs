@@ -268,24 +268,25 @@ fn reserved_key(bytes: &[u8]) -> Option<String> {
 /// A `--resume` record (one jsonl line) as an object, refusing a serde_json private key as
 /// [`parse_object`] does; no size limits (a record holds a response that passed them).
 pub(crate) fn parse_record(text: &str) -> Result<Map<String, Value>, String> {
-    if let Some(key) = reserved_key(text.as_bytes()) {
-        return Err(format!(
-            "has the key {}, which payverify never writes",
-            crate::terminal::quoted(&key)
-        ));
-    }
+    no_private_key(text)?;
     serde_json::from_str(text).map_err(|e| format!("is not a JSON object ({e})"))
 }
 
 /// `text` read as `T` (a record's typed view), refusing a serde_json private key first.
 pub(crate) fn from_record<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, String> {
-    if let Some(key) = reserved_key(text.as_bytes()) {
-        return Err(format!(
+    no_private_key(text)?;
+    serde_json::from_str(text).map_err(|e| format!("is not a well-formed record ({e})"))
+}
+
+/// A record's refusal when it holds a serde_json private key.
+fn no_private_key(text: &str) -> Result<(), String> {
+    match reserved_key(text.as_bytes()) {
+        Some(key) => Err(format!(
             "has the key {}, which payverify never writes",
             crate::terminal::quoted(&key)
-        ));
+        )),
+        None => Ok(()),
     }
-    serde_json::from_str(text).map_err(|e| format!("is not a well-formed record ({e})"))
 }
 
 /// Whether `bytes` is JSON at all (of any shape), without building it.
