@@ -16,6 +16,9 @@ use crate::log::Log;
 use crate::secret::Secret;
 use crate::settings::EnvLookup;
 
+mod process_tree;
+use process_tree::ProcessTree;
+
 /// How long a secret command may take (a password manager waiting on an unlock prompt).
 pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -108,7 +111,7 @@ impl SecretSource {
             SecretSource::Command(argv) => match argv.first() {
                 Some(program) if !program.is_empty() => match find_program(program, env) {
                     Some(_) => SourceCheck::Fine,
-                    None if program.contains('/') => SourceCheck::Broken(format!(
+                    None if names_a_path(program) => SourceCheck::Broken(format!(
                         "program {program} does not exist or is not executable"
                     )),
                     None => SourceCheck::Broken(format!("program {program} is not on PATH")),
@@ -151,8 +154,26 @@ fn check_file(path: &Path) -> SourceCheck {
     }
 }
 
+/// Whether a command's program is a path (run as given) rather than a name to look up on
+/// `PATH`: it holds a directory separator (`\` too on Windows).
+fn names_a_path(program: &str) -> bool {
+    program.contains('/') || (cfg!(windows) && program.contains('\\'))
+}
+
+/// The file that running `program` would start, as the platform's process spawning names it:
+/// as written on Unix; on Windows with `.exe` added when it has no extension, as Rust's
+/// `Command` does (it does not try `PATHEXT`'s `.cmd` or `.bat`).
+fn program_file(program: &Path) -> PathBuf {
+    if cfg!(windows) && program.extension().is_none() {
+        program.with_extension("exe")
+    } else {
+        program.to_path_buf()
+    }
+}
+
 /// Where `program` would be found: a path as given, a bare name in each `PATH` directory.
-/// Only executable regular files count.
+/// Only executable regular files count (on Windows, where no mode bit says so, any file by
+/// the name [`program_file`] gives).
 fn find_program(program: &str, env: EnvLookup) -> Option<PathBuf> {
     let runnable = |path: &Path| {
         std::fs::metadata(path).is_ok_and(|m| {
@@ -167,14 +188,14 @@ fn find_program(program: &str, env: EnvLookup) -> Option<PathBuf> {
             }
         })
     };
-    if program.contains('/') {
-        let path = PathBuf::from(program);
+    if names_a_path(program) {
+        let path = program_file(Path::new(program));
         return runnable(&path).then_some(path);
     }
     let paths = env("PATH")?;
     std::env::split_paths(&paths)
         .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| dir.join(program))
+        .map(|dir| program_file(&dir.join(program)))
         .find(|candidate| runnable(candidate))
 }
 
@@ -279,8 +300,8 @@ const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
 /// Runs the secret command; `deadline` bounds everything: the command's run and the read
 /// of its output.
 ///
-/// The command gets its own process group. If it has not exited by the deadline, the whole
-/// group is killed (background children too) and this fails (exit 6). If it exits 0 but a
+/// The command gets its own process group (a job object on Windows). If it has not exited by
+/// the deadline, the whole group is killed (background children too) and this fails (exit 6). If it exits 0 but a
 /// background child keeps its stdout open, what the command printed before exiting is its
 /// whole output (a process writes to a pipe before it exits); it is used after at most
 /// [`AFTER_EXIT_GRACE`]. Either way nothing of the group outlives the read: a leftover
@@ -305,14 +326,10 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command
-        .spawn()
+    let mut child = ProcessTree::spawn(command)
         .map_err(|e| fail(format!("could not start: {}", io_reason(&e))))?;
     let mut stdout = child
-        .stdout
-        .take()
+        .take_stdout()
         .ok_or_else(|| fail("has no stdout".into()))?;
     // Read on a thread so a command that fills the pipe cannot deadlock the wait below;
     // what has been read is shared, so it is available even while the pipe stays open.
@@ -338,7 +355,7 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() >= deadline => {
-                kill_group(&mut child);
+                child.kill_all();
                 return Err(fail(format!(
                     "did not finish within {} s; it and its child processes were stopped",
                     deadline.as_secs_f64()
@@ -346,7 +363,7 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => {
-                kill_group(&mut child);
+                child.kill_all();
                 return Err(fail(format!("could not be waited for: {e}")));
             }
         }
@@ -363,7 +380,7 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
     let _ = done.recv_timeout(left.min(AFTER_EXIT_GRACE));
     // Whatever the command left behind in its group would hold payverify's stdout or
     // stderr open (a caller reading them would hang); daemons leave the group themselves.
-    kill_group(&mut child);
+    child.kill_all();
     let out = output.lock().map(|o| o.clone()).unwrap_or_default();
     let text =
         String::from_utf8(out).map_err(|_| fail("printed something that is not UTF-8".into()))?;
@@ -372,20 +389,6 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
         return Err(fail("printed nothing".into()));
     }
     Ok(secret)
-}
-
-/// Kills the command's whole process group (it leads its own, so this is never
-/// payverify's group), then reaps the command.
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    if let Ok(pid) = i32::try_from(child.id()) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// Splits a command line into words: whitespace separates, '…' and "…" quote, \ escapes.
@@ -446,7 +449,6 @@ pub(crate) fn split_words(line: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::Level;
 
     #[test]
     fn splits_like_a_shell_without_expansion() {
@@ -471,9 +473,12 @@ mod tests {
         assert!(split_words("echo \\").is_err());
     }
 
+    // This test and the next run sh and printf, which Windows lacks; process_tree's tests
+    // run the same kill everywhere with this test binary as the command.
+    #[cfg(unix)]
     #[test]
     fn command_output_is_trimmed_and_failures_name_the_command_only() {
-        let log = Log::new(Level::Quiet);
+        let log = Log::new(crate::log::Level::Quiet);
         let ok = SecretSource::Command(vec!["printf".into(), "  s3cret-out \n".into()]);
         assert_eq!(ok.read(&log).unwrap().expose(), "s3cret-out");
         let failing = SecretSource::Command(vec![
@@ -558,9 +563,10 @@ mod tests {
         assert!(gone, "background child {background} survived the deadline");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_background_child_holding_stdout_does_not_hold_the_secret_back() {
-        let log = Log::new(Level::Quiet);
+        let log = Log::new(crate::log::Level::Quiet);
         let argv = SecretSource::Command(vec![
             "sh".into(),
             "-c".into(),

@@ -1,5 +1,9 @@
 //! The end-to-end tests, one binary (one link) with a module per area; each runs the real
 //! binary as a user or script would and asserts exit status, stdout and stderr.
+//!
+//! Unix only: they drive payverify through sh, file modes, /dev and XDG paths. On Windows
+//! the release binary is run end to end under wine by `scripts/check-release.sh --all`.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // The tests parse the JSON payverify wrote (payverify itself reads JSON through domain::json).
 #![allow(clippy::disallowed_methods)]
