@@ -133,24 +133,40 @@ pub(crate) fn decide_color(choice: ColorChoice, tty: bool, env: EnvLookup) -> bo
 ///
 /// Rust's runtime reopens a closed fd 1 on `/dev/null` (read-write) before `main`, and
 /// writes to it then succeed: output lost without a trace. A shell's `>/dev/null` opens it
-/// write-only, so a read-write `/dev/null` on fd 1 is the runtime's stand-in. Linux only
-/// (it reads /proc); elsewhere this answers false.
+/// write-only, so a read-write `/dev/null` on fd 1 is the runtime's stand-in. (Asked of the
+/// descriptor itself, so it holds on macOS as on Linux.)
+#[cfg(unix)]
 pub(crate) fn stdout_was_closed() -> bool {
-    let Ok(target) = std::fs::read_link("/proc/self/fd/1") else {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let stdout = io::stdout();
+    let Ok(flags) = fcntl(stdout.as_fd(), FcntlArg::F_GETFL) else {
         return false;
     };
-    if target != std::path::Path::new("/dev/null") {
+    if OFlag::from_bits_truncate(flags) & OFlag::O_ACCMODE != OFlag::O_RDWR {
         return false;
     }
-    let Ok(info) = std::fs::read_to_string("/proc/self/fdinfo/1") else {
+    let Ok(fd) = stdout.as_fd().try_clone_to_owned() else {
         return false;
     };
-    let flags = info
-        .lines()
-        .find_map(|l| l.strip_prefix("flags:"))
-        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
-    // O_ACCMODE is 0o3; O_RDWR is 0o2.
-    flags.is_some_and(|f| f & 0o3 == 0o2)
+    match (std::fs::File::from(fd).metadata(), std::fs::metadata("/dev/null")) {
+        (Ok(out), Ok(null)) => out.dev() == null.dev() && out.ino() == null.ino(),
+        _ => false,
+    }
+}
+
+/// Whether stdout was closed when the process started.
+///
+/// A Windows process started without a stdout handle (`>&-` in cmd, or by a scheduler
+/// with no console) has none, and Rust's stdout then drops every write as if it had
+/// succeeded: output lost without a trace.
+#[cfg(windows)]
+pub(crate) fn stdout_was_closed() -> bool {
+    use std::os::windows::io::AsRawHandle;
+    let handle = io::stdout().as_raw_handle();
+    // INVALID_HANDLE_VALUE is -1.
+    handle.is_null() || handle.addr() == usize::MAX
 }
 
 /// Stands in for a stdout that was closed at start: every write fails.
