@@ -150,7 +150,10 @@ pub(crate) fn stdout_was_closed() -> bool {
     let Ok(fd) = stdout.as_fd().try_clone_to_owned() else {
         return false;
     };
-    match (std::fs::File::from(fd).metadata(), std::fs::metadata("/dev/null")) {
+    match (
+        std::fs::File::from(fd).metadata(),
+        std::fs::metadata("/dev/null"),
+    ) {
         (Ok(out), Ok(null)) => out.dev() == null.dev() && out.ino() == null.ino(),
         _ => false,
     }
