@@ -28,7 +28,7 @@ complete -c payverify -n "__fish_payverify_needs_command" -l base-url -d 'Base U
 complete -c payverify -n "__fish_payverify_needs_command" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_needs_command" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_needs_command" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_needs_command" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_needs_command" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_needs_command" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -49,7 +49,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __f
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -67,7 +67,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -81,7 +81,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fi
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -98,7 +98,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -110,7 +110,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -122,7 +122,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -135,7 +135,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -153,7 +153,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand man" -l base-url -d 
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand man" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand man" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -165,7 +165,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand completions" -l base
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand completions" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -199,7 +199,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -l base-url 
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -239,7 +239,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l base-u
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -257,7 +257,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l base-url
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
@@ -282,7 +282,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l base-url 
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
-complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"

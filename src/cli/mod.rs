@@ -54,7 +54,9 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub(crate) profile: Option<String>,
 
-    /// Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml]
+    /// Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml;
+    /// macOS ~/Library/Application Support/payverify/config.toml; Windows
+    /// %APPDATA%\payverify\config\config.toml]
     #[arg(long, global = true, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
 

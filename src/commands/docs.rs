@@ -291,8 +291,10 @@ fn extra_sections() -> String {
     r.control("TP", []);
     r.text([italic("$XDG_CONFIG_HOME/payverify/config.toml")]);
     r.text([roman(
-        "The config file (usually ~/.config/payverify/config.toml): default_profile and \
-         [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
+        "The config file on Linux (usually ~/.config/payverify/config.toml); on macOS \
+         ~/Library/Application Support/payverify/config.toml, on Windows \
+         %APPDATA%\\payverify\\config\\config.toml (payverify config path prints it): \
+         default_profile and [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
          client_secret_command, auth_style, timeout, retries, wait, hmac, proxy and ca_cert. \
          Create one with payverify config init.",
     )]);

@@ -203,6 +203,8 @@ fn named_config_must_exist_and_parse() {
     );
 }
 
+// Runs printf as a secret command, which Windows lacks.
+#[cfg(unix)]
 #[test]
 fn secret_file_problems_are_config_errors_without_content() {
     let fx = TempDir::new("secretfile");
