@@ -1,15 +1,27 @@
 # shellcheck shell=bash disable=SC2034
 # (SC2034: the variables set here are used by the scripts that source this file.)
 # Shared by scripts/release.sh and scripts/check-release.sh (sourced, not run).
-# Sets ROOT, TARGET, VERSION, TARGET_DIR, BIN_DIR, GEN_DIR, DIST_DIR, and defines the helpers.
+# Sets ROOT, the targets, VERSION, TARGET_DIR, BIN_DIR, GEN_DIR, DIST_DIR, TOOLS_DIR, and
+# defines the helpers.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
 
-# The one release target: a static binary that runs on any x86_64 Linux, whatever its libc.
-TARGET=x86_64-unknown-linux-musl
-# cargo-deb is pinned so that two runs of the release script build the same package.
+# The release targets. The first is the one this machine runs: its binary writes the man page
+# and completions that every artefact ships, so it is always built.
+HOST_TARGET=x86_64-unknown-linux-musl
+ALL_TARGETS=(
+  x86_64-unknown-linux-musl  # static, any x86_64 Linux: tarball and .deb (amd64)
+  aarch64-unknown-linux-musl # static, any arm64 Linux (Graviton, Ampere): tarball and .deb (arm64)
+  x86_64-pc-windows-gnu      # Windows 10 and later: zip
+  x86_64-apple-darwin        # macOS on Intel: tarball
+  aarch64-apple-darwin       # macOS on Apple silicon: tarball
+)
+TARGET="$HOST_TARGET"
+# Pinned so that two runs of the release script build the same packages with the same tools.
 CARGO_DEB_VERSION=3.8.0
+CARGO_ZIGBUILD_VERSION=0.21.8
+ZIGLANG_VERSION=0.14.1
 
 export CARGO_TERM_COLOR=never
 # Network steps (apt, crates.io, rustup) retry instead of failing a run on one dropped packet.
@@ -73,12 +85,42 @@ TARGET_DIR="$(printf '%s' "$METADATA" | sed -n 's/.*"target_directory":"\([^"]*\
 if [ -z "$VERSION" ] || [ -z "$TARGET_DIR" ]; then
   die "could not read the version and target directory from cargo metadata"
 fi
-BIN_DIR="$TARGET_DIR/$TARGET/release"
-# cargo-deb reads the generated man page and completions from here ([package.metadata.deb]).
+# Where cargo puts TARGET's release build: `bin_dir TARGET`.
+bin_dir() { printf '%s/%s/release' "$TARGET_DIR" "$1"; }
+BIN_DIR="$(bin_dir "$TARGET")"
+# The man page and completions, generated once by the host target's binary.
 GEN_DIR="$BIN_DIR/gen"
 DIST_DIR="$ROOT/dist"
-TARBALL_NAME="payverify-$VERSION-$TARGET"
-DEB_NAME="payverify_${VERSION}-1_amd64.deb"
+# Tools the release installs for itself (cargo-deb, cargo-zigbuild, zig), kept out of the
+# user's own ~/.cargo/bin and Python.
+TOOLS_DIR="$TARGET_DIR/tools"
+
+# The archive's name without extension (also its top directory): `archive_name TARGET`.
+archive_name() { printf 'payverify-%s-%s' "$VERSION" "$1"; }
+# The archive's file name: a zip for Windows, a gzipped tarball elsewhere.
+archive_file() {
+  case "$1" in
+  *-windows-*) printf '%s.zip' "$(archive_name "$1")" ;;
+  *) printf '%s.tar.gz' "$(archive_name "$1")" ;;
+  esac
+}
+# The Debian architecture of a Linux target, empty for the others (they get no .deb).
+deb_arch() {
+  case "$1" in
+  x86_64-unknown-linux-musl) printf amd64 ;;
+  aarch64-unknown-linux-musl) printf arm64 ;;
+  esac
+}
+deb_file() { printf 'payverify_%s-1_%s.deb' "$VERSION" "$(deb_arch "$1")"; }
+# The executable's file name on TARGET.
+exe_name() {
+  case "$1" in
+  *-windows-*) printf payverify.exe ;;
+  *) printf payverify ;;
+  esac
+}
+TARBALL_NAME="$(archive_name "$TARGET")"
+DEB_NAME="$(deb_file "$TARGET")"
 
 # Completion script file names, by shell: the names each shell's loader looks for.
 declare -A COMPLETION_FILE=(
