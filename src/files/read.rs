@@ -202,7 +202,7 @@ pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, U
         if meta.len() > limit.cap {
             return Err(Unreadable::too_large(limit));
         }
-        if let Some(stream) = run::std_stream(&meta) {
+        if let Some(stream) = run::std_stream(run::file_id(&file, &meta)) {
             let why = match stream {
                 "stdout" => {
                     "it is also where this run's output goes (stdout), which would \
@@ -221,7 +221,7 @@ pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, U
     } else {
         blocking(&file).map_err(|e| Unreadable::io(&e))?;
     }
-    run::register(&meta, limit.what, Some(path));
+    run::register(run::file_id(&file, &meta), limit.what, Some(path));
     Ok(Capped::new(file, limit))
 }
 
@@ -247,9 +247,7 @@ pub(crate) fn read_text(path: &Path, limit: &'static Limit) -> Result<String, Un
 
 /// Stdin, capped as `limit` says and remembered as an input of the run.
 pub(crate) fn stdin(limit: &'static Limit) -> Capped<io::Stdin> {
-    if let Some(meta) = run::stdin_meta() {
-        run::register(&meta, limit.what, None);
-    }
+    run::register(run::stdin_id(), limit.what, None);
     Capped::new(io::stdin(), limit)
 }
 

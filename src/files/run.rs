@@ -1,9 +1,11 @@
 //! What this run reads, and where its stdout and stderr go: the files no output may replace.
 //!
-//! Files are told apart by device and inode, so a second name (a hard link, a symlink,
-//! `/dev/stdout`, `/proc/self/fd/1`, `./x`) is the same file.
+//! Files are told apart by device and inode (on Windows by volume serial number and file
+//! index), so a second name (a hard link, a symlink, `/dev/stdout`, `/proc/self/fd/1`, `./x`)
+//! is the same file.
 
-use std::fs::Metadata;
+use std::fs::{File, Metadata};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -21,10 +23,10 @@ impl Input {
     /// left its inode number to a new file).
     fn current(&self) -> bool {
         let now = match &self.path {
-            Some(path) => std::fs::metadata(path).ok(),
-            None => stdin_meta(),
+            Some(path) => std::fs::metadata(path).ok().and_then(|m| path_id(path, &m)),
+            None => stdin_id(),
         };
-        now.as_ref().and_then(id) == Some(self.id)
+        now == Some(self.id)
     }
 
     fn name(&self) -> String {
@@ -40,35 +42,67 @@ static INPUTS: Mutex<Vec<Input>> = Mutex::new(Vec::new());
 
 /// A file's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Id {
+pub(super) struct Id {
     dev: u64,
     ino: u64,
 }
 
 #[cfg(unix)]
-fn id(meta: &Metadata) -> Option<Id> {
+fn id(meta: &Metadata) -> Id {
     use std::os::unix::fs::MetadataExt;
-    Some(Id {
+    Id {
         dev: meta.dev(),
         ino: meta.ino(),
+    }
+}
+
+/// On Windows, from an open handle: std's Windows metadata carries no identity on stable.
+#[cfg(windows)]
+fn handle_id(handle: impl winapi_util::AsHandleRef) -> Option<Id> {
+    let info = winapi_util::file::information(handle).ok()?;
+    Some(Id {
+        dev: info.volume_serial_number(),
+        ino: info.file_index(),
     })
 }
 
-/// Off Unix there is no cheap identity; nothing is found to be the same file.
-#[cfg(not(unix))]
-fn id(_: &Metadata) -> Option<Id> {
-    None
+/// The identity of `file`, just opened, whose metadata is `meta`.
+#[cfg(unix)]
+pub(super) fn file_id(_file: &File, meta: &Metadata) -> Option<Id> {
+    Some(id(meta))
 }
 
-/// Whether two files are one (same device and inode).
-fn same_file(a: &Metadata, b: &Metadata) -> bool {
-    matches!((id(a), id(b)), (Some(a), Some(b)) if a == b)
+#[cfg(windows)]
+pub(super) fn file_id(file: &File, _meta: &Metadata) -> Option<Id> {
+    handle_id(file)
+}
+
+/// The identity of what `path` reaches (through links), whose metadata is `meta`. On
+/// Windows the path is opened for its attributes only (no read or write access, sharing
+/// everything), which neither blocks nor disturbs another process's use of it.
+#[cfg(unix)]
+pub(super) fn path_id(_path: &Path, meta: &Metadata) -> Option<Id> {
+    Some(id(meta))
+}
+
+#[cfg(windows)]
+pub(super) fn path_id(path: &Path, _meta: &Metadata) -> Option<Id> {
+    use std::os::windows::fs::OpenOptionsExt;
+    // FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE; FILE_FLAG_BACKUP_SEMANTICS, so
+    // a directory opens too.
+    let file = std::fs::OpenOptions::new()
+        .access_mode(0)
+        .share_mode(0x7)
+        .custom_flags(0x0200_0000)
+        .open(path)
+        .ok()?;
+    handle_id(&file)
 }
 
 /// Remembers that this run reads the file `meta` describes, as `what`, by the name `path`
 /// (`None`: stdin).
-pub(super) fn register(meta: &Metadata, what: &'static str, path: Option<&Path>) {
-    let Some(id) = id(meta) else {
+pub(super) fn register(id: Option<Id>, what: &'static str, path: Option<&Path>) {
+    let Some(id) = id else {
         return;
     };
     if let Ok(mut inputs) = INPUTS.lock() {
@@ -82,57 +116,58 @@ pub(super) fn register(meta: &Metadata, what: &'static str, path: Option<&Path>)
 
 /// What fd 1 is (the file, pipe or device it writes to), when it is open.
 #[cfg(unix)]
-fn stdout_meta() -> Option<Metadata> {
+fn stdout_id() -> Option<Id> {
     use std::os::fd::AsFd;
-    stream_meta(std::io::stdout().as_fd())
-}
-
-/// Off Unix, stdout is never found to be a file.
-#[cfg(not(unix))]
-fn stdout_meta() -> Option<Metadata> {
-    None
+    stream_id(io::stdout().as_fd())
 }
 
 #[cfg(unix)]
-fn stderr_meta() -> Option<Metadata> {
+fn stderr_id() -> Option<Id> {
     use std::os::fd::AsFd;
-    stream_meta(std::io::stderr().as_fd())
-}
-
-#[cfg(not(unix))]
-fn stderr_meta() -> Option<Metadata> {
-    None
+    stream_id(io::stderr().as_fd())
 }
 
 #[cfg(unix)]
-pub(super) fn stdin_meta() -> Option<Metadata> {
+pub(super) fn stdin_id() -> Option<Id> {
     use std::os::fd::AsFd;
-    stream_meta(std::io::stdin().as_fd())
-}
-
-#[cfg(not(unix))]
-pub(super) fn stdin_meta() -> Option<Metadata> {
-    None
+    stream_id(io::stdin().as_fd())
 }
 
 #[cfg(unix)]
-fn stream_meta(fd: std::os::fd::BorrowedFd<'_>) -> Option<Metadata> {
+fn stream_id(fd: std::os::fd::BorrowedFd<'_>) -> Option<Id> {
     let fd = fd.try_clone_to_owned().ok()?;
-    std::fs::File::from(fd).metadata().ok()
+    File::from(fd).metadata().ok().map(|meta| id(&meta))
 }
 
-/// `"stdout"` or `"stderr"` when the file `meta` describes is where that stream goes.
-pub(super) fn std_stream(meta: &Metadata) -> Option<&'static str> {
-    [("stdout", stdout_meta()), ("stderr", stderr_meta())]
+/// What the stdout handle is (`> out.jsonl` in cmd or PowerShell), when there is one.
+#[cfg(windows)]
+fn stdout_id() -> Option<Id> {
+    handle_id(io::stdout())
+}
+
+#[cfg(windows)]
+fn stderr_id() -> Option<Id> {
+    handle_id(io::stderr())
+}
+
+#[cfg(windows)]
+pub(super) fn stdin_id() -> Option<Id> {
+    handle_id(io::stdin())
+}
+
+/// `"stdout"` or `"stderr"` when the file `id` names is where that stream goes.
+pub(super) fn std_stream(id: Option<Id>) -> Option<&'static str> {
+    let id = id?;
+    [("stdout", stdout_id()), ("stderr", stderr_id())]
         .into_iter()
-        .find_map(|(name, stream)| stream.filter(|s| same_file(s, meta)).map(|_| name))
+        .find_map(|(name, stream)| (stream == Some(id)).then_some(name))
 }
 
-/// Why writing the file `meta` describes would destroy something this run uses: it is
+/// Why writing the file `id` names would destroy something this run uses: it is
 /// where stdout or stderr goes, or a file the run reads (other than one of kind `updating`,
 /// the file a command means to rewrite).
-pub(super) fn collision(meta: &Metadata, updating: Option<&'static str>) -> Option<String> {
-    if let Some(stream) = std_stream(meta) {
+pub(super) fn collision(id: Option<Id>, updating: Option<&'static str>) -> Option<String> {
+    if let Some(stream) = std_stream(id) {
         let carries = match stream {
             "stdout" => "which carries this run's output",
             _ => "which carries this run's messages",
@@ -143,7 +178,7 @@ pub(super) fn collision(meta: &Metadata, updating: Option<&'static str>) -> Opti
     let found = inputs
         .iter()
         .filter(|input| Some(input.what) != updating)
-        .find(|input| id(meta) == Some(input.id) && input.current())?;
+        .find(|input| id == Some(input.id) && input.current())?;
     Some(format!(
         "it is the {} this run reads ({})",
         found.what,

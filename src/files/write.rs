@@ -182,7 +182,7 @@ fn check_target(path: &Path, replace: Replace) -> Result<Option<Metadata>, Unwri
     };
     if let Some(why) = reached
         .as_ref()
-        .and_then(|m| run::collision(m, replace.updating))
+        .and_then(|m| run::collision(run::path_id(path, m), replace.updating))
     {
         return Err(Unwritable {
             collision: true,
