@@ -99,9 +99,19 @@ fi
 # ---- binaries ------------------------------------------------------------------------------
 for t in "${targets[@]}"; do
   case "$t" in
-  aarch64-unknown-linux-musl | *-apple-darwin)
+  aarch64-unknown-linux-musl)
     say "cargo zigbuild --release --target $t"
     cargo zigbuild --release --locked --target "$t"
+    ;;
+  *-apple-darwin)
+    # zig carries link stubs for libSystem but not for libobjc and Foundation, which ctrlc
+    # links on macOS (its dispatch2 semaphore, through objc2): scripts/macos-sdk holds the
+    # two stubs (see its README). macOS 11 is the oldest release zig links for.
+    say "cargo zigbuild --release --target $t (macOS 11 or later)"
+    flags_var="CARGO_TARGET_$(tr '[:lower:]-' '[:upper:]_' <<<"$t")_RUSTFLAGS"
+    env MACOSX_DEPLOYMENT_TARGET=11.0 \
+      "$flags_var=-L native=$ROOT/scripts/macos-sdk/usr/lib -L framework=$ROOT/scripts/macos-sdk/System/Library/Frameworks" \
+      cargo zigbuild --release --locked --target "$t"
     ;;
   *)
     say "cargo build --release --target $t"
