@@ -574,7 +574,9 @@ for t in "${targets[@]}"; do
   done
 done
 printf '     sizes (bytes):\n'
-(cd "$DIST_DIR" && stat -c '%s %n' -- *.tar.gz *.zip *.deb 2>/dev/null | sed 's/^/       /')
+for f in "$DIST_DIR"/*.tar.gz "$DIST_DIR"/*.zip "$DIST_DIR"/*.deb; do
+  if [ -e "$f" ]; then printf '       %s %s\n' "$(stat -c %s "$f")" "${f##*/}"; fi
+done
 
 check_linux "$HOST_TARGET"
 if [ -n "$all" ]; then
