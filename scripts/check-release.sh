@@ -312,7 +312,7 @@ check_config_run() {
   check "$label: doctor with that config and the sample reference exits 0" test "$status" -eq 0
   check "$label: ...its credentials, reference and hmac checks are ok" doctor_ok "$out"
   chmod 644 "$dir/secret"
-  run_on "$target" "$bin" --config "$config" --profile sb verify -q 0000000000000044177 \
+  run_on "$target" "$bin" --config "$config" --profile sb verify 0000000000000044177 \
     >/dev/null 2>"$work/stderr" || true
   check "$label: a secret file others can read is warned about" \
     grep -q 'holds a client secret and is readable by' "$work/stderr"
@@ -458,9 +458,21 @@ check_windows() {
     2>"$work/stderr" || status=$?
   check "windows: --resume run1.jsonl > run1.jsonl in cmd exits 2" test "$status" -eq 2
   check "windows: ...saying the file is also the output" grep -q 'is also where this run' "$work/stderr"
+  # The same for an output file named as one the run reads (the shell is not involved):
+  # outputs never replace inputs, files told apart by volume and file index.
+  printf 'reference,amount\r\nSANDBOX-OK-1,40000\r\n' >"$top/orders.csv"
+  status=0
+  (cd "$top" && run_on "$target" "$exe" reconcile --sandbox orders.csv --summary-json \
+    .\\orders.csv) >/dev/null 2>"$work/stderr" || status=$?
+  check "windows: reconcile --summary-json naming the orders file (another spelling) exits 2" \
+    test "$status" -eq 2
+  check "windows: ...and the orders file is untouched" \
+    grep -q 'SANDBOX-OK-1,40000' "$top/orders.csv"
   # Ctrl-C (wine turns SIGINT into the console's CTRL_C_EVENT): the first lets the request in
   # flight finish, a second stops payverify at once, exit 130.
-  run_on "$target" "$exe" verify --sandbox SANDBOX-SLOW-60000-ctrl-c >/dev/null 2>"$work/stderr" &
+  # Started here, not through run_on, so that $! is wine's own process (env execs it).
+  env -i HOME="$work/home" WINEPREFIX="$work/wine" WINEDEBUG=-all PATH=/usr/bin:/bin \
+    "$WINE" "$exe" verify --sandbox SANDBOX-SLOW-60000-ctrl-c >/dev/null 2>"$work/stderr" &
   local pid=$! i
   sleep 5
   kill -INT "$pid" 2>/dev/null || true
@@ -578,10 +590,9 @@ for f in "$DIST_DIR"/*.tar.gz "$DIST_DIR"/*.zip "$DIST_DIR"/*.deb; do
   if [ -e "$f" ]; then printf '       %s %s\n' "$(stat -c %s "$f")" "${f##*/}"; fi
 done
 
+[ -z "$all" ] || start_sandbox
 check_linux "$HOST_TARGET"
 if [ -n "$all" ]; then
-  start_sandbox
-  check_config_run "$BIN_DIR/payverify" "tarball amd64 (unpacked binary)" "$HOST_TARGET"
   check_linux aarch64-unknown-linux-musl
   check_windows
   rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools

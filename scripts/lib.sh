@@ -20,7 +20,8 @@ ALL_TARGETS=(
 TARGET="$HOST_TARGET"
 # Pinned so that two runs of the release script build the same packages with the same tools.
 CARGO_DEB_VERSION=3.8.0
-CARGO_ZIGBUILD_VERSION=0.21.8
+# 0.24 passes MACOSX_DEPLOYMENT_TARGET on to zig (0.21 left zig at its own default, macOS 13).
+CARGO_ZIGBUILD_VERSION=0.24.1
 ZIGLANG_VERSION=0.14.1
 
 export CARGO_TERM_COLOR=never

@@ -106,7 +106,8 @@ for t in "${targets[@]}"; do
   *-apple-darwin)
     # zig carries link stubs for libSystem but not for libobjc and Foundation, which ctrlc
     # links on macOS (its dispatch2 semaphore, through objc2): scripts/macos-sdk holds the
-    # two stubs (see its README). macOS 11 is the oldest release zig links for.
+    # two stubs (see its README). Built for macOS 11 and later: MACOSX_DEPLOYMENT_TARGET,
+    # which rustc and (through cargo-zigbuild) zig both follow.
     say "cargo zigbuild --release --target $t (macOS 11 or later)"
     flags_var="CARGO_TARGET_$(tr '[:lower:]-' '[:upper:]_' <<<"$t")_RUSTFLAGS"
     env MACOSX_DEPLOYMENT_TARGET=11.0 \

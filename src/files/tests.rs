@@ -80,6 +80,31 @@ fn a_write_replaces_the_whole_file_and_leaves_no_temporary() {
     assert_eq!(names.len(), 1);
 }
 
+/// A file the run reads is never an output, by any name that reaches it: told apart by device
+/// and inode on Unix, by volume serial number and file index on Windows (this test runs under
+/// wine in `scripts/check-release.sh --all`).
+#[test]
+fn an_input_is_never_an_output_under_another_name() {
+    let dir = TempDir::new("files-same");
+    let orders = dir.write("orders.csv", "reference\nR-1\n");
+    read(&orders, &ORDERS).unwrap();
+    let linked = dir.path().join("linked.csv");
+    std::fs::hard_link(&orders, &linked).unwrap();
+    for name in [dir.path().join(".").join("orders.csv"), linked] {
+        let refused = prepare(&name, Replace::default()).err();
+        assert!(
+            refused.as_ref().is_some_and(|e| e.collision),
+            "{}: {:?}",
+            name.display(),
+            refused.map(|e| e.why)
+        );
+    }
+    assert_eq!(std::fs::read(&orders).unwrap(), b"reference\nR-1\n");
+    // A file the run never read is no collision.
+    let other = dir.write("other.csv", "x");
+    assert!(prepare(&other, Replace::default()).is_ok());
+}
+
 #[test]
 fn a_dropped_write_leaves_the_old_file_and_no_temporary() {
     let dir = TempDir::new("files-drop");
