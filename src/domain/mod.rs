@@ -2,6 +2,7 @@
 //! signature, the checks, the outcome, and the job and verifier that tie them together.
 
 pub(crate) mod checks;
+pub(crate) mod currency;
 pub(crate) mod job;
 pub(crate) mod json;
 pub(crate) mod model;
