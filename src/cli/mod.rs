@@ -300,39 +300,59 @@ pub(crate) struct ReconcileArgs {
     pub(crate) summary_json: Option<PathBuf>,
 
     /// The column separator: `,`, `;` or `tab` [default: detected from the header line]
+    /// [config: reconcile.delimiter]
     // Checked by the command (after the secret is known), so a mistyped value that is the
     // secret is never echoed raw.
     #[arg(long, value_name = "CHAR")]
     pub(crate) delimiter: Option<String>,
 
-    /// The reference column [default: the first of reference, ref, transaction ref,
-    /// transactionRef, payment reference, reference number; case, spaces, _ and - ignored]
+    /// The line of the header row [default: the first of the first 50 lines that names a
+    /// reference and an amount column; title lines above it (at most 3 filled cells) are
+    /// skipped] [config: reconcile.header_row]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) header_row: Option<u64>,
+
+    /// The reference column [default: the first of reference, ref, transaction ref, payment
+    /// reference, reference number, transaction id (WooCommerce), transaction reference, txn
+    /// ref, payment ref, payment references (Shopify); never RRN] [config:
+    /// reconcile.reference_column]
     #[arg(long, value_name = "NAME")]
     pub(crate) reference_column: Option<String>,
 
-    /// The expected amount column [default: amount, expected amount, amount paid, total or
-    /// order total]
+    /// The expected amount column: the gross [default: the first of amount, expected
+    /// amount, amount paid, total, order total, order total amount, transaction amount,
+    /// total amount, grand total, gross amount, order amount; never settlement amount, which
+    /// is net of fees] [config: reconcile.amount_column]
     #[arg(long, value_name = "NAME")]
     pub(crate) amount_column: Option<String>,
 
-    /// The currency column [default: currency or currency code; without one, every row
-    /// expects --currency]
-    #[arg(long, value_name = "NAME")]
+    /// The currency column, its cells ISO 4217 codes: NGN or 566 [default: currency,
+    /// currency code, order currency or transaction currency] [config:
+    /// reconcile.currency_column]
+    #[arg(long, value_name = "NAME", conflicts_with = "no_currency_column")]
     pub(crate) currency_column: Option<String>,
 
-    /// The merchant reference column [default: merchant ref; an order id column is never
-    /// guessed, as the gateway's merchantRef usually only contains it]
+    /// Read no currency column, even one found by its name: every row expects --currency
+    /// [config: reconcile.no_currency_column]
+    #[arg(long)]
+    pub(crate) no_currency_column: bool,
+
+    /// The merchant reference column [default: merchant ref or merchant reference; an
+    /// order id column is never guessed, as the gateway's merchantRef usually only contains
+    /// it] [config: reconcile.merchant_ref_column]
     #[arg(long, value_name = "NAME")]
     pub(crate) merchant_ref_column: Option<String>,
 
     /// How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never
-    /// rounded) or kobo (whole numbers).
-    #[arg(long, value_enum, default_value_t = AmountUnit::Naira, value_name = "UNIT")]
-    pub(crate) amount_unit: AmountUnit,
+    /// rounded) or kobo (whole numbers) [default: naira] [config: reconcile.amount_unit]
+    #[arg(long, value_enum, value_name = "UNIT")]
+    pub(crate) amount_unit: Option<AmountUnit>,
 
-    /// The currency rows expect when the file has no currency column or the cell is empty.
-    #[arg(long, value_name = "CODE", default_value = "NGN", value_parser = parse_currency)]
-    pub(crate) currency: String,
+    /// The currency rows expect when the file has no currency column (or a row's cell is
+    /// empty: then said on stderr): an ISO 4217 code, NGN or 566 [default: NGN] [config:
+    /// reconcile.currency]
+    #[arg(long, value_name = "CODE", value_parser = parse_iso_currency)]
+    pub(crate) currency: Option<String>,
 
     /// Workers, pacing and the sandbox, as for verify.
     #[command(flatten)]
@@ -464,6 +484,13 @@ fn parse_currency(s: &str) -> Result<String, String> {
         true => Err("is empty; give a currency code such as NGN".into()),
         false => Ok(s.to_owned()),
     }
+}
+
+/// An ISO 4217 currency code, alphabetic or numeric, as its alphabetic code.
+fn parse_iso_currency(s: &str) -> Result<String, String> {
+    crate::domain::currency::iso_code(s)
+        .map(str::to_owned)
+        .ok_or_else(|| "is not an ISO 4217 currency code; give one such as NGN (or 566)".into())
 }
 
 /// A merchant reference to expect, exactly as given; only an empty one is refused.

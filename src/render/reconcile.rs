@@ -252,6 +252,9 @@ pub(crate) struct Summary {
     /// of the rows decided, not of the file), with how many rows were never decided when
     /// the whole file was read (`None`: the rest of it never was).
     incomplete: Option<Option<u64>>,
+    /// Why the input could not be read past some line (naming the lines), when it could
+    /// not: in the summary file too, so a run under `-q` still says it.
+    input_error: Option<String>,
 }
 
 /// The naira, the gateway's own currency, whose totals the summary leads with.
@@ -370,6 +373,11 @@ impl Summary {
             Some(known) => known.map_or(Value::Null, Value::from),
         };
         out.insert("rows_not_reached".into(), not_reached);
+        let input_error = self
+            .input_error
+            .as_deref()
+            .map(|why| Value::from(crate::secret::redact(why).into_owned()));
+        out.insert("input_error".into(), input_error.unwrap_or(Value::Null));
         out.append(&mut top);
         out.insert("other_currencies".into(), Value::Object(others));
         Value::Object(out)
@@ -574,6 +582,11 @@ impl ReconcileWriter {
     /// how many rows it never decided, when known.
     pub(crate) fn mark_incomplete(&mut self, not_reached: Option<u64>) {
         self.summary.incomplete = Some(not_reached);
+    }
+
+    /// Keeps why the input could not be read to its end, for the summary.
+    pub(crate) fn note_input_error(&mut self, why: String) {
+        self.summary.input_error = Some(why);
     }
 
     /// Writes one row; line formats are flushed at once.

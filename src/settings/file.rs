@@ -47,6 +47,33 @@ pub struct Profile {
     pub proxy: Option<String>,
     /// Extra PEM root certificate file.
     pub ca_cert: Option<PathBuf>,
+    /// How `reconcile` reads this shop's export: `[profiles.NAME.reconcile]`.
+    pub reconcile: Option<ReconcileTable>,
+}
+
+/// `[profiles.NAME.reconcile]`: a shop's export layout, saved once, with the same keys as
+/// `reconcile`'s flags (a flag given on the command line wins). Unknown keys are refused.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReconcileTable {
+    /// `--reference-column`.
+    pub reference_column: Option<String>,
+    /// `--amount-column`.
+    pub amount_column: Option<String>,
+    /// `--currency-column`.
+    pub currency_column: Option<String>,
+    /// `--no-currency-column`.
+    pub no_currency_column: Option<bool>,
+    /// `--merchant-ref-column`.
+    pub merchant_ref_column: Option<String>,
+    /// `--header-row`.
+    pub header_row: Option<u64>,
+    /// `--delimiter`: `,`, `;` or `tab`.
+    pub delimiter: Option<String>,
+    /// `--amount-unit`: `naira` or `kobo`.
+    pub amount_unit: Option<String>,
+    /// `--currency`.
+    pub currency: Option<String>,
 }
 
 /// The `wait` key as written: the same words `--wait` takes (`"5m"`, `"90"`), or a TOML

@@ -66,6 +66,8 @@ pub(crate) struct Settings {
     pub(crate) no_proxy: Option<Sourced<String>>,
     /// Extra PEM root certificates.
     pub(crate) ca_cert: Option<Sourced<PathBuf>>,
+    /// The selected profile's `[profiles.NAME.reconcile]` table, if it has one.
+    pub(crate) reconcile: Option<Sourced<file::ReconcileTable>>,
     /// Keys set in the profile but overridden by an environment variable.
     pub(crate) shadowed: Vec<(&'static str, &'static str)>,
     /// Problems worth a warning (a secret-holding config file readable by others).
@@ -352,6 +354,7 @@ impl Settings {
             None => layer.sourced(profile.ca_cert.clone(), "ca_cert"),
         };
 
+        let reconcile = layer.sourced(profile.reconcile.clone(), "reconcile");
         let holds_secret = file
             .as_ref()
             .is_some_and(|f| f.profiles.values().any(|p| p.client_secret.is_some()));
@@ -392,6 +395,7 @@ impl Settings {
             proxy,
             no_proxy,
             ca_cert,
+            reconcile,
             shadowed,
             warnings,
         })

@@ -945,8 +945,14 @@ fn attack3_f1_a_stray_quote_closed_by_a_later_quote_never_hides_rows() {
         assert_eq!(out.status.code(), Some(10), "{stderr}");
         let said = format!("line 3: a quoted field opens there and closes on line {close}");
         assert!(stderr.contains(&said), "{stderr}");
+        // Every line between reads as an order row (a reference and an amount in their
+        // columns' places); the closing line counts up to the closing quote.
+        let hidden = match close {
+            6 => "lines 4, 5 and 6 inside it read as order rows",
+            _ => "lines 4 and 5 inside it read as order rows",
+        };
         assert!(
-            stderr.contains("line 4 inside it holds a separator, so it may be an order")
+            stderr.contains(hidden)
                 && stderr.contains("nothing from line 3 on was reconciled")
                 && stderr.contains("stray quote"),
             "{stderr}"
@@ -1040,24 +1046,36 @@ fn attack3_f1_legitimate_multi_line_cells_still_reconcile() {
         rows[0]["row"]["Address"],
         "Flat 2, 12 Main St\nIkeja Lagos\nNigeria"
     );
-    // A cell of exactly ten lines is read; eleven is refused, with both lines named.
-    let cell = |lines: usize| vec!["x"; lines].join("\n");
-    let ten = format!(
-        "Reference,Amount,Note\nSANDBOX-OK-1,40000,\"{}\"\n",
-        cell(10)
+    // Issue 25: no cap on a cell's lines any more (it was 10): what is refused is a line
+    // that reads as an order row, however many lines the cell has. A 200-line cell whose
+    // lines hold separators but no reference-and-amount is read as one cell.
+    let cell = |lines: usize| vec!["x, y; z"; lines].join("\n");
+    let long = format!(
+        "Reference,Amount,Note\nSANDBOX-OK-1,40000,\"{}\"\nSANDBOX-OK-2,40000,\n",
+        cell(200)
     );
-    let (out, _dir) = reconcile(&ten, &["-o", "jsonl"]);
+    let (out, _dir) = reconcile(&long, &["-o", "jsonl"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    let eleven = format!(
-        "Reference,Amount,Note\nSANDBOX-OK-1,40000,\"{}\"\n",
-        cell(11)
+    assert_eq!(
+        lines_and_results(&stdout_of(&out)),
+        [(2, "MATCHED".to_owned()), (202, "MATCHED".to_owned())]
     );
-    let (out, _dir) = reconcile(&eleven, &["-o", "jsonl"]);
+    // The same cell with one line that is an order row on its own is refused, that line
+    // named.
+    let mut lines = vec!["x, y; z"; 200];
+    lines[150] = "SANDBOX-FAILED-9,40000";
+    let hiding = format!(
+        "Reference,Amount,Note\nSANDBOX-OK-1,40000,\"{}\"\nSANDBOX-OK-2,40000,\n",
+        lines.join("\n")
+    );
+    let (out, _dir) = reconcile(&hiding, &["-o", "jsonl"]);
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(10), "{stderr}");
     assert!(
-        stderr.contains("line 2: a quoted field opens there and closes on line 12")
-            && stderr.contains("spans 11 lines"),
+        stderr.contains(
+            "line 2: a quoted field opens there and closes on line 201; line 152 \
+                         inside it reads as an order row"
+        ),
         "{stderr}"
     );
     assert_eq!(stdout_of(&out), "");
@@ -1156,19 +1174,25 @@ fn attack4_n1_hidden_orders_with_fewer_separators_than_the_header_are_refused() 
     let (out, _dir) = reconcile(text, &["-o", "jsonl"]);
     assert!(
         stderr_of(&out).contains(
-            "line 2: a quoted field opens there and closes on line 5; line 3 inside it holds \
-             a separator"
+            "line 2: a quoted field opens there and closes on line 5; lines 3 and 4 inside \
+             it read as order rows (a reference in the \"Reference\" column's place and an \
+             amount in the \"Amount\" column's)"
         ),
         "{}",
         stderr_of(&out)
     );
-    // An address whose later line holds a comma is refused the same way: it cannot be told
-    // from a hidden order.
+    // Issue 25 narrowed the defence: an address whose later line holds a comma but no
+    // reference and amount in their places is one cell, as a spreadsheet reads it (it was
+    // refused before).
     let address = "Order ID,Reference,Amount,Address\n\
                    1,SANDBOX-OK-1,40000,\"Flat 2\n\
                    Ikeja, Lagos\"\n";
     let (out, _dir) = reconcile(address, &["-o", "jsonl"]);
-    assert_eq!(out.status.code(), Some(10), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(
+        crate::common::jsonl(&out.stdout)[0]["row"]["Address"],
+        "Flat 2\nIkeja, Lagos"
+    );
 }
 
 #[test]
@@ -1247,12 +1271,13 @@ fn hostile_amount_and_currency_cells_never_match_by_accident() {
         // Whitespace around a figure (NBSP included) is not part of it.
         ("  40000 ", "NGN", "MATCHED"),
         ("\u{a0}40000\u{a0}", "NGN", "MATCHED"),
-        // Currency cells: case and surrounding spaces do not matter; anything else does.
+        // Currency cells: case and surrounding spaces do not matter; anything that is no
+        // ISO 4217 code is INVALID_ROW naming it (issue 25; it was CURRENCY_MISMATCH).
         ("40000", " ngn ", "MATCHED"),
-        ("40000", "N GN", "CURRENCY_MISMATCH"),
-        ("40000", "NGN\u{7}", "CURRENCY_MISMATCH"),
-        ("40000", "NG", "CURRENCY_MISMATCH"),
-        ("40000", "NGNN", "CURRENCY_MISMATCH"),
+        ("40000", "N GN", "INVALID_ROW"),
+        ("40000", "NGN\u{7}", "INVALID_ROW"),
+        ("40000", "NG", "INVALID_ROW"),
+        ("40000", "NGNN", "INVALID_ROW"),
     ];
     let mut orders = String::from("reference,amount,currency\n");
     for (i, (amount, currency, _)) in cases.iter().enumerate() {

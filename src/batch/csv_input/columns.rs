@@ -1,30 +1,204 @@
-//! Which of the file's columns holds what: the delimiter from the header line, and each
-//! column by its header name (or the flag that names it).
+//! Which of the file's columns holds what: each role (reference, amount, currency, ...) by
+//! the flag or profile key that names its column, or else by the header names the known
+//! exports use (WooCommerce and its export plugins, Shopify, card settlement files).
 
 use super::*;
 use crate::exit::Failure;
 use crate::terminal;
 
-/// Header names tried for each column, in order, when no flag names it.
-pub(super) const REFERENCE_NAMES: [&str; 6] = [
+/// What a column is read for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Reference,
+    Amount,
+    Currency,
+    MerchantRef,
+    OrderId,
+    PaymentMethod,
+    Status,
+}
+
+/// Every role, in the order messages name them.
+pub(crate) const ROLES: [Role; 7] = [
+    Role::Reference,
+    Role::Amount,
+    Role::Currency,
+    Role::MerchantRef,
+    Role::OrderId,
+    Role::PaymentMethod,
+    Role::Status,
+];
+
+impl Role {
+    /// What messages call the column.
+    pub(crate) fn what(self) -> &'static str {
+        match self {
+            Role::Reference => "reference",
+            Role::Amount => "amount",
+            Role::Currency => "currency",
+            Role::MerchantRef => "merchant ref",
+            Role::OrderId => "order id",
+            Role::PaymentMethod => "payment method",
+            Role::Status => "order status",
+        }
+    }
+
+    /// The flag that names the column, when there is one.
+    pub(crate) fn flag(self) -> Option<&'static str> {
+        match self {
+            Role::Reference => Some("--reference-column"),
+            Role::Amount => Some("--amount-column"),
+            Role::Currency => Some("--currency-column"),
+            Role::MerchantRef => Some("--merchant-ref-column"),
+            Role::OrderId | Role::PaymentMethod | Role::Status => None,
+        }
+    }
+
+    /// Whether a file without this column cannot be reconciled.
+    fn required(self) -> bool {
+        matches!(self, Role::Reference | Role::Amount)
+    }
+
+    /// Whether two columns that could both be this one are worth a warning: only for the
+    /// columns a row's result depends on.
+    fn warns(self) -> bool {
+        matches!(self, Role::Reference | Role::Amount | Role::Currency)
+    }
+
+    /// The header names tried, in order (compared [`normalized`]).
+    pub(crate) fn names(self) -> &'static [&'static str] {
+        match self {
+            Role::Reference => &REFERENCE_NAMES,
+            Role::Amount => &AMOUNT_NAMES,
+            Role::Currency => &CURRENCY_NAMES,
+            Role::MerchantRef => &MERCHANT_REF_NAMES,
+            Role::OrderId => &ORDER_ID_NAMES,
+            Role::PaymentMethod => &PAYMENT_METHOD_NAMES,
+            Role::Status => &STATUS_NAMES,
+        }
+    }
+}
+
+/// The reference: the generic names first (as before), then WooCommerce's `Transaction
+/// ID` (the plugin's merchant reference, `<order id>_<unix time>`), settlement files'
+/// `Transaction Ref`, and Shopify's `Payment Reference`.
+pub(crate) const REFERENCE_NAMES: [&str; 12] = [
     "reference",
     "ref",
     "transaction ref",
     "transactionRef",
     "payment reference",
     "reference number",
+    "transaction id",
+    "transaction reference",
+    "txn ref",
+    "txn reference",
+    "payment ref",
+    "payment references",
 ];
-pub(super) const AMOUNT_NAMES: [&str; 5] = [
+/// The amount the order expects: the gross. A settlement file's `Settlement Amount` is net
+/// of the card fee (MSC) and never matches the gateway's amount, so it is not among them.
+pub(crate) const AMOUNT_NAMES: [&str; 12] = [
     "amount",
     "expected amount",
     "amount paid",
     "total",
     "order total",
+    "order total amount",
+    "transaction amount",
+    "total amount",
+    "grand total",
+    "gross amount",
+    "order amount",
+    "txn amount",
 ];
-pub(super) const CURRENCY_NAMES: [&str; 2] = ["currency", "currency code"];
+pub(crate) const CURRENCY_NAMES: [&str; 6] = [
+    "currency",
+    "currency code",
+    "order currency",
+    "transaction currency",
+    "txn currency",
+    "ccy",
+];
 // Never an order id column: a shop's order id is usually only part of the gateway's
 // merchantRef (`<order id>_<suffix>`), and a wrong guess would fail every row.
-pub(super) const MERCHANT_REF_NAMES: [&str; 1] = ["merchant ref"];
+pub(crate) const MERCHANT_REF_NAMES: [&str; 2] = ["merchant ref", "merchant reference"];
+/// `Order #` and `Order` normalise to `order`. Shopify's order column is `Name`, taken
+/// only in a Shopify export (see [`shopify`]).
+pub(crate) const ORDER_ID_NAMES: [&str; 4] = ["order id", "order number", "order no", "order"];
+/// WooCommerce exports have both `Payment Method` (its id: `cod`, `bacs`) and `Payment
+/// Method Title` (what the customer saw): the id first.
+pub(crate) const PAYMENT_METHOD_NAMES: [&str; 4] = [
+    "payment method",
+    "payment method title",
+    "payment gateway",
+    "payment type",
+];
+pub(crate) const STATUS_NAMES: [&str; 5] = [
+    "order status",
+    "status",
+    "financial status",
+    "payment status",
+    "transaction status",
+];
+
+/// Columns that look like a role's but are not it, with why: named when that role's
+/// column is missing, so the error says why they were not taken.
+const NOT_THE_COLUMN: [(Role, &str, &str); 6] = [
+    (
+        Role::Reference,
+        "rrn",
+        "the card network's retrieval reference number, not the gateway's reference",
+    ),
+    (
+        Role::Reference,
+        "retrieval reference number",
+        "the card network's reference, not the gateway's",
+    ),
+    (
+        Role::Reference,
+        "order id",
+        "an order number is only the start of the gateway's merchant reference \
+         (<order id>_<unix time>), in the Transaction ID column",
+    ),
+    (
+        Role::Reference,
+        "order number",
+        "an order number is only the start of the gateway's merchant reference \
+         (<order id>_<unix time>), in the Transaction ID column",
+    ),
+    (
+        Role::Amount,
+        "settlement amount",
+        "net of the card fee; the gateway's amount is the gross (Transaction Amount)",
+    ),
+    (
+        Role::Amount,
+        "net amount",
+        "net of fees; the gateway's amount is the gross",
+    ),
+];
+
+/// A header name as matched: without a trailing parenthesised part (`First Name
+/// (Billing)`, `Amount (NGN)`), then only its letters and digits, lower case: case,
+/// spaces, `_`, `-`, `#`, `/`, `.` and the like do not count.
+pub(crate) fn normalized(name: &str) -> String {
+    let keep = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let mut base = name.trim();
+    while let Some(open) = base.strip_suffix(')').and_then(|b| b.rfind('(')) {
+        let stripped = base[..open].trim_end();
+        if keep(stripped).is_empty() {
+            break;
+        }
+        base = stripped;
+    }
+    keep(base)
+}
 
 /// The delimiter the header line uses most, outside quotes: `,`, `;` or tab (`,` on a tie
 /// or when there is none).
@@ -47,21 +221,127 @@ pub(super) fn detect_delimiter(line: &[u8]) -> u8 {
     best.0
 }
 
-/// A header name as matched: lower case, without spaces, `_` and `-`.
-pub(super) fn normalized(name: &str) -> String {
-    name.chars()
-        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-' && *c != '\u{feff}')
-        .flat_map(char::to_lowercase)
-        .collect()
+/// A column name given by a flag or a profile key, with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Given {
+    /// The header name as given.
+    pub(crate) name: String,
+    /// Where: `--reference-column`, or the profile key.
+    pub(crate) origin: String,
 }
 
-/// The columns the rows are read by, or a usage error that lists the header and the flag.
+/// What a header row says about one role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Found {
+    One(usize),
+    None,
+    Many(Vec<usize>),
+}
+
+/// Every role's column in a header row, or why not.
+struct Assessment {
+    found: Vec<(Role, Found)>,
+    /// Another column a known name also matched, per role: (used, others).
+    doubts: Vec<(Role, usize, Vec<usize>)>,
+}
+
+impl Assessment {
+    fn of(&self, role: Role) -> &Found {
+        self.found
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map_or(&Found::None, |(_, f)| f)
+    }
+
+    /// How many required roles have a column (one or several).
+    fn required_present(&self) -> usize {
+        self.found
+            .iter()
+            .filter(|(r, f)| r.required() && *f != Found::None)
+            .count()
+    }
+}
+
+/// Whether `header` is a Shopify orders export (its order column is `Name`).
+fn shopify(normal: &[String]) -> bool {
+    ["financialstatus", "lineitemname"]
+        .iter()
+        .all(|n| normal.iter().any(|h| h == n))
+}
+
+fn assess(header: &[String], options: &CsvOptions) -> Assessment {
+    let normal: Vec<String> = header.iter().map(|h| normalized(h)).collect();
+    let matching = |wanted: &str| -> Vec<usize> {
+        let wanted = normalized(wanted);
+        (0..header.len()).filter(|&i| normal[i] == wanted).collect()
+    };
+    let mut found = Vec::new();
+    let mut doubts = Vec::new();
+    for role in ROLES {
+        if role == Role::Currency && options.no_currency_column {
+            found.push((role, Found::None));
+            continue;
+        }
+        let columns = match options.given(role) {
+            // Exact spelling first, so two headers that differ only in case or spacing can
+            // still be told apart.
+            Some(given) => match header.iter().filter(|h| **h == given.name).count() {
+                1 => header
+                    .iter()
+                    .position(|h| *h == given.name)
+                    .into_iter()
+                    .collect(),
+                _ => matching(&given.name),
+            },
+            None => {
+                let mut names: Vec<&str> = role.names().to_vec();
+                if role == Role::OrderId && shopify(&normal) {
+                    names.push("name");
+                }
+                let first = names
+                    .iter()
+                    .map(|n| matching(n))
+                    .find(|m| !m.is_empty())
+                    .unwrap_or_default();
+                if let [one] = first.as_slice()
+                    && role.warns()
+                {
+                    let others: Vec<usize> = (0..header.len())
+                        .filter(|&i| i != *one && names.iter().any(|n| normal[i] == normalized(n)))
+                        .collect();
+                    if !others.is_empty() {
+                        doubts.push((role, *one, others));
+                    }
+                }
+                first
+            }
+        };
+        let verdict = match columns.as_slice() {
+            [] => Found::None,
+            [one] => Found::One(*one),
+            many => Found::Many(many.to_vec()),
+        };
+        found.push((role, verdict));
+    }
+    Assessment { found, doubts }
+}
+
+/// How many of the required columns (reference, amount) `header` has, for choosing the
+/// header row among the first lines of a file.
+pub(super) fn required_columns_in(header: &[String], options: &CsvOptions) -> usize {
+    assess(header, options).required_present()
+}
+
+/// The columns the rows are read by, with warnings about columns that could be another
+/// role's; or one usage error naming every role whose column is missing (or ambiguous),
+/// with the header row's names and the flags to use.
 pub(super) fn find_columns(
     header: &[String],
     options: &CsvOptions,
     name: &str,
+    line: u64,
 ) -> Result<(Columns, Vec<String>), Failure> {
-    let warnings = std::cell::RefCell::new(Vec::new());
+    let assessment = assess(header, options);
     let listed = || {
         header
             .iter()
@@ -69,126 +349,142 @@ pub(super) fn find_columns(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let find = |what: &str, flag: &str, given: &Option<String>, names: &[&str], required: bool| {
-        let matching = |wanted: &str| -> Vec<usize> {
-            let wanted = normalized(wanted);
-            (0..header.len())
-                .filter(|&i| normalized(&header[i]) == wanted)
-                .collect()
-        };
-        let found = match given {
-            // Exact spelling first, so two headers that differ only in case or spacing can
-            // still be told apart.
-            Some(g) => match header.iter().filter(|h| *h == g).count() {
-                1 => header.iter().position(|h| h == g).into_iter().collect(),
-                _ => matching(g),
-            },
-            None => names
-                .iter()
-                .map(|n| matching(n))
-                .find(|m| !m.is_empty())
-                .unwrap_or_default(),
-        };
-        match found.as_slice() {
-            [one] => {
-                // Another candidate name matching another column: the choice follows the
-                // documented order, but one of the two may contradict the result.
-                let others: Vec<usize> = match given {
-                    Some(_) => Vec::new(),
-                    None => (0..header.len())
-                        .filter(|&i| {
-                            i != *one
-                                && names
-                                    .iter()
-                                    .any(|n| normalized(&header[i]) == normalized(n))
-                        })
-                        .collect(),
-                };
-                if !others.is_empty() {
-                    warnings.borrow_mut().push(format!(
-                        "{name}: columns {} and {} could both be the {what} column; column {} ({}) is used (choose with {flag} NAME)",
-                        one + 1,
-                        others
-                            .iter()
-                            .map(|i| format!("{} ({})", i + 1, terminal::quoted(&header[*i])))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        one + 1,
-                        terminal::quoted(&header[*one]),
-                    ));
-                }
-                Ok(Some(*one))
+    let column = |i: usize| format!("{} ({})", i + 1, terminal::quoted(&header[i]));
+    let mut missing = Vec::new();
+    let mut problems = Vec::new();
+    let mut flags = Vec::new();
+    for role in ROLES {
+        let given = options.given(role);
+        let flag = role.flag().unwrap_or("");
+        match (assessment.of(role), given) {
+            (Found::None, Some(given)) => {
+                problems.push(format!(
+                    "no column is named {} ({})",
+                    terminal::quoted(&given.name),
+                    given.origin
+                ));
+                flags.push(flag);
             }
-            [] if !required && given.is_none() => Ok(None),
-            [] => {
-                let tried = match given {
-                    Some(g) => format!("no column is named {}", terminal::quoted(g)),
-                    None => format!(
-                        "no {what} column (looked for {})",
-                        names
-                            .iter()
-                            .map(|n| format!("'{n}'"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                };
-                Err(Failure::usage(format!(
-                    "{name}: {tried}; its header row has {}; name the {what} column with {flag} NAME",
-                    listed()
-                )))
+            (Found::None, None) if role.required() => {
+                missing.push(role);
+                flags.push(flag);
             }
-            many => Err(Failure::usage(format!(
-                "{name}: the {what} column is ambiguous: columns {} match; its header row has {}; \
-                 name the one to use with {flag} NAME",
-                many.iter()
-                    .map(|i| (i + 1).to_string())
-                    .collect::<Vec<_>>()
-                    .join(" and "),
-                listed()
-            ))),
+            (Found::Many(many), _) => {
+                problems.push(format!(
+                    "the {} column is ambiguous: columns {} match",
+                    role.what(),
+                    many.iter()
+                        .map(|i| (i + 1).to_string())
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                ));
+                flags.push(flag);
+            }
+            _ => {}
         }
+    }
+    if !missing.is_empty() {
+        let normal: Vec<String> = header.iter().map(|h| normalized(h)).collect();
+        let whats: Vec<String> = missing
+            .iter()
+            .map(|r| format!("no {} column", r.what()))
+            .collect();
+        let mut hints = Vec::new();
+        for (role, not, why) in NOT_THE_COLUMN {
+            let not = normalized(not);
+            for (i, _) in normal.iter().enumerate().filter(|(_, n)| **n == not) {
+                if missing.contains(&role) {
+                    hints.push(format!("{} is {why}", terminal::quoted(&header[i])));
+                }
+            }
+        }
+        let known = missing
+            .iter()
+            .map(|r| {
+                let names = r.names();
+                format!(
+                    "{} names such as {} (reconcile --help lists them)",
+                    r.what(),
+                    names
+                        .iter()
+                        .take(4)
+                        .map(|n| format!("'{n}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let hints = match hints.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", hints.join("; ")),
+        };
+        problems.insert(
+            0,
+            format!("{} (looked for {known}){hints}", and_list(&whats)),
+        );
+    }
+    if !problems.is_empty() {
+        let flags: Vec<String> = flags
+            .iter()
+            .filter(|f| !f.is_empty())
+            .map(|f| format!("{f} NAME"))
+            .collect();
+        return Err(Failure::usage(format!(
+            "{name}: {}; its header row (line {line}) has {}; name the columns with {}",
+            problems.join("; "),
+            listed(),
+            and_list(&flags),
+        )));
+    }
+    let one = |role: Role| match assessment.of(role) {
+        Found::One(i) => Some(*i),
+        _ => None,
     };
-    let reference = find(
-        "reference",
-        "--reference-column",
-        &options.reference_column,
-        &REFERENCE_NAMES,
-        true,
-    )?;
-    let amount = find(
-        "amount",
-        "--amount-column",
-        &options.amount_column,
-        &AMOUNT_NAMES,
-        true,
-    )?;
-    let currency = find(
-        "currency",
-        "--currency-column",
-        &options.currency_column,
-        &CURRENCY_NAMES,
-        false,
-    )?;
-    let merchant_ref = find(
-        "merchant ref",
-        "--merchant-ref-column",
-        &options.merchant_ref_column,
-        &MERCHANT_REF_NAMES,
-        false,
-    )?;
-    match (reference, amount) {
-        (Some(reference), Some(amount)) => Ok((
-            Columns {
-                reference,
-                amount,
-                currency,
-                merchant_ref,
-            },
-            warnings.into_inner(),
-        )),
-        // Both are required, so `find` returned an error rather than `None`.
-        _ => Err(Failure::usage(format!(
+    let (Some(reference), Some(amount)) = (one(Role::Reference), one(Role::Amount)) else {
+        // Both are required: a missing or ambiguous one was an error above.
+        return Err(Failure::usage(format!(
             "{name}: no reference or amount column"
-        ))),
+        )));
+    };
+    let warnings = assessment
+        .doubts
+        .iter()
+        .map(|(role, used, others)| {
+            format!(
+                "{name}: columns {} and {} could both be the {} column; column {} is used \
+                 (choose with {} NAME)",
+                used + 1,
+                others
+                    .iter()
+                    .map(|i| column(*i))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                role.what(),
+                column(*used),
+                role.flag().unwrap_or("a flag"),
+            )
+        })
+        .collect();
+    Ok((
+        Columns {
+            reference,
+            amount,
+            currency: one(Role::Currency),
+            merchant_ref: one(Role::MerchantRef),
+            order_id: one(Role::OrderId),
+            payment_method: one(Role::PaymentMethod),
+            status: one(Role::Status),
+        },
+        warnings,
+    ))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(super) fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }

@@ -1,21 +1,24 @@
-//! `reconcile`'s input: a merchant's orders file (CSV with a header row) read row by row
-//! with the `csv` crate, its columns found by header name, each row turned into a job with
-//! its own expectations, or decided at once (INVALID_ROW, DUPLICATE).
+//! `reconcile`'s input: a merchant's orders file or a bank's settlement file (CSV with a
+//! header row, title lines above it skipped) read row by row with the `csv` crate, its
+//! columns found by header name, each row turned into a job with its own expectations, or
+//! decided at once (INVALID_ROW, DUPLICATE).
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use clap::ValueEnum;
 
 mod columns;
+mod header;
 mod quoting;
 
 use super::resume::Carried;
 use super::seen::Seen;
 use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
+use crate::domain::currency::iso_code;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo, has_naira_mark};
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
@@ -25,6 +28,8 @@ use crate::files::ORDERS;
 use crate::render::reconcile::{Judged, ReconcileWriter, ReferenceLines};
 use crate::terminal;
 use columns::*;
+pub(crate) use columns::{Given, Role};
+use header::*;
 use quoting::*;
 
 /// How the amount column is written.
@@ -37,27 +42,43 @@ pub(crate) enum AmountUnit {
     Kobo,
 }
 
-/// The longest header line read to detect the delimiter; a longer one is not a header.
-const MAX_HEADER_LINE: u64 = 1 << 20;
-
-/// What the command line says about the file.
+/// What the command line (or the profile's `[profiles.NAME.reconcile]` table) says about
+/// the file.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CsvOptions {
     /// `,`, `;` or tab; detected from the header line when `None`.
     pub(crate) delimiter: Option<u8>,
+    /// The header row's line (`--header-row`); found among the first lines when `None`.
+    pub(crate) header_row: Option<u64>,
     /// `--reference-column`.
-    pub(crate) reference_column: Option<String>,
+    pub(crate) reference_column: Option<Given>,
     /// `--amount-column`.
-    pub(crate) amount_column: Option<String>,
+    pub(crate) amount_column: Option<Given>,
     /// `--currency-column`.
-    pub(crate) currency_column: Option<String>,
+    pub(crate) currency_column: Option<Given>,
     /// `--merchant-ref-column`.
-    pub(crate) merchant_ref_column: Option<String>,
+    pub(crate) merchant_ref_column: Option<Given>,
+    /// `--no-currency-column`: no column is read for the currency, even one whose name says
+    /// it is; every row expects `currency`.
+    pub(crate) no_currency_column: bool,
     /// How amounts are written.
     pub(crate) unit: AmountUnit,
-    /// The currency every row expects when there is no currency column (or its cell is
-    /// empty).
+    /// The currency (ISO 4217 alphabetic) every row expects when there is no currency
+    /// column, or its cell is empty (then with a warning).
     pub(crate) currency: String,
+}
+
+impl CsvOptions {
+    /// The column name given for `role`, if one was.
+    pub(crate) fn given(&self, role: Role) -> Option<&Given> {
+        match role {
+            Role::Reference => self.reference_column.as_ref(),
+            Role::Amount => self.amount_column.as_ref(),
+            Role::Currency => self.currency_column.as_ref(),
+            Role::MerchantRef => self.merchant_ref_column.as_ref(),
+            Role::OrderId | Role::PaymentMethod | Role::Status => None,
+        }
+    }
 }
 
 /// Where each column the rows are read by is.
@@ -67,6 +88,26 @@ pub(crate) struct Columns {
     pub(crate) amount: usize,
     pub(crate) currency: Option<usize>,
     pub(crate) merchant_ref: Option<usize>,
+    /// Found for what finance reads (one order on several rows, its status against the
+    /// gateway's); no row's result depends on them yet.
+    pub(crate) order_id: Option<usize>,
+    pub(crate) payment_method: Option<usize>,
+    pub(crate) status: Option<usize>,
+}
+
+impl Columns {
+    /// The column of `role`, if the file has one.
+    pub(crate) fn of(&self, role: Role) -> Option<usize> {
+        match role {
+            Role::Reference => Some(self.reference),
+            Role::Amount => Some(self.amount),
+            Role::Currency => self.currency,
+            Role::MerchantRef => self.merchant_ref,
+            Role::OrderId => self.order_id,
+            Role::PaymentMethod => self.payment_method,
+            Role::Status => self.status,
+        }
+    }
 }
 
 /// The rows of an orders file, lazily, in order.
@@ -85,12 +126,22 @@ pub(crate) struct Orders {
     track: Arc<Mutex<Track>>,
     /// What the header left open to doubt (two columns that could be the same one).
     warnings: Vec<String>,
+    /// The header row's line.
+    header_line: u64,
+    /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
+    /// first few lines.
+    no_currency: (usize, Vec<u64>),
     rows: usize,
     blank: usize,
     done: bool,
     /// Reading stopped at an error (the rows after it were never read).
     failed: bool,
+    /// That error's line, kept for the command after the engine has the reader.
+    input_error: InputError,
 }
+
+/// Why the file could not be read past some line, once it could not.
+pub(crate) type InputError = Arc<Mutex<Option<String>>>;
 
 impl Orders {
     /// Opens `path` (`-` is stdin), reads its header row and finds the columns; a missing
@@ -115,59 +166,31 @@ impl Orders {
         options: &CsvOptions,
     ) -> Result<Orders, Failure> {
         let mut input = BufReader::new(input);
-        let mut first = Vec::new();
-        (&mut input)
-            .take(MAX_HEADER_LINE)
-            .read_until(b'\n', &mut first)
-            .map_err(|e| {
-                Failure::usage(format!(
-                    "cannot read {name}: {}",
-                    crate::io_util::io_reason(&e)
-                ))
-            })?;
-        if first.starts_with(&[0xFF, 0xFE]) || first.starts_with(&[0xFE, 0xFF]) {
-            return Err(Failure::usage(format!(
-                "{name} is UTF-16 text; save it as CSV UTF-8 (or convert it with iconv -f UTF-16 -t UTF-8)"
-            )));
-        }
-        // A UTF-8 byte-order mark (what Excel's "CSV UTF-8" writes) is not part of the first
-        // header name.
-        if first.starts_with(b"\xEF\xBB\xBF") {
-            first.drain(..3);
-        }
-        if first.iter().all(u8::is_ascii_whitespace) {
-            return Err(Failure::usage(format!(
-                "{name} is empty: a header row naming the columns is expected, then one row \
-                 per order"
-            )));
-        }
-        let delimiter = options
-            .delimiter
-            .unwrap_or_else(|| detect_delimiter(&first));
+        let found = find_header(&mut input, &name, options)?;
+        let (columns, warnings) = find_columns(&found.cells, options, &name, found.line)?;
+        let header: Arc<[String]> = found.cells.into();
+        let test = RowTest {
+            delimiter: found.delimiter,
+            reference: columns.reference,
+            amount: columns.amount,
+            unit: options.unit,
+            names: (
+                header[columns.reference].clone(),
+                header[columns.amount].clone(),
+            ),
+        };
         let track = Arc::new(Mutex::new(Track::default()));
-        let joined: Box<dyn Read + Send> = Box::new(Newlines::new(
-            Cursor::new(first).chain(input),
-            delimiter,
-            track.clone(),
-        ));
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
+        // The rows start on the line after the header; nothing above it is read again.
+        let rows: Box<dyn Read + Send> =
+            Box::new(Newlines::new(input, found.line + 1, test, track.clone()));
+        let reader = csv::ReaderBuilder::new()
+            .delimiter(found.delimiter)
             .flexible(true)
-            .has_headers(true)
-            .from_reader(joined);
-        let header: Arc<[String]> = reader
-            .byte_headers()
-            .map_err(|e| read_failure(&track, &name, &e))?
-            .iter()
-            .map(|cell| String::from_utf8_lossy(cell).into_owned())
-            .collect();
-        if let Some(line) = next_record(&track).1 {
-            return Err(unclosed_quote(&name, line));
-        }
-        let (columns, warnings) = find_columns(&header, options, &name)?;
+            .has_headers(false)
+            .from_reader(rows);
         Ok(Orders {
             reader,
-            delimiter,
+            delimiter: found.delimiter,
             name,
             header,
             columns,
@@ -177,11 +200,62 @@ impl Orders {
             record: csv::ByteRecord::new(),
             track,
             warnings,
+            header_line: found.line,
+            no_currency: (0, Vec::new()),
             rows: 0,
             blank: 0,
             done: false,
             failed: false,
+            input_error: InputError::default(),
         })
+    }
+
+    /// Where the header row was, when lines above it were skipped (for stderr).
+    pub(crate) fn skipped_note(&self) -> Option<String> {
+        (self.header_line > 1).then(|| {
+            format!(
+                "{}: the header row is line {}; the {} above it {} skipped (title lines, not \
+                 rows)",
+                self.name,
+                self.header_line,
+                match self.header_line {
+                    2 => "line".to_owned(),
+                    n => format!("{} lines", n - 1),
+                },
+                if self.header_line == 2 { "is" } else { "are" }
+            )
+        })
+    }
+
+    /// Which column each role is read from, for `-v`.
+    pub(crate) fn columns_note(&self) -> String {
+        let found: Vec<String> = ROLES
+            .iter()
+            .filter_map(|role| {
+                let i = self.columns.of(*role)?;
+                Some(format!(
+                    "{} column {} ({})",
+                    role.what(),
+                    i + 1,
+                    terminal::quoted(&self.header[i])
+                ))
+            })
+            .collect();
+        let currency = match self.columns.currency {
+            Some(_) => String::new(),
+            None => format!("; every row expects {}", self.currency),
+        };
+        format!(
+            "{}: header row on line {}: {}{currency}",
+            self.name,
+            self.header_line,
+            found.join(", ")
+        )
+    }
+
+    /// Where the reason reading stopped will be, if it stops before the end.
+    pub(crate) fn input_error(&self) -> InputError {
+        self.input_error.clone()
     }
 
     /// The header row, as written.
@@ -221,12 +295,29 @@ impl Orders {
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
         let amount = parse_amount(cell(self.columns.amount), self.unit);
         let reference = Reference::parse(cell(self.columns.reference));
-        let currency = self
-            .columns
-            .currency
-            .map(|i| cell(i).trim())
-            .filter(|c| !c.is_empty())
-            .map_or_else(|| self.currency.to_string(), str::to_owned);
+        // The row's currency: its cell, read as an ISO 4217 code; `--currency` only when the
+        // file has no currency column. An empty cell is the naira an amount marked `₦`
+        // states, or else `--currency`, said on stderr at the end (never silently).
+        let mut no_currency = false;
+        let (currency, bad_currency) = match self.columns.currency.map(|i| cell(i).trim()) {
+            None => (self.currency.to_string(), None),
+            Some("") if has_naira_mark(cell(self.columns.amount)) => ("NGN".to_owned(), None),
+            Some("") => {
+                no_currency = true;
+                (self.currency.to_string(), None)
+            }
+            Some(code) => match iso_code(code) {
+                Some(alpha) => (alpha.to_owned(), None),
+                None => (
+                    shown_code(code),
+                    Some(format!(
+                        "currency {} is not an ISO 4217 currency code (such as NGN, or 566 as \
+                         settlement files write it)",
+                        terminal::quoted(code)
+                    )),
+                ),
+            },
+        };
         // Why the row cannot be asked about, in the order the messages name it; the first
         // that applies is the one given.
         let refused = if let Some(i) = not_utf8 {
@@ -244,6 +335,8 @@ impl Orders {
             Some(e.to_string())
         } else if let Err(why) = &amount {
             Some(why.clone())
+        } else if let Some(why) = bad_currency {
+            Some(why)
         } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount))
         {
             // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
@@ -255,6 +348,12 @@ impl Orders {
         } else {
             None
         };
+        if no_currency && refused.is_none() {
+            self.no_currency.0 += 1;
+            if self.no_currency.1.len() < NOTED_LINES {
+                self.no_currency.1.push(row.line);
+            }
+        }
         // The reference as the row gives it, when it is one: a reference cell that is not
         // UTF-8 text is no reference to compare with the earlier rows'.
         let reference = reference
@@ -314,6 +413,19 @@ impl Orders {
             true => seen.first(reference.as_str(), line),
             false => seen.find(reference.as_str()),
         }
+    }
+}
+
+/// How many lines a warning about many rows names.
+const NOTED_LINES: usize = 5;
+
+/// A currency cell that is no code, shortened for the totals it is counted under.
+fn shown_code(code: &str) -> String {
+    const LONGEST: usize = 12;
+    let upper = code.to_uppercase();
+    match upper.chars().count() > LONGEST {
+        true => format!("{}…", upper.chars().take(LONGEST).collect::<String>()),
+        false => upper,
     }
 }
 
@@ -455,6 +567,31 @@ fn judge(entry: &Entry<Reconciled>) -> Judged<'_> {
 }
 
 impl Source<Decided> for Orders {
+    fn end_notes(&self) -> Vec<String> {
+        let (count, lines) = &self.no_currency;
+        let Some(column) = self.columns.currency.filter(|_| *count > 0) else {
+            return Vec::new();
+        };
+        let shown: Vec<String> = lines.iter().map(u64::to_string).collect();
+        let more = match count - lines.len() {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let (rows, have) = match count {
+            1 => ("1 row", "has"),
+            _ => (&*format!("{count} rows"), "have"),
+        };
+        vec![format!(
+            "{}: {rows} {have} an empty {} cell (line{} {}{more}); {} expect {} (--currency)",
+            self.name,
+            terminal::quoted(&self.header[column]),
+            if *count == 1 { "" } else { "s" },
+            columns::and_list(&shown),
+            if *count == 1 { "it" } else { "they" },
+            self.currency
+        )]
+    }
+
     fn empty_message(&self) -> String {
         if self.failed {
             return format!("no row of {} was reconciled", self.name);
@@ -477,8 +614,7 @@ impl Iterator for Orders {
                     let (line, unclosed) = next_record(&self.track);
                     if let Some(at) = unclosed {
                         // Never judged as a row: its last cell holds the rest of the file.
-                        (self.done, self.failed) = (true, true);
-                        return Some(Err(unclosed_quote(&self.name, at)));
+                        return Some(Err(self.stop(unclosed_quote(&self.name, at))));
                     }
                     let line = line.unwrap_or(0);
                     if self.record.iter().all(|c| c.trim_ascii().is_empty()) {
@@ -489,12 +625,23 @@ impl Iterator for Orders {
                     return Some(Ok(self.order(line)));
                 }
                 Err(e) => {
-                    (self.done, self.failed) = (true, true);
-                    return Some(Err(read_failure(&self.track, &self.name, &e)));
+                    let failure = read_failure(&self.track, &self.name, &e);
+                    return Some(Err(self.stop(failure)));
                 }
             }
         }
         None
+    }
+}
+
+impl Orders {
+    /// Reading stops at `failure`: nothing after it is read, and why is kept.
+    fn stop(&mut self, failure: Failure) -> Failure {
+        (self.done, self.failed) = (true, true);
+        if let Ok(mut slot) = self.input_error.lock() {
+            *slot = Some(failure.message.clone());
+        }
+        failure
     }
 }
 

@@ -1,6 +1,6 @@
 //! The CSV quoting followed in front of the csv crate: exact line numbers (LF, CRLF, bare
 //! CR), a cap on a row's size, an input that ends inside a quote, and a quoted field that
-//! swallows what look like rows (a stray quote that a later quote "closes").
+//! swallows order rows (a stray quote that a later quote "closes").
 
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
@@ -12,11 +12,6 @@ use crate::exit::Failure;
 /// one is almost always a quote left open (or not a CSV file at all). It bounds the memory a
 /// row takes, as verify bounds a line.
 pub(super) const MAX_ROW: u64 = 1 << 20;
-
-/// The most lines one quoted field may span. An address or a note takes a few; more is far
-/// likelier a stray quote that a later quote "closes", with the orders between read as one
-/// cell and never verified.
-pub(super) const MAX_CELL_LINES: u64 = 10;
 
 /// What [`Newlines`] tells [`Orders`], shared because the csv reader owns the reader.
 #[derive(Debug, Default)]
@@ -80,10 +75,50 @@ pub(super) enum Syntax {
     QuoteInQuoted,
 }
 
+/// How a line inside a quoted cell is judged: read on its own, would it be an order row
+/// (a reference where the reference column is, and an amount where the amount column is)?
+/// Then the quote that made it part of a cell may be a stray one, and the order would never
+/// be verified. A note or an address over several lines is none: it would need as many
+/// separators before a valid amount as the file has columns before its amount column.
+#[derive(Debug, Clone)]
+pub(super) struct RowTest {
+    pub(super) delimiter: u8,
+    pub(super) reference: usize,
+    pub(super) amount: usize,
+    pub(super) unit: AmountUnit,
+    /// The two columns' header names, for the message.
+    pub(super) names: (String, String),
+}
+
+impl RowTest {
+    /// Whether `line` (without its line end), read as a row, has a usable reference and a
+    /// valid amount in their columns.
+    pub(super) fn reads_as_order(&self, line: &[u8]) -> bool {
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(self.delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .buffer_capacity(line.len().max(64))
+            .from_reader(line);
+        let mut record = csv::ByteRecord::new();
+        if !matches!(reader.read_byte_record(&mut record), Ok(true)) {
+            return false;
+        }
+        let cell = |i: usize| record.get(i).map(String::from_utf8_lossy);
+        match (cell(self.reference), cell(self.amount)) {
+            (Some(reference), Some(amount)) => {
+                Reference::parse(&reference).is_ok() && parse_amount(&amount, self.unit).is_ok()
+            }
+            _ => false,
+        }
+    }
+}
+
 /// The reader in front of the csv crate: it follows the CSV syntax byte by byte, so it
 /// knows the line every record starts on (whatever the line ends: LF, CRLF or a bare CR),
-/// refuses a row over [`MAX_ROW`] bytes before the csv crate holds it, and knows whether
-/// the input ended inside a quote.
+/// refuses a row over [`MAX_ROW`] bytes before the csv crate holds it, knows whether the
+/// input ended inside a quote, and refuses a record with a line inside a quoted cell that
+/// reads as an order row before the csv crate sees that record end.
 pub(super) struct Newlines<R> {
     pub(super) inner: R,
     pub(super) delimiter: u8,
@@ -99,52 +134,63 @@ pub(super) struct Newlines<R> {
     pub(super) quote_line: u64,
     /// The line of the current quoted field's last quote (where it closes, if it does).
     pub(super) quote_end: u64,
-    /// Separators outside quotes in the current record, and in the header once it is read.
-    pub(super) row_delimiters: u64,
-    pub(super) header_delimiters: Option<u64>,
-    /// Separators on one line inside the current quoted field (a line after the one the
-    /// quote opened on), and which line that is.
-    pub(super) inner_line: u64,
-    pub(super) inner_delimiters: u64,
-    /// The first line inside the current quoted field that holds a separator: it may be a
-    /// row swallowed into the cell. An order line needs at least one (the reference and the
-    /// amount are two columns), and an export may leave out empty trailing cells, so no
-    /// larger count is safe to wait for.
-    pub(super) swallowed: Option<u64>,
+    /// The current record's bytes after its first line end (only a quoted field holds a
+    /// line end, so each of these lines starts inside one), as written; empty for a record
+    /// on one line, which is nearly every record, so they cost nothing.
+    pub(super) later: Vec<u8>,
+    /// Each of those lines: its number, where it starts in `later`, and, once the quoted
+    /// field it started in has closed on it, where that field's closing quote is (what is
+    /// inside the cell ends there).
+    pub(super) later_lines: Vec<(u64, usize, Option<usize>)>,
+    /// Where in `later` the current quoted field's last quote is.
+    pub(super) quote_at: usize,
+    /// The current record's quoted fields that spanned lines: where each opened and closed.
+    pub(super) spans: Vec<(u64, u64)>,
+    pub(super) test: RowTest,
     /// The refusal of a quoted field, when the last `Err` from [`Newlines::step`] is one.
     pub(super) refused: Option<String>,
-    /// A row over the limit: every later read fails.
+    /// A row over the limit or a refusal: every later read fails.
     pub(super) failed: Option<String>,
     pub(super) track: Arc<Mutex<Track>>,
 }
 
 impl<R> Newlines<R> {
-    pub(super) fn new(inner: R, delimiter: u8, track: Arc<Mutex<Track>>) -> Self {
+    /// A reader of `inner`, whose first byte is on line `line`.
+    pub(super) fn new(inner: R, line: u64, test: RowTest, track: Arc<Mutex<Track>>) -> Self {
         Newlines {
             inner,
-            delimiter,
+            delimiter: test.delimiter,
             state: Syntax::RecordStart,
-            line: 1,
+            line,
             after_cr: false,
             row_bytes: 0,
-            row_line: 1,
+            row_line: line,
             quote_line: 0,
             quote_end: 0,
-            row_delimiters: 0,
-            header_delimiters: None,
-            inner_line: 0,
-            inner_delimiters: 0,
-            swallowed: None,
+            later: Vec::new(),
+            later_lines: Vec::new(),
+            quote_at: 0,
+            spans: Vec::new(),
+            test,
             refused: None,
             failed: None,
             track,
         }
     }
 
-    /// Follows one byte; `Err` when it makes the row too long.
+    /// A new line starts here; inside a quoted field it is one to judge.
+    fn line_starts(&mut self) {
+        if self.state == Syntax::Quoted {
+            self.later_lines.push((self.line, self.later.len(), None));
+        }
+    }
+
+    /// Follows one byte; `Err` when it makes the row too long, or ends (or breaks) a
+    /// record that hides order rows.
     pub(super) fn step(&mut self, b: u8, starts: &mut VecDeque<u64>) -> Result<(), String> {
         if self.after_cr && b != b'\n' {
             self.line += 1;
+            self.line_starts();
         }
         self.after_cr = b == b'\r';
         let end = b == b'\r' || b == b'\n';
@@ -152,7 +198,9 @@ impl<R> Newlines<R> {
             starts.push_back(self.line);
             self.row_line = self.line;
             self.row_bytes = 0;
-            self.row_delimiters = 0;
+            self.later.clear();
+            self.later_lines.clear();
+            self.spans.clear();
             self.state = Syntax::FieldStart;
         }
         if self.state != Syntax::RecordStart {
@@ -171,92 +219,123 @@ impl<R> Newlines<R> {
                     self.row_line
                 ));
             }
+            if !self.later_lines.is_empty() {
+                self.later.push(b);
+            }
         }
         let delimiter = self.delimiter;
         if matches!(self.state, Syntax::QuoteInQuoted) && (b == delimiter || end) {
-            self.quoted_field_closes()?;
+            self.quoted_field_closes();
         }
         self.state = match self.state {
             Syntax::RecordStart => Syntax::RecordStart,
             Syntax::FieldStart if b == b'"' => {
                 self.quote_line = self.line;
-                self.inner_line = self.line;
-                self.inner_delimiters = 0;
-                self.swallowed = None;
                 Syntax::Quoted
             }
             Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if b == delimiter => {
-                self.row_delimiters += 1;
                 Syntax::FieldStart
             }
             Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if end => {
-                if self.header_delimiters.is_none() {
-                    self.header_delimiters = Some(self.row_delimiters);
-                }
+                self.record_ends()?;
                 Syntax::RecordStart
             }
             Syntax::FieldStart | Syntax::Unquoted => Syntax::Unquoted,
             Syntax::Quoted if b == b'"' => {
                 self.quote_end = self.line;
+                self.quote_at = self.later.len().saturating_sub(1);
                 Syntax::QuoteInQuoted
             }
-            Syntax::Quoted => {
-                if b == delimiter && self.line != self.quote_line {
-                    self.inner_row_separator();
-                }
-                Syntax::Quoted
-            }
+            Syntax::Quoted => Syntax::Quoted,
             Syntax::QuoteInQuoted if b == b'"' => Syntax::Quoted,
             Syntax::QuoteInQuoted => {
-                // Rows swallowed say more than the stray text that follows them.
-                self.quoted_field_closes()?;
+                // Order rows hidden say more than the stray text that follows them.
+                self.quoted_field_closes();
+                self.record_ends()?;
                 return Err(self.refuse(self.text_after_quote()));
             }
         };
         if b == b'\n' {
             self.line += 1;
+            self.line_starts();
+        }
+        Ok(())
+    }
+
+    /// The input has ended: a record still open ends here.
+    fn input_ends(&mut self) -> Result<(), String> {
+        if matches!(
+            self.state,
+            Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted
+        ) {
+            if self.state == Syntax::QuoteInQuoted {
+                self.quoted_field_closes();
+            }
+            self.state = Syntax::RecordStart;
+            self.record_ends()?;
         }
         Ok(())
     }
 }
 
 impl<R> Newlines<R> {
-    /// Counts a separator inside a quoted field, on a line after the one the quote opened
-    /// on; a line with as many as the header row looks like a whole row.
-    fn inner_row_separator(&mut self) {
-        if self.inner_line != self.line {
-            (self.inner_line, self.inner_delimiters) = (self.line, 0);
-        }
-        self.inner_delimiters += 1;
-        if self.swallowed.is_none() {
-            self.swallowed = Some(self.line);
+    /// A quoted field has just closed: one that spanned lines is kept for the message, and
+    /// the line it closed on is inside it only up to its closing quote.
+    fn quoted_field_closes(&mut self) {
+        if self.quote_end != self.quote_line {
+            self.spans.push((self.quote_line, self.quote_end));
+            if let Some((_, _, end @ None)) = self.later_lines.last_mut() {
+                *end = Some(self.quote_at);
+            }
         }
     }
 
-    /// A quoted field has just closed: refused when it spans more than [`MAX_CELL_LINES`]
-    /// lines or holds a line that looks like a row.
-    fn quoted_field_closes(&mut self) -> Result<(), String> {
-        let (open, close) = (self.quote_line, self.quote_end);
-        let why = if let Some(line) = self.swallowed {
-            format!(
-                "line {line} inside it holds a separator, so it may be an order read as part \
-                 of one cell (a line break followed by separators inside a cell cannot be \
-                 told from hidden orders)"
-            )
-        } else if close - open + 1 > MAX_CELL_LINES {
-            format!(
-                "it spans {} lines, more than the {MAX_CELL_LINES} any orders cell takes",
-                close - open + 1
-            )
-        } else {
+    /// The current record ends (or is refused): refused when a line of it inside a quoted
+    /// field reads as an order row.
+    fn record_ends(&mut self) -> Result<(), String> {
+        if self.later_lines.is_empty() {
+            return Ok(());
+        }
+        let mut hidden = Vec::new();
+        for (i, &(line, start, cut)) in self.later_lines.iter().enumerate() {
+            let end = cut.unwrap_or_else(|| {
+                self.later_lines
+                    .get(i + 1)
+                    .map_or(self.later.len(), |&(_, next, _)| next)
+            });
+            let mut text = &self.later[start..end];
+            while let [rest @ .., b'\r' | b'\n'] = text {
+                text = rest;
+            }
+            if self.test.reads_as_order(text) {
+                hidden.push(line);
+            }
+        }
+        self.later.clear();
+        self.later_lines.clear();
+        let Some(&first) = hidden.first() else {
             return Ok(());
         };
+        let (open, close) = self
+            .spans
+            .iter()
+            .copied()
+            .find(|&(open, close)| open < first && first <= close)
+            .unwrap_or((self.quote_line, self.quote_end));
+        let (reference, amount) = &self.test.names;
+        let (they, read) = match hidden.len() {
+            1 => ("that order", "reads as an order row"),
+            _ => ("those orders", "read as order rows"),
+        };
         Err(self.refuse(format!(
-            "line {open}: a quoted field opens there and closes on line {close}; {why}. \
-             Usually a stray quote (one never closed) that a later quote seems to close, so \
-             the orders on the lines between would never be verified; nothing from line {} \
-             on was reconciled (remove the stray quote, or double a quote that is part of a \
-             value: \"\")",
+            "line {open}: a quoted field opens there and closes on line {close}; {} inside \
+             it {read} (a reference in the {} column's place and an amount in the {} \
+             column's). Usually a stray quote (one never closed) that a later quote seems to \
+             close, so {they} would never be verified; nothing from line {} on was reconciled \
+             (remove the stray quote, or double a quote that is part of a value: \"\")",
+            named_lines(&hidden),
+            terminal::quoted(reference),
+            terminal::quoted(amount),
             self.row_line
         )))
     }
@@ -287,6 +366,17 @@ impl<R> Newlines<R> {
     }
 }
 
+/// `line 4`, `lines 4 and 5`, `lines 4, 5, 6, 7, 8 and 3 more`.
+fn named_lines(lines: &[u64]) -> String {
+    const SHOWN: usize = 5;
+    let shown: Vec<String> = lines.iter().take(SHOWN).map(u64::to_string).collect();
+    match lines.len() {
+        1 => format!("line {}", shown[0]),
+        n if n <= SHOWN => format!("lines {}", and_list(&shown)),
+        n => format!("lines {} and {} more", shown.join(", "), n - SHOWN),
+    }
+}
+
 impl<R: Read> Read for Newlines<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if let Some(why) = &self.failed {
@@ -296,8 +386,7 @@ impl<R: Read> Read for Newlines<R> {
         let mut starts = VecDeque::new();
         let mut taken = n;
         if n == 0
-            && self.state == Syntax::QuoteInQuoted
-            && let Err(why) = self.quoted_field_closes()
+            && let Err(why) = self.input_ends()
         {
             self.failed = Some(why);
         }

@@ -1,4 +1,14 @@
 use super::*;
+use std::io::Cursor;
+
+impl From<&str> for Given {
+    fn from(name: &str) -> Given {
+        Given {
+            name: name.to_owned(),
+            origin: "--flag".to_owned(),
+        }
+    }
+}
 
 fn options() -> CsvOptions {
     CsvOptions {

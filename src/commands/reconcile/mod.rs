@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::batch::Batch;
-use crate::batch::csv_input::{CsvOptions, Orders, Rows};
+use crate::batch::csv_input::{Orders, Rows};
 use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
 use crate::commands::verify::{Service, resume_command};
@@ -19,6 +19,8 @@ use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_
 use crate::render::{Printer, Style, terminal_width};
 use crate::settings::{Context, Settings};
 
+mod mapping;
+
 /// Runs `payverify reconcile`.
 pub(crate) fn run(
     global: &GlobalArgs,
@@ -29,19 +31,12 @@ pub(crate) fn run(
     // Every known secret is registered first, so an error that quotes the file (a header
     // that is the secret file's content) or a typed flag value is scrubbed on stderr.
     Settings::register_secrets(&global.flags(&args.profile_args), ctx);
-    let delimiter = match &args.delimiter {
-        Some(text) => Some(crate::cli::parse_delimiter(text).map_err(Failure::usage)?),
-        None => None,
+    // The selected profile's saved layout; --sandbox reads no config file.
+    let table = match args.batch.sandbox {
+        true => None,
+        false => Settings::resolve(&global.flags(&args.profile_args), ctx)?.reconcile,
     };
-    let options = CsvOptions {
-        delimiter,
-        reference_column: args.reference_column.clone(),
-        amount_column: args.amount_column.clone(),
-        currency_column: args.currency_column.clone(),
-        merchant_ref_column: args.merchant_ref_column.clone(),
-        unit: args.amount_unit,
-        currency: args.currency.trim().to_ascii_uppercase(),
-    };
+    let options = mapping::csv_options(args, table.as_ref())?;
     let resumable = matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv);
     if args.resume.is_some() && !resumable {
         return Err(Failure::usage(
@@ -52,6 +47,7 @@ pub(crate) fn run(
     for warning in orders.warnings() {
         log.warn(warning);
     }
+    let input_error = orders.input_error();
     let known_len = rows_in(&args.file);
     let Service {
         verifier,
@@ -81,6 +77,11 @@ pub(crate) fn run(
         Some(path) => Some(SummaryFile::prepare(path)?),
         None => None,
     };
+    // Said once nothing can refuse the run any more, so a refusal stays one line.
+    if let Some(note) = orders.skipped_note() {
+        log.info(&note);
+    }
+    log.trace(|| orders.columns_note());
     let lines_of = orders.reference_lines();
     // -q silences the default table; an explicit -o is data a script asked for.
     let mut writer = match log.level() == Level::Quiet && args.output.is_none() {
@@ -118,6 +119,9 @@ pub(crate) fn run(
         None => batch.run(verifier, Rows(orders), &mut writer, log)?,
     };
 
+    if let Some(why) = input_error.lock().ok().and_then(|e| e.clone()) {
+        writer.note_input_error(why);
+    }
     if writer.not_shown() > 0 {
         log.warn(&format!(
             "{} more rows not shown: the table lists the first {TABLE_ROWS} rows that need a \
