@@ -29,10 +29,24 @@ pub(crate) const MAX_SLOW: Duration = Duration::from_secs(120);
 pub(crate) const MAX_SETTLE: Duration = Duration::from_secs(86_400);
 
 /// The magic references, as documented in `--help`, the banner and the README.
-pub const MAGIC_REFERENCES: [(&str, &str); 13] = [
+pub const MAGIC_REFERENCES: [(&str, &str); 16] = [
     (
         SAMPLE_REFERENCE,
         "the documented sample: SUCCESSFUL, ₦40,000.00",
+    ),
+    (
+        "<order id>_<unix time>",
+        "a WooCommerce merchant reference, as the gateway's plugin makes it (4101_1763730000): \
+         SUCCESSFUL, ₦40,000.00, merchantRef the reference itself, transactionRef the \
+         gateway's own digits",
+    ),
+    (
+        "<order id>_<unix time>_<kobo>",
+        "the same with that amount: 4101_1763730000_1250000 is ₦12,500.00",
+    ),
+    (
+        "<order id>_<unix time>_<kobo>_FAILED (or _PENDING)",
+        "that amount, FAILED (code 51) or PENDING",
     ),
     ("SANDBOX-OK-<anything>", "SUCCESSFUL, ₦40,000.00"),
     (
@@ -128,12 +142,49 @@ enum Magic {
     /// PENDING for this long after the first request, then FAILED (`true`) or SUCCESSFUL.
     Settles(Duration, bool),
     BadHmac,
+    /// A WooCommerce merchant reference: the amount and status it states.
+    Merchant(Kobo, Outcome),
     Unknown,
+}
+
+/// The WooCommerce plugin's merchant reference, `<order id>_<unix time>`, with an
+/// optional `_<kobo>` and `_FAILED` / `_PENDING` / `_SUCCESSFUL` after it; `None` for
+/// anything else (a stray part, a time that is not ten digits, an amount beyond i64).
+fn merchant_form(reference: &str) -> Option<Magic> {
+    let digits = |t: &str, len: std::ops::RangeInclusive<usize>| {
+        len.contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit())
+    };
+    let mut parts = reference.split('_');
+    let (order, time) = (parts.next()?, parts.next()?);
+    if !digits(order, 1..=19) || !digits(time, 10..=10) {
+        return None;
+    }
+    let mut amount = Kobo(4_000_000);
+    let mut outcome = Outcome::Successful;
+    let mut rest: Vec<&str> = parts.collect();
+    if let Some(&status) = rest.last().filter(|s| !digits(s, 1..=19)) {
+        outcome = match status {
+            "SUCCESSFUL" => Outcome::Successful,
+            "FAILED" => Outcome::Failed,
+            "PENDING" => Outcome::Pending,
+            _ => return None,
+        };
+        rest.pop();
+    }
+    match rest.as_slice() {
+        [] => {}
+        [kobo] if digits(kobo, 1..=19) => amount = Kobo(kobo.parse().ok()?),
+        _ => return None,
+    }
+    Some(Magic::Merchant(amount, outcome))
 }
 
 fn magic(reference: &str) -> Magic {
     if reference == SAMPLE_REFERENCE {
         return Magic::Sample;
+    }
+    if let Some(merchant) = merchant_form(reference) {
+        return merchant;
     }
     let Some(rest) = reference.strip_prefix("SANDBOX-") else {
         return Magic::Unknown;
@@ -282,6 +333,9 @@ pub(crate) fn reply(
             body["hmac"] = Value::String(sign(&merchant_ref(&reference), Kobo(4_000_001)));
             Reply::new(200, body)
         }
+        Magic::Merchant(amount, outcome) => {
+            Reply::new(200, merchant_transaction(&reference, outcome, amount))
+        }
         Magic::Unknown => Reply::message(
             404,
             &format!("no transaction with reference '{reference}' (sandbox)"),
@@ -289,7 +343,7 @@ pub(crate) fn reply(
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     Successful,
     Failed,
@@ -362,6 +416,26 @@ fn transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
         "transactionDate": iso8601_ms(transaction_ms),
         "paymentDate": iso8601_ms(transaction_ms + 47_080),
     })
+}
+
+/// The answer for a WooCommerce merchant reference, as the gateway gives it: the
+/// reference is the merchantRef (and is signed as such), the gateway's transactionRef is
+/// its own digits (19 of them, as in the documented sample), and the payment happened at
+/// the reference's unix time, the moment the plugin opened the payment page.
+fn merchant_transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
+    let mut body = transaction(reference, outcome, amount);
+    let h = fnv1a(reference);
+    body["hmac"] = Value::String(sign(reference, amount));
+    body["merchantRef"] = Value::String(reference.to_owned());
+    body["transactionRef"] = Value::String(format!("{:019}", h % 10_000_000_000_000_000_000));
+    let at_ms = reference
+        .split('_')
+        .nth(1)
+        .and_then(|t| t.parse::<u64>().ok())
+        .map_or(0, |s| s * 1000 + h % 1000);
+    body["transactionDate"] = Value::String(iso8601_ms(at_ms));
+    body["paymentDate"] = Value::String(iso8601_ms(at_ms + 47_080));
+    body
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the Unix epoch (UTC).

@@ -188,3 +188,64 @@ fn iso_dates() {
     assert_eq!(iso8601_ms(1_668_465_264_913), "2022-11-14T22:34:24.913Z");
     assert_eq!(iso8601_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
 }
+
+#[test]
+fn woocommerce_merchant_references_answer_with_the_amount_and_status_they_state() {
+    let state = State::default();
+    let plain = get(&state, "4101_1763730000");
+    assert_eq!(plain.status, 200);
+    assert_eq!(status_of(&plain), "SUCCESSFUL");
+    assert_eq!(plain.body["amount"], 4_000_000);
+    // The reference is the merchantRef, signed as such; the transactionRef is the
+    // gateway's own digits; the payment happened at the reference's unix time.
+    assert_eq!(plain.body["merchantRef"], "4101_1763730000");
+    let transaction_ref = plain.body["transactionRef"].as_str().unwrap();
+    assert!(transaction_ref.len() == 19 && transaction_ref.bytes().all(|b| b.is_ascii_digit()));
+    assert_eq!(
+        plain.body["hmac"],
+        sign("4101_1763730000", Kobo(4_000_000)).as_str()
+    );
+    assert!(
+        plain.body["transactionDate"]
+            .as_str()
+            .unwrap()
+            .starts_with("2025-11-21T13:00:00."),
+        "{}",
+        plain.body
+    );
+    let priced = get(&state, "4101_1763730000_1250000");
+    assert_eq!(
+        (status_of(&priced), &priced.body["amount"]),
+        ("SUCCESSFUL", &1_250_000.into())
+    );
+    assert_eq!(priced.body["merchantRef"], "4101_1763730000_1250000");
+    for (reference, status, amount) in [
+        ("4102_1763730100_1250000_FAILED", "FAILED", 1_250_000),
+        ("4102_1763730100_1250000_PENDING", "PENDING", 1_250_000),
+        ("4102_1763730100_FAILED", "FAILED", 4_000_000),
+        ("4102_1763730100_7_SUCCESSFUL", "SUCCESSFUL", 7),
+    ] {
+        let r = get(&state, reference);
+        assert_eq!(r.status, 200, "{reference}");
+        assert_eq!(status_of(&r), status, "{reference}");
+        assert_eq!(r.body["amount"], amount, "{reference}");
+        assert_eq!(r.body["merchantRef"], reference, "{reference}");
+    }
+    // Near misses are unknown references: 404.
+    for near in [
+        "4101_176373000",
+        "4101_17637300000",
+        "4101-1763730000",
+        "_1763730000",
+        "4101_1763730000_",
+        "4101_1763730000_12.50",
+        "4101_1763730000_1250000_failed",
+        "4101_1763730000_1250000_FAILED_x",
+        "4101_1763730000_99999999999999999999",
+        "4101_1763730000_FAILED_1250000",
+        "x4101_1763730000",
+        "4101_1763730000 ",
+    ] {
+        assert_eq!(get(&state, near).status, 404, "{near}");
+    }
+}
