@@ -669,4 +669,6 @@ fn parse_amount(cell: &str, unit: AmountUnit) -> Result<Kobo, String> {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;

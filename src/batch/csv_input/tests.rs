@@ -254,3 +254,269 @@ fn invalid_utf8_cells_are_invalid_rows() {
         "INVALID_ROW line 2: column 1 is not UTF-8 text"
     );
 }
+
+/// The columns found for each role in `header` (a comma-separated line), as `role: index`.
+fn roles(header: &str) -> Vec<String> {
+    let orders = Orders::from_reader(
+        Box::new(Cursor::new(format!("{header}\n").into_bytes())),
+        "f.csv".into(),
+        &options(),
+    )
+    .unwrap_or_else(|e| panic!("{header}: {}", e.message));
+    ROLES
+        .iter()
+        .filter_map(|r| Some(format!("{}: {}", r.what(), orders.columns.of(*r)?)))
+        .collect()
+}
+
+#[test]
+fn known_export_layouts_are_found_without_flags() {
+    // Advanced Order Export For WooCommerce, with Transaction ID and Order Currency added.
+    assert_eq!(
+        roles(
+            "Order Number,Order Status,Order Date,Customer Note,First Name (Billing),\
+             Address 1&2 (Billing),Payment Method,Payment Method Title,Transaction ID,\
+             Order Currency,Order Subtotal Amount,Order Shipping Amount,Order Total Amount,\
+             Item #,Item Name,Quantity,Item Cost"
+        ),
+        [
+            "reference: 8",
+            "amount: 12",
+            "currency: 9",
+            "order id: 0",
+            "payment method: 6",
+            "order status: 1"
+        ]
+    );
+    // WebToffee's Order Export & Import (meta keys as headers).
+    assert_eq!(
+        roles(
+            "order_id,order_number,order_date,status,order_subtotal,order_total,\
+             order_currency,payment_method,payment_method_title,transaction_id,customer_note"
+        ),
+        [
+            "reference: 9",
+            "amount: 5",
+            "currency: 6",
+            "order id: 0",
+            "payment method: 7",
+            "order status: 3"
+        ]
+    );
+    // Shopify's orders export: its order column is Name.
+    assert_eq!(
+        roles(
+            "Name,Email,Financial Status,Paid at,Fulfillment Status,Currency,Subtotal,\
+             Shipping,Taxes,Total,Discount Code,Lineitem quantity,Lineitem name,\
+             Lineitem price,Payment Method,Payment Reference,Id"
+        ),
+        [
+            "reference: 15",
+            "amount: 9",
+            "currency: 5",
+            "order id: 0",
+            "payment method: 14",
+            "order status: 2"
+        ]
+    );
+    // A bank's card settlement file: Transaction Ref, never RRN; the gross Transaction
+    // Amount, never the net Settlement Amount.
+    assert_eq!(
+        roles(
+            "S/N,Transaction Date,Terminal ID,RRN,STAN,Transaction Ref,Currency,\
+             Settlement Amount,MSC,Transaction Amount,Response Code,Status"
+        ),
+        [
+            "reference: 5",
+            "amount: 9",
+            "currency: 6",
+            "order status: 11"
+        ]
+    );
+    // Outside a Shopify export, Name is a customer's.
+    assert_eq!(
+        roles("Name,Reference,Amount"),
+        ["reference: 1", "amount: 2"]
+    );
+}
+
+#[test]
+fn header_names_are_normalised_for_case_spacing_punctuation_and_suffixes() {
+    for (name, want) in [
+        ("Transaction ID", "transactionid"),
+        ("TRANSACTION-ID", "transactionid"),
+        (" transaction_id ", "transactionid"),
+        ("Order Total (Billing)", "ordertotal"),
+        ("Amount (₦)", "amount"),
+        ("Total (NGN) (incl. VAT)", "total"),
+        ("Order #", "order"),
+        ("S/N", "sn"),
+        ("(Reference)", "reference"),
+        ("\u{feff}Reference", "reference"),
+        ("Référence", "référence"),
+    ] {
+        assert_eq!(normalized(name), want, "{name}");
+    }
+}
+
+#[test]
+fn every_missing_column_is_named_in_one_error_with_what_was_not_taken() {
+    let e = read(
+        b"S/N,RRN,Terminal ID,Settlement Amount,Currency\n1,633200244531,T1,100,566\n",
+        &options(),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(e.exit, crate::exit::Exit::Usage);
+    let m = &e.message;
+    assert!(
+        m.starts_with("f.csv: no reference column and no amount column (looked for reference names such as 'reference', 'ref'"),
+        "{m}"
+    );
+    assert!(
+        m.contains("\"RRN\" is the card network's retrieval reference number, not the gateway's reference")
+            && m.contains("\"Settlement Amount\" is net of the card fee; the gateway's amount is the gross (Transaction Amount)")
+            && m.contains("its header row (line 1) has \"S/N\", \"RRN\", \"Terminal ID\", \"Settlement Amount\", \"Currency\"")
+            && m.ends_with("name the columns with --reference-column NAME and --amount-column NAME"),
+        "{m}"
+    );
+    assert!(!m.contains('\n'));
+    // A named column that is not there joins the same error.
+    let named = CsvOptions {
+        currency_column: Some("Curr".into()),
+        ..options()
+    };
+    let e = read(b"Reference,Paid\nR,1\n", &named).err().unwrap();
+    assert!(
+        e.message.contains("no amount column")
+            && e.message.contains("no column is named \"Curr\" (--flag)")
+            && e.message
+                .contains("--amount-column NAME and --currency-column NAME"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn title_lines_above_the_header_are_skipped_and_lines_keep_their_numbers() {
+    let text = "LAGOON BANK PLC\r\n\
+                \"Merchant: Adire Home, Lagos\"\r\n\
+                Merchant ID:,2033LA0001234\r\n\
+                Period: 21/11/2026,,,,,\r\n\
+                \r\n\
+                S/N,Transaction Ref,Transaction Amount,Currency\r\n\
+                1,R-1,\"14,500.00\",566\r\n\
+                TOTAL,,\"14,500.00\",566\r\n";
+    let (orders, rows) = read(text.as_bytes(), &options()).unwrap();
+    assert_eq!(orders.header_line, 6);
+    assert_eq!(
+        rows.iter().map(summary).collect::<Vec<_>>(),
+        [
+            "R-1 1450000 \"NGN\" \"\" line 7",
+            "INVALID_ROW line 8: the reference is empty"
+        ]
+    );
+    assert!(
+        orders
+            .skipped_note()
+            .unwrap()
+            .contains("the header row is line 6; the 5 lines above it are skipped")
+    );
+    // --header-row says where it is; lines above it are never rows, whatever they hold.
+    let text = "R-0,1,2,3\nReference,Amount\nR-1,5\n";
+    let at = CsvOptions {
+        header_row: Some(2),
+        ..options()
+    };
+    let (_, rows) = read(text.as_bytes(), &at).unwrap();
+    assert_eq!(
+        rows.iter().map(summary).collect::<Vec<_>>(),
+        ["R-1 500 \"NGN\" \"\" line 3"]
+    );
+    let past = CsvOptions {
+        header_row: Some(9),
+        ..options()
+    };
+    let e = read(text.as_bytes(), &past).err().unwrap();
+    assert!(
+        e.message
+            .contains("has 3 lines; --header-row 9 is past its end"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn a_wide_line_without_the_columns_ends_the_search_for_the_header() {
+    // A header with a column missing, then rows: the header is line 1, and a row that
+    // happens to hold column names is never taken for it.
+    let text = "Order,Customer,Note,Total\n1,Reference,Amount,5\n";
+    let e = read(text.as_bytes(), &options()).err().unwrap();
+    assert!(
+        e.message.contains("no reference column") && e.message.contains("(line 1)"),
+        "{}",
+        e.message
+    );
+    // Nothing but title-like lines: the one closest to a header is named.
+    let text = "Report\nTotal\n\n";
+    let e = read(text.as_bytes(), &options()).err().unwrap();
+    assert!(
+        e.message.contains("no reference column") && e.message.contains("(line 2) has \"Total\""),
+        "{}",
+        e.message
+    );
+    // A header line that leaves a quote open is refused before any row.
+    let e = read(b"Title\nreference,\"amount\nR,1\n", &options())
+        .err()
+        .unwrap();
+    assert!(
+        e.message
+            .contains("f.csv line 2: a quoted field opens in the header row"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn currency_cells_are_iso_codes_alphabetic_or_numeric() {
+    let text = "reference,amount,currency\n\
+                A,1,566\n\
+                B,1,840\n\
+                C,1,ngn\n\
+                D,1,567\n\
+                E,1,Naira\n\
+                F,₦1,\n\
+                G,1,\n\
+                H,1,\n";
+    let (orders, rows) = read(text.as_bytes(), &options()).unwrap();
+    assert_eq!(
+        rows.iter().map(summary).collect::<Vec<_>>(),
+        [
+            "A 100 \"NGN\" \"\" line 2",
+            "B 100 \"USD\" \"\" line 3",
+            "C 100 \"NGN\" \"\" line 4",
+            "INVALID_ROW line 5: currency \"567\" is not an ISO 4217 currency code (such as NGN, or 566 as settlement files write it)",
+            "INVALID_ROW line 6: currency \"Naira\" is not an ISO 4217 currency code (such as NGN, or 566 as settlement files write it)",
+            "F 100 \"NGN\" \"\" line 7",
+            "G 100 \"NGN\" \"\" line 8",
+            "H 100 \"NGN\" \"\" line 9",
+        ]
+    );
+    // An empty cell falls back to --currency, and says so (the ₦ row states its own).
+    assert_eq!(
+        orders.end_notes(),
+        [
+            "f.csv: 2 rows have an empty \"currency\" cell (lines 8 and 9); they expect NGN (--currency)"
+        ]
+    );
+    // --no-currency-column: the column is not read at all.
+    let off = CsvOptions {
+        no_currency_column: true,
+        currency: "USD".into(),
+        ..options()
+    };
+    let (orders, rows) = read(text.as_bytes(), &off).unwrap();
+    assert!(summary(&rows[0]).starts_with("A 100 \"USD\""));
+    assert!(summary(&rows[3]).starts_with("D 100 \"USD\""));
+    assert!(orders.end_notes().is_empty());
+}
