@@ -596,8 +596,9 @@ fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
 /// The clap command with the texts that are built at run time (the exit-code table).
 pub(crate) fn command() -> clap::Command {
     let magic = format!(
-        "Magic references:\n{}\nCredentials: client id '{}', client secret '{}'.",
+        "Magic references:\n{}\n{}\n\nCredentials: client id '{}', client secret '{}'.",
         crate::sandbox::magic_table(),
+        crate::sandbox::MERCHANT_NOTE,
         crate::sandbox::CLIENT_ID,
         crate::sandbox::CLIENT_SECRET
     );

@@ -133,8 +133,9 @@ fn print_banner(url: &str, ca: Option<&Path>, latency_ms: u64, quiet: bool) -> s
          export PAYVERIFY_BASE_URL={url}\n\
          export PAYVERIFY_CLIENT_ID={id}\n\
          export PAYVERIFY_CLIENT_SECRET={secret}\n\n\
-         Magic references:\n{table}\n\
+         Magic references:\n{table}\n{note}\n\n\
          Stop with Ctrl-C.\n",
+        note = sandbox::MERCHANT_NOTE,
         id = sandbox::CLIENT_ID,
         secret = sandbox::CLIENT_SECRET,
         table = sandbox::magic_table(),

@@ -15,7 +15,9 @@ use crate::exit::{Cause, Failure};
 use crate::log::Log;
 
 pub use http::{Request, Response, Server};
-pub use responses::{CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, SAMPLE_REFERENCE, magic_table};
+pub use responses::{
+    CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, SAMPLE_REFERENCE, magic_table,
+};
 pub use tls::{Identity, LOOPBACK_NAMES, Validity};
 
 /// A running sandbox server; stops when dropped.

@@ -29,24 +29,26 @@ pub(crate) const MAX_SLOW: Duration = Duration::from_secs(120);
 pub(crate) const MAX_SETTLE: Duration = Duration::from_secs(86_400);
 
 /// The magic references, as documented in `--help`, the banner and the README.
-pub const MAGIC_REFERENCES: [(&str, &str); 16] = [
+pub const MAGIC_REFERENCES: [(&str, &str); 17] = [
     (
         SAMPLE_REFERENCE,
         "the documented sample: SUCCESSFUL, ₦40,000.00",
     ),
     (
         "<order id>_<unix time>",
-        "a WooCommerce merchant reference, as the gateway's plugin makes it (4101_1763730000): \
-         SUCCESSFUL, ₦40,000.00, merchantRef the reference itself, transactionRef the \
-         gateway's own digits",
+        "WooCommerce merchant reference: SUCCESSFUL, ₦40,000.00",
     ),
     (
         "<order id>_<unix time>_<kobo>",
-        "the same with that amount: 4101_1763730000_1250000 is ₦12,500.00",
+        "SUCCESSFUL with that amount (_1250000: ₦12,500.00)",
     ),
     (
-        "<order id>_<unix time>_<kobo>_FAILED (or _PENDING)",
-        "that amount, FAILED (code 51) or PENDING",
+        "<order id>_<unix time>_<kobo>_FAILED",
+        "FAILED with that amount, code 51",
+    ),
+    (
+        "<order id>_<unix time>_<kobo>_PENDING",
+        "PENDING with that amount (not final)",
     ),
     ("SANDBOX-OK-<anything>", "SUCCESSFUL, ₦40,000.00"),
     (
@@ -85,6 +87,12 @@ pub const MAGIC_REFERENCES: [(&str, &str); 16] = [
     ),
     ("anything else", "404 with a JSON message"),
 ];
+
+/// What the WooCommerce references answer besides status and amount, for `--help` and the
+/// banner.
+pub const MERCHANT_NOTE: &str = "WooCommerce merchant references answer as the gateway does: \
+merchantRef is the reference, transactionRef the gateway's own digits. Write an order's total \
+in kobo after it to try reconcile --sandbox on a file shaped like your export.";
 
 /// The magic references as an aligned text table.
 pub fn magic_table() -> String {
