@@ -17,6 +17,7 @@ mod batch;
 mod checks;
 mod docs;
 mod doctor;
+mod exports;
 mod faults;
 mod files;
 mod first_hour;

@@ -166,8 +166,15 @@ pub(super) fn find_header(
             delimiter,
         };
         let filled = row.cells.iter().filter(|c| !c.trim().is_empty()).count();
-        if filled == 0 && options.header_row.is_none() {
-            continue;
+        match (filled, options.header_row) {
+            (0, None) => continue,
+            (0, Some(n)) => {
+                return Err(Failure::usage(format!(
+                    "{name} line {n} is blank; --header-row names the line that holds the \
+                     column names"
+                )));
+            }
+            _ => {}
         }
         if ends_quoted(&line, delimiter) {
             return Err(Failure::usage(format!(

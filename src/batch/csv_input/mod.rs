@@ -582,12 +582,16 @@ impl Source<Decided> for Orders {
             _ => (&*format!("{count} rows"), "have"),
         };
         vec![format!(
-            "{}: {rows} {have} an empty {} cell (line{} {}{more}); {} expect {} (--currency)",
+            "{}: {rows} {have} an empty {} cell (line{} {}{more}); {} {} (--currency)",
             self.name,
             terminal::quoted(&self.header[column]),
             if *count == 1 { "" } else { "s" },
             columns::and_list(&shown),
-            if *count == 1 { "it" } else { "they" },
+            if *count == 1 {
+                "it expects"
+            } else {
+                "they expect"
+            },
             self.currency
         )]
     }
