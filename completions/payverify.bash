@@ -806,7 +806,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__reconcile)
-            opts="-o -j -v -q -h -V --output --all --resume --summary-json --delimiter --reference-column --amount-column --currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --output --all --resume --summary-json --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -829,6 +829,10 @@ _payverify() {
                     return 0
                     ;;
                 --delimiter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header-row)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -55,8 +55,12 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "reconcile",
         &[
             (
-                "A day's orders: the rows that need a look, then the totals",
-                "payverify reconcile orders.csv",
+                "Your WooCommerce orders export as it comes: the rows that need a look, then the totals",
+                "payverify reconcile orders-export.csv",
+            ),
+            (
+                "A bank's card settlement file: title lines skipped, Transaction Ref, 566 read as NGN",
+                "payverify reconcile settlement.csv",
             ),
             (
                 "Every row with its result, for a spreadsheet",
@@ -71,8 +75,8 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "payverify reconcile orders.csv -o csv --resume run1.csv > run2.csv",
             ),
             (
-                "Amounts in kobo, the reference column named",
-                "payverify reconcile settlement.csv --amount-unit kobo --reference-column TxnRef",
+                "A layout no known name matches: name the columns (or save them in the profile)",
+                "payverify reconcile export.csv --reference-column TxnRef --amount-unit kobo",
             ),
             (
                 "Try it against the sandbox",

@@ -674,11 +674,12 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
   NOT_FINAL              9
   NOT_FOUND              3  no such transaction at the gateway
   DUPLICATE              4  the reference is on an earlier row (verified once, there)
-  INVALID_ROW            2  empty reference or an amount that cannot be read
+  INVALID_ROW            2  empty reference, an amount that cannot be read, or a currency
+                            that is no ISO 4217 code
   UNVERIFIED       5, 7, 8  credentials rejected, unavailable, bad response: rerun
 
 Exit status: the largest row code (0 only when every row is MATCHED); 2 for an empty file,
-a missing or ambiguous column, or bad arguments; 10 when the run ends before every row is
+a missing or ambiguous column, or bad arguments; 6 for a bad [profiles.NAME.reconcile] key; 10 when the run ends before every row is
 decided (the reader of stdout went away, the output cannot be written, the file cannot be
 read past a line), whatever the decided rows say; 130 when interrupted.";
 

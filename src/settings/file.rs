@@ -450,6 +450,29 @@ mod tests {
     }
 
     #[test]
+    fn a_profile_saves_a_reconcile_layout_and_refuses_unknown_keys() {
+        let text = "[profiles.shop.reconcile]\nreference_column = \"Gateway Ref\"\n\
+                    header_row = 3\nno_currency_column = true\n";
+        let cfg = parse(text, Path::new("c.toml")).unwrap();
+        let table = cfg.profiles["shop"].reconcile.clone().unwrap();
+        assert_eq!(table.reference_column.as_deref(), Some("Gateway Ref"));
+        assert_eq!(
+            (table.header_row, table.no_currency_column),
+            (Some(3), Some(true))
+        );
+        let err = parse(
+            "[profiles.shop.reconcile]\nreference_colum = \"x\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(
+            err.message.contains("line 2") && err.message.contains("reference_colum"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
     fn secret_in_config_is_redacted_in_debug() {
         let cfg = parse(
             "[profiles.p]\nclient_secret = \"topsecret\"\n",
