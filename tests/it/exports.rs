@@ -309,6 +309,8 @@ fn header_names_match_whatever_their_case_spacing_punctuation_or_suffix() {
         "transaction_id,ORDER_TOTAL,Order Currency (Billing)",
         " Txn Ref ,Transaction Amount (₦),CCY",
         "Payment Reference,Total,Currency",
+        "Txn. Ref.,Amount:,Currency #",
+        "Transaction/Ref,Order Total.,CURRENCY CODE",
     ] {
         let text = format!("{header}\nSANDBOX-OK-1,\"40,000.00\",566\n");
         let (out, rows, _) = reconcile(&text, &[]);
