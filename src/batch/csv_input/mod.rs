@@ -13,6 +13,8 @@ use clap::ValueEnum;
 mod columns;
 mod header;
 mod quoting;
+mod row;
+mod sink;
 
 use super::resume::Carried;
 use super::seen::Seen;
@@ -31,6 +33,7 @@ use columns::*;
 pub(crate) use columns::{Given, Role};
 use header::*;
 use quoting::*;
+use row::parse_amount;
 
 /// How the amount column is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -273,125 +276,6 @@ impl Orders {
         self.columns.reference
     }
 
-    /// The order a row comes to.
-    fn order(&mut self, line: u64) -> Item<Decided> {
-        let width = self.header.len();
-        let not_utf8 = self
-            .record
-            .iter()
-            .position(|c| std::str::from_utf8(c).is_err());
-        let mut texts: Vec<String> = self
-            .record
-            .iter()
-            .map(|c| String::from_utf8_lossy(c).into_owned())
-            .collect();
-        // Extra empty cells (a spreadsheet's trailing separators) are not data.
-        while texts.len() > width && texts.last().is_some_and(|c| c.trim().is_empty()) {
-            texts.pop();
-        }
-        let fields = texts.len();
-        texts.resize(width.max(fields), String::new());
-        let row = Row { line, cells: texts };
-        let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
-        let amount = parse_amount(cell(self.columns.amount), self.unit);
-        let reference = Reference::parse(cell(self.columns.reference));
-        // The row's currency: its cell, read as an ISO 4217 code; `--currency` only when the
-        // file has no currency column. An empty cell is the naira an amount marked `₦`
-        // states, or else `--currency`, said on stderr at the end (never silently).
-        let mut no_currency = false;
-        let (currency, bad_currency) = match self.columns.currency.map(|i| cell(i).trim()) {
-            None => (self.currency.to_string(), None),
-            Some("") if has_naira_mark(cell(self.columns.amount)) => ("NGN".to_owned(), None),
-            Some("") => {
-                no_currency = true;
-                (self.currency.to_string(), None)
-            }
-            Some(code) => match iso_code(code) {
-                Some(alpha) => (alpha.to_owned(), None),
-                None => (
-                    shown_code(code),
-                    Some(format!(
-                        "currency {} is not an ISO 4217 currency code (such as NGN, or 566 as \
-                         settlement files write it)",
-                        terminal::quoted(code)
-                    )),
-                ),
-            },
-        };
-        // Why the row cannot be asked about, in the order the messages name it; the first
-        // that applies is the one given.
-        let refused = if let Some(i) = not_utf8 {
-            Some(format!("column {} is not UTF-8 text", i + 1))
-        } else if fields != width {
-            // The usual cause: `40,000.00` unquoted in a comma-separated file.
-            let hint = match self.delimiter == b',' && fields > width {
-                true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
-                false => "",
-            };
-            Some(format!(
-                "the row has {fields} fields; the header has {width}{hint}"
-            ))
-        } else if let Err(e) = &reference {
-            Some(e.to_string())
-        } else if let Err(why) = &amount {
-            Some(why.clone())
-        } else if let Some(why) = bad_currency {
-            Some(why)
-        } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount))
-        {
-            // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
-            Some(format!(
-                "amount {} is marked as naira, but the row's currency is {}",
-                terminal::quoted(cell(self.columns.amount)),
-                terminal::quoted(&currency)
-            ))
-        } else {
-            None
-        };
-        if no_currency && refused.is_none() {
-            self.no_currency.0 += 1;
-            if self.no_currency.1.len() < NOTED_LINES {
-                self.no_currency.1.push(row.line);
-            }
-        }
-        // The reference as the row gives it, when it is one: a reference cell that is not
-        // UTF-8 text is no reference to compare with the earlier rows'.
-        let reference = reference
-            .ok()
-            .filter(|_| std::str::from_utf8(self.reference_bytes()).is_ok());
-        let expected = amount.as_ref().ok().copied();
-        let Some(reference) = reference else {
-            let why = refused.unwrap_or_else(|| "the reference cannot be read".to_owned());
-            return decided(row, RowResult::InvalidRow, why, expected, currency);
-        };
-        // DUPLICATE comes before INVALID_ROW in the precedence, whatever made the row
-        // invalid; only a row that can be asked about claims its reference.
-        let claims = refused.is_none();
-        if let Some(first) = self.earlier_line(&reference, row.line, claims) {
-            let why = format!("reference {reference} is already on line {first}, verified there");
-            return decided(row, RowResult::Duplicate, why, expected, currency);
-        }
-        if let Some(why) = refused {
-            return decided(row, RowResult::InvalidRow, why, expected, currency);
-        }
-        let merchant_ref = self
-            .columns
-            .merchant_ref
-            .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
-            .filter(|m| !m.is_empty())
-            .map(str::to_owned);
-        Item::Job(Job {
-            origin: format!("{} line {line}", self.name),
-            reference,
-            expect: Arc::new(Expectations {
-                amount: expected,
-                currency: Some(currency),
-                merchant_ref,
-            }),
-            row: Some(Box::new(row)),
-        })
-    }
-
     /// The raw bytes of the current record's reference cell.
     fn reference_bytes(&self) -> &[u8] {
         self.record.get(self.columns.reference).unwrap_or_default()
@@ -414,36 +298,6 @@ impl Orders {
             false => seen.find(reference.as_str()),
         }
     }
-}
-
-/// How many lines a warning about many rows names.
-const NOTED_LINES: usize = 5;
-
-/// A currency cell that is no code, shortened for the totals it is counted under.
-fn shown_code(code: &str) -> String {
-    const LONGEST: usize = 12;
-    let upper = code.to_uppercase();
-    match upper.chars().count() > LONGEST {
-        true => format!("{}…", upper.chars().take(LONGEST).collect::<String>()),
-        false => upper,
-    }
-}
-
-/// A row decided from the file alone, as the engine's item.
-fn decided(
-    row: Row,
-    result: RowResult,
-    why: String,
-    expected: Option<Kobo>,
-    currency: String,
-) -> Item<Decided> {
-    Item::Decided(Decided {
-        row,
-        result,
-        why,
-        expected,
-        currency,
-    })
 }
 
 /// A row decided without asking: from the file alone, or carried over from an earlier
@@ -485,84 +339,6 @@ impl Source<Reconciled> for Rows {
 
     fn end_notes(&self) -> Vec<String> {
         self.0.end_notes()
-    }
-}
-
-/// Reconciled rows go to the engine's ordered writer like verify's records: each entry is
-/// judged and counted in the totals when the engine tallies it (so the totals are exactly
-/// the rows the exit status merges, written or not), and judged again to be written; a
-/// carried row counts from the figures read back from it, and is written as it was.
-impl Sink<Reconciled> for ReconcileWriter {
-    fn begin(&mut self) -> io::Result<()> {
-        ReconcileWriter::begin(self)
-    }
-
-    fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
-        let mut judged = judge(entry);
-        if let Entry::Verified(record) = entry {
-            self.claim(&mut judged, record);
-        }
-        self.count(&judged);
-        let (warned, carried) = match entry {
-            Entry::Verified(record) => (
-                record
-                    .verdict
-                    .checks
-                    .as_ref()
-                    .is_some_and(|c| !c.warnings.is_empty()),
-                false,
-            ),
-            Entry::Decided(Reconciled::Row(_)) => (false, false),
-            Entry::Decided(Reconciled::Carried(c)) => (c.warned, true),
-        };
-        Tally {
-            exit: judged.result.exit(),
-            name: judged.result.name(),
-            warned,
-            carried,
-        }
-    }
-
-    fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
-        match entry {
-            Entry::Decided(Reconciled::Carried(carried)) => {
-                ReconcileWriter::write_carried(self, &carried.text)
-            }
-            _ => {
-                let mut judged = judge(entry);
-                self.settle(&mut judged);
-                ReconcileWriter::write(self, &judged)
-            }
-        }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        ReconcileWriter::finish(self)
-    }
-
-    fn noun(&self) -> (&'static str, &'static str) {
-        ("row", "rows")
-    }
-
-    fn names(&self) -> &'static [&'static str] {
-        &RESULT_NAMES
-    }
-
-    fn verb(&self) -> &'static str {
-        "reconciled"
-    }
-
-    /// The totals are those of the rows decided, not of the file: the summary says so.
-    fn incomplete(&mut self, not_reached: Option<usize>) {
-        self.mark_incomplete(not_reached.map(|n| n as u64));
-    }
-}
-
-fn judge(entry: &Entry<Reconciled>) -> Judged<'_> {
-    match entry {
-        Entry::Verified(record) => Judged::verified(record),
-        Entry::Decided(Reconciled::Row(decided)) => Judged::decided(decided),
-        Entry::Decided(Reconciled::Carried(carried)) => Judged::carried(carried),
     }
 }
 
@@ -646,29 +422,6 @@ impl Orders {
             *slot = Some(failure.message.clone());
         }
         failure
-    }
-}
-
-/// A cell's amount in kobo, exactly, or why the row is invalid.
-fn parse_amount(cell: &str, unit: AmountUnit) -> Result<Kobo, String> {
-    let shown = terminal::quoted(cell);
-    if cell.trim().is_empty() {
-        return Err("the amount is empty".into());
-    }
-    match unit {
-        AmountUnit::Naira => Kobo::parse_naira(cell).map_err(|e| match e {
-            AmountError::TooPrecise(_) => {
-                format!("amount {shown} has more than two decimals (kobo is the smallest unit; nothing is rounded)")
-            }
-            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
-            AmountError::NotANumber(_) => format!(
-                "amount {shown} is not a naira amount (e.g. 40000, 40000.5, 40,000.00, ₦40,000.00)"
-            ),
-        }),
-        AmountUnit::Kobo => Kobo::parse_kobo(cell).map_err(|e| match e {
-            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
-            _ => format!("amount {shown} is not a whole number of kobo (--amount-unit kobo)"),
-        }),
     }
 }
 

@@ -1,0 +1,178 @@
+//! One row of the file judged from the file alone: the job that asks the gateway about it
+//! with the row's own expectations, or its result at once (INVALID_ROW, DUPLICATE).
+
+use super::*;
+
+impl Orders {
+    /// The order a row comes to.
+    pub(super) fn order(&mut self, line: u64) -> Item<Decided> {
+        let width = self.header.len();
+        let not_utf8 = self
+            .record
+            .iter()
+            .position(|c| std::str::from_utf8(c).is_err());
+        let mut texts: Vec<String> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        // Extra empty cells (a spreadsheet's trailing separators) are not data.
+        while texts.len() > width && texts.last().is_some_and(|c| c.trim().is_empty()) {
+            texts.pop();
+        }
+        let fields = texts.len();
+        texts.resize(width.max(fields), String::new());
+        let row = Row { line, cells: texts };
+        let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
+        let amount = parse_amount(cell(self.columns.amount), self.unit);
+        let reference = Reference::parse(cell(self.columns.reference));
+        // The row's currency: its cell, read as an ISO 4217 code; `--currency` only when the
+        // file has no currency column. An empty cell is the naira an amount marked `₦`
+        // states, or else `--currency`, said on stderr at the end (never silently).
+        let mut no_currency = false;
+        let (currency, bad_currency) = match self.columns.currency.map(|i| cell(i).trim()) {
+            None => (self.currency.to_string(), None),
+            Some("") if has_naira_mark(cell(self.columns.amount)) => ("NGN".to_owned(), None),
+            Some("") => {
+                no_currency = true;
+                (self.currency.to_string(), None)
+            }
+            Some(code) => match iso_code(code) {
+                Some(alpha) => (alpha.to_owned(), None),
+                None => (
+                    shown_code(code),
+                    Some(format!(
+                        "currency {} is not an ISO 4217 currency code (such as NGN, or 566 as \
+                         settlement files write it)",
+                        terminal::quoted(code)
+                    )),
+                ),
+            },
+        };
+        // Why the row cannot be asked about, in the order the messages name it; the first
+        // that applies is the one given.
+        let refused = if let Some(i) = not_utf8 {
+            Some(format!("column {} is not UTF-8 text", i + 1))
+        } else if fields != width {
+            // The usual cause: `40,000.00` unquoted in a comma-separated file.
+            let hint = match self.delimiter == b',' && fields > width {
+                true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
+                false => "",
+            };
+            Some(format!(
+                "the row has {fields} fields; the header has {width}{hint}"
+            ))
+        } else if let Err(e) = &reference {
+            Some(e.to_string())
+        } else if let Err(why) = &amount {
+            Some(why.clone())
+        } else if let Some(why) = bad_currency {
+            Some(why)
+        } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount))
+        {
+            // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
+            Some(format!(
+                "amount {} is marked as naira, but the row's currency is {}",
+                terminal::quoted(cell(self.columns.amount)),
+                terminal::quoted(&currency)
+            ))
+        } else {
+            None
+        };
+        if no_currency && refused.is_none() {
+            self.no_currency.0 += 1;
+            if self.no_currency.1.len() < NOTED_LINES {
+                self.no_currency.1.push(row.line);
+            }
+        }
+        // The reference as the row gives it, when it is one: a reference cell that is not
+        // UTF-8 text is no reference to compare with the earlier rows'.
+        let reference = reference
+            .ok()
+            .filter(|_| std::str::from_utf8(self.reference_bytes()).is_ok());
+        let expected = amount.as_ref().ok().copied();
+        let Some(reference) = reference else {
+            let why = refused.unwrap_or_else(|| "the reference cannot be read".to_owned());
+            return decided(row, RowResult::InvalidRow, why, expected, currency);
+        };
+        // DUPLICATE comes before INVALID_ROW in the precedence, whatever made the row
+        // invalid; only a row that can be asked about claims its reference.
+        let claims = refused.is_none();
+        if let Some(first) = self.earlier_line(&reference, row.line, claims) {
+            let why = format!("reference {reference} is already on line {first}, verified there");
+            return decided(row, RowResult::Duplicate, why, expected, currency);
+        }
+        if let Some(why) = refused {
+            return decided(row, RowResult::InvalidRow, why, expected, currency);
+        }
+        let merchant_ref = self
+            .columns
+            .merchant_ref
+            .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned);
+        Item::Job(Job {
+            origin: format!("{} line {line}", self.name),
+            reference,
+            expect: Arc::new(Expectations {
+                amount: expected,
+                currency: Some(currency),
+                merchant_ref,
+            }),
+            row: Some(Box::new(row)),
+        })
+    }
+}
+
+/// How many lines a warning about many rows names.
+const NOTED_LINES: usize = 5;
+
+/// A currency cell that is no code, shortened for the totals it is counted under.
+fn shown_code(code: &str) -> String {
+    const LONGEST: usize = 12;
+    let upper = code.to_uppercase();
+    match upper.chars().count() > LONGEST {
+        true => format!("{}…", upper.chars().take(LONGEST).collect::<String>()),
+        false => upper,
+    }
+}
+
+/// A row decided from the file alone, as the engine's item.
+fn decided(
+    row: Row,
+    result: RowResult,
+    why: String,
+    expected: Option<Kobo>,
+    currency: String,
+) -> Item<Decided> {
+    Item::Decided(Decided {
+        row,
+        result,
+        why,
+        expected,
+        currency,
+    })
+}
+
+/// A cell's amount in kobo, exactly, or why the row is invalid.
+pub(super) fn parse_amount(cell: &str, unit: AmountUnit) -> Result<Kobo, String> {
+    let shown = terminal::quoted(cell);
+    if cell.trim().is_empty() {
+        return Err("the amount is empty".into());
+    }
+    match unit {
+        AmountUnit::Naira => Kobo::parse_naira(cell).map_err(|e| match e {
+            AmountError::TooPrecise(_) => {
+                format!("amount {shown} has more than two decimals (kobo is the smallest unit; nothing is rounded)")
+            }
+            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
+            AmountError::NotANumber(_) => format!(
+                "amount {shown} is not a naira amount (e.g. 40000, 40000.5, 40,000.00, ₦40,000.00)"
+            ),
+        }),
+        AmountUnit::Kobo => Kobo::parse_kobo(cell).map_err(|e| match e {
+            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
+            _ => format!("amount {shown} is not a whole number of kobo (--amount-unit kobo)"),
+        }),
+    }
+}
