@@ -484,7 +484,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__doctor)
-            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --retries --wait --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --retries --wait --give-up-after --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,6 +523,10 @@ _payverify() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --give-up-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -806,7 +810,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__reconcile)
-            opts="-o -j -v -q -h -V --output --all --resume --summary-json --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --output --all --resume --summary-json --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -884,6 +888,10 @@ _payverify() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --give-up-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --auth-style)
                     COMPREPLY=($(compgen -W "standard literal" -- "${cur}"))
                     return 0
@@ -932,7 +940,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__sandbox)
-            opts="-v -q -h -V --port --latency-ms --tls --tls-ca-out --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --port --latency-ms --tls --tls-ca-out --rate-limit --burst --rate-limit-status --retry-after --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -947,6 +955,22 @@ _payverify() {
                     return 0
                     ;;
                 --tls-ca-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --burst)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate-limit-status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -982,7 +1006,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --output --resume --jobs --rate --sandbox --tls --timeout --retries --wait --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --output --resume --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1025,6 +1049,10 @@ _payverify() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --give-up-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

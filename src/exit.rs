@@ -22,7 +22,7 @@ pub enum Exit {
     AuthRejected,
     /// Missing or invalid credentials, base URL or config file.
     Config,
-    /// Network error, timeout, 429 or 5xx after the retries.
+    /// Network error, timeout or 5xx after the retries, or throttled past the deadline.
     Unavailable,
     /// A response that is not the documented shape, an unexpected HTTP status, or too large.
     BadResponse,
@@ -87,7 +87,8 @@ impl Exit {
                 "configuration error: missing/invalid credentials, base URL or config file"
             }
             Exit::Unavailable => {
-                "service unavailable: network error, timeout, 429 or 5xx after the retries"
+                "service unavailable: network error, timeout or 5xx after the retries, or \
+                 still throttled (429, 503) at --give-up-after"
             }
             Exit::BadResponse => {
                 "bad response: not a JSON object, no status, other HTTP status, too large"

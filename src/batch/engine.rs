@@ -9,6 +9,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use indicatif::ProgressBar;
+
 use super::{
     Closing, Entry, Item, Sink, Source, Stopped, Summary, Task, Ticket, Turn, Waiting, Window,
     WorkQueue, progress_bar,
@@ -17,13 +19,19 @@ use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
-use crate::domain::wait::{Polls, human};
+use crate::domain::wait::{Check, Polls, human, settle};
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
+use crate::transport::client::Ended;
+use crate::transport::gate::per_second;
 
 /// How far the reader may run ahead of the writer, per worker: bounds memory however long
 /// the input and however slow one reference is.
 const WINDOW_PER_JOB: usize = 16;
+
+/// How long a signal lets the requests in flight finish: one SIGTERM ends payverify within
+/// a second, whatever a request is waiting for (a connection, a body, a Retry-After).
+const STOP_GRACE: Duration = Duration::from_millis(300);
 
 /// Input notes (duplicates, skipped lines) shown one by one, per kind; the rest are counted
 /// and summed up at the end, so a file of a million duplicates costs no memory or scroll.
@@ -153,6 +161,10 @@ impl Batch {
         let mut end_notes = Vec::new();
         let mut unshown = Unshown::default();
         let mut disconnected = false;
+        // When a signal came, until the references still out are no longer waited for.
+        let mut interrupted_at: Option<Instant> = None;
+        // The bar's message as last set: set again only when it changes.
+        let mut shown = String::new();
         loop {
             match events.recv_timeout(Duration::from_millis(50)) {
                 Ok(Event::Done(i, entry)) => {
@@ -185,7 +197,22 @@ impl Batch {
                     bar.set_length(end.issued as u64);
                     unshown = end.unshown;
                 }
-                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Timeout) => {
+                    // Nothing came back for a while after a signal: the references still
+                    // out are not waited for (a request can hang for --timeout). A waiting
+                    // one keeps its last answer; the others are not verified.
+                    if let Some(at) = interrupted_at
+                        && at.elapsed() >= STOP_GRACE
+                    {
+                        interrupted_at = None;
+                        for index in next..issued.load(Ordering::SeqCst) {
+                            pending.entry(index).or_insert_with(|| {
+                                let last = queue.take_last_answer(index);
+                                last.map(|record| Box::new(Entry::Verified(record)))
+                            });
+                        }
+                    }
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     disconnected = true;
                     break;
@@ -193,13 +220,19 @@ impl Batch {
             }
             if stopped.is_none() && self.stop.load(Ordering::SeqCst) {
                 stopped = Some(Stopped::Interrupted);
+                interrupted_at = Some(Instant::now());
                 self.halt.store(true, Ordering::SeqCst);
                 let line = format!(
-                    "finishing {} in flight; Ctrl-C again to quit now",
-                    active.load(Ordering::SeqCst)
+                    "stopping: no new requests; {} in flight get {} ms to finish; Ctrl-C again \
+                     to quit now",
+                    active.load(Ordering::SeqCst),
+                    STOP_GRACE.as_millis()
                 );
                 bar.suspend(|| log.info(&line));
                 bar.set_message(line);
+            }
+            if stopped.is_none() {
+                bar_message(&bar, &mut shown, failed, &verifier);
             }
             if total.is_none()
                 && let Some(known) = self.known_len
@@ -235,7 +268,7 @@ impl Batch {
                     if tally.exit != Exit::Successful {
                         failed += 1;
                         if stopped.is_none() {
-                            bar.set_message(format!("{failed} failed"));
+                            bar_message(&bar, &mut shown, failed, &verifier);
                         }
                     }
                     bar.inc(1);
@@ -301,6 +334,7 @@ impl Batch {
         if self.stop.load(Ordering::SeqCst) {
             stopped = Some(Stopped::Interrupted);
         }
+        summary.pacing = Some(verifier.client.pacing());
         // Output that could not be written is exit 10 even when every entry was decided:
         // what was asked for did not reach its reader.
         if stopped == Some(Stopped::OutputFailed) {
@@ -343,7 +377,7 @@ impl Batch {
                 ),
             };
             log.info(&format!(
-                "{}; not started: {not_started}",
+                "{}; not verified: {not_started}",
                 summary.line(started.elapsed(), stopped)
             ));
             if let Some(command) = &self.resume_hint {
@@ -423,6 +457,19 @@ fn incomplete_line<D>(
         "{what} before every {one} was {done} ({counted}), so this run proves nothing about \
          {rest} (exit 10)"
     )
+}
+
+/// The bar's message: the failures so far and, once the service has throttled, the pace,
+/// so a slow run says why. Set only when it changes.
+fn bar_message(bar: &ProgressBar, shown: &mut String, failed: usize, verifier: &Verifier) {
+    let message = match verifier.client.pacing().rate {
+        Some(rate) => format!("{failed} failed  throttled: {}", per_second(rate)),
+        None => format!("{failed} failed"),
+    };
+    if message != *shown {
+        bar.set_message(message.clone());
+        *shown = message;
+    }
 }
 
 fn spawn_reader<D: Send + 'static>(
@@ -530,42 +577,69 @@ fn worker<D>(
             job,
             waiting,
         } = task;
-        let event = match (halt.load(Ordering::SeqCst), waiting) {
+        let (mut polls, last) = match waiting {
+            Some(waiting) => {
+                let Waiting { polls, last } = *waiting;
+                (Some(polls), Some(last))
+            }
+            None => (None, None),
+        };
+        // The service's Retry-After holds this reference past its deadline: not asked again.
+        let held = polls.as_ref().is_some_and(|p| !p.may_ask(Instant::now()));
+        let event = match (halt.load(Ordering::SeqCst) || held, last) {
             (true, None) => Event::Skipped(index),
-            // Stopping: a reference waited for ends as its last answer, not final.
-            (true, Some(waiting)) => Event::Done(
-                index,
-                Box::new(Entry::Verified(Record {
-                    job,
-                    verdict: waiting.last,
-                })),
-            ),
-            (false, waiting) => {
+            // Stopping, or held: a reference waited for ends as its last answer, not final.
+            (true, Some(last)) => {
+                if held {
+                    log.trace(|| {
+                        format!(
+                            "'{}': throttled past its deadline (Retry-After); the last answer \
+                             stands",
+                            job.reference
+                        )
+                    });
+                }
+                verified(index, job, last)
+            }
+            (false, last) => {
                 let first = Instant::now();
                 // A check while waiting has an answer in hand: its retries end at the
-                // deadline, and a check they left without an answer keeps that answer.
-                let deadline = waiting.as_ref().map(|w| w.polls.deadline());
+                // deadline, and a check that gets no answer keeps that answer.
+                let deadline = polls.as_ref().map(Polls::deadline);
                 active.fetch_add(1, Ordering::SeqCst);
-                let (checked, cut_short) = check_or_record_failure(verifier, &job, deadline);
+                let (checked, ended) = check_or_record_failure(verifier, &job, deadline);
                 active.fetch_sub(1, Ordering::SeqCst);
-                let (verdict, waiting) = match (cut_short, waiting) {
-                    (true, Some(waiting)) => {
+                let verdict = match settle(checked, &ended, last, &job.reference) {
+                    Check::Answer(verdict) => verdict,
+                    Check::Kept {
+                        last,
+                        why,
+                        not_before,
+                    } => {
                         log.trace(|| {
                             format!(
-                                "'{}': this check got no answer before the deadline ({}); \
-                                 the last answer stands",
-                                job.reference,
-                                checked.outcome.message(&job.reference)
+                                "'{}': this check got no answer ({why}); the last answer stands",
+                                job.reference
                             )
                         });
-                        let Waiting { polls, last } = *waiting;
-                        (last, Some(polls))
+                        if let (Some(polls), Some(at)) = (polls.as_mut(), not_before) {
+                            polls.hold_until(at);
+                        }
+                        last
                     }
-                    (_, waiting) => (checked, waiting.map(|w| w.polls)),
+                    Check::Stopped(Some(last)) => {
+                        let _ = events.send(verified(index, job, last));
+                        work.forget(index);
+                        continue;
+                    }
+                    Check::Stopped(None) => {
+                        let _ = events.send(Event::Skipped(index));
+                        continue;
+                    }
                 };
                 let not_final = matches!(verdict.outcome, Outcome::NotFinal(_));
                 if !wait.is_zero() && not_final && !halt.load(Ordering::SeqCst) {
-                    let mut polls = waiting.unwrap_or_else(|| Polls::new(first, wait));
+                    let mut polls = polls.unwrap_or_else(|| Polls::new(first, wait));
                     let asked = polls.requests();
                     if let Some(pause) = polls.next_pause(Instant::now()) {
                         log.trace(|| {
@@ -576,6 +650,9 @@ fn worker<D>(
                                 human(polls.deadline().saturating_duration_since(Instant::now()))
                             )
                         });
+                        // Kept where the writer finds it if the run stops while this
+                        // reference is parked or being checked again.
+                        work.remember(index, &job, &verdict);
                         let waiting = Box::new(Waiting {
                             polls,
                             last: verdict,
@@ -595,23 +672,30 @@ fn worker<D>(
                         )
                     });
                 }
-                Event::Done(index, Box::new(Entry::Verified(Record { job, verdict })))
+                verified(index, job, verdict)
             }
         };
-        if events.send(event).is_err() {
+        let sent = events.send(event);
+        work.forget(index);
+        if sent.is_err() {
             return;
         }
     }
 }
 
+/// The event for a reference verified (or, when stopping, left with its last answer).
+fn verified<D>(index: usize, job: Job, verdict: Verdict) -> Event<D> {
+    Event::Done(index, Box::new(Entry::Verified(Record { job, verdict })))
+}
+
 /// Verifies one job; a panic while doing so becomes that job's record (exit 10) instead of a
 /// lost index, and the worker goes on with the next job. For a `--wait` check the request's
-/// retries end at `deadline`, and true comes with the verdict when they were cut short there.
+/// retries end at `deadline`; with the verdict comes why the asking ended.
 pub(crate) fn check_or_record_failure(
     verifier: &Verifier,
     job: &Job,
     deadline: Option<Instant>,
-) -> (Verdict, bool) {
+) -> (Verdict, Ended) {
     // The verifier holds no state a panic could leave half-updated that a later
     // verification relies on (the gate's mutexes recover from poisoning).
     let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -625,7 +709,7 @@ pub(crate) fn check_or_record_failure(
             },
             checks: None,
         };
-        (verdict, false)
+        (verdict, Ended::Finished)
     })
 }
 

@@ -1,13 +1,13 @@
 //! The jobs waiting for a worker, and those parked by `--wait` until their next check is
 //! due.
 
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::domain::job::Job;
-use crate::domain::outcome::Verdict;
+use crate::domain::outcome::{Record, Verdict};
 use crate::domain::wait::Polls;
 
 /// References waiting for a worker.
@@ -21,6 +21,10 @@ pub(super) struct WorkQueue {
     pub(super) room: Condvar,
     pub(super) work: Condvar,
     pub(super) capacity: usize,
+    /// The last answer of every reference that is waiting (`--wait`), parked or being
+    /// checked again: what the writer reports for it when the run stops without waiting
+    /// for its worker (which may hang in a request for up to `--timeout`).
+    last_answers: Mutex<HashMap<usize, Record>>,
 }
 
 /// One reference for a worker: new, or asked before and not final yet (`--wait`).
@@ -89,7 +93,33 @@ impl WorkQueue {
             room: Condvar::new(),
             work: Condvar::new(),
             capacity: capacity.max(2),
+            last_answers: Mutex::default(),
         }
+    }
+
+    /// Keeps the last answer of the reference at `index`, which is waiting.
+    pub(super) fn remember(&self, index: usize, job: &Job, verdict: &Verdict) {
+        if let Ok(mut answers) = self.last_answers.lock() {
+            let record = Record {
+                job: job.clone(),
+                verdict: verdict.clone(),
+            };
+            answers.insert(index, record);
+        }
+    }
+
+    /// The reference at `index` has been reported: its last answer is no longer needed.
+    pub(super) fn forget(&self, index: usize) {
+        if let Ok(mut answers) = self.last_answers.lock()
+            && !answers.is_empty()
+        {
+            answers.remove(&index);
+        }
+    }
+
+    /// The last answer kept for the reference at `index`, taken out.
+    pub(super) fn take_last_answer(&self, index: usize) -> Option<Record> {
+        self.last_answers.lock().ok()?.remove(&index)
     }
 
     /// Queues a reference, waiting for room; false when halted.

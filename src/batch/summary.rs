@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Tally;
 use crate::log::{Level, Log};
+use crate::transport::gate::{Pacing, per_second};
 
 /// Counts of entries per name, and timing, for the summary line.
 #[derive(Debug, Default)]
@@ -22,6 +23,8 @@ pub(super) struct Summary {
     pub(super) carried: usize,
     /// Entries the service was asked about in this run.
     pub(super) asked: usize,
+    /// What the pacing saw: throttled answers and the rate the run settled on.
+    pub(super) pacing: Option<Pacing>,
 }
 
 /// Why a batch stopped before its input ended.
@@ -126,8 +129,24 @@ impl Summary {
                 self.asked
             ),
         };
+        // How often the service throttled, and the pace it allowed: what to give --rate
+        // next time to be throttled less.
+        let throttled = match self.pacing {
+            Some(Pacing {
+                throttled: n @ 1..,
+                settled,
+                ..
+            }) => {
+                let answers = if n == 1 { "answer" } else { "answers" };
+                let settled = settled
+                    .map(|r| format!(", settled at {}", per_second(r)))
+                    .unwrap_or_default();
+                format!("; {n} {answers} throttled{settled}")
+            }
+            _ => String::new(),
+        };
         format!(
-            "{head}{} {noun}{carried} in {secs:.2}s ({rate:.1}/s): {counts}{warned}",
+            "{head}{} {noun}{carried} in {secs:.2}s ({rate:.1}/s): {counts}{warned}{throttled}",
             self.total
         )
     }

@@ -88,6 +88,7 @@ impl GlobalArgs {
             timeout: run.timeout,
             retries: run.retries,
             wait: run.wait,
+            give_up_after: run.give_up_after,
             hmac: run.hmac,
             proxy: run.proxy.clone(),
             ca_cert: run.ca_cert.clone(),
@@ -218,6 +219,55 @@ pub(crate) struct SandboxArgs {
     /// Write the CA's PEM here instead of a temporary file (which is removed on exit).
     #[arg(long, value_name = "PATH", requires = "tls")]
     pub(crate) tls_ca_out: Option<PathBuf>,
+
+    /// Throttle like a rate-limited gateway: a token bucket of N requests per second (50/s,
+    /// 0.5/s, 600/m); a request that finds it empty gets --rate-limit-status. Change it
+    /// while running: POST /sandbox/rate-limit?rate=20/s (rate=off lifts it); counts per
+    /// second: GET /sandbox/stats.
+    #[arg(long, value_name = "N/s", value_parser = parse_sandbox_rate)]
+    pub(crate) rate_limit: Option<f64>,
+
+    /// With --rate-limit: requests the bucket holds when full, the burst sent at once
+    /// [default: one second's worth]
+    #[arg(long, value_name = "B", requires = "rate_limit",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) burst: Option<u32>,
+
+    /// With --rate-limit: the status of a throttled answer.
+    #[arg(long, value_name = "429|503", requires = "rate_limit", default_value_t = 429,
+          value_parser = parse_throttle_status)]
+    pub(crate) rate_limit_status: u16,
+
+    /// With --rate-limit: the Retry-After of a throttled answer, whole seconds, or `none`
+    /// to send none.
+    #[arg(long, value_name = "SECS|none", requires = "rate_limit", default_value = "1",
+          value_parser = parse_retry_after_flag)]
+    pub(crate) retry_after: RetryAfterFlag,
+}
+
+/// `--retry-after`: whole seconds, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RetryAfterFlag(pub(crate) Option<u32>);
+
+fn parse_retry_after_flag(s: &str) -> Result<RetryAfterFlag, String> {
+    match s.trim() {
+        "none" => Ok(RetryAfterFlag(None)),
+        t => whole_in_range(t, 0, 86_400)
+            .map(|n| RetryAfterFlag(u32::try_from(n).ok()))
+            .map_err(|_| format!("'{s}' is not whole seconds from 0 to 86400, or none")),
+    }
+}
+
+fn parse_throttle_status(s: &str) -> Result<u16, String> {
+    match s.trim() {
+        "429" => Ok(429),
+        "503" => Ok(503),
+        _ => Err(format!("'{s}' is not 429 or 503")),
+    }
+}
+
+fn parse_sandbox_rate(s: &str) -> Result<f64, String> {
+    crate::sandbox::parse_rate(s)
 }
 
 /// Arguments of `payverify verify`.
@@ -378,7 +428,9 @@ pub(crate) struct BatchArgs {
           allow_negative_numbers = true)]
     pub(crate) jobs: u16,
 
-    /// At most N requests per second across all workers (decimals allowed).
+    /// At most N requests per second across all workers (decimals allowed). Without it the
+    /// pace adapts: unpaced until the service throttles (429, 503), then it follows the
+    /// service's limit; with it, the pace adapts below N.
     #[arg(long, value_name = "N", value_parser = parse_rate, allow_negative_numbers = true)]
     pub(crate) rate: Option<f64>,
 
@@ -413,7 +465,8 @@ pub(crate) struct ProfileArgs {
     #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
     pub(crate) timeout: Option<Duration>,
 
-    /// Retries after the first attempt, on network errors, timeouts, 429 and 500/502/503/504
+    /// Retries after the first attempt, for failures: network errors, timeouts and
+    /// 500/502/504. Throttled answers (429, 503) never use them up: see --give-up-after
     /// [default: 2] [config: retries]
     #[arg(long, value_name = "N", value_parser = parse_retries, allow_negative_numbers = true)]
     pub(crate) retries: Option<u32>,
@@ -422,6 +475,13 @@ pub(crate) struct ProfileArgs {
     /// passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]
     #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
     pub(crate) wait: Option<Duration>,
+
+    /// How long a reference the service keeps throttling (429, 503) is asked again, paced,
+    /// from its first request, before it is given up as UNAVAILABLE (exit 7); with --wait,
+    /// whichever ends first. e.g. 90s, 5m, 1h (0: do not ask a throttled reference again)
+    /// [default: 10m] [config: give_up_after]
+    #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
+    pub(crate) give_up_after: Option<Duration>,
 
     /// How the Authorization header carries the credentials [default: standard]
     /// [config: auth_style]
@@ -621,6 +681,7 @@ pub(crate) fn command() -> clap::Command {
         .mut_subcommand("doctor", |c| {
             c.mut_arg("retries", |a| a.hide(true))
                 .mut_arg("wait", |a| a.hide(true))
+                .mut_arg("give_up_after", |a| a.hide(true))
                 .after_help(DOCTOR_EXIT)
         });
     with_examples(cmd, "")

@@ -300,6 +300,12 @@ fn show(s: &Settings, problems: &[Problem]) -> String {
     );
     row(
         &mut table,
+        "give_up_after",
+        humantime::format_duration(s.give_up_after.value).to_string(),
+        src(&s.give_up_after.source),
+    );
+    row(
+        &mut table,
         "hmac",
         format!("{:?}", s.hmac.value).to_lowercase(),
         src(&s.hmac.source),

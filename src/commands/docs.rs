@@ -295,7 +295,8 @@ fn extra_sections() -> String {
          ~/Library/Application Support/payverify/config.toml, on Windows \
          %APPDATA%\\payverify\\config\\config.toml (payverify config path prints it): \
          default_profile and [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
-         client_secret_command, auth_style, timeout, retries, wait, hmac, proxy and ca_cert. \
+         client_secret_command, auth_style, timeout, retries, wait, give_up_after, hmac, proxy \
+         and ca_cert. \
          Create one with payverify config init.",
     )]);
     r.control("SH", ["EXAMPLES"]);

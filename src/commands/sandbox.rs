@@ -13,12 +13,21 @@ use crate::signal::Interrupt;
 /// Runs the sandbox until Ctrl-C or SIGTERM.
 pub(crate) fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
     let interrupt = Interrupt::install()?;
+    let rate_limit = args.rate_limit.map(|per_second| sandbox::RateLimit {
+        per_second,
+        burst: args
+            .burst
+            .unwrap_or_else(|| sandbox::default_burst(per_second)),
+        status: args.rate_limit_status,
+        retry_after: args.retry_after.0,
+    });
     let server = Sandbox::start(
         sandbox::Options {
             port: args.port,
             latency: Duration::from_millis(args.latency_ms),
             log_requests: log.level() != Level::Quiet,
             tls: args.tls,
+            rate_limit,
         },
         log.clone(),
     )?;
@@ -28,7 +37,13 @@ pub(crate) fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
     };
     let quiet = log.level() == Level::Quiet;
     let ca_path = ca.as_ref().map(|c| c.path.as_path());
-    crate::render::write_output(print_banner(server.url(), ca_path, args.latency_ms, quiet))?;
+    let banner = Banner {
+        url: server.url(),
+        ca: ca_path,
+        latency_ms: args.latency_ms,
+        rate_limit: rate_limit.as_ref(),
+    };
+    crate::render::write_output(banner.print(quiet))?;
     interrupt.wait();
     let (connections, handshakes) = server.counts();
     drop(server);
@@ -103,42 +118,67 @@ impl Drop for CaFile {
     }
 }
 
-/// The base URL first (scripts read that line), the CA file's path second when it serves
-/// HTTPS, then, unless quiet, how to use it.
-fn print_banner(url: &str, ca: Option<&Path>, latency_ms: u64, quiet: bool) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{url}")?;
-    if let Some(ca) = ca {
-        writeln!(out, "{}", ca.display())?;
-    }
-    out.flush()?;
-    if quiet {
-        return Ok(());
-    }
-    let trust = match ca {
-        Some(ca) => format!(
-            "It serves HTTPS with a throwaway CA: pass --ca-cert {} to verify.\n",
-            ca.display()
-        ),
-        None => String::new(),
-    };
-    let latency = match latency_ms {
-        0 => String::new(),
-        ms => format!(" Every response is delayed {ms} ms."),
-    };
-    write!(
-        out,
-        "\npayverify sandbox: a local stand-in for the Verify Transaction service.{latency}\n\
-         {trust}Credentials: client id '{id}', client secret '{secret}'.\n\n\
+/// What the banner tells.
+struct Banner<'a> {
+    url: &'a str,
+    ca: Option<&'a Path>,
+    latency_ms: u64,
+    rate_limit: Option<&'a sandbox::RateLimit>,
+}
+
+impl Banner<'_> {
+    /// The base URL first (scripts read that line), the CA file's path second when it serves
+    /// HTTPS, then, unless quiet, how to use it.
+    fn print(&self, quiet: bool) -> std::io::Result<()> {
+        let Banner {
+            url,
+            ca,
+            latency_ms,
+            rate_limit,
+        } = *self;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{url}")?;
+        if let Some(ca) = ca {
+            writeln!(out, "{}", ca.display())?;
+        }
+        out.flush()?;
+        if quiet {
+            return Ok(());
+        }
+        let trust = match ca {
+            Some(ca) => format!(
+                "It serves HTTPS with a throwaway CA: pass --ca-cert {} to verify.\n",
+                ca.display()
+            ),
+            None => String::new(),
+        };
+        let latency = match latency_ms {
+            0 => String::new(),
+            ms => format!(" Every response is delayed {ms} ms."),
+        };
+        let throttle = match rate_limit {
+            Some(limit) => format!(
+                "Rate limit: {}. Change it while running:\n  curl -X POST \
+             '{url}/sandbox/rate-limit?rate=20/s'   (rate=off lifts it; burst=, status=, \
+             retry-after= too)\nCounts per second: curl {url}/sandbox/stats\n",
+                limit.describe()
+            ),
+            None => String::new(),
+        };
+        write!(
+            out,
+            "\npayverify sandbox: a local stand-in for the Verify Transaction service.{latency}\n\
+         {trust}{throttle}Credentials: client id '{id}', client secret '{secret}'.\n\n\
          export PAYVERIFY_BASE_URL={url}\n\
          export PAYVERIFY_CLIENT_ID={id}\n\
          export PAYVERIFY_CLIENT_SECRET={secret}\n\n\
          Magic references:\n{table}\n{note}\n\n\
          Stop with Ctrl-C.\n",
-        note = sandbox::MERCHANT_NOTE,
-        id = sandbox::CLIENT_ID,
-        secret = sandbox::CLIENT_SECRET,
-        table = sandbox::magic_table(),
-    )?;
-    out.flush()
+            note = sandbox::MERCHANT_NOTE,
+            id = sandbox::CLIENT_ID,
+            secret = sandbox::CLIENT_SECRET,
+            table = sandbox::magic_table(),
+        )?;
+        out.flush()
+    }
 }

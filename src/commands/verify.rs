@@ -16,7 +16,7 @@ use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::reference::Reference;
 use crate::domain::seal::Sealer;
 use crate::domain::verifier::Verifier;
-use crate::domain::wait::{Polls, exact, human};
+use crate::domain::wait::{Check, Polls, exact, human, settle};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::records::CSV_COLUMNS;
@@ -25,7 +25,7 @@ use crate::render::{Printer, write_output};
 use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
 use crate::signal::Interrupt;
-use crate::transport::client::{self, Client};
+use crate::transport::client::{self, Client, Ended};
 use crate::transport::gate::Gate;
 
 /// Runs `payverify verify`: one reference, or a batch.
@@ -181,6 +181,7 @@ impl Service {
                     latency: Duration::ZERO,
                     log_requests: false,
                     tls: batch.tls,
+                    rate_limit: None,
                 },
                 log.clone(),
             )?),
@@ -196,11 +197,20 @@ impl Service {
         // Every path: a signal must end in the documented 130, never the shell's 143.
         let interrupt = Interrupt::install()?;
         let halt = Arc::new(AtomicBool::new(false));
+        // A throttled reference is given up at --give-up-after, or at --wait when that
+        // comes first: the wait is all the time its user gave it.
+        let wait = settings.wait.value;
+        let give_up = settings.give_up_after.value;
+        let give_up_after = match !wait.is_zero() && wait < give_up {
+            true => (wait, "--wait"),
+            false => (give_up, "--give-up-after"),
+        };
         let options = client::Options {
             timeout: settings.timeout.value,
             retries: settings.retries.value,
+            give_up_after,
             pool: usize::from(batch.jobs),
-            gate: Arc::new(batch.rate.map_or_else(Gate::new, Gate::with_rate)),
+            gate: Arc::new(Gate::new(batch.rate, log.clone())),
             stop: Some(halt.clone()),
             extra_roots: sandbox.as_ref().and_then(|s| s.ca_pem()).map(str::to_owned),
         };
@@ -334,32 +344,42 @@ fn verify_waiting(
     let mut polls = Polls::new(started, wait);
     let mut status = StatusLine::new(log);
     let mut last: Option<Verdict> = None;
+    // Why the check before this one got no answer, for the message at the deadline.
+    let mut unanswered: Option<String> = None;
     loop {
         // The first request keeps the ordinary retry rules; a later check has an answer in
         // hand, so its retries end at the deadline.
         let deadline = last.is_some().then(|| polls.deadline());
-        let Some((checked, cut_short)) =
+        if let Some(verdict) = last.take_if(|_| !polls.may_ask(Instant::now())) {
+            // The service's Retry-After holds the reference past the deadline: the answer in
+            // hand is the last.
+            return (Some(verdict), Ending::Deadline { unanswered });
+        }
+        let Some((checked, ended)) =
             verify_interruptibly(verifier.clone(), job.clone(), deadline, interrupt, halt)
         else {
             return (last, Ending::Interrupted);
         };
-        // `unanswered`: why this check left the last answer standing, for the message at
-        // the deadline.
-        let (verdict, unanswered) = match (cut_short, last.take()) {
-            // The deadline cut the check's retries short: it has no answer, and the one in
-            // hand (not final) stands.
-            (true, Some(previous)) => {
-                let why = checked.outcome.message(&job.reference);
+        let verdict;
+        (verdict, unanswered) = match settle(checked, &ended, last.take(), &job.reference) {
+            Check::Answer(verdict) => (verdict, None),
+            Check::Kept {
+                last,
+                why,
+                not_before,
+            } => {
                 log.trace(|| {
                     format!(
-                        "'{}': this check got no answer before the deadline ({why}); the \
-                         last answer stands",
+                        "'{}': this check got no answer ({why}); the last answer stands",
                         job.reference
                     )
                 });
-                (previous, Some(why))
+                if let Some(at) = not_before {
+                    polls.hold_until(at);
+                }
+                (last, Some(why))
             }
-            _ => (checked, None),
+            Check::Stopped(last) => return (last, Ending::Interrupted),
         };
         if wait.is_zero() || !matches!(verdict.outcome, Outcome::NotFinal(_)) {
             return (Some(verdict), Ending::Answered);
@@ -470,7 +490,7 @@ fn verify_interruptibly(
     deadline: Option<Instant>,
     interrupt: &Interrupt,
     halt: &Arc<AtomicBool>,
-) -> Option<(Verdict, bool)> {
+) -> Option<(Verdict, Ended)> {
     let (tx, rx) = mpsc::channel();
     let spawned = thread::Builder::new().name("verify".into()).spawn(move || {
         let _ = tx.send(crate::batch::check_or_record_failure(
@@ -484,7 +504,7 @@ fn verify_interruptibly(
             },
             checks: None,
         };
-        return Some((verdict, false));
+        return Some((verdict, Ended::Finished));
     }
     let flag = interrupt.flag();
     loop {
@@ -502,7 +522,7 @@ fn verify_interruptibly(
                     },
                     checks: None,
                 };
-                return Some((verdict, false));
+                return Some((verdict, Ended::Finished));
             }
         }
     }

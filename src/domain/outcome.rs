@@ -15,7 +15,7 @@ use crate::exit::Exit;
 use crate::log::truncate;
 use crate::secret::{redact, redact_json};
 use crate::terminal::quoted;
-use crate::transport::client::{Exchange, Response, TransportError};
+use crate::transport::client::{Ended, Exchange, Response, TransportError, throttle_status};
 
 /// Every outcome name a record can carry, in exit-code order.
 pub const OUTCOME_NAMES: [&str; 9] = [
@@ -70,7 +70,7 @@ pub enum Outcome {
         /// The service's message, if it sent one.
         message: Option<String>,
     },
-    /// Network trouble, timeout, 429 or 5xx after the retries.
+    /// Network trouble, timeout or 5xx after the retries, or throttled past the deadline.
     Unavailable {
         /// What went wrong on the last attempt.
         reason: String,
@@ -264,9 +264,18 @@ impl Record {
 
 /// Classifies the result of all attempts.
 pub(crate) fn classify(exchange: &Exchange) -> Outcome {
-    let attempts = match exchange.attempts {
-        1 => "1 attempt".to_owned(),
-        n => format!("{n} attempts"),
+    let attempts = match (exchange.attempts, exchange.throttled) {
+        (1, 0) => "1 attempt".to_owned(),
+        (n, 0) => format!("{n} attempts"),
+        (1, 1) => "1 attempt, throttled".to_owned(),
+        (n, t) if t == n => format!("{n} attempts, all throttled"),
+        (n, t) => format!("{n} attempts, {t} throttled"),
+    };
+    // Still throttled when the reference's own deadline came: say which one, so the user
+    // knows what to raise.
+    let attempts = match (&exchange.ended, throttle_status(&exchange.result)) {
+        (Ended::Deadline(by, _), Some(_)) => format!("{attempts}; still throttled at {by}"),
+        _ => attempts,
     };
     match &exchange.result {
         // A web server's HTML page is not the service saying the transaction does not
@@ -529,7 +538,8 @@ mod tests {
             url: "https://gw.example/api/payment/verify/R".into(),
             result: Err(e),
             attempts: 3,
-            cut_short: false,
+            throttled: 0,
+            ended: Ended::Finished,
         };
         let out = classify(&ex(TransportError::Network("connection refused".into())));
         assert_eq!(out.exit(), Exit::Unavailable);

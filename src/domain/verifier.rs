@@ -7,7 +7,7 @@ use crate::domain::checks::{self, Expectations, HmacMode};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict, classify};
 use crate::secret::Secret;
-use crate::transport::client::Client;
+use crate::transport::client::{Client, Ended};
 
 /// Verifies references and checks the results; shared by reference across workers.
 pub(crate) struct Verifier {
@@ -22,8 +22,8 @@ pub(crate) struct Verifier {
 impl Verifier {
     /// Requests, classifies and checks one job's reference against the job's expectations,
     /// the request's retries bounded by `deadline` when there is one (see
-    /// `Client::exchange_by`); true with the verdict when the deadline cut them short.
-    pub(crate) fn verify_by(&self, job: &Job, deadline: Option<Instant>) -> (Verdict, bool) {
+    /// `Client::exchange_by`); with the verdict, why the asking ended.
+    pub(crate) fn verify_by(&self, job: &Job, deadline: Option<Instant>) -> (Verdict, Ended) {
         let exchange = self.client.exchange_by(&job.reference, deadline);
         let verdict = judge(
             classify(&exchange),
@@ -32,7 +32,7 @@ impl Verifier {
             &self.secret,
             &job.expect,
         );
-        (verdict, exchange.cut_short)
+        (verdict, exchange.ended)
     }
 }
 

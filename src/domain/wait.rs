@@ -1,11 +1,62 @@
-//! `--wait`: when a not-final transaction is asked again, and when the asking stops.
+//! `--wait`: when a not-final transaction is asked again, when the asking stops, and what
+//! one check comes to when an answer is already in hand.
 //!
-//! Only the schedule lives here; the single path sleeps on the main thread (so Ctrl-C and
-//! the status line stay live) and a batch parks the reference in its work queue (so no
-//! worker sleeps).
+//! The schedule and that rule live here, shared by both paths; the single path sleeps on
+//! the main thread (so Ctrl-C and the status line stay live) and a batch parks the
+//! reference in its work queue (so no worker sleeps).
 
 use std::hash::{BuildHasher, RandomState};
 use std::time::{Duration, Instant};
+
+use crate::domain::outcome::{Outcome, Verdict};
+use crate::domain::reference::Reference;
+use crate::transport::client::Ended;
+
+/// What one request for a reference comes to, given the answer in hand (`--wait`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Check {
+    /// The verdict to go on with: an answer, or, with nothing in hand, whatever the asking
+    /// came to (UNAVAILABLE included).
+    Answer(Verdict),
+    /// The service gave no answer (unavailable, throttled, cut at the deadline, whatever
+    /// `--retries` is): the answer in hand stands, and the wait goes on. `why` says what
+    /// happened, for messages.
+    Kept {
+        /// The answer in hand.
+        last: Verdict,
+        /// Why this check left it standing.
+        why: String,
+        /// When the service's Retry-After lets the reference be asked again, if it said.
+        not_before: Option<Instant>,
+    },
+    /// The run is stopping: the answer in hand, if any, is all there is (a waiting
+    /// reference stays NOT_FINAL; one never answered is not verified).
+    Stopped(Option<Verdict>),
+}
+
+/// The one rule both paths follow after each request: a signal keeps the answer in hand;
+/// a request that got no answer keeps it too, so `--wait`'s result depends on what the
+/// service said, never on how many retries a failed check had; anything the service did
+/// say replaces it.
+pub(crate) fn settle(
+    checked: Verdict,
+    ended: &Ended,
+    last: Option<Verdict>,
+    reference: &Reference,
+) -> Check {
+    match (ended, last) {
+        (Ended::Stopped, last) => Check::Stopped(last),
+        (_, Some(last)) if matches!(checked.outcome, Outcome::Unavailable { .. }) => Check::Kept {
+            why: checked.outcome.message(reference),
+            last,
+            not_before: match ended {
+                Ended::Deadline(_, retry_at) => *retry_at,
+                _ => None,
+            },
+        },
+        _ => Check::Answer(checked),
+    }
+}
 
 /// The pause before the second request for a reference.
 pub(crate) const FIRST_PAUSE: Duration = Duration::from_secs(2);
@@ -19,6 +70,8 @@ pub(crate) struct Polls {
     limit: Duration,
     /// Pauses taken so far.
     taken: u32,
+    /// Not asked again before this: the service's Retry-After on the last check.
+    not_before: Option<Instant>,
     jitter: RandomState,
 }
 
@@ -29,6 +82,7 @@ impl Polls {
             started,
             limit,
             taken: 0,
+            not_before: None,
             jitter: RandomState::new(),
         }
     }
@@ -41,6 +95,19 @@ impl Polls {
     /// When the asking stops.
     pub(crate) fn deadline(&self) -> Instant {
         self.started + self.limit
+    }
+
+    /// The service asked (Retry-After) not to be asked again before `at`: the next pause
+    /// lasts until then at least, and a reference it holds past the deadline is not asked
+    /// again at all.
+    pub(crate) fn hold_until(&mut self, at: Instant) {
+        self.not_before = Some(self.not_before.map_or(at, |t| t.max(at)));
+    }
+
+    /// Whether the reference may be asked at `now`: false while the service's Retry-After
+    /// holds it (then the answer in hand is the last).
+    pub(crate) fn may_ask(&self, now: Instant) -> bool {
+        self.not_before.is_none_or(|t| t <= now)
     }
 
     /// The pause before the next request after a not-final answer at `now`, or `None` when
@@ -57,7 +124,10 @@ impl Polls {
             .min(LONGEST_PAUSE);
         // A factor from 0.8 to 1.2.
         let spread = (self.jitter.hash_one(self.taken) % 401) as f64 / 1000.0 + 0.8;
-        let pause = base.mul_f64(spread).min(LONGEST_PAUSE).min(left);
+        let held = self
+            .not_before
+            .map_or(Duration::ZERO, |t| t.saturating_duration_since(now));
+        let pause = base.mul_f64(spread).min(LONGEST_PAUSE).max(held).min(left);
         self.taken += 1;
         Some(pause)
     }

@@ -5,6 +5,7 @@
 
 pub(crate) mod http;
 pub(crate) mod responses;
+pub(crate) mod throttle;
 pub(crate) mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -18,6 +19,7 @@ pub use http::{Request, Response, Server};
 pub use responses::{
     CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, SAMPLE_REFERENCE, magic_table,
 };
+pub use throttle::{RateLimit, default_burst, parse_rate};
 pub use tls::{Identity, LOOPBACK_NAMES, Validity};
 
 /// A running sandbox server; stops when dropped.
@@ -38,6 +40,8 @@ pub struct Options {
     pub log_requests: bool,
     /// Serve HTTPS with a certificate for loopback signed by a CA made at start.
     pub tls: bool,
+    /// Throttle verify requests like a rate-limited gateway (changeable while running).
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Sandbox {
@@ -46,6 +50,7 @@ impl Sandbox {
     pub fn start(options: Options, log: Log) -> Result<Sandbox, Failure> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port));
         let state = Arc::new(responses::State::default());
+        let throttle = Arc::new(throttle::Throttle::new(options.rate_limit));
         let identity = match options.tls {
             true => Some(
                 tls::Identity::generate(&tls::LOOPBACK_NAMES, tls::Validity::Current)
@@ -55,7 +60,7 @@ impl Sandbox {
         };
         let config = identity.as_ref().map(|i| i.config.clone());
         let server = http::Server::start(addr, config, move |request| {
-            answer(request, &state, &options, &log)
+            answer(request, &state, &throttle, &options, &log)
         })
         .map_err(|e| {
             Failure::config(
@@ -100,15 +105,35 @@ impl Sandbox {
 fn answer(
     request: &http::Request,
     state: &responses::State,
+    throttle: &throttle::Throttle,
     options: &Options,
     log: &Log,
 ) -> http::Response {
-    let reply = responses::reply(
-        state,
-        &request.method,
-        &request.target,
-        request.header("authorization"),
-    );
+    if let Some((status, body)) = throttle.control(&request.method, &request.target) {
+        log.trace(|| format!("sandbox: {} {} -> {status}", request.method, request.target));
+        return http::Response {
+            status,
+            headers: vec![],
+            body: body.to_string().into_bytes(),
+        };
+    }
+    // A rate-limited gateway throttles before it looks at anything else.
+    let throttled = match request.target.starts_with(responses::VERIFY_PREFIX) {
+        true => throttle.take(),
+        false => None,
+    };
+    let reply = match throttled {
+        Some((status, retry_after)) => responses::Reply {
+            retry_after,
+            ..responses::Reply::message(status, "too many requests (sandbox: rate limit)")
+        },
+        None => responses::reply(
+            state,
+            &request.method,
+            &request.target,
+            request.header("authorization"),
+        ),
+    };
     std::thread::sleep(options.latency + reply.delay);
     let line = format!(
         "sandbox: {} {} -> {}",

@@ -39,6 +39,8 @@ pub struct Profile {
     pub retries: Option<u32>,
     /// How long a not-final transaction is asked again, e.g. `"5m"` or `90` (seconds).
     pub wait: Option<WaitValue>,
+    /// How long a reference the service throttles is asked again, as `wait` is written.
+    pub give_up_after: Option<WaitValue>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
     /// A command whose output is the client secret (a password manager).
@@ -284,6 +286,7 @@ pub(crate) fn profile_section(
          # timeout = 30\n\
          # retries = 2\n\
          # wait = \"5m\"            # ask a PENDING transaction again for up to this long\n\
+         # give_up_after = \"10m\"  # ask a throttled (429, 503) reference again this long\n\
          # auth_style = \"standard\" # or \"literal\"\n\
          # proxy = \"http://proxy.example:3128\"\n\
          # ca_cert = \"/path/to/corporate-root.pem\"\n",

@@ -57,6 +57,8 @@ pub(crate) struct Settings {
     pub(crate) retries: Sourced<u32>,
     /// How long a not-final transaction is asked again; zero: not at all.
     pub(crate) wait: Sourced<Duration>,
+    /// How long a reference the service throttles is asked again before it is given up.
+    pub(crate) give_up_after: Sourced<Duration>,
     /// How the response's hmac is checked.
     pub(crate) hmac: Sourced<HmacMode>,
     /// The proxy URL: `--proxy`, else the profile's `proxy`, else the environment's
@@ -105,6 +107,7 @@ pub(crate) struct Flags {
     pub(crate) timeout: Option<Duration>,
     pub(crate) retries: Option<u32>,
     pub(crate) wait: Option<Duration>,
+    pub(crate) give_up_after: Option<Duration>,
     pub(crate) hmac: Option<HmacMode>,
     pub(crate) proxy: Option<String>,
     pub(crate) ca_cert: Option<PathBuf>,
@@ -152,6 +155,22 @@ pub(crate) fn wait_from_config(value: &file::WaitValue) -> Result<Duration, &'st
             "is a fractional number; give whole seconds (wait = 90) or a duration string \
              (wait = \"1500ms\")",
         ),
+    }
+}
+
+/// Default for how long a throttled reference is asked again: long enough for any rate
+/// limit payverify can pace itself under, short enough that a service throttling everything
+/// ends a run within the hour.
+pub(crate) const DEFAULT_GIVE_UP_AFTER: Duration = Duration::from_secs(600);
+
+/// The config key `give_up_after`, read as `wait` is.
+pub(crate) fn give_up_from_config(value: &file::WaitValue) -> Result<Duration, &'static str> {
+    match value {
+        file::WaitValue::Fraction(_) => Err(
+            "is a fractional number; give whole seconds (give_up_after = 600) or a duration \
+             string (give_up_after = \"1500ms\")",
+        ),
+        other => wait_from_config(other),
     }
 }
 
@@ -334,6 +353,14 @@ impl Settings {
             wait_from_config,
             Duration::ZERO,
         );
+        let give_up_after = layer.choose(
+            &mut problems,
+            args.give_up_after.map(|v| (v, "--give-up-after")),
+            profile.give_up_after.as_ref(),
+            "give_up_after",
+            give_up_from_config,
+            DEFAULT_GIVE_UP_AFTER,
+        );
         let hmac = layer.choose(
             &mut problems,
             args.hmac.map(|v| (v, "--hmac")),
@@ -391,6 +418,7 @@ impl Settings {
             timeout,
             retries,
             wait,
+            give_up_after,
             hmac,
             proxy,
             no_proxy,

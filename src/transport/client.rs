@@ -15,7 +15,7 @@ use crate::log::Log;
 use crate::secret::Secret;
 use crate::settings::Endpoint;
 use crate::transport::base_url::BaseUrl;
-use crate::transport::gate::Gate;
+use crate::transport::gate::{Gate, Refused, sleep_until};
 use crate::transport::network;
 
 /// How the credentials are written in the Authorization header.
@@ -74,8 +74,8 @@ pub(crate) enum TransportError {
     /// Both `Transfer-Encoding` and `Content-Length`: where the body ends is ambiguous
     /// (RFC 9112 section 6.3), the shape of a request-smuggling proxy.
     AmbiguousLength,
-    /// No attempt was started: the shared 429 pause or the `--rate` slot ends after the
-    /// exchange's deadline (`--wait`).
+    /// No attempt was started: the pacing (after throttling, or `--rate`) had no turn
+    /// before the exchange's deadline (`--wait`).
     PastDeadline,
 }
 
@@ -117,8 +117,8 @@ impl std::fmt::Display for TransportError {
                  ends is ambiguous",
             ),
             TransportError::PastDeadline => f.write_str(
-                "no request could start before the --wait deadline: the shared 429 pause or the \
-                 --rate slot ends after it",
+                "no request could start before the --wait deadline: the pacing (after \
+                 throttling, or --rate) had no turn for it before then",
             ),
         }
     }
@@ -133,9 +133,24 @@ pub(crate) struct Exchange {
     pub(crate) result: Result<Response, TransportError>,
     /// How many attempts were made.
     pub(crate) attempts: u32,
-    /// True when the exchange's deadline stopped it: a retry pause (or the wait for the
-    /// first attempt) would have ended past it, so the retries were not all made.
-    pub(crate) cut_short: bool,
+    /// How many of them the service throttled (429, 503).
+    pub(crate) throttled: u32,
+    /// Why the asking stopped.
+    pub(crate) ended: Ended,
+}
+
+/// Why an exchange stopped asking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// An answer came, or the retries (`--retries`) for failures were spent.
+    Finished,
+    /// The deadline came first: a pause (Retry-After, back-off, the pacing's turn) would
+    /// have ended past it. The text names it, e.g. `the --wait deadline`; the time is when
+    /// the service's Retry-After lets the reference be asked again, when that was the pause.
+    Deadline(&'static str, Option<Instant>),
+    /// The run is stopping (a signal, or the reader of stdout went away): no further
+    /// attempt was started.
+    Stopped,
 }
 
 /// How a client behaves beyond the endpoint.
@@ -143,26 +158,32 @@ pub(crate) struct Exchange {
 pub(crate) struct Options {
     /// Each attempt, connect to last byte.
     pub(crate) timeout: Duration,
-    /// Retries after the first attempt.
+    /// Retries after the first attempt, for failures (network errors, timeouts,
+    /// 500/502/504); throttled answers do not use them up.
     pub(crate) retries: u32,
+    /// How long a reference with no answer yet is asked again while the service throttles
+    /// it (`--give-up-after`, or `--wait` when that is shorter), and what set it.
+    pub(crate) give_up_after: (Duration, &'static str),
     /// Connections kept open for reuse: one per worker.
     pub(crate) pool: usize,
-    /// Shared pacing (429 pause, rate).
+    /// Shared pacing (adaptive after throttling, `--rate`).
     pub(crate) gate: Arc<Gate>,
-    /// Once set (Ctrl-C), no further retry is started.
+    /// Once set (a signal, or stdout gone), no further attempt starts and every pause ends.
     pub(crate) stop: Option<Arc<AtomicBool>>,
     /// PEM roots trusted besides Mozilla's and `--ca-cert`: the in-process TLS sandbox's CA.
     pub(crate) extra_roots: Option<String>,
 }
 
 impl Options {
-    /// One worker, no pacing: what a single verification needs.
+    /// One worker, one attempt per throttled answer, no pacing: what a single check needs
+    /// (doctor).
     pub(crate) fn single(timeout: Duration, retries: u32) -> Self {
         Options {
             timeout,
             retries,
+            give_up_after: (Duration::ZERO, "--give-up-after"),
             pool: 1,
-            gate: Arc::new(Gate::new()),
+            gate: Arc::new(Gate::new(None, Log::new(crate::log::Level::Quiet))),
             stop: None,
             extra_roots: None,
         }
@@ -236,105 +257,160 @@ impl Client {
         })
     }
 
+    /// What the shared pacing has seen: throttled answers and the rate, for the progress
+    /// bar and the summary line.
+    pub(crate) fn pacing(&self) -> crate::transport::gate::Pacing {
+        self.options.gate.pacing()
+    }
+
     /// Asks the service about one reference, retrying as configured: the raw exchange, not
     /// yet classified (that is `outcome::classify`).
     pub(crate) fn exchange(&self, reference: &Reference) -> Exchange {
         self.exchange_by(reference, None)
     }
 
-    /// [`Client::exchange`], but no pause (a retry's back-off or Retry-After, the shared 429
-    /// pause, the `--rate` slot) that would end after `deadline` is taken: the exchange
-    /// ends there, `cut_short`, with the last result (`--wait`'s checks, which have an
-    /// answer in hand and must end at their deadline). Each attempt is still bounded by
+    /// [`Client::exchange`] for a check that has an answer in hand (`--wait`): no pause
+    /// (Retry-After, back-off, the pacing's turn) that would end after `deadline` is taken,
+    /// and the exchange ends there with the last result. Without a deadline, throttled
+    /// answers are asked again until `--give-up-after`. Each attempt is still bounded by
     /// `--timeout` only.
     pub(crate) fn exchange_by(&self, reference: &Reference, deadline: Option<Instant>) -> Exchange {
         let url = self.base_url.verify_url(reference);
-        let total = self.options.retries + 1;
+        let stop = self.options.stop.as_deref();
+        let retries = self.options.retries;
+        let first = Instant::now();
+        let (until, by) = match deadline {
+            Some(d) => (d, "the --wait deadline"),
+            None => (
+                first + self.options.give_up_after.0,
+                match self.options.give_up_after.1 {
+                    "--wait" => "the --wait deadline",
+                    _ => "the --give-up-after deadline",
+                },
+            ),
+        };
         self.log.trace(|| {
             format!(
                 "> GET {url}; Accept: application/json; Content-Type: application/json; \
                  Authorization: Basic <redacted>"
             )
         });
-        let mut attempt = 1;
-        // The result of the attempt before this one: what a cut-short exchange ends with.
+        let (mut attempts, mut failures, mut throttled) = (0u32, 0u32, 0u32);
+        // The result of the attempt before this one: what an exchange cut short ends with.
         let mut previous: Option<Result<Response, TransportError>> = None;
-        loop {
-            if !self.options.gate.before_attempt_by(deadline) {
-                self.log.trace(|| {
-                    format!(
-                        "  not starting attempt {attempt}/{total}: the shared 429 pause or the \
-                         --rate slot ends after the --wait deadline"
-                    )
-                });
-                return Exchange {
-                    url,
-                    result: previous.unwrap_or(Err(TransportError::PastDeadline)),
-                    attempts: attempt - 1,
-                    cut_short: true,
-                };
+        let end = |result: Option<Result<Response, TransportError>>, attempts, throttled, ended| {
+            Exchange {
+                url: url.clone(),
+                result: result.unwrap_or(Err(TransportError::PastDeadline)),
+                attempts,
+                throttled,
+                ended,
             }
-            let started = Instant::now();
+        };
+        loop {
+            // The first attempt of a reference keeps no deadline of its own; a check made
+            // while waiting keeps the wait's.
+            let turn_by = match attempts {
+                0 => deadline,
+                _ => Some(until),
+            };
+            match self.options.gate.admit(turn_by, stop) {
+                Ok(()) => {}
+                Err(Refused::Stopped) => {
+                    self.log
+                        .trace(|| format!("  {url}: stopping, no attempt started"));
+                    return end(previous, attempts, throttled, Ended::Stopped);
+                }
+                Err(Refused::PastDeadline) => {
+                    self.log.trace(|| {
+                        format!(
+                            "  {url}: not starting attempt {}: the pacing has no turn before \
+                             {by}",
+                            attempts + 1
+                        )
+                    });
+                    return end(previous, attempts, throttled, Ended::Deadline(by, None));
+                }
+            }
+            attempts += 1;
+            let sent = Instant::now();
             let (result, retry_after) = self.attempt(&url);
-            let elapsed = started.elapsed().as_millis();
-            let stopping = self
-                .options
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::SeqCst));
-            let retryable = attempt < total && should_retry(&result) && !stopping;
-            let delay = retry_after.unwrap_or_else(|| self.backoff(attempt));
-            // A pause that would end after the deadline is not taken: the caller has an
-            // answer in hand and its deadline to keep.
-            let past_deadline = retryable && deadline.is_some_and(|d| Instant::now() + delay > d);
-            let retry = retryable && !past_deadline;
+            let elapsed = sent.elapsed().as_millis();
+            let throttle = throttle_status(&result);
+            match throttle {
+                Some(status) => {
+                    throttled += 1;
+                    self.options.gate.throttled(sent, status);
+                }
+                None if result.is_ok() => self.options.gate.answered(),
+                None => {}
+            }
+            let stopping = stop.is_some_and(|s| s.load(Ordering::SeqCst));
+            let next = match (should_retry(&result), throttle) {
+                (false, _) => Next::Done,
+                (true, _) if stopping => Next::Stop,
+                // Throttled: asked again after its Retry-After, in the pacing's turn; the
+                // retries are for failures and stay untouched.
+                (true, Some(_)) => Next::Retry(retry_after.unwrap_or(Duration::ZERO)),
+                (true, None) if failures >= retries => Next::NoRetriesLeft,
+                (true, None) => {
+                    failures += 1;
+                    Next::Retry(retry_after.unwrap_or_else(|| self.backoff(failures)))
+                }
+            };
+            // A pause that would end after the deadline is not taken.
+            let next = match next {
+                Next::Retry(delay) if Instant::now() + delay > until => Next::PastDeadline(delay),
+                other => other,
+            };
             self.log.trace(|| {
                 let what = match &result {
                     Ok(r) => format!("HTTP {}", r.status),
                     Err(e) => e.to_string(),
                 };
-                let next = if retry {
-                    "retrying".to_owned()
-                } else if past_deadline {
-                    format!(
-                        "not retrying: the {} ms pause would end after the --wait deadline",
-                        delay.as_millis()
-                    )
-                } else if stopping && should_retry(&result) {
-                    "interrupted, not retrying".to_owned()
-                } else if attempt < total || !should_retry(&result) {
-                    "done".to_owned()
-                } else {
-                    "no retries left".to_owned()
+                let next = match (&next, throttle) {
+                    (Next::Done, _) => "done".to_owned(),
+                    (Next::Stop, _) => "interrupted, not retrying".to_owned(),
+                    (Next::NoRetriesLeft, _) => format!("no retries left ({retries})"),
+                    (Next::Retry(d), Some(_)) if !d.is_zero() => format!(
+                        "throttled; asking again in {} ms (Retry-After), in the pacing's turn",
+                        d.as_millis()
+                    ),
+                    (Next::Retry(_), Some(_)) => {
+                        "throttled; asking again in the pacing's turn".to_owned()
+                    }
+                    (Next::Retry(d), None) => {
+                        format!("retry {failures}/{retries} in {} ms", d.as_millis())
+                    }
+                    (Next::PastDeadline(d), _) => format!(
+                        "not retrying: the {} ms pause would end after {by}",
+                        d.as_millis()
+                    ),
                 };
-                format!("< GET {url} attempt {attempt}/{total}: {what} in {elapsed} ms; {next}")
+                format!("< GET {url} attempt {attempts}: {what} in {elapsed} ms; {next}")
             });
-            let rate_limited = matches!(&result, Ok(r) if r.status == 429) && retry_after.is_some();
-            if rate_limited && (retry || past_deadline) {
-                // The rate limit is the client's, not this request's: every worker waits,
-                // even when this exchange does not retry because of its deadline.
-                self.options.gate.pause_all(delay);
-            }
-            if !retry {
-                return Exchange {
-                    url,
-                    result,
-                    attempts: attempt,
-                    cut_short: past_deadline,
-                };
-            }
-            self.log.trace(|| {
-                format!(
-                    "  waiting {} ms before attempt {}",
-                    delay.as_millis(),
-                    attempt + 1
-                )
-            });
-            if !rate_limited {
-                std::thread::sleep(delay);
+            let delay = match next {
+                Next::Retry(delay) => delay,
+                Next::Done | Next::NoRetriesLeft => {
+                    return end(Some(result), attempts, throttled, Ended::Finished);
+                }
+                Next::Stop => return end(Some(result), attempts, throttled, Ended::Stopped),
+                Next::PastDeadline(delay) => {
+                    let retry_at = retry_after.map(|_| Instant::now() + delay);
+                    return end(
+                        Some(result),
+                        attempts,
+                        throttled,
+                        Ended::Deadline(by, retry_at),
+                    );
+                }
+            };
+            if !sleep_until(Instant::now() + delay, stop) {
+                self.log
+                    .trace(|| format!("  {url}: stopping, no attempt started"));
+                return end(Some(result), attempts, throttled, Ended::Stopped);
             }
             previous = Some(result);
-            attempt += 1;
         }
     }
 
@@ -455,6 +531,25 @@ fn plain_framing(headers: &ureq::http::HeaderMap) -> Result<(), TransportError> 
         return Err(TransportError::AmbiguousLength);
     }
     Ok(())
+}
+
+/// What to do after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    Done,
+    Stop,
+    NoRetriesLeft,
+    Retry(Duration),
+    PastDeadline(Duration),
+}
+
+/// The status of a throttled answer: 429, or 503 (with or without Retry-After), which
+/// gateways send for the same reason.
+pub(crate) fn throttle_status(result: &Result<Response, TransportError>) -> Option<u16> {
+    match result {
+        Ok(r) if matches!(r.status, 429 | 503) => Some(r.status),
+        _ => None,
+    }
 }
 
 /// Whether a result is worth another attempt: network trouble, 429 and 500/502/503/504.

@@ -299,8 +299,11 @@ fn rate_limits_requests_per_second() {
     );
 }
 
+/// A 429 with Retry-After holds back the reference that got it, for that long; the
+/// other workers go on (paced, not paused), and a throttled answer uses up no retry: even
+/// with `--retries 0` the reference is asked again and verified.
 #[test]
-fn a_429_pauses_every_worker() {
+fn a_429_holds_back_its_reference_not_every_worker_and_uses_no_retry() {
     let server = KeepAliveServer::start(|path, n| {
         std::thread::sleep(Duration::from_millis(50));
         if n == 1 {
@@ -318,31 +321,36 @@ fn a_429_pauses_every_worker() {
         )
     });
     let refs: String = (0..12).map(|i| format!("R{i}\n")).collect();
-    payverify_at(&server.url)
-        .args(["verify", "-", "-q", "-j", "4", "--hmac", "off"])
+    let out = payverify_at(&server.url)
+        .args(["verify", "-", "-j", "4", "--hmac", "off", "--retries", "0"])
         .write_stdin(refs)
-        .assert()
-        .code(0);
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("12 SUCCESSFUL; 1 answer throttled, settled at "),
+        "{stderr}"
+    );
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 13, "12 references plus one retry");
-    let limited_at = requests[0].0;
-    // Requests already in flight when the 429 came back may land within its 50 ms; after
-    // that nobody may start until Retry-After has passed.
-    let during_pause: Vec<_> = requests
-        .iter()
-        .filter(|(t, _)| {
-            *t > limited_at + Duration::from_millis(120)
-                && *t < limited_at + Duration::from_millis(950)
-        })
-        .collect();
+    let (limited_at, limited) = requests[0].clone();
     let timeline: Vec<_> = requests
         .iter()
         .map(|(t, p)| (t.duration_since(limited_at).as_millis(), p.clone()))
         .collect();
+    // The throttled reference is asked again only after its Retry-After...
+    let again = requests[1..].iter().find(|(_, p)| *p == limited).unwrap();
     assert!(
-        during_pause.is_empty(),
-        "requests during the shared pause: {timeline:?}"
+        again.0 >= limited_at + Duration::from_millis(950),
+        "{timeline:?}"
     );
+    // ...while the others were asked in the meantime.
+    let meanwhile = requests
+        .iter()
+        .filter(|(t, p)| *p != limited && *t < again.0)
+        .count();
+    assert_eq!(meanwhile, 11, "{timeline:?}");
 }
 
 #[test]
@@ -541,11 +549,11 @@ fn batch_table_colours_outcomes_and_resets_before_each_line_ends() {
     assert!(ends_clean("\u{1b}[38;5;11m NOT_FOUND \u{1b}[39m"));
 }
 
-/// A first Ctrl-C names what it waits for, and the summary counts what never started: a
-/// file of 5 distinct references (plus a duplicate, a comment and a blank line), one at a
-/// time, each 3s, interrupted during the first.
+/// A first Ctrl-C names how long it waits for what is in flight, and the summary counts what
+/// was not verified: a file of 5 distinct references (plus a duplicate, a comment and a
+/// blank line), one at a time, each 3s, interrupted during the first.
 #[test]
-fn interrupted_file_batch_says_what_is_in_flight_and_not_started() {
+fn interrupted_file_batch_says_what_is_in_flight_and_not_verified() {
     let dir =
         std::env::temp_dir().join(format!("payverify-bar-{}-{}", std::process::id(), line!()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -563,13 +571,17 @@ fn interrupted_file_batch_says_what_is_in_flight_and_not_started() {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert_eq!(jsonl(&out.stdout).len(), 1, "{stderr}");
+    // The reference in flight had 1.5 s of its 3 s to go: not waited for.
+    assert_eq!(jsonl(&out.stdout).len(), 0, "{stderr}");
     assert!(
-        stderr.contains("payverify: finishing 1 in flight; Ctrl-C again to quit now\n"),
+        stderr.contains(
+            "payverify: stopping: no new requests; 1 in flight get 300 ms to finish; Ctrl-C \
+             again to quit now\n"
+        ),
         "{stderr}"
     );
     assert!(
-        stderr.contains("interrupted after 1 reference") && stderr.contains("; not started: 4\n"),
+        stderr.contains("interrupted after 0 references") && stderr.contains("; not verified: 5\n"),
         "{stderr}"
     );
 }

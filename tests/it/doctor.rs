@@ -17,6 +17,7 @@ fn sandbox() -> Sandbox {
             latency: Duration::ZERO,
             log_requests: false,
             tls: false,
+            rate_limit: None,
         },
         Log::new(Level::Quiet),
     )

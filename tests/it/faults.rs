@@ -307,6 +307,9 @@ fn the_secret_never_appears_for_any_exit_code() {
                 "-v",
                 "--retries",
                 "0",
+                // A 503 is throttling: given up at once, so the throttled path is exit 7.
+                "--give-up-after",
+                "0",
                 "--expect-amount",
                 "40000",
                 "--hmac",

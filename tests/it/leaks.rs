@@ -120,7 +120,15 @@ fn an_echoed_secret_reaches_no_format_and_no_channel_in_a_batch() {
     for format in ["table", "json", "jsonl", "csv"] {
         for verbosity in [None, Some("-v"), Some("-vv")] {
             let out = payverify_at(&server.url)
-                .args(["verify", "--retries", "0", "-o", format])
+                .args([
+                    "verify",
+                    "--retries",
+                    "0",
+                    "--give-up-after",
+                    "0",
+                    "-o",
+                    format,
+                ])
                 .args(verbosity)
                 .args(ECHO_REFERENCES)
                 .output()
@@ -143,6 +151,7 @@ fn an_echoed_secret_reaches_no_format_and_no_channel_for_one_reference() {
         for format in ["table", "json", "jsonl", "csv"] {
             let out = payverify_at(&server.url)
                 .args(["verify", reference, "--retries", "0", "-v", "-o", format])
+                .args(["--give-up-after", "0"])
                 .args(["--hmac", "require", "--expect-amount", "40000"])
                 .output()
                 .unwrap();
@@ -202,6 +211,7 @@ fn every_exit_status_keeps_every_form_of_the_secret_out() {
         for format in ["table", "json", "jsonl", "csv"] {
             let out = payverify_at(&server.url)
                 .args(["verify", REF, "-vv", "--retries", "0", "-o", format])
+                .args(["--give-up-after", "0"])
                 .args(["--expect-amount", "40000", "--hmac", "require"])
                 .output()
                 .unwrap();

@@ -1,8 +1,7 @@
 //! The embedded sandbox: `verify --sandbox` and the standalone `payverify sandbox` server.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::io::{BufRead, Read};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
@@ -75,9 +74,16 @@ fn sandbox_amount_and_failure_details() {
 
 #[test]
 fn flags_still_apply_under_sandbox() {
-    // One attempt only: the flaky reference's first 503 is final.
+    // A throttled answer is not asked again with --give-up-after 0: the flaky reference's
+    // first 503 is final.
     payverify()
-        .args(["verify", "--sandbox", "SANDBOX-FLAKY-y", "--retries", "0"])
+        .args([
+            "verify",
+            "--sandbox",
+            "SANDBOX-FLAKY-y",
+            "--give-up-after",
+            "0",
+        ])
         .assert()
         .code(7);
     // The sandbox checks the header like the real service: the literal style is refused.
@@ -117,93 +123,6 @@ fn sandbox_conflicts_with_an_explicit_endpoint() {
         ])
         .assert()
         .code(2);
-}
-
-struct Standalone {
-    child: Child,
-    url: String,
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Standalone {
-    fn start(args: &[&str]) -> Standalone {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("payverify"))
-            .arg("sandbox")
-            .args(["--port", "0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut url = String::new();
-        stdout.read_line(&mut url).unwrap();
-        let url = url.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "first line: {url:?}");
-        Standalone {
-            child,
-            url,
-            _stdout: stdout,
-        }
-    }
-
-    fn addr(&self) -> &str {
-        self.url.trim_start_matches("http://")
-    }
-
-    fn terminate(mut self) -> (Option<i32>, String) {
-        Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                let mut stderr = String::new();
-                self.child
-                    .stderr
-                    .take()
-                    .unwrap()
-                    .read_to_string(&mut stderr)
-                    .unwrap();
-                return (status.code(), stderr);
-            }
-            assert!(Instant::now() < deadline, "sandbox did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Standalone {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A plain HTTP/1.1 GET over a TCP socket: status code and body.
-fn raw_get(addr: &str, path: &str, authorization: Option<&str>) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let auth = authorization
-        .map(|a| format!("Authorization: {a}\r\n"))
-        .unwrap_or_default();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let status = response[9..12].parse().unwrap();
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
 }
 
 const SANDBOX_AUTH: &str = "Basic c2FuZGJveDpzYW5kYm94LXNlY3JldA==";
@@ -254,7 +173,7 @@ fn banner_gives_url_credentials_exports_and_references() {
     // The banner ends with the stop hint; read up to it.
     while !rest.contains("Stop with Ctrl-C.") {
         let mut line = String::new();
-        if server._stdout.read_line(&mut line).unwrap() == 0 {
+        if server.stdout.read_line(&mut line).unwrap() == 0 {
             break;
         }
         rest.push_str(&line);
@@ -282,7 +201,7 @@ fn quiet_sandbox_prints_only_its_url() {
             .args(["-TERM", &child_id])
             .status()
             .unwrap();
-        server._stdout.read_to_string(&mut rest).unwrap();
+        server.stdout.read_to_string(&mut rest).unwrap();
         assert_eq!(rest, "", "only the URL line with -q, got more after {url}");
         let status = server.child.wait().unwrap();
         let mut stderr = String::new();

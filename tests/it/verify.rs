@@ -171,15 +171,15 @@ fn rejected_credentials_are_exit_5_and_not_retried() {
 }
 
 #[test]
-fn persistent_503_is_retried_then_exit_7() {
+fn persistent_502_is_retried_then_exit_7() {
     let mut server = mockito::Server::new();
-    let mock = server.mock("GET", PATH).with_status(503).expect(3).create();
+    let mock = server.mock("GET", PATH).with_status(502).expect(3).create();
     payverify_at(&server.url())
         .args(["verify", "0000000000000044177"])
         .assert()
         .code(7)
         .stdout("")
-        .stderr(predicate::str::contains("HTTP 503 after 3 attempts"));
+        .stderr(predicate::str::contains("HTTP 502 after 3 attempts"));
     mock.assert();
 }
 
@@ -516,7 +516,7 @@ fn unknown_profile_lists_known_profiles() {
 #[test]
 fn verbose_traces_attempts_without_the_secret() {
     let mut server = mockito::Server::new();
-    server.mock("GET", PATH).with_status(503).expect(1).create();
+    server.mock("GET", PATH).with_status(500).expect(1).create();
     server.mock("GET", PATH).with_body(SAMPLE.as_str()).create();
     let out = payverify_at(&server.url())
         .args(["verify", "0000000000000044177", "-v"])
@@ -528,9 +528,9 @@ fn verbose_traces_attempts_without_the_secret() {
         stderr.contains("Authorization: Basic <redacted>"),
         "{stderr}"
     );
-    assert!(stderr.contains("attempt 1/3: HTTP 503"), "{stderr}");
-    assert!(stderr.contains("retrying"), "{stderr}");
-    assert!(stderr.contains("attempt 2/3: HTTP 200"), "{stderr}");
+    assert!(stderr.contains("attempt 1: HTTP 500"), "{stderr}");
+    assert!(stderr.contains("retry 1/2 in "), "{stderr}");
+    assert!(stderr.contains("attempt 2: HTTP 200"), "{stderr}");
     assert!(stderr.contains(" ms"), "{stderr}");
     let b64 = AUTH_STANDARD.trim_start_matches("Basic ");
     for leak in [SECRET, b64] {

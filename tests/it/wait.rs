@@ -478,7 +478,7 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
     assert!(elapsed >= Duration::from_millis(4500), "{elapsed:?}");
     // The first check gets the 429; the one at the deadline is not even sent, because the
-    // shared 429 pause ends after it.
+    // reference's Retry-After ends after it.
     assert_eq!(server.requests.lock().unwrap().len(), 2);
 }
 
@@ -486,7 +486,7 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
 /// 30 s; while waiting, it ends at the deadline with the answer in hand. -v says why.
 #[test]
 fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
-    let server = pending_then(("503 Service Unavailable", "", r#"{"message":"busy"}"#));
+    let server = pending_then(("502 Bad Gateway", "", r#"{"message":"busy"}"#));
     let (out, elapsed) = timed(
         crate::common::payverify_at(&server.url)
             .args([
@@ -507,20 +507,18 @@ fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(
-            "this check got no answer before the deadline (service unavailable: HTTP 503"
-        ),
+        stderr.contains("this check got no answer (service unavailable: HTTP 502"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("still not final after 4s: status \"PENDING\" (the last check got no answer in time: service unavailable: HTTP 503"),
+        stderr.contains("still not final after 4s: status \"PENDING\" (the last check got no answer in time: service unavailable: HTTP 502"),
         "{stderr}"
     );
     assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
 }
 
-/// In a batch, a parked reference's checks keep its deadline too, whoever set the shared
-/// 429 pause; the pause itself still holds every worker.
+/// In a batch, a parked reference's checks keep its deadline too: a Retry-After that ends
+/// past it is not waited out, and the answer in hand stands.
 #[test]
 fn batch_checks_keep_each_references_deadline_under_429s() {
     let server = pending_then((
@@ -545,7 +543,7 @@ fn batch_checks_keep_each_references_deadline_under_429s() {
         ]
     );
     assert!(
-        stderr.contains("got no answer before the deadline"),
+        stderr.contains("this check got no answer (service unavailable: HTTP 429"),
         "{stderr}"
     );
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
@@ -635,5 +633,66 @@ fn sub_second_waits_are_reported_exactly() {
                  {shown}: status \"PENDING\"\n"
             )
         );
+    }
+}
+
+/// Issue 23 item 14: `--wait`'s exit depends on what the service said, not on --retries.
+/// PENDING, then a check that hangs past the deadline (--timeout 3 against --wait 1s), or
+/// that fails at once before it (502): with 0, 1 or 3 retries, the answer in hand stands and
+/// the exit is 9, with the same output. Before, it was 7 with --retries 0 and 9 with 1.
+#[test]
+fn the_wait_status_depends_on_what_the_service_said_not_on_retries() {
+    let hanging = || {
+        let pending = crate::common::SAMPLE.replace("\"SUCCESSFUL\"", "\"PENDING\"");
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        crate::common::RawServer::start(move |mut stream| {
+            loop {
+                if crate::common::read_head(&mut stream).is_empty() {
+                    return;
+                }
+                if asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+                    std::thread::sleep(Duration::from_secs(30));
+                    return;
+                }
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{pending}",
+                    pending.len()
+                );
+                let _ = std::io::Write::write_all(&mut stream, reply.as_bytes());
+            }
+        })
+    };
+    let mut runs = Vec::new();
+    for retries in ["0", "1", "3"] {
+        let server = hanging();
+        runs.push(std::thread::spawn(move || {
+            crate::common::payverify_at(&server.url)
+                .args(["verify", "0000000000000044177", "-o", "json"])
+                .args(["--wait", "1s", "--timeout", "3", "--retries", retries])
+                .output()
+                .unwrap()
+        }));
+        let failing = pending_then(("502 Bad Gateway", "", r#"{"message":"down"}"#));
+        runs.push(std::thread::spawn(move || {
+            crate::common::payverify_at(&failing.url)
+                .args(["verify", "0000000000000044177", "-o", "json"])
+                .args(["--wait", "3s", "--retries", retries])
+                .output()
+                .unwrap()
+        }));
+    }
+    for (n, run) in runs.into_iter().enumerate() {
+        let out = run.join().unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(9), "run {n}: {stderr}");
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(body["status"], "PENDING", "run {n}");
+        assert!(
+            stderr.starts_with(
+                "payverify: transaction '0000000000000044177' is still not final after "
+            ) && stderr.contains("(the last check got no answer in time: service unavailable: "),
+            "run {n}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "run {n}: {stderr}");
     }
 }

@@ -130,7 +130,7 @@ impl Reply {
         }
     }
 
-    fn message(status: u16, message: &str) -> Self {
+    pub(crate) fn message(status: u16, message: &str) -> Self {
         Reply::new(status, json!({ "message": message }))
     }
 }

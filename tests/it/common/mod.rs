@@ -12,10 +12,12 @@ use assert_cmd::Command;
 
 mod child;
 pub mod gateway;
+mod standalone;
 pub use child::{
     finish, interrupt_after, interrupted_into, read_lines, send_signal, spawnable,
     status_and_stderr,
 };
+pub use standalone::{Standalone, raw_get, raw_request};
 
 /// The documented sample response, as published (signed with the gateway's own secret).
 pub const FIXTURE: &str = include_str!("../../data/verify-success.json");
