@@ -70,7 +70,7 @@ fn at_j_64_throttling_gives_no_reference_up_and_stays_under_a_bound() {
             std::thread::spawn(move || {
                 let mut args = vec![
                     "--rate-limit",
-                    "100/s",
+                    "200/s",
                     "--burst",
                     "10",
                     "--latency-ms",
@@ -78,7 +78,7 @@ fn at_j_64_throttling_gives_no_reference_up_and_stays_under_a_bound() {
                 ];
                 args.extend(flags);
                 let sandbox = quiet_sandbox(&args);
-                let n = 300;
+                let n = 600;
                 let out = verify_at(&sandbox)
                     .args(["verify", "-", "-j", "64", "-o", "jsonl", "--retries", "0"])
                     .write_stdin(references(n, name))
@@ -97,10 +97,14 @@ fn at_j_64_throttling_gives_no_reference_up_and_stays_under_a_bound() {
                 let throttled = stats["throttled"].as_u64().unwrap();
                 assert_eq!(requests, n as u64 + throttled, "{name}: {stats}");
                 assert_eq!(throttled_in_summary(&stderr), throttled, "{name}: {stderr}");
-                // Unpaced, 64 workers at 5 ms would send thousands a second against 100:
-                // most answers throttled. Paced, a few in a hundred.
+                // Unpaced, 64 workers at 5 ms send thousands a second against 200: about
+                // half the answers throttled with Retry-After: 1 (each throttled reference
+                // waits its second), nearly all without. Paced: the first wave (64 at once
+                // against a burst of 10, some 54 throttled before any answer came back) and
+                // a few more.
+                eprintln!("{name}: {throttled} of {requests} throttled");
                 assert!(
-                    throttled * 100 <= requests * 15,
+                    throttled * 100 <= requests * 25,
                     "{name}: {throttled} of {requests} throttled"
                 );
                 assert!(
