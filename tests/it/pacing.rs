@@ -120,18 +120,19 @@ fn at_j_64_throttling_gives_no_reference_up_and_stays_under_a_bound() {
 }
 
 /// `--rate` is a ceiling the adaptive pace never crosses: against a service that never
-/// throttles, and against one whose limit is below it (the pace cuts, then grows back up to
-/// the ceiling, not past it). Counted per second on the server side; a second may hold one
-/// request more than the rate as requests sent on time arrive a few milliseconds apart.
+/// throttles, and against one that throttles at 10/s and then lifts its limit part way
+/// (the pace is cut, then its curve grows on, far past 30/s within seconds, and must stop
+/// at the ceiling). Counted per second on the server side; a second may hold one request
+/// more than the rate as requests sent on time arrive a few milliseconds apart.
 #[test]
 fn rate_is_never_exceeded_counted_per_second_by_the_server() {
     let cases = [
         ("free", vec!["--rate-limit", "100000/s"], 20.0, 60),
         (
-            "limited",
-            vec!["--rate-limit", "25/s", "--burst", "5"],
+            "lifted",
+            vec!["--rate-limit", "10/s", "--burst", "2"],
             30.0,
-            90,
+            180,
         ),
     ];
     let handles: Vec<_> = cases
@@ -139,12 +140,22 @@ fn rate_is_never_exceeded_counted_per_second_by_the_server() {
         .map(|(name, flags, rate, n)| {
             std::thread::spawn(move || {
                 let sandbox = quiet_sandbox(&flags);
-                let out = verify_at(&sandbox)
-                    .args(["verify", "-", "-j", "16", "-q", "--rate"])
+                let mut cmd = verify_at(&sandbox);
+                cmd.args(["verify", "-", "-j", "16", "-q", "--rate"])
                     .arg(rate.to_string())
-                    .write_stdin(references(n, name))
-                    .output()
-                    .unwrap();
+                    .write_stdin(references(n, name));
+                let run = std::thread::spawn(move || cmd.output().unwrap());
+                if name == "lifted" {
+                    // Once the service has throttled (pacing is on), the limit goes.
+                    let deadline = Instant::now() + Duration::from_secs(20);
+                    while stats(&sandbox)["throttled"].as_u64() == Some(0) {
+                        assert!(Instant::now() < deadline, "never throttled");
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    let lift = "/sandbox/rate-limit?rate=off";
+                    assert_eq!(raw_request(sandbox.addr(), "POST", lift, None).0, 200);
+                }
+                let out = run.join().unwrap();
                 assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr_of(&out));
                 let stats = stats(&sandbox);
                 let seconds = stats["per_second"].as_array().unwrap();
