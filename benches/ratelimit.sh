@@ -130,7 +130,7 @@ awk -v t1="$t1" -v t2="$t2" '
   { s=$1; req=$2; thr=$3; acc=$4
     if (s >= t1 && !f1 && s < t2 && thr <= 0.1 * req && acc <= 24) { f1 = s - t1 + 1 }
     if (s >= t2 && !f2 && acc >= 80) { f2 = s - t2 + 1 } }
-  END { printf "followed 50 -> 20/s within %s s; 20 -> 100/s within %s s (whole seconds, upper bounds)\n",
-        (f1 ? f1 : "never"), (f2 ? f2 : "never") }' "$work/timeline"
+  END { printf "followed 50 -> 20/s within %s s; 20 -> 100/s within %s s (counted in whole seconds of the sandbox: upper bounds)\n",
+        (f1 ? sprintf("%.0f", f1) : "never"), (f2 ? sprintf("%.0f", f2) : "never") }' "$work/timeline"
 echo "load average at end: $(load)"
 echo "(the no-throttling figures: bash benches/bench.sh, whose curl -Z comparisons run the same code)"

@@ -472,7 +472,9 @@ pub(crate) struct ProfileArgs {
     pub(crate) retries: Option<u32>,
 
     /// Ask a not-final (e.g. PENDING) transaction again until it is final or this long has
-    /// passed, e.g. 90s, 5m, 1h (0: do not wait) [default: 0] [config: wait]
+    /// passed, e.g. 90s, 5m, 1h (0: do not wait). A check that gets no answer (throttled,
+    /// failed, whatever --retries) keeps the answer in hand and the wait goes on
+    /// [default: 0] [config: wait]
     #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
     pub(crate) wait: Option<Duration>,
 

@@ -552,7 +552,8 @@ pub(crate) fn throttle_status(result: &Result<Response, TransportError>) -> Opti
     }
 }
 
-/// Whether a result is worth another attempt: network trouble, 429 and 500/502/503/504.
+/// Whether a result is worth another attempt: network trouble, throttling (429, 503) and
+/// 500/502/504.
 pub(crate) fn should_retry(result: &Result<Response, TransportError>) -> bool {
     match result {
         Ok(r) => matches!(r.status, 429 | 500 | 502 | 503 | 504),
