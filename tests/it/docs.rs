@@ -1,20 +1,30 @@
-//! The README states contracts the code defines; these tests keep the two in step.
+//! The README and docs/ state contracts the code defines; these tests keep the two in step,
+//! and keep the README short enough to finish with every page it moved out still reachable.
 
 use payverify::Exit;
 use payverify::sandbox::MAGIC_REFERENCES;
 
+use crate::common::pages;
+
 const README: &str = include_str!("../../README.md");
 
 #[test]
-fn readme_exit_table_matches_the_code() {
-    for exit in Exit::ALL {
-        let row = format!("| {} | {} |", exit.code(), exit.meaning());
-        assert!(README.contains(&row), "README lacks the row {row:?}");
+fn exit_table_in_readme_and_docs_matches_the_code() {
+    for page in [pages::page("README.md"), pages::page("docs/exit-codes.md")] {
+        for exit in Exit::ALL {
+            let row = format!("| {} | {} |", exit.code(), exit.meaning());
+            assert!(
+                page.text.contains(&row),
+                "{} lacks the row {row:?}",
+                page.path
+            );
+        }
     }
 }
 
 #[test]
-fn readme_lists_every_magic_reference() {
+fn sandbox_page_lists_every_magic_reference() {
+    let page = pages::page("docs/sandbox.md");
     for (reference, what) in MAGIC_REFERENCES {
         let shown = if reference == "anything else" {
             reference.to_owned()
@@ -22,7 +32,11 @@ fn readme_lists_every_magic_reference() {
             format!("`{reference}`")
         };
         let row = format!("| {shown} | {what} |");
-        assert!(README.contains(&row), "README lacks the row {row:?}");
+        assert!(
+            page.text.contains(&row),
+            "{} lacks the row {row:?}",
+            page.path
+        );
     }
 }
 
@@ -30,6 +44,148 @@ fn readme_lists_every_magic_reference() {
 fn readme_gives_the_two_setup_commands() {
     assert!(README.contains("cargo run --release -- verify --sandbox 0000000000000044177"));
     assert!(README.contains("cargo test --locked"));
+}
+
+/// Issue 24 item 8: a README a newcomer finishes.
+#[test]
+fn readme_is_at_most_300_lines() {
+    let lines = README.lines().count();
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; move detail into docs/"
+    );
+}
+
+#[test]
+fn readme_links_every_docs_page() {
+    for page in pages::pages()
+        .iter()
+        .filter(|p| p.path.starts_with("docs/"))
+    {
+        let link = format!("]({})", page.path);
+        assert!(
+            README.contains(&link),
+            "README.md does not link {}",
+            page.path
+        );
+    }
+}
+
+/// Every relative link in README.md and docs/ names a file that exists and, with `#anchor`,
+/// a heading of that file (GitHub's anchors: lower case, punctuation dropped, spaces as `-`).
+#[test]
+fn every_relative_link_resolves() {
+    let all = pages::pages();
+    let mut checked = 0;
+    for page in &all {
+        for target in links(&page.text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = match target.split_once('#') {
+                Some((file, anchor)) => (file, Some(anchor)),
+                None => (target.as_str(), None),
+            };
+            let dir = std::path::Path::new(&page.path)
+                .parent()
+                .unwrap_or(std::path::Path::new(""));
+            let resolved = if file.is_empty() {
+                std::path::PathBuf::from(&page.path)
+            } else {
+                normalise(&dir.join(file))
+            };
+            let on_disk = pages::root().join(&resolved);
+            assert!(
+                on_disk.exists(),
+                "{}: link ({target}) names {}, which does not exist",
+                page.path,
+                resolved.display()
+            );
+            if let Some(anchor) = anchor {
+                let text = std::fs::read_to_string(&on_disk).unwrap();
+                assert!(
+                    anchors(&text).iter().any(|a| a == anchor),
+                    "{}: link ({target}): {} has no heading #{anchor}",
+                    page.path,
+                    resolved.display()
+                );
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} relative links found");
+}
+
+/// The `(target)` of every `[text](target)` outside code blocks and code spans.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Drop code spans, so `[a](b)` written as code is not taken for a link.
+        let mut plain = String::new();
+        for (i, part) in line.split('`').enumerate() {
+            if i % 2 == 0 {
+                plain.push_str(part);
+            }
+        }
+        let mut rest = plain.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            match after.find(')') {
+                Some(end) => {
+                    out.push(after[..end].to_owned());
+                    rest = &after[end..];
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// GitHub's anchor for each heading of a Markdown text.
+fn anchors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || !line.starts_with('#') {
+            continue;
+        }
+        let title = line.trim_start_matches('#').trim();
+        let anchor: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        out.push(anchor);
+    }
+    out
+}
+
+fn normalise(path: &std::path::Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[test]

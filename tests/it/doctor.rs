@@ -684,10 +684,10 @@ fn quiet_prints_nothing_and_a_bad_reference_is_a_usage_error() {
 
 #[test]
 fn doctor_is_documented_in_the_readme_set_up_man_page_and_completions() {
-    let readme = include_str!("../../README.md");
-    let setup = &readme[readme.find("## Set-up").unwrap()..readme.find("## Usage").unwrap()];
+    let page = crate::common::pages::page("docs/configuration.md");
+    let setup = &page.text[page.text.find("## Set-up").unwrap()..];
     let configuring = setup.find("payverify config init").unwrap();
-    let doctor = setup.find("### Then: `payverify doctor`").unwrap();
+    let doctor = setup.find("## Then: `payverify doctor`").unwrap();
     assert!(configuring < doctor, "doctor comes after configuring");
     for name in [
         "config",
@@ -700,7 +700,7 @@ fn doctor_is_documented_in_the_readme_set_up_man_page_and_completions() {
     ] {
         assert!(
             setup.contains(&format!("| `{name}` |")),
-            "README lacks the {name} row"
+            "docs/configuration.md lacks the {name} row"
         );
     }
     let out = payverify().arg("man").output().unwrap();

@@ -559,12 +559,13 @@ fn verify_warns_once_when_the_environment_overrides_the_profile() {
 #[test]
 fn readme_recipes_are_true() {
     let readme = include_str!("../../README.md");
+    let docs = common::pages::all_text();
     // The cron recipe has the command cron_line_writes_the_csv_it_asks_for runs.
-    assert!(readme.contains(
+    assert!(docs.contains(
         "payverify --profile live verify --from /srv/refs/today.txt -q -o csv > /srv/out/today.csv"
     ));
     // The example reference is a transaction reference the sandbox knows, not a merchantRef.
-    assert!(!readme.contains("verify WQ-506391000507913"));
+    assert!(!docs.contains("verify WQ-506391000507913"));
     assert!(readme.contains("payverify --profile staging verify 0000000000000044177"));
     // The gate carries the expectations and --hmac require.
     let gate = readme.find("# The payment gate").unwrap();
@@ -573,9 +574,9 @@ fn readme_recipes_are_true() {
         assert!(recipe.contains(part), "{recipe}");
     }
     // The webhook body shown is the documented sample, byte for byte as JSON.
-    let start = readme.find("```json\n{\n  \"hmac\"").unwrap() + "```json\n".len();
-    let end = start + readme[start..].find("```").unwrap();
-    let shown: serde_json::Value = serde_json::from_str(&readme[start..end]).unwrap();
+    let start = docs.find("```json\n{\n  \"hmac\"").unwrap() + "```json\n".len();
+    let end = start + docs[start..].find("```").unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&docs[start..end]).unwrap();
     let fixture: serde_json::Value = serde_json::from_str(common::FIXTURE).unwrap();
     assert_eq!(shown, fixture);
 }

@@ -287,10 +287,10 @@ fn reference_examples(text: &str) -> Vec<&str> {
 #[test]
 fn every_example_passing_a_reference_puts_double_dash_before_it() {
     let help = |args: &[&str]| stdout_of(&payverify().args(args).output().unwrap());
-    // The README's code blocks, continuation lines joined.
-    let readme = README.replace("\\\n", " ");
+    // The README's and docs/ pages' code blocks, continuation lines joined.
+    let readme = crate::common::pages::all_text().replace("\\\n", " ");
     let sources = [
-        ("README", readme),
+        ("README and docs/", readme),
         ("payverify --help", help(&["--help"])),
         ("payverify verify --help", help(&["verify", "--help"])),
         ("payverify doctor --help", help(&["doctor", "--help"])),

@@ -12,6 +12,7 @@ use assert_cmd::Command;
 
 mod child;
 pub mod gateway;
+pub mod pages;
 mod standalone;
 pub use child::{
     finish, interrupt_after, interrupted_into, read_lines, send_signal, spawnable,
