@@ -446,12 +446,20 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config__subcmd__show)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -v -q -h -V --output --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --base-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

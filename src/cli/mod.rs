@@ -8,7 +8,8 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::domain::checks::{Expectations, HmacMode};
 use crate::domain::money::Kobo;
 use crate::exit::Exit;
-use crate::settings::{Flags, timeout_from_secs, wait_from_text};
+use crate::settings::Flags;
+use crate::settings::duration;
 // The value enums live with the layer that acts on them; clap parses them here.
 pub(crate) use crate::batch::csv_input::AmountUnit;
 pub(crate) use crate::render::{ColorChoice, OutputFormat};
@@ -132,7 +133,12 @@ pub(crate) enum ConfigCommand {
     /// Print the config file that would be used.
     Path,
     /// Print the effective settings of the selected profile and where each comes from.
-    Show,
+    Show {
+        /// `text`: a table of key, value and source; `json`: one object for scripts, with
+        /// the same values and sources and every problem (never the secret).
+        #[arg(short, long, value_enum, default_value_t = ShowFormat::Text, value_name = "FORMAT")]
+        output: ShowFormat,
+    },
     /// Write a commented config file (mode 0600) with one profile, taking --profile,
     /// --base-url, --client-id and --client-secret-file; on an existing file, add the profile
     /// and keep the rest of the file as it is.
@@ -196,6 +202,16 @@ pub(crate) enum DoctorFormat {
     /// One line per check: its name, ok/warn/FAIL, what was found and the fix.
     Text,
     /// One JSON object: the checks, each with its details, and the exit status.
+    Json,
+}
+
+/// How `payverify config show` prints the settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ShowFormat {
+    /// A table: key, value, where it came from, and a mark on each line with a problem.
+    Text,
+    /// One JSON object: `ok`, `exit`, `config`, `profile`, `settings` (each key's value
+    /// and source), `problems`, `warnings`.
     Json,
 }
 
@@ -461,8 +477,9 @@ pub(crate) fn parse_delimiter(s: &str) -> Result<u8, String> {
 /// Per-command settings that a config profile can also set (config key of the same name).
 #[derive(Debug, Args, Default, Clone)]
 pub(crate) struct ProfileArgs {
-    /// Seconds each attempt may take, connect to last byte [default: 30] [config: timeout]
-    #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
+    /// How long each attempt may take, connect to last byte: seconds (30, 2.5) or a duration
+    /// (30s, 500ms, 1m) [default: 30s] [config: timeout]
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, allow_negative_numbers = true)]
     pub(crate) timeout: Option<Duration>,
 
     /// Retries after the first attempt, for failures: network errors, timeouts and
@@ -472,8 +489,8 @@ pub(crate) struct ProfileArgs {
     pub(crate) retries: Option<u32>,
 
     /// Ask a not-final (e.g. PENDING) transaction again until it is final or this long has
-    /// passed, e.g. 90s, 5m, 1h (0: do not wait). A check that gets no answer (throttled,
-    /// failed, whatever --retries) keeps the answer in hand and the wait goes on
+    /// passed: 90s, 5m, 1h 30m, or seconds (0: do not wait). A check that gets no answer
+    /// (throttled, failed, whatever --retries) keeps the answer in hand and the wait goes on
     /// [default: 0] [config: wait]
     #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
     pub(crate) wait: Option<Duration>,
@@ -482,7 +499,8 @@ pub(crate) struct ProfileArgs {
     /// from its first request, before it is given up as UNAVAILABLE (exit 7); with --wait,
     /// whichever ends first. e.g. 90s, 5m, 1h (0: do not ask a throttled reference again)
     /// [default: 10m] [config: give_up_after]
-    #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_give_up_after,
+          allow_hyphen_values = true)]
     pub(crate) give_up_after: Option<Duration>,
 
     /// How the Authorization header carries the credentials [default: standard]
@@ -605,10 +623,6 @@ impl VerifyArgs {
 pub(crate) const MIN_RATE: f64 = 0.001;
 /// Most requests per second `--rate` accepts.
 pub(crate) const MAX_RATE: f64 = 100_000.0;
-/// Shortest `--timeout`, in seconds.
-pub(crate) const MIN_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.0;
-/// Longest `--timeout`, in seconds.
-pub(crate) const MAX_TIMEOUT_SECS: f64 = crate::settings::TIMEOUT_RANGE_SECS.1;
 /// Most worker threads.
 pub(crate) const MAX_JOBS: u16 = 64;
 
@@ -621,19 +635,21 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 }
 
 fn parse_timeout(s: &str) -> Result<Duration, String> {
-    s.trim()
-        .parse::<f64>()
-        .ok()
-        .and_then(timeout_from_secs)
-        .ok_or_else(|| {
-            format!(
-                "'{s}' is not a number of seconds from {MIN_TIMEOUT_SECS} to {MAX_TIMEOUT_SECS}"
-            )
-        })
+    duration::TIMEOUT
+        .parse(s)
+        .map_err(|why| format!("'{s}' {why}"))
 }
 
 fn parse_wait(s: &str) -> Result<Duration, String> {
-    wait_from_text(s).map_err(|why| format!("'{s}' {why}"))
+    duration::WAIT
+        .parse(s)
+        .map_err(|why| format!("'{s}' {why}"))
+}
+
+fn parse_give_up_after(s: &str) -> Result<Duration, String> {
+    duration::GIVE_UP_AFTER
+        .parse(s)
+        .map_err(|why| format!("'{s}' {why}"))
 }
 
 fn parse_jobs(s: &str) -> Result<u16, String> {

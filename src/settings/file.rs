@@ -7,16 +7,49 @@ use serde::Deserialize;
 
 use crate::exit::{Cause, Failure};
 use crate::secret::Secret;
+use crate::settings::duration::DurationValue;
 
 /// The whole config file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub struct ConfigFile {
     /// The profile used when neither `--profile` nor `PAYVERIFY_PROFILE` names one.
     pub default_profile: Option<String>,
-    /// Named profiles, e.g. `live` and `staging`.
-    #[serde(default)]
+    /// Named profiles, e.g. `live` and `staging`, that were read.
     pub profiles: BTreeMap<String, Profile>,
+    /// Profiles that could not be read (an unknown key, a value of the wrong type), each
+    /// with where and why (` line 7, key hmca: unknown field ...`): an error when it is the
+    /// one selected, a warning otherwise (a typo under `staging` must not stop `--profile
+    /// live`).
+    pub broken: BTreeMap<String, String>,
+    /// Whether any profile, read or not, holds a `client_secret` inline.
+    pub holds_secret: bool,
+}
+
+impl ConfigFile {
+    /// Every profile name in the file, read or broken, in order.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .profiles
+            .keys()
+            .chain(self.broken.keys())
+            .cloned()
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Whether the file has a profile of that name (read or broken).
+    pub fn has(&self, name: &str) -> bool {
+        self.profiles.contains_key(name) || self.broken.contains_key(name)
+    }
+}
+
+/// The top level of the file besides `profiles`: refused whole when wrong, since it
+/// concerns every profile.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopLevel {
+    default_profile: Option<String>,
 }
 
 /// One `[profiles.NAME]` table. Unknown keys are refused so a typo is not silently ignored.
@@ -33,14 +66,14 @@ pub struct Profile {
     pub client_secret_file: Option<PathBuf>,
     /// `standard` (base64, RFC 7617) or `literal`.
     pub auth_style: Option<String>,
-    /// Per-attempt timeout in seconds.
-    pub timeout: Option<f64>,
+    /// Per-attempt timeout: `"30s"`, `"500ms"` or seconds (`30`, `2.5`).
+    pub timeout: Option<DurationValue>,
     /// Retries after the first attempt.
     pub retries: Option<u32>,
     /// How long a not-final transaction is asked again, e.g. `"5m"` or `90` (seconds).
-    pub wait: Option<WaitValue>,
-    /// How long a reference the service throttles is asked again, as `wait` is written.
-    pub give_up_after: Option<WaitValue>,
+    pub wait: Option<DurationValue>,
+    /// How long a reference the service throttles is asked again, in the same forms.
+    pub give_up_after: Option<DurationValue>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
     /// A command whose output is the client secret (a password manager).
@@ -76,46 +109,6 @@ pub struct ReconcileTable {
     pub amount_unit: Option<String>,
     /// `--currency`.
     pub currency: Option<String>,
-}
-
-/// The `wait` key as written: the same words `--wait` takes (`"5m"`, `"90"`), or a TOML
-/// integer of seconds (`wait = 90`, `wait = 0`). A TOML float is kept so that it can be
-/// refused with a clear line (see `settings::wait_from_config`): `--wait 1.5` is refused too,
-/// and `"1500ms"` says it exactly.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WaitValue {
-    /// A string: a duration or a bare number of seconds.
-    Text(String),
-    /// A TOML integer: seconds; negative ones are refused when resolved.
-    Seconds(i64),
-    /// A TOML float.
-    Fraction(f64),
-}
-
-impl<'de> Deserialize<'de> for WaitValue {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = WaitValue;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a duration such as \"5m\" or a whole number of seconds")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<WaitValue, E> {
-                Ok(WaitValue::Text(v.to_owned()))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<WaitValue, E> {
-                Ok(WaitValue::Seconds(v))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<WaitValue, E> {
-                // Beyond i64 is far beyond the longest wait: refused when resolved.
-                Ok(WaitValue::Seconds(i64::try_from(v).unwrap_or(i64::MAX)))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<WaitValue, E> {
-                Ok(WaitValue::Fraction(v))
-            }
-        }
-        deserializer.deserialize_any(Visitor)
-    }
 }
 
 /// Where the config file is looked for, and whether it must exist.
@@ -156,31 +149,91 @@ pub(crate) fn read(location: &ConfigLocation) -> Result<Option<String>, Failure>
 
 /// Parses config text, turning TOML errors into one line naming the file, line and key.
 ///
+/// A syntax error anywhere, or a problem at the top level, makes the whole file invalid.
+/// A profile whose keys are wrong (unknown, or of the wrong type) is kept aside in
+/// [`ConfigFile::broken`] with its error, and the others are read.
+///
 /// The message never quotes a value from the file, whatever its key: a secret can sit
 /// under any key (a misspelled `client_secret`, a pasted line), so only key names, types
 /// and what was expected are shown.
 pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
-    toml::from_str(text).map_err(|e| {
-        let start = e.span().map(|span| span.start.min(text.len()));
-        let at = match start {
-            Some(start) => {
-                let line = text[..start].matches('\n').count() + 1;
-                match key_on_line(text, start) {
-                    Some(key) => format!(" line {line}, key {key}:"),
-                    None => format!(" line {line}:"),
-                }
-            }
-            None => String::new(),
-        };
-        Failure::config(
-            Cause::ConfigFile,
-            format!(
-                "config file {} is invalid:{at} {}",
-                path.display(),
-                without_values(e.message()).trim()
+    use toml::de::{DeTable, DeValue, ValueDeserializer};
+    let invalid = |e: &toml::de::Error| invalid(path, &detail(text, e));
+    let root = DeTable::parse(text).map_err(|e| invalid(&e))?;
+    let span = root.span();
+    let mut top = root.into_inner();
+    let profiles_key = top
+        .keys()
+        .find(|key| key.get_ref().as_ref() == "profiles")
+        .cloned();
+    let profiles = profiles_key.and_then(|key| top.remove(&key));
+    let top_level =
+        TopLevel::deserialize(toml::de::Deserializer::from(toml::Spanned::new(span, top)))
+            .map_err(|e| invalid(&e))?;
+    let mut file = ConfigFile {
+        default_profile: top_level.default_profile,
+        ..ConfigFile::default()
+    };
+    let Some(profiles) = profiles else {
+        return Ok(file);
+    };
+    let (profiles_span, profiles) = (profiles.span(), profiles.into_inner());
+    let DeValue::Table(table) = profiles else {
+        // Deserialized only to have the toml error, with its place, for the wrong type.
+        let wrong = BTreeMap::<String, serde::de::IgnoredAny>::deserialize(
+            ValueDeserializer::from(toml::Spanned::new(profiles_span, profiles)),
+        );
+        return Err(match wrong {
+            Err(e) => invalid(&e),
+            Ok(_) => Failure::config(
+                Cause::ConfigFile,
+                format!(
+                    "config file {} is invalid: profiles is not a table",
+                    path.display()
+                ),
             ),
-        )
-    })
+        });
+    };
+    for (name, value) in table {
+        let name = name.into_inner().to_string();
+        file.holds_secret |= value
+            .get_ref()
+            .as_table()
+            .is_some_and(|t| t.keys().any(|k| k.get_ref().as_ref() == "client_secret"));
+        match Profile::deserialize(ValueDeserializer::from(value)) {
+            Ok(profile) => {
+                file.profiles.insert(name, profile);
+            }
+            Err(e) => {
+                file.broken.insert(name, detail(text, &e));
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// The config file is invalid, and why (a [`detail`]).
+pub(crate) fn invalid(path: &Path, detail: &str) -> Failure {
+    Failure::config(
+        Cause::ConfigFile,
+        format!("config file {} is invalid:{detail}", path.display()),
+    )
+}
+
+/// A TOML error in one line: ` line 3, key timeout: what`, the line and key where known.
+fn detail(text: &str, e: &toml::de::Error) -> String {
+    let start = e.span().map(|span| span.start.min(text.len()));
+    let at = match start {
+        Some(start) => {
+            let line = text[..start].matches('\n').count() + 1;
+            match key_on_line(text, start) {
+                Some(key) => format!(" line {line}, key {key}:"),
+                None => format!(" line {line}:"),
+            }
+        }
+        None => String::new(),
+    };
+    format!("{at} {}", without_values(e.message()).trim())
 }
 
 /// The key being set on the line holding byte `at`: the text before its `=`, when that
@@ -237,21 +290,33 @@ fn without_values(message: &str) -> String {
 }
 
 /// A commented config file with one profile, for `payverify config init`.
-pub(crate) fn template(profile: &str, base_url: Option<&str>, client_id: Option<&str>) -> String {
+pub(crate) fn template(
+    profile: &str,
+    base_url: Option<&str>,
+    client_id: Option<&str>,
+    secret_file: Option<&Path>,
+) -> String {
     format!(
-        "# payverify configuration (see config.example.toml in the payverify sources for every key).\n\
-         # Precedence: command-line flag > environment variable > this file > default.\n\
-         # Keep this file private (chmod 600) if it ever holds a secret.\n\
-         \n\
+        "{HEADER}\n\
          default_profile = {name}\n\
          \n\
          {section}",
         name = toml_string(profile),
-        section = profile_section(profile, base_url, client_id, None),
+        section = profile_section(profile, base_url, client_id, secret_file),
     )
 }
 
+/// The top of a new config file: where every key is explained, and the rules.
+pub(crate) const HEADER: &str = "\
+# payverify configuration. Every key is explained in config.example.toml: the .deb installs it
+# as /usr/share/doc/payverify/config.example.toml (Homebrew under $(brew --prefix)/share/doc/
+# payverify/), and it is in the top directory of every release archive and of the sources.
+# Precedence: command-line flag > environment variable > this file > default.
+# Keep this file private (chmod 600) if it ever holds a secret.
+";
+
 /// One commented `[profiles.NAME]` table, for a new file or one added to an existing file.
+/// Each key given is written as a value; the others as a commented example, once.
 pub(crate) fn profile_section(
     profile: &str,
     base_url: Option<&str>,
@@ -283,7 +348,7 @@ pub(crate) fn profile_section(
          # client_secret_command = \"pass show payments/{profile}\"\n\
          # client_secret = \"...\"\n\
          # hmac = \"warn\"          # off | warn | require\n\
-         # timeout = 30\n\
+         # timeout = \"30s\"        # each attempt; seconds (30, 2.5) or 500ms, 1m\n\
          # retries = 2\n\
          # wait = \"5m\"            # ask a PENDING transaction again for up to this long\n\
          # give_up_after = \"10m\"  # ask a throttled (429, 503) reference again this long\n\
@@ -342,7 +407,7 @@ mod tests {
     fn the_template_escapes_every_value_and_parses_back() {
         let id = "x\"\nclient_secret = \"injected\\\u{1b}\t";
         let url = "https://gw.example/p\"q";
-        let text = template("live-2_b", Some(url), Some(id));
+        let text = template("live-2_b", Some(url), Some(id), None);
         let cfg = parse(&text, Path::new("t.toml")).unwrap();
         let profile = &cfg.profiles["live-2_b"];
         assert_eq!(profile.client_id.as_deref(), Some(id));
@@ -361,10 +426,48 @@ mod tests {
         assert!(cfg.profiles.contains_key("staging"));
     }
 
+    /// The error a file gives: its own, or its one broken profile's (what selecting that
+    /// profile is refused with).
+    fn error_of(text: &str) -> Failure {
+        let path = Path::new("c.toml");
+        match parse(text, path) {
+            Err(e) => e,
+            Ok(file) => {
+                let (_, detail) = file.broken.iter().next().expect("a broken profile");
+                invalid(path, detail)
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_profile_is_kept_aside_and_the_others_are_read() {
+        let text = "default_profile = \"live\"\n[profiles.live]\nbase_url = \"https://x\"\n\
+                    [profiles.staging]\nhmca = \"require\"\nclient_secret = \"abcdefgh1\"\n\
+                    [profiles.qa]\ntimeout = \"30s\"\n";
+        let file = parse(text, Path::new("c.toml")).unwrap();
+        assert_eq!(file.profiles.keys().collect::<Vec<_>>(), ["live", "qa"]);
+        assert_eq!(file.names(), ["live", "qa", "staging"]);
+        assert!(file.has("staging") && !file.has("dev"));
+        assert!(
+            file.holds_secret,
+            "a broken profile's inline secret still counts"
+        );
+        assert!(file.broken["staging"].starts_with(" line 5, key hmca: unknown field `hmca`"));
+        // The top level and the syntax are the whole file's: those are refused at once.
+        for bad in [
+            "default_profle = \"live\"\n[profiles.live]\n",
+            "[profiles.live]\nbase_url = \n",
+            "profiles = 3\n",
+            "default_profile = 3\n",
+        ] {
+            assert!(parse(bad, Path::new("c.toml")).is_err(), "{bad}");
+        }
+    }
+
     #[test]
     fn unknown_keys_are_errors_with_a_line_number() {
         let text = "[profiles.live]\nbase_url = \"https://x\"\nclient_sekret = \"s\"\n";
-        let err = parse(text, Path::new("c.toml")).unwrap_err();
+        let err = error_of(text);
         assert_eq!(err.exit, crate::exit::Exit::Config);
         assert!(err.message.contains("line 3"), "{}", err.message);
         assert!(err.message.contains("client_sekret"), "{}", err.message);
@@ -383,8 +486,8 @@ mod tests {
                 "line 2, key client_secret: invalid type: floating point, expected a string",
             ),
             (
-                "timeout = \"987654321987\"",
-                "line 2, key timeout: invalid type: string, expected f64",
+                "retries = \"987654321987\"",
+                "line 2, key retries: invalid type: string, expected u32",
             ),
             (
                 "client_secret = 987654321987abc",
@@ -405,7 +508,7 @@ mod tests {
             ),
         ] {
             let text = format!("[profiles.p]\n{line}\n");
-            let err = parse(&text, Path::new("c.toml")).unwrap_err();
+            let err = error_of(&text);
             assert!(err.message.contains(want), "{line}: {}", err.message);
             assert!(
                 !err.message.contains("987654321"),
@@ -442,14 +545,16 @@ mod tests {
                 Some("a\"b"),
             ),
         ] {
-            let text = template(name, url, id);
+            let text = template(name, url, id, None);
             let cfg = parse(&text, Path::new("t.toml")).unwrap();
             assert_eq!(cfg.default_profile.as_deref(), Some(name));
             let p = &cfg.profiles[name];
             assert!(p.base_url.is_some());
             assert_eq!(p.client_id.as_deref(), id);
         }
-        assert!(template("staging", None, None).contains("https://staging.paywithbank3d.com"));
+        assert!(
+            template("staging", None, None, None).contains("https://staging.paywithbank3d.com")
+        );
     }
 
     #[test]

@@ -3,11 +3,12 @@
 //! Precedence for every value: command-line flag > environment variable > config profile >
 //! built-in default. Each value remembers where it came from, for messages and `config show`.
 
+pub(crate) mod duration;
 pub(crate) mod file;
 pub(crate) mod secret_source;
 pub(crate) mod source;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::domain::checks::HmacMode;
@@ -19,7 +20,7 @@ use crate::transport::client::AuthStyle;
 use crate::transport::proxy;
 use file::{ConfigFile, ConfigLocation, Profile};
 pub(crate) use secret_source::{SecretSource, SourceCheck};
-pub(crate) use source::{Context, EnvLookup, Source, Sourced, env};
+pub(crate) use source::{Context, EnvLookup, Fix, Source, Sourced, Warning, env};
 
 /// Default seconds an attempt may take.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -46,7 +47,11 @@ pub(crate) struct Settings {
     pub(crate) profile: Option<Sourced<String>>,
     /// Base URL, unvalidated.
     pub(crate) base_url: Option<Sourced<String>>,
+    /// The client id, without the whitespace around it.
     pub(crate) client_id: Option<Sourced<String>>,
+    /// Whether the client id had whitespace around it, which was taken off (as it is around
+    /// a secret).
+    pub(crate) client_id_trimmed: bool,
     /// Where the client secret comes from.
     pub(crate) client_secret: Option<Sourced<SecretSource>>,
     /// How the Authorization header is written.
@@ -72,8 +77,9 @@ pub(crate) struct Settings {
     pub(crate) reconcile: Option<Sourced<file::ReconcileTable>>,
     /// Keys set in the profile but overridden by an environment variable.
     pub(crate) shadowed: Vec<(&'static str, &'static str)>,
-    /// Problems worth a warning (a secret-holding config file readable by others).
-    pub(crate) warnings: Vec<String>,
+    /// Problems worth a warning: a secret-holding config file readable by others, a
+    /// profile not in use that would be refused.
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// What a request needs: a validated base URL and a full set of credentials.
@@ -113,66 +119,10 @@ pub(crate) struct Flags {
     pub(crate) ca_cert: Option<PathBuf>,
 }
 
-/// The shortest and longest timeout, in seconds, from a flag or the config file.
-pub(crate) const TIMEOUT_RANGE_SECS: (f64, f64) = (0.001, 3600.0);
-
-/// A timeout from seconds, if it is finite and within [`TIMEOUT_RANGE_SECS`].
-pub(crate) fn timeout_from_secs(secs: f64) -> Option<Duration> {
-    (TIMEOUT_RANGE_SECS.0..=TIMEOUT_RANGE_SECS.1)
-        .contains(&secs)
-        .then(|| Duration::from_secs_f64(secs))
-}
-
-/// Longest wait for a not-final transaction, from a flag or the config file.
-pub(crate) const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
-
-/// A wait from `90s`, `5m`, `1h 30m` (humantime), or a bare number of seconds; at most
-/// [`MAX_WAIT`]. The error says what is wrong without repeating the text.
-pub(crate) fn wait_from_text(s: &str) -> Result<Duration, &'static str> {
-    let t = s.trim();
-    let parsed = match t.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty() {
-        true => t.parse::<u64>().ok().map(Duration::from_secs),
-        false => humantime::parse_duration(t).ok(),
-    };
-    match parsed {
-        Some(d) if d <= MAX_WAIT => Ok(d),
-        Some(_) => Err("is longer than the longest wait, 24h"),
-        None => Err("is not a duration such as 90s, 5m or 1h"),
-    }
-}
-
-/// The config key `wait`: a string as [`wait_from_text`] reads it, or whole seconds as a
-/// TOML integer (`wait = 90`, `wait = 0`); a float is refused, as `--wait 1.5` is.
-pub(crate) fn wait_from_config(value: &file::WaitValue) -> Result<Duration, &'static str> {
-    match value {
-        file::WaitValue::Text(text) => wait_from_text(text),
-        file::WaitValue::Seconds(secs) => match u64::try_from(*secs) {
-            Ok(secs) if secs <= MAX_WAIT.as_secs() => Ok(Duration::from_secs(secs)),
-            Ok(_) => Err("is longer than the longest wait, 24h"),
-            Err(_) => Err("is negative; give a duration such as 90s, 5m or 1h, or 0 for none"),
-        },
-        file::WaitValue::Fraction(_) => Err(
-            "is a fractional number; give whole seconds (wait = 90) or a duration string \
-             (wait = \"1500ms\")",
-        ),
-    }
-}
-
 /// Default for how long a throttled reference is asked again: long enough for any rate
 /// limit payverify can pace itself under, short enough that a service throttling everything
 /// ends a run within the hour.
 pub(crate) const DEFAULT_GIVE_UP_AFTER: Duration = Duration::from_secs(600);
-
-/// The config key `give_up_after`, read as `wait` is.
-pub(crate) fn give_up_from_config(value: &file::WaitValue) -> Result<Duration, &'static str> {
-    match value {
-        file::WaitValue::Fraction(_) => Err(
-            "is a fractional number; give whole seconds (give_up_after = 600) or a duration \
-             string (give_up_after = \"1500ms\")",
-        ),
-        other => wait_from_config(other),
-    }
-}
 
 impl Settings {
     /// Resolves settings from the arguments, the environment and the config file; the
@@ -247,13 +197,10 @@ impl Settings {
                 Some(Sourced::new(name, source))
             })
             .or_else(|| {
-                file.as_ref()?
-                    .profiles
-                    .contains_key(DEFAULT_PROFILE)
-                    .then(|| {
-                        let source = Source::DefaultProfile { path: path.clone() };
-                        Sourced::new(DEFAULT_PROFILE.to_owned(), source)
-                    })
+                file.as_ref()?.has(DEFAULT_PROFILE).then(|| {
+                    let source = Source::DefaultProfile { path: path.clone() };
+                    Sourced::new(DEFAULT_PROFILE.to_owned(), source)
+                })
             });
         let profile = match &profile_name {
             Some(name) => {
@@ -290,6 +237,8 @@ impl Settings {
             "base_url",
             &profile.base_url,
         );
+        // Trimmed as the secret is, from every source: a client id pasted with a trailing
+        // space would otherwise be sent as is and earn a bare 401.
         let client_id = string(
             &global.client_id,
             "--client-id",
@@ -297,6 +246,10 @@ impl Settings {
             "client_id",
             &profile.client_id,
         );
+        let client_id_trimmed = client_id
+            .as_ref()
+            .is_some_and(|id| id.value.trim().len() != id.value.len());
+        let client_id = client_id.map(|id| Sourced::new(id.value.trim().to_owned(), id.source));
 
         let profile_secret = profile_secret(&layer).unwrap_or_else(|failure| {
             problems.push(failure);
@@ -326,15 +279,15 @@ impl Settings {
             args.auth_style.map(|v| (v, "--auth-style")),
             profile.auth_style.as_deref(),
             "auth_style",
-            |text| AuthStyle::from_config(text).ok_or("is not one of: standard, literal"),
+            auth_style_key,
             AuthStyle::Standard,
         );
         let timeout = layer.choose(
             &mut problems,
             args.timeout.map(|v| (v, "--timeout")),
-            profile.timeout,
+            profile.timeout.as_ref(),
             "timeout",
-            |secs| timeout_from_secs(secs).ok_or("must be from 0.001 to 3600 seconds"),
+            |value| duration::TIMEOUT.read_config(value),
             DEFAULT_TIMEOUT,
         );
         let retries = layer.choose(
@@ -342,7 +295,7 @@ impl Settings {
             args.retries.map(|v| (v, "--retries")),
             profile.retries,
             "retries",
-            |n| (n <= MAX_RETRIES).then_some(n).ok_or("must be at most 10"),
+            retries_key,
             DEFAULT_RETRIES,
         );
         let wait = layer.choose(
@@ -350,7 +303,7 @@ impl Settings {
             args.wait.map(|v| (v, "--wait")),
             profile.wait.as_ref(),
             "wait",
-            wait_from_config,
+            |value| duration::WAIT.read_config(value),
             Duration::ZERO,
         );
         let give_up_after = layer.choose(
@@ -358,7 +311,7 @@ impl Settings {
             args.give_up_after.map(|v| (v, "--give-up-after")),
             profile.give_up_after.as_ref(),
             "give_up_after",
-            give_up_from_config,
+            |value| duration::GIVE_UP_AFTER.read_config(value),
             DEFAULT_GIVE_UP_AFTER,
         );
         let hmac = layer.choose(
@@ -366,7 +319,7 @@ impl Settings {
             args.hmac.map(|v| (v, "--hmac")),
             profile.hmac.as_deref(),
             "hmac",
-            |text| HmacMode::from_config(text).ok_or("is not one of: off, warn, require"),
+            hmac_key,
             HmacMode::Warn,
         );
         let proxy = match &args.proxy {
@@ -382,15 +335,17 @@ impl Settings {
         };
 
         let reconcile = layer.sourced(profile.reconcile.clone(), "reconcile");
-        let holds_secret = file
-            .as_ref()
-            .is_some_and(|f| f.profiles.values().any(|p| p.client_secret.is_some()));
-        let warnings = match (&config, holds_secret) {
+        let holds_secret = file.as_ref().is_some_and(|f| f.holds_secret);
+        let mut warnings: Vec<Warning> = match (&config, holds_secret) {
             (Some(location), true) => secret_source::exposed_file_warning(&location.path)
                 .into_iter()
                 .collect(),
             _ => Vec::new(),
         };
+        if let (Some(f), Some(location)) = (&file, &config) {
+            let selected = profile_name.as_ref().map(|n| n.value.as_str());
+            warnings.extend(unused_profile_warnings(f, &location.path, selected));
+        }
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -400,12 +355,10 @@ impl Settings {
                 .as_ref()
                 .map(|f| {
                     (
-                        f.profiles.keys().cloned().collect(),
-                        f.default_profile.clone().or_else(|| {
-                            f.profiles
-                                .contains_key(DEFAULT_PROFILE)
-                                .then(|| DEFAULT_PROFILE.to_owned())
-                        }),
+                        f.names(),
+                        f.default_profile
+                            .clone()
+                            .or_else(|| f.has(DEFAULT_PROFILE).then(|| DEFAULT_PROFILE.to_owned())),
                     )
                 })
                 .unwrap_or_default(),
@@ -413,6 +366,7 @@ impl Settings {
             profile: profile_name,
             base_url,
             client_id,
+            client_id_trimmed,
             client_secret,
             auth_style,
             timeout,
@@ -456,10 +410,11 @@ impl Settings {
         Ok(settings)
     }
 
-    /// Prints the resolution's warnings (secret files readable by others).
+    /// Prints the resolution's warnings (secret files readable by others, profiles not in
+    /// use that would be refused).
     pub(crate) fn warn(&self, log: &Log) {
         for warning in &self.warnings {
-            log.warn(warning);
+            log.warn(&warning.to_string());
         }
     }
 
@@ -489,10 +444,10 @@ impl Settings {
         let client_id = self.client_id.as_ref().ok_or_else(|| {
             self.missing("client id", "--client-id ID", env::CLIENT_ID, "client_id")
         })?;
-        if client_id.value.trim().is_empty() {
+        if let Some(why) = client_id_problem(&client_id.value) {
             return Err(Failure::config(
                 Cause::SettingInvalid,
-                format!("the client id from {} is empty", client_id.source),
+                format!("the client id from {} {why}", client_id.source),
             ));
         }
         if let Some(proxy) = &self.proxy {
@@ -600,11 +555,14 @@ impl Settings {
                 self.missing("client id", "--client-id ID", env::CLIENT_ID, "client_id")
                     .message,
             ),
-            Some(id) if id.value.trim().is_empty() => broken(
-                "client_id",
-                format!("the client id from {} is empty", id.source),
-            ),
-            Some(_) => {}
+            Some(id) => {
+                if let Some(why) = client_id_problem(&id.value) {
+                    broken(
+                        "client_id",
+                        format!("the client id from {} {why}", id.source),
+                    );
+                }
+            }
         }
         let mut warnings = Vec::new();
         match &self.client_secret {
@@ -694,13 +652,13 @@ impl Layer<'_> {
     /// Flag, else the profile's key (validated by `parse`), else the default. A key that
     /// does not parse is added to `problems`, and the default stands in so resolution can
     /// go on and find the rest.
-    fn choose<T, R: Copy>(
+    fn choose<T, R: Copy, E: std::fmt::Display>(
         &self,
         problems: &mut Vec<Failure>,
         flag: Option<(T, &'static str)>,
         raw: Option<R>,
         key: &'static str,
-        parse: impl Fn(R) -> Result<T, &'static str>,
+        parse: impl Fn(R) -> Result<T, E>,
         default: T,
     ) -> Sourced<T> {
         if let Some((value, flag)) = flag {
@@ -719,6 +677,166 @@ impl Layer<'_> {
             }
         }
     }
+}
+
+/// Why a client id (its surrounding whitespace taken off) cannot be sent, if it cannot:
+/// empty, or holding what HTTP Basic authentication cannot carry in a user name.
+pub(crate) fn client_id_problem(id: &str) -> Option<String> {
+    let id = id.trim();
+    if id.is_empty() {
+        Some("is empty".into())
+    } else if id.contains(':') {
+        Some(
+            "contains ':', which HTTP Basic authentication cannot carry in a client id (the \
+             first ':' ends it)"
+                .into(),
+        )
+    } else if id.chars().any(char::is_control) {
+        Some("contains a control character".into())
+    } else {
+        None
+    }
+}
+
+/// The config key `auth_style`.
+fn auth_style_key(text: &str) -> Result<AuthStyle, &'static str> {
+    AuthStyle::from_config(text).ok_or("is not one of: standard, literal")
+}
+
+/// The config key `retries`.
+fn retries_key(n: u32) -> Result<u32, &'static str> {
+    (n <= MAX_RETRIES).then_some(n).ok_or("must be at most 10")
+}
+
+/// The config key `hmac`.
+fn hmac_key(text: &str) -> Result<HmacMode, &'static str> {
+    HmacMode::from_config(text).ok_or("is not one of: off, warn, require")
+}
+
+/// What in a profile would be refused if it were selected, found without reading any
+/// secret or file: each key's value as [`Settings::resolve_all`] checks it (the same
+/// functions), the base URL's form, and the secret sources. `(key, why)`.
+fn profile_problems(profile: &Profile) -> Vec<(&'static str, String)> {
+    let mut found: Vec<(&'static str, String)> = Vec::new();
+    let mut check = |key, why: Option<String>| {
+        if let Some(why) = why {
+            found.push((key, why));
+        }
+    };
+    let text = |r: Result<(), String>| r.err();
+    if let Some(url) = &profile.base_url {
+        check(
+            "base_url",
+            text(
+                BaseUrl::parse(url)
+                    .map(drop)
+                    .map_err(|e| format!("is refused: {e}")),
+            ),
+        );
+    }
+    if let Some(id) = &profile.client_id {
+        check("client_id", client_id_problem(id));
+    }
+    if let Some(v) = profile.auth_style.as_deref() {
+        check(
+            "auth_style",
+            text(auth_style_key(v).map(drop).map_err(String::from)),
+        );
+    }
+    if let Some(v) = &profile.timeout {
+        check(
+            "timeout",
+            text(
+                duration::TIMEOUT
+                    .read_config(v)
+                    .map(drop)
+                    .map_err(|e| e.to_string()),
+            ),
+        );
+    }
+    if let Some(v) = profile.retries {
+        check(
+            "retries",
+            text(retries_key(v).map(drop).map_err(String::from)),
+        );
+    }
+    if let Some(v) = &profile.give_up_after {
+        check(
+            "give_up_after",
+            text(
+                duration::GIVE_UP_AFTER
+                    .read_config(v)
+                    .map(drop)
+                    .map_err(|e| e.to_string()),
+            ),
+        );
+    }
+    if let Some(v) = &profile.wait {
+        check(
+            "wait",
+            text(
+                duration::WAIT
+                    .read_config(v)
+                    .map(drop)
+                    .map_err(|e| e.to_string()),
+            ),
+        );
+    }
+    if let Some(v) = profile.hmac.as_deref() {
+        check("hmac", text(hmac_key(v).map(drop).map_err(String::from)));
+    }
+    let secrets = [
+        profile.client_secret.is_some(),
+        profile.client_secret_file.is_some(),
+        profile.client_secret_command.is_some(),
+    ];
+    if secrets.iter().filter(|s| **s).count() > 1 {
+        check(
+            "client_secret",
+            Some("is set more than one way (client_secret, client_secret_file, client_secret_command); keep one".into()),
+        );
+    }
+    if let Some(spec) = &profile.client_secret_command {
+        check(
+            "client_secret_command",
+            spec.argv().err().map(|why| why.to_string()),
+        );
+    }
+    found
+}
+
+/// One warning for each profile not in use that would be refused if it were selected: a
+/// profile that could not be read, and each bad value of one that could.
+fn unused_profile_warnings(file: &ConfigFile, path: &Path, selected: Option<&str>) -> Vec<Warning> {
+    let fix = || Fix::Do("correct it before that profile is selected".into());
+    let unused = |name: &&String| Some(name.as_str()) != selected;
+    let unreadable = file
+        .broken
+        .iter()
+        .filter(|(name, _)| unused(name))
+        .map(|(name, detail)| Warning {
+            what: format!(
+                "profile '{name}' in {} is not in use, and could not be read:{detail}",
+                path.display()
+            ),
+            fix: fix(),
+        });
+    let invalid = file
+        .profiles
+        .iter()
+        .filter(|(name, _)| unused(name))
+        .flat_map(|(name, profile)| {
+            profile_problems(profile)
+                .into_iter()
+                .map(move |(key, why)| Warning {
+                    what: format!(
+                        "profile '{name}' in {} is not in use, and its {key} {why}",
+                        path.display()
+                    ),
+                    fix: fix(),
+                })
+        });
+    unreadable.chain(invalid).collect()
 }
 
 fn pick(
@@ -760,8 +878,11 @@ fn select_profile(
             ),
         ));
     };
+    if let Some(detail) = file.broken.get(name) {
+        return Err(file::invalid(Path::new(&path), detail));
+    }
     file.profiles.get(name).cloned().ok_or_else(|| {
-        let names: Vec<&str> = file.profiles.keys().map(String::as_str).collect();
+        let names = file.names();
         let known = if names.is_empty() {
             "it defines no profiles".to_owned()
         } else {

@@ -14,7 +14,7 @@ use crate::exit::{Cause, Failure};
 use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::secret::Secret;
-use crate::settings::EnvLookup;
+use crate::settings::{EnvLookup, Fix, Warning};
 
 mod process_tree;
 use process_tree::ProcessTree;
@@ -149,7 +149,7 @@ fn check_file(path: &Path) -> SourceCheck {
         return SourceCheck::Broken(format!("{shown}: {problem}"));
     }
     match exposed_file_warning(path) {
-        Some(warning) => SourceCheck::Warn(warning),
+        Some(warning) => SourceCheck::Warn(warning.to_string()),
         None => SourceCheck::Fine,
     }
 }
@@ -221,7 +221,7 @@ pub(crate) fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
         ));
     }
     if let Some(warning) = exposed_file_warning(path) {
-        log.warn(&warning);
+        log.warn(&warning.to_string());
     }
     Ok(secret)
 }
@@ -274,16 +274,16 @@ pub(crate) fn register_known(
 
 /// A warning when `path` (which holds a secret) is readable by group or others.
 #[cfg(unix)]
-pub(crate) fn exposed_file_warning(path: &Path) -> Option<String> {
+pub(crate) fn exposed_file_warning(path: &Path) -> Option<Warning> {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o077 != 0).then(|| {
-        format!(
-            "{} holds a client secret and is readable by others (mode {:o}); run: chmod 600 {}",
+    (mode & 0o077 != 0).then(|| Warning {
+        what: format!(
+            "{} holds a client secret and is readable by others (mode {:o})",
             path.display(),
             mode & 0o777,
-            path.display()
-        )
+        ),
+        fix: Fix::Run(format!("chmod 600 {}", path.display())),
     })
 }
 
@@ -293,7 +293,7 @@ pub(crate) fn exposed_file_warning(path: &Path) -> Option<String> {
 /// Files under the user's profile inherit an access list of the user, SYSTEM and the
 /// Administrators only, which is not warned about.
 #[cfg(windows)]
-pub(crate) fn exposed_file_warning(path: &Path) -> Option<String> {
+pub(crate) fn exposed_file_warning(path: &Path) -> Option<Warning> {
     use windows_acl::acl::{ACL, AceType};
     let entries = ACL::from_file_path(path.to_str()?, false)
         .ok()?
@@ -310,14 +310,16 @@ pub(crate) fn exposed_file_warning(path: &Path) -> Option<String> {
     let readers = broad_readers(&aces);
     // The user's name itself: `%USERNAME%` means nothing to PowerShell.
     let user = std::env::var("USERNAME").unwrap_or_else(|_| "%USERNAME%".into());
-    (!readers.is_empty()).then(|| {
-        format!(
-            "{} holds a client secret and is readable by {} (its access list); run: icacls \"{}\" \
-             /inheritance:r /grant:r \"{user}:F\"",
+    (!readers.is_empty()).then(|| Warning {
+        what: format!(
+            "{} holds a client secret and is readable by {} (its access list)",
             path.display(),
             readers.join(", "),
+        ),
+        fix: Fix::Run(format!(
+            "icacls \"{}\" /inheritance:r /grant:r \"{user}:F\"",
             path.display()
-        )
+        )),
     })
 }
 
@@ -689,8 +691,8 @@ mod tests {
         let dir = crate::testutil::TempDir::new("perm");
         let path = dir.write("secret", "abc\n");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let warning = exposed_file_warning(&path).unwrap();
-        assert!(warning.contains("chmod 600"), "{warning}");
+        let warning = exposed_file_warning(&path).unwrap().to_string();
+        assert!(warning.contains("(mode 644); run: chmod 600 "), "{warning}");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert_eq!(exposed_file_warning(&path), None);
     }

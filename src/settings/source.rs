@@ -124,3 +124,39 @@ impl Context<'_> {
         (self.env)(name).filter(|v| !v.trim().is_empty())
     }
 }
+
+/// Something in the settings that works but deserves attention: what, and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Warning {
+    /// What was found, one clause.
+    pub(crate) what: String,
+    /// What to do about it.
+    pub(crate) fix: Fix,
+}
+
+/// How a [`Warning`] is fixed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fix {
+    /// A command to run, e.g. `chmod 600 FILE`.
+    Run(String),
+    /// Something to do, in words.
+    Do(String),
+}
+
+impl Fix {
+    /// The fix alone, as doctor's `fix:` shows it.
+    pub(crate) fn text(&self) -> &str {
+        match self {
+            Fix::Run(text) | Fix::Do(text) => text,
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.fix {
+            Fix::Run(command) => write!(f, "{}; run: {command}", self.what),
+            Fix::Do(what) => write!(f, "{}; {what}", self.what),
+        }
+    }
+}

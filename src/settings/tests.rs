@@ -382,35 +382,34 @@ fn a_missing_profile_ends_resolution_with_one_problem() {
     );
 }
 
-/// The one wait parser (flag and config key share it) on near-misses: scientific and
-/// signed numbers, fractions, blank text and out-of-range integers are refused; padding
-/// and a space before the unit are read as humantime reads them.
+/// The one duration parser (flags and config keys share it) on near-misses: scientific and
+/// signed numbers, blank text and out-of-range integers are refused; padding and a space
+/// before the unit are read as humantime reads them; a fraction of a second is seconds, for
+/// `wait` as for `timeout` (every duration key takes the same forms).
 #[test]
 fn wait_near_misses() {
-    for bad in [
-        "1e3s",
-        "1.5",
-        "+5",
-        "-1s",
-        "",
-        "   ",
-        "5 parsecs",
-        "1e3",
-        "0x10",
-    ] {
-        assert!(wait_from_text(bad).is_err(), "{bad:?} was accepted");
+    use duration::{DurationValue, WAIT};
+    for bad in ["1e3s", "+5", "-1s", "", "   ", "5 parsecs", "1e3", "0x10"] {
+        assert!(WAIT.parse(bad).is_err(), "{bad:?} was accepted");
     }
-    assert_eq!(wait_from_text(" 90 "), Ok(Duration::from_secs(90)));
-    assert_eq!(wait_from_text("5 m"), Ok(Duration::from_secs(300)));
-    assert_eq!(wait_from_text("86400"), Ok(MAX_WAIT));
-    assert!(wait_from_text("86401").is_err());
-    assert!(wait_from_text("24h 1ms").is_err());
-    assert!(wait_from_config(&file::WaitValue::Text(String::new())).is_err());
-    assert!(wait_from_config(&file::WaitValue::Seconds(i64::MAX)).is_err());
-    assert!(wait_from_config(&file::WaitValue::Seconds(i64::MIN)).is_err());
-    assert!(wait_from_config(&file::WaitValue::Fraction(90.0)).is_err());
+    assert_eq!(WAIT.parse(" 90 "), Ok(Duration::from_secs(90)));
+    assert_eq!(WAIT.parse("5 m"), Ok(Duration::from_secs(300)));
+    assert_eq!(WAIT.parse("1.5"), Ok(Duration::from_millis(1500)));
+    assert_eq!(WAIT.parse("86400"), Ok(WAIT.max));
+    assert!(WAIT.parse("86401").is_err());
+    assert!(WAIT.parse("24h 1ms").is_err());
+    assert!(
+        WAIT.read_config(&DurationValue::Text(String::new()))
+            .is_err()
+    );
+    assert!(WAIT.read_config(&DurationValue::Seconds(i64::MAX)).is_err());
+    assert!(WAIT.read_config(&DurationValue::Seconds(i64::MIN)).is_err());
     assert_eq!(
-        wait_from_config(&file::WaitValue::Seconds(86_400)),
-        Ok(MAX_WAIT)
+        WAIT.read_config(&DurationValue::Fraction(90.0)),
+        Ok(Duration::from_secs(90))
+    );
+    assert_eq!(
+        WAIT.read_config(&DurationValue::Seconds(86_400)),
+        Ok(WAIT.max)
     );
 }

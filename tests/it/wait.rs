@@ -129,13 +129,14 @@ fn only_not_final_is_asked_again() {
 fn bad_waits_are_usage_errors() {
     for (value, why) in [
         ("soon", "is not a duration such as 90s, 5m or 1h"),
-        ("-5s", "is not a duration such as 90s, 5m or 1h"),
+        ("-5s", "is negative; a wait is from 0 to 24h"),
         ("5 parsecs", "is not a duration such as 90s, 5m or 1h"),
         ("25h", "is longer than the longest wait, 24h"),
         (
             "99999999999999999999",
-            "is not a duration such as 90s, 5m or 1h",
+            "is longer than the longest wait, 24h",
         ),
+        ("1e3", "is not a duration such as 90s, 5m or 1h"),
         ("", "is not a duration such as 90s, 5m or 1h"),
     ] {
         let out = payverify()
@@ -592,8 +593,18 @@ fn the_wait_config_key_takes_whole_seconds() {
     assert!(!stderr_of(&out).contains("still not final"));
     assert_eq!(server.requests.lock().unwrap().len(), asked + 1);
 
+    // A fraction is seconds, as for every duration key (timeout takes 2.5 too).
+    let out = run("1.5");
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("still not final after 1s 500ms"),
+        "{}",
+        stderr_of(&out)
+    );
+    let asked = server.requests.lock().unwrap().len();
+
     for (wait, why) in [
-        ("1.5", "wait is a fractional number; give whole seconds"),
+        ("\"1e3\"", "wait is not a duration such as 90s, 5m or 1h"),
         ("-3", "wait is negative"),
         ("90000", "wait is longer than the longest wait, 24h"),
         (
@@ -607,7 +618,7 @@ fn the_wait_config_key_takes_whole_seconds() {
         assert!(stderr.contains(why), "{wait}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{wait}: {stderr}");
     }
-    assert_eq!(server.requests.lock().unwrap().len(), asked + 1);
+    assert_eq!(server.requests.lock().unwrap().len(), asked);
 }
 
 /// A wait shorter than a second is reported as given, not rounded to `0s`.

@@ -204,7 +204,10 @@ fn proxy_for(settings: &Settings, base: &BaseUrl) -> Result<Option<ureq::Proxy>,
 fn config_check(settings: &Settings) -> Check {
     let file = match (&settings.config, settings.config_loaded) {
         (Some(c), true) => format!("{}", c.path.display()),
-        (Some(c), false) => format!("none ({} does not exist)", c.path.display()),
+        (Some(c), false) => format!(
+            "none ({} does not exist; payverify config init writes one)",
+            c.path.display()
+        ),
         (None, _) => "none (no config directory: no HOME?)".to_owned(),
     };
     let (names, _) = &settings.profiles;
@@ -237,9 +240,11 @@ fn config_check(settings: &Settings) -> Check {
         ));
     }
     for warning in &settings.warnings {
-        found.push_str(&format!("; {warning}"));
-        if let Some(c) = &settings.config {
-            fixes.push(format!("chmod 600 {}", c.path.display()));
+        found.push_str(&format!("; {}", warning.what));
+        // Several profiles with problems share one fix: said once.
+        let fix = warning.fix.text().to_owned();
+        if !fixes.contains(&fix) {
+            fixes.push(fix);
         }
     }
     let check = if fixes.is_empty() {
@@ -263,28 +268,71 @@ fn config_check(settings: &Settings) -> Check {
             settings.profile.as_ref().map(|p| p.source.to_string()),
         )
         .with("profiles", names.clone())
+        .with(
+            "warnings",
+            settings
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+        )
+}
+
+/// Where a setting came from, as the settings line says it: the file and profile are on
+/// the config line already, so a profile's value is `profile 'live'`, not its path again.
+fn short_source(source: &Source) -> String {
+    match source {
+        Source::Profile { profile, .. } => format!("profile '{profile}'"),
+        Source::Flag(flag) => format!("flag {flag}"),
+        other => other.to_string(),
+    }
+}
+
+/// `from A: x, y; from B: z`: each value once, after the source it shares with the values
+/// next to it.
+fn grouped(items: &[(String, &Source)]) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (text, source) in items {
+        let label = short_source(source);
+        match groups.last_mut() {
+            Some((last, texts)) if *last == label => texts.push(text),
+            _ => groups.push((label, vec![text])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(label, texts)| format!("from {label}: {}", texts.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// 2. Base URL, client id and secret with their sources; the secret is read, never shown.
 fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secret>) {
-    let mut found = Vec::new();
+    let mut found: Vec<(String, &Source)> = Vec::new();
     let mut missing = Vec::new();
     let mut warnings = Vec::new();
     let mut fixes = Vec::new();
     let mut failure: Option<String> = None;
     match &settings.base_url {
-        Some(url) => found.push(format!(
-            "base URL {} ({})",
-            without_userinfo(&url.value),
-            url.source
+        Some(url) => found.push((
+            format!("base URL {}", without_userinfo(&url.value)),
+            &url.source,
         )),
         None => missing.push(("base URL", "--base-url URL, PAYVERIFY_BASE_URL or base_url")),
     }
     match &settings.client_id {
-        Some(id) if id.value.trim().is_empty() => {
-            failure.get_or_insert(format!("the client id from {} is empty", id.source));
-        }
-        Some(id) => found.push(format!("client id {} ({})", id.value, id.source)),
+        Some(id) => match crate::settings::client_id_problem(&id.value) {
+            Some(why) => {
+                failure.get_or_insert(format!("the client id from {} {why}", id.source));
+            }
+            None => {
+                let trimmed = match settings.client_id_trimmed {
+                    true => " (the whitespace around it was taken off, as around a secret)",
+                    false => "",
+                };
+                found.push((format!("client id {}{trimmed}", id.value), &id.source));
+            }
+        },
         None => missing.push((
             "client id",
             "--client-id ID, PAYVERIFY_CLIENT_ID or client_id",
@@ -316,15 +364,12 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
                     None
                 }
                 Ok(secret) => {
-                    found.push(format!(
-                        "client secret {kind} ({}), not shown",
-                        source.source
-                    ));
+                    found.push((format!("client secret {kind} (not shown)"), &source.source));
                     if let SecretSource::File(path) = &source.value
                         && let Some(w) = crate::settings::secret_source::exposed_file_warning(path)
                     {
-                        warnings.push(w);
-                        fixes.push(format!("chmod 600 {}", path.display()));
+                        warnings.push(w.what);
+                        fixes.push(w.fix.text().to_owned());
                     }
                     Some(secret)
                 }
@@ -352,14 +397,21 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
             .iter()
             .map(|(w, how)| format!("{w}: {how}"))
             .collect();
+        // With no config file at all, the quickest way is to write one.
+        let init = match settings.config_loaded {
+            false => "run payverify config init --client-id ID --client-secret-file PATH (it \
+                      writes a profile for the live service), or "
+                .to_owned(),
+            true => String::new(),
+        };
         Check::fail(
             "settings",
             Exit::Config,
             format!("no {} configured", what.join(", no ")),
-            format!("set {}", how.join("; ")),
+            format!("{init}set {}", how.join("; ")),
         )
     } else {
-        let mut text = found.join("; ");
+        let mut text = grouped(&found);
         for w in &warnings {
             text.push_str(&format!("; {w}"));
         }
@@ -375,6 +427,7 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
     check = check
         .with("base_url", sourced(&settings.base_url, without_userinfo))
         .with("client_id", sourced(&settings.client_id, str::to_owned))
+        .with("client_id_trimmed", settings.client_id_trimmed)
         .with(
             "proxy",
             sourced(&settings.proxy, crate::transport::proxy::shown),

@@ -3,17 +3,15 @@
 use std::fs;
 use std::path::Path;
 
-use comfy_table::Table;
-
 use crate::cli::{ConfigCommand, GlobalArgs, ProfileArgs};
 use crate::exit::{Cause, Exit, Failure};
 use crate::io_util::io_reason;
 use crate::log::Log;
+use crate::render::Printer;
 use crate::render::write_output;
-use crate::render::{Printer, Style, new_table, table_text};
 use crate::settings::file::edit::add_profile;
 use crate::settings::file::{profile_section, template};
-use crate::settings::{Context, Problem, Settings, Source, Sourced};
+use crate::settings::{Context, Settings};
 use crate::transport::base_url::BaseUrl;
 
 /// Runs a `config` subcommand.
@@ -45,8 +43,10 @@ pub(crate) fn run(
                 .config_location(global.config.as_ref())
                 .and_then(|location| crate::settings::file::load(&location).ok().flatten())
                 .map(|file| {
-                    file.profiles
-                        .into_keys()
+                    // Every profile, also one that could not be read: it can be selected
+                    // (and then says what is wrong with it).
+                    file.names()
+                        .into_iter()
                         .filter(|name| crate::settings::file::is_profile_name(name))
                         .collect::<Vec<_>>()
                 })
@@ -75,46 +75,7 @@ pub(crate) fn run(
                 .collect();
             write_output(printer.text(&text))?;
         }
-        ConfigCommand::Show => {
-            // Every bad key at once: fixing one to be told of the next is a slow loop.
-            let settings = match Settings::resolve_all(&global.flags(&ProfileArgs::default()), ctx)
-            {
-                Ok(settings) => settings,
-                Err(mut problems) => {
-                    let last = problems.pop();
-                    for problem in &problems {
-                        log.error(&problem.message);
-                    }
-                    return Err(last.unwrap_or_else(|| {
-                        Failure::new(Exit::Internal, "settings failed without a reason")
-                    }));
-                }
-            };
-            settings.warn(log);
-            settings.warn_shadowed(log);
-            let problems = settings.problems(ctx.env);
-            write_output(printer.text(&show(&settings, &problems)))?;
-            for problem in &problems {
-                match problem.broken {
-                    true => log.error(&format!("{}: {}", problem.key, problem.message)),
-                    false => log.warn(&format!("{}: {}", problem.key, problem.message)),
-                }
-            }
-            let broken: Vec<&str> = problems
-                .iter()
-                .filter(|p| p.broken)
-                .map(|p| p.key)
-                .collect();
-            if !broken.is_empty() {
-                return Err(Failure::config(
-                    Cause::SettingInvalid,
-                    format!(
-                        "this configuration cannot work: fix {} (marked BROKEN)",
-                        broken.join(", ")
-                    ),
-                ));
-            }
-        }
+        ConfigCommand::Show { output } => show::run(global, *output, log, ctx, &mut printer)?,
         ConfigCommand::Init { force } => init(global, *force, log, ctx, &mut printer)?,
     }
     Ok(Exit::Successful)
@@ -152,7 +113,31 @@ fn init(
         ));
     }
     let (base_url, client_id) = (global.base_url.as_deref(), global.client_id.as_deref());
-    let secret_file = global.client_secret_file.as_deref();
+    // Written absolute: a relative path in the file would be read relative to wherever
+    // payverify runs later (a cron job's home), not where init ran.
+    let secret_file = match &global.client_secret_file {
+        Some(path) => Some(std::path::absolute(path).map_err(|e| {
+            Failure::usage(format!(
+                "--client-secret-file {}: {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })?),
+        None => None,
+    };
+    let secret_file = secret_file.as_deref();
+    // A file that is not there yet (or cannot work) is written anyway, with a warning: the
+    // secret may be put there after the config, and nothing verifies until it can be read.
+    let unusable_secret = secret_file.and_then(|path| {
+        match crate::settings::SecretSource::File(path.to_owned()).check(ctx.env) {
+            crate::settings::SourceCheck::Fine => None,
+            crate::settings::SourceCheck::Warn(warning) => {
+                log.warn(&warning);
+                None
+            }
+            crate::settings::SourceCheck::Broken(why) => Some(why),
+        }
+    });
     let path = &location.path;
     // The target is checked (and its temporary file made) before anything is read from it.
     let pending = prepare_private(path)?;
@@ -176,15 +161,7 @@ fn init(
                 )
             })?
         }
-        None => {
-            let mut text = template(profile, base_url, client_id);
-            if let Some(file) = secret_file {
-                let section = profile_section(profile, base_url, client_id, Some(file));
-                text = add_profile(&text, profile, &section, true)
-                    .map_err(|e| Failure::config(Cause::ConfigFile, e))?;
-            }
-            text
-        }
+        None => template(profile, base_url, client_id, secret_file),
     };
     // What is written must be what payverify reads back: a file that does not parse is
     // never put in place of one that did.
@@ -209,9 +186,24 @@ fn init(
     if secret_file.is_none() {
         missing.push("a secret source (client_secret_file or client_secret_command)".to_owned());
     }
-    let next = match missing.is_empty() {
+    let mut steps = Vec::new();
+    if !missing.is_empty() {
+        steps.push(format!(
+            "set {} in {}",
+            missing.join(" and "),
+            path.display()
+        ));
+    }
+    if let (Some(why), Some(file)) = (&unusable_secret, secret_file) {
+        log.warn(&format!(
+            "the client secret file cannot be used yet: {why}; the profile is written, and \
+             verifies nothing until the file holds the secret"
+        ));
+        steps.push(format!("put the client secret in {}", file.display()));
+    }
+    let next = match steps.is_empty() {
         true => format!("next, check it: payverify --profile {profile} doctor"),
-        false => format!("next, set {} in {}", missing.join(" and "), path.display()),
+        false => format!("next, {}", steps.join(", and ")),
     };
     log.info(&format!("wrote profile '{profile}'; {next}"));
     Ok(())
@@ -224,123 +216,7 @@ fn no_config_dir() -> Failure {
     )
 }
 
-/// The `config show` table: key, value, source; a line with a problem says so after its
-/// source (`<- BROKEN` when verify could not work, `<- WARNING` otherwise); stderr says why.
-fn show(s: &Settings, problems: &[Problem]) -> String {
-    // Plain even on a terminal: three columns people copy values out of.
-    let mut table = new_table(Style::PLAIN);
-    let none = || "-".to_owned();
-    let row = |table: &mut Table, key: &str, value: String, source: String| {
-        // Values and paths can come from the environment or a file: shown escaped.
-        let mut source = crate::terminal::scrub(&source);
-        for problem in problems.iter().filter(|p| p.key == key) {
-            source.push_str(match problem.broken {
-                true => "  <- BROKEN",
-                false => "  <- WARNING",
-            });
-        }
-        table.add_row(vec![key.to_owned(), crate::terminal::scrub(&value), source]);
-    };
-    let src = |source: &Source| source.to_string();
-    let text = |v: &Option<Sourced<String>>| {
-        v.as_ref()
-            .map(|v| (v.value.clone(), src(&v.source)))
-            .unwrap_or_else(|| (none(), "not set".into()))
-    };
-    let config = match &s.config {
-        Some(c) if s.config_loaded => (c.path.display().to_string(), "loaded".into()),
-        Some(c) => (c.path.display().to_string(), "does not exist".into()),
-        None => (none(), "no config directory".into()),
-    };
-    row(&mut table, "config", config.0, config.1);
-    let (v, w) = text(&s.profile);
-    row(&mut table, "profile", v, w);
-    let (v, w) = text(&s.base_url);
-    let shown = crate::transport::base_url::without_userinfo(&v);
-    let w = if shown == v {
-        w
-    } else {
-        format!("{w} (refused: credentials belong in client_id and a secret source)")
-    };
-    row(&mut table, "base_url", shown, w);
-    let (v, w) = text(&s.client_id);
-    row(&mut table, "client_id", v, w);
-    let secret = s
-        .client_secret
-        .as_ref()
-        .map(|c| (c.value.describe(), src(&c.source)))
-        .unwrap_or_else(|| (none(), "not set".into()));
-    row(&mut table, "client_secret", secret.0, secret.1);
-    row(
-        &mut table,
-        "auth_style",
-        format!("{:?}", s.auth_style.value).to_lowercase(),
-        src(&s.auth_style.source),
-    );
-    row(
-        &mut table,
-        "timeout",
-        format!("{}s", s.timeout.value.as_secs_f64()),
-        src(&s.timeout.source),
-    );
-    row(
-        &mut table,
-        "retries",
-        s.retries.value.to_string(),
-        src(&s.retries.source),
-    );
-    row(
-        &mut table,
-        "wait",
-        match s.wait.value.is_zero() {
-            true => "0 (not final is an answer)".to_owned(),
-            false => humantime::format_duration(s.wait.value).to_string(),
-        },
-        src(&s.wait.source),
-    );
-    row(
-        &mut table,
-        "give_up_after",
-        humantime::format_duration(s.give_up_after.value).to_string(),
-        src(&s.give_up_after.source),
-    );
-    row(
-        &mut table,
-        "hmac",
-        format!("{:?}", s.hmac.value).to_lowercase(),
-        src(&s.hmac.source),
-    );
-    let proxy = match &s.proxy {
-        Some(p) => {
-            let source = match p.source {
-                Source::Env(_) => format!("{} (not for loopback)", src(&p.source)),
-                _ => src(&p.source),
-            };
-            (crate::transport::proxy::shown(&p.value), source)
-        }
-        None => (none(), "not set".into()),
-    };
-    row(&mut table, "proxy", proxy.0, proxy.1);
-    if let Some(list) = &s.no_proxy {
-        let applies = match s.proxy.as_ref().map(|p| &p.source) {
-            Some(Source::Env(_)) => src(&list.source),
-            _ => format!(
-                "{} (applies to a proxy from the environment only)",
-                src(&list.source)
-            ),
-        };
-        row(&mut table, "no_proxy", list.value.clone(), applies);
-    }
-    let ca = s
-        .ca_cert
-        .as_ref()
-        .map(|c| (c.value.display().to_string(), src(&c.source)))
-        .unwrap_or_else(|| (none(), "built-in Mozilla roots".into()));
-    row(&mut table, "ca_cert", ca.0, ca.1);
-    let mut out = table_text(&table, Style::PLAIN);
-    out.push('\n');
-    out
-}
+mod show;
 
 /// Starts an atomic write of `path`, which will be readable only by its owner (it may hold
 /// a secret), creating parent directories private to the user.

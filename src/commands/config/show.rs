@@ -1,0 +1,347 @@
+//! `payverify config show [-o json]`: each effective setting, its value and where it came
+//! from, as a table for people or one JSON object for scripts (the same rows either way);
+//! never the secret.
+
+use serde_json::{Map, Value, json};
+
+use crate::cli::{GlobalArgs, ProfileArgs, ShowFormat};
+use crate::exit::{Cause, Exit, Failure};
+use crate::log::Log;
+use crate::render::{Printer, Style, new_table, table_text, write_output};
+use crate::settings::{Context, Problem, SecretSource, Settings, Source, Sourced};
+
+/// Runs `config show`: the settings on stdout, each problem on stderr; exit 6 when the
+/// configuration cannot work.
+pub(super) fn run(
+    global: &GlobalArgs,
+    format: ShowFormat,
+    log: &Log,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> Result<(), Failure> {
+    // Every bad key at once: fixing one to be told of the next is a slow loop.
+    let settings = match Settings::resolve_all(&global.flags(&ProfileArgs::default()), ctx) {
+        Ok(settings) => settings,
+        Err(mut problems) => {
+            if format == ShowFormat::Json {
+                // A script gets an answer on stdout too: what is wrong, and the exit.
+                let exit = problems
+                    .iter()
+                    .fold(Exit::Successful, |exit, p| exit.merge(p.exit));
+                let errors: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+                let object = json!({
+                    "ok": false,
+                    "exit": exit.code(),
+                    "errors": errors,
+                    "settings": null,
+                });
+                write_output(printer.text(&json_text(object)))?;
+            }
+            let last = problems.pop();
+            for problem in &problems {
+                log.error(&problem.message);
+            }
+            return Err(last.unwrap_or_else(|| {
+                Failure::new(Exit::Internal, "settings failed without a reason")
+            }));
+        }
+    };
+    settings.warn(log);
+    settings.warn_shadowed(log);
+    let problems = settings.problems(ctx.env);
+    let rows = rows(&settings);
+    let broken: Vec<&str> = problems
+        .iter()
+        .filter(|p| p.broken)
+        .map(|p| p.key)
+        .collect();
+    let text = match format {
+        ShowFormat::Text => table(&rows, &problems),
+        ShowFormat::Json => json_text(object(&settings, &rows, &problems)),
+    };
+    write_output(printer.text(&text))?;
+    for problem in &problems {
+        match problem.broken {
+            true => log.error(&format!("{}: {}", problem.key, problem.message)),
+            false => log.warn(&format!("{}: {}", problem.key, problem.message)),
+        }
+    }
+    if !broken.is_empty() {
+        return Err(Failure::config(
+            Cause::SettingInvalid,
+            format!(
+                "this configuration cannot work: fix {} (marked BROKEN)",
+                broken.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One setting as both views show it.
+struct Row {
+    key: &'static str,
+    /// The table's value cell.
+    shown: String,
+    /// The table's source cell: where it came from, or why there is none.
+    source: String,
+    /// Whether anything set it (JSON's `source` is null when nothing did).
+    set: bool,
+    /// The value for scripts: a number where it is one, null when not set.
+    value: Value,
+    /// More for scripts (a secret's kind and path, whether a client id was trimmed).
+    extra: Map<String, Value>,
+}
+
+impl Row {
+    fn new(key: &'static str, shown: String, source: String, value: Value) -> Row {
+        Row {
+            key,
+            shown,
+            source,
+            set: true,
+            value,
+            extra: Map::new(),
+        }
+    }
+
+    fn unset(key: &'static str, why: &str) -> Row {
+        Row {
+            set: false,
+            ..Row::new(key, "-".into(), why.into(), Value::Null)
+        }
+    }
+
+    fn with(mut self, key: &str, value: impl Into<Value>) -> Row {
+        self.extra.insert(key.to_owned(), value.into());
+        self
+    }
+}
+
+/// Every setting, in the order the table lists them.
+fn rows(s: &Settings) -> Vec<Row> {
+    let src = |source: &Source| source.to_string();
+    let text = |key, v: &Option<Sourced<String>>| match v {
+        Some(v) => Row::new(key, v.value.clone(), src(&v.source), json!(v.value)),
+        None => Row::unset(key, "not set"),
+    };
+    let mut rows = Vec::new();
+    rows.push(match &s.config {
+        Some(c) => {
+            let path = c.path.display().to_string();
+            let state = if s.config_loaded {
+                "loaded"
+            } else {
+                "does not exist"
+            };
+            Row::new("config", path.clone(), state.into(), json!(path))
+                .with("loaded", s.config_loaded)
+        }
+        None => Row::unset("config", "no config directory").with("loaded", false),
+    });
+    rows.push(text("profile", &s.profile));
+    rows.push(match &s.base_url {
+        Some(url) => {
+            let shown = crate::transport::base_url::without_userinfo(&url.value);
+            let mut source = src(&url.source);
+            if shown != url.value {
+                source.push_str(" (refused: credentials belong in client_id and a secret source)");
+            }
+            Row::new("base_url", shown.clone(), source, json!(shown))
+        }
+        None => Row::unset("base_url", "not set"),
+    });
+    let mut client_id = text("client_id", &s.client_id).with("trimmed", s.client_id_trimmed);
+    if s.client_id_trimmed {
+        client_id
+            .source
+            .push_str(" (the whitespace around it taken off)");
+    }
+    rows.push(client_id);
+    rows.push(match &s.client_secret {
+        Some(c) => {
+            let row = Row::new(
+                "client_secret",
+                c.value.describe(),
+                src(&c.source),
+                json!("<redacted>"),
+            );
+            match &c.value {
+                SecretSource::Value(_) => row.with("from", "value"),
+                SecretSource::File(path) => row
+                    .with("from", "file")
+                    .with("path", path.display().to_string()),
+                SecretSource::Command(argv) => {
+                    row.with("from", "command").with("command", argv.clone())
+                }
+            }
+        }
+        None => Row::unset("client_secret", "not set"),
+    });
+    rows.push(Row::new(
+        "auth_style",
+        format!("{:?}", s.auth_style.value).to_lowercase(),
+        src(&s.auth_style.source),
+        json!(format!("{:?}", s.auth_style.value).to_lowercase()),
+    ));
+    let timeout = s.timeout.value;
+    rows.push(
+        Row::new(
+            "timeout",
+            humantime::format_duration(timeout).to_string(),
+            src(&s.timeout.source),
+            json!(humantime::format_duration(timeout).to_string()),
+        )
+        .with("seconds", timeout.as_secs_f64()),
+    );
+    rows.push(Row::new(
+        "retries",
+        s.retries.value.to_string(),
+        src(&s.retries.source),
+        json!(s.retries.value),
+    ));
+    let wait = s.wait.value;
+    rows.push(
+        Row::new(
+            "wait",
+            match wait.is_zero() {
+                true => "0 (not final is an answer)".to_owned(),
+                false => humantime::format_duration(wait).to_string(),
+            },
+            src(&s.wait.source),
+            json!(humantime::format_duration(wait).to_string()),
+        )
+        .with("seconds", wait.as_secs_f64()),
+    );
+    let give_up = s.give_up_after.value;
+    rows.push(
+        Row::new(
+            "give_up_after",
+            humantime::format_duration(give_up).to_string(),
+            src(&s.give_up_after.source),
+            json!(humantime::format_duration(give_up).to_string()),
+        )
+        .with("seconds", give_up.as_secs_f64()),
+    );
+    rows.push(Row::new(
+        "hmac",
+        format!("{:?}", s.hmac.value).to_lowercase(),
+        src(&s.hmac.source),
+        json!(format!("{:?}", s.hmac.value).to_lowercase()),
+    ));
+    rows.push(match &s.proxy {
+        Some(p) => {
+            let mut source = src(&p.source);
+            if matches!(p.source, Source::Env(_)) {
+                source.push_str(" (not for loopback)");
+            }
+            // Its password, if any, is never shown.
+            let shown = crate::transport::proxy::shown(&p.value);
+            Row::new("proxy", shown.clone(), source, json!(shown))
+        }
+        None => Row::unset("proxy", "not set"),
+    });
+    if let Some(list) = &s.no_proxy {
+        let mut source = src(&list.source);
+        if !matches!(s.proxy.as_ref().map(|p| &p.source), Some(Source::Env(_))) {
+            source.push_str(" (applies to a proxy from the environment only)");
+        }
+        rows.push(Row::new(
+            "no_proxy",
+            list.value.clone(),
+            source,
+            json!(list.value),
+        ));
+    }
+    rows.push(match &s.ca_cert {
+        Some(c) => {
+            let path = c.value.display().to_string();
+            Row::new("ca_cert", path.clone(), src(&c.source), json!(path))
+        }
+        None => Row::unset("ca_cert", "built-in Mozilla roots"),
+    });
+    rows
+}
+
+/// The table: key, value, source; a line with a problem says so after its source
+/// (`<- BROKEN` when verify could not work, `<- WARNING` otherwise); stderr says why.
+fn table(rows: &[Row], problems: &[Problem]) -> String {
+    // Plain even on a terminal: three columns people copy values out of.
+    let mut table = new_table(Style::PLAIN);
+    for row in rows {
+        // Values and paths can come from the environment or a file: shown escaped.
+        let mut source = crate::terminal::scrub(&row.source);
+        for problem in problems.iter().filter(|p| p.key == row.key) {
+            source.push_str(match problem.broken {
+                true => "  <- BROKEN",
+                false => "  <- WARNING",
+            });
+        }
+        table.add_row(vec![
+            row.key.to_owned(),
+            crate::terminal::scrub(&row.shown),
+            source,
+        ]);
+    }
+    let mut out = table_text(&table, Style::PLAIN);
+    out.push('\n');
+    out
+}
+
+/// The JSON view: `ok` and `exit` (what the command exits with), `config`, `profile`, then
+/// `settings`, each key with `value` and `source` (null when nothing set it) and its
+/// `problems`; then every problem and warning.
+fn object(s: &Settings, rows: &[Row], problems: &[Problem]) -> Value {
+    let (mut config, mut profile) = (Value::Null, Value::Null);
+    let mut settings = Map::new();
+    for row in rows {
+        let mut entry = Map::new();
+        entry.insert("value".into(), row.value.clone());
+        entry.insert(
+            "source".into(),
+            match row.set {
+                true => json!(row.source),
+                false => Value::Null,
+            },
+        );
+        entry.extend(row.extra.clone());
+        let own: Vec<Value> = problems
+            .iter()
+            .filter(|p| p.key == row.key)
+            .map(|p| json!({"broken": p.broken, "message": p.message}))
+            .collect();
+        entry.insert("problems".into(), Value::Array(own));
+        match row.key {
+            "config" => config = Value::Object(entry),
+            "profile" => profile = Value::Object(entry),
+            key => {
+                settings.insert(key.to_owned(), Value::Object(entry));
+            }
+        }
+    }
+    let broken = problems.iter().any(|p| p.broken);
+    let mut warnings: Vec<String> = s.warnings.iter().map(ToString::to_string).collect();
+    warnings.extend(
+        s.shadowed
+            .iter()
+            .map(|(env, key)| format!("{env} is set and overrides {key} from the config profile")),
+    );
+    json!({
+        "ok": !broken,
+        "exit": if broken { Exit::Config.code() } else { Exit::Successful.code() },
+        "config": config,
+        "profile": profile,
+        "settings": settings,
+        "problems": problems
+            .iter()
+            .map(|p| json!({"key": p.key, "broken": p.broken, "message": p.message}))
+            .collect::<Vec<_>>(),
+        "warnings": warnings,
+    })
+}
+
+/// Pretty JSON with a line end, redacted and safe for a terminal.
+fn json_text(mut value: Value) -> String {
+    crate::secret::redact_json(&mut value);
+    format!("{}\n", crate::terminal::json_text(format!("{value:#}")))
+}
