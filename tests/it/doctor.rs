@@ -605,11 +605,11 @@ fn config_warnings_readable_secrets_unpicked_profiles_and_env_overrides() {
     );
     assert!(!config_line.contains("not used"), "{config_line}");
 
-    // An unknown key is a FAIL at config, naming the line and key.
+    // An unknown key in the profile in use is a FAIL at config, naming the line and key.
     let typo = dir.write("typo.toml", "[profiles.p]\nclient_sekret = \"v4lue-77\"\n");
     let out = payverify()
         .env("PAYVERIFY_CONFIG", &typo)
-        .arg("doctor")
+        .args(["--profile", "p", "doctor"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(6));
@@ -618,6 +618,32 @@ fn config_warnings_readable_secrets_unpicked_profiles_and_env_overrides() {
     assert!(stdout.contains("line 2, key client_sekret"), "{stdout}");
     assert!(!stdout.contains("v4lue-77"), "{stdout}");
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    // In a profile not in use (none is selected here), it is a warning at config, naming
+    // the same line and key; the run then fails for want of settings, not for the typo.
+    let out = payverify()
+        .env("PAYVERIFY_CONFIG", &typo)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    let stdout = stdout_of(&out);
+    let config_line = stdout.lines().next().unwrap();
+    assert!(config_line.starts_with("config    warn: "), "{stdout}");
+    assert!(
+        config_line.contains("profile 'p' in ")
+            && config_line
+                .contains("is not in use, and could not be read: line 2, key client_sekret"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("v4lue-77"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("settings  FAIL: "),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -488,7 +488,8 @@ fn config_init_adds_a_profile_and_hints_only_what_is_missing() {
     assert!(text.contains("client_id = \"pk_test\""), "{text}");
 
     // Everything given: the hint is to check it, not to set anything.
-    let secret = dir.write("qa.secret", "s");
+    let secret = dir.write("qa.secret", "qa-secret-6Yt2");
+    set_mode(&secret, 0o600);
     let out = payverify()
         .env("PAYVERIFY_CONFIG", &config)
         .args(["--profile", "qa", "--client-id", "pk_qa"])

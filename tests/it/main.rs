@@ -15,6 +15,7 @@ mod common;
 mod base_url;
 mod batch;
 mod checks;
+mod config_first_hour;
 mod docs;
 mod doctor;
 mod exports;

@@ -296,7 +296,15 @@ fn config_show_exits_6_and_marks_each_broken_secret_source() {
     let (code, stdout, stderr) = config_show(&config, "good");
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stdout.contains("<-"), "{stdout}");
-    assert_eq!(stderr, "");
+    // Nothing about the profile in use; one warning about a profile not in use whose value
+    // would be refused (issue 27: a warning, never an error, for a profile not selected).
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].starts_with("payverify: warning: profile 'badurl' in ")
+            && warnings[0].contains("is not in use, and its base_url is refused: base URL"),
+        "{stderr}"
+    );
 
     // A group/world readable file works but is warned about, with the fix.
     let (code, stdout, stderr) = config_show(&config, "shared");
