@@ -172,12 +172,11 @@ impl Banner<'_> {
          export PAYVERIFY_BASE_URL={url}\n\
          export PAYVERIFY_CLIENT_ID={id}\n\
          export PAYVERIFY_CLIENT_SECRET={secret}\n\n\
-         Magic references:\n{table}\n{note}\n\n\
+         {table}\n\
          Stop with Ctrl-C.\n",
-            note = sandbox::MERCHANT_NOTE,
             id = sandbox::CLIENT_ID,
             secret = sandbox::CLIENT_SECRET,
-            table = sandbox::magic_table(),
+            table = sandbox::magic_section(),
         )?;
         out.flush()
     }

@@ -17,7 +17,8 @@ use crate::log::Log;
 
 pub use http::{Request, Response, Server};
 pub use responses::{
-    CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, SAMPLE_REFERENCE, magic_table,
+    CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, SAMPLE_REFERENCE,
+    magic_section, magic_table,
 };
 pub use throttle::{RateLimit, default_burst, parse_rate};
 pub use tls::{Identity, LOOPBACK_NAMES, Validity};

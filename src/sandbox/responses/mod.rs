@@ -28,84 +28,9 @@ pub(crate) const MAX_SLOW: Duration = Duration::from_secs(120);
 /// Longest time `SANDBOX-SETTLES-<ms>-` may stay pending: a day.
 pub(crate) const MAX_SETTLE: Duration = Duration::from_secs(86_400);
 
-/// The magic references, as documented in `--help`, the banner and the README.
-pub const MAGIC_REFERENCES: [(&str, &str); 17] = [
-    (
-        SAMPLE_REFERENCE,
-        "the documented sample: SUCCESSFUL, ₦40,000.00",
-    ),
-    (
-        "<order id>_<unix time>",
-        "WooCommerce merchant reference: SUCCESSFUL, ₦40,000.00",
-    ),
-    (
-        "<order id>_<unix time>_<kobo>",
-        "SUCCESSFUL with that amount (_1250000: ₦12,500.00)",
-    ),
-    (
-        "<order id>_<unix time>_<kobo>_FAILED",
-        "FAILED with that amount, code 51",
-    ),
-    (
-        "<order id>_<unix time>_<kobo>_PENDING",
-        "PENDING with that amount (not final)",
-    ),
-    ("SANDBOX-OK-<anything>", "SUCCESSFUL, ₦40,000.00"),
-    (
-        "SANDBOX-AMOUNT-<kobo>-<anything>",
-        "SUCCESSFUL with that amount",
-    ),
-    (
-        "SANDBOX-FAILED-<anything>",
-        "FAILED, code 51, description Insufficient Funds",
-    ),
-    ("SANDBOX-PENDING-<anything>", "status PENDING (not final)"),
-    (
-        "SANDBOX-FLAKY-<anything>",
-        "503 on the first attempt for that reference, then SUCCESSFUL",
-    ),
-    (
-        "SANDBOX-RATELIMIT-<anything>",
-        "429 with Retry-After: 1 on the first attempt, then SUCCESSFUL",
-    ),
-    ("SANDBOX-ERROR-<anything>", "500 every time"),
-    (
-        "SANDBOX-SLOW-<ms>-<anything>",
-        "SUCCESSFUL after that delay (at most 120000 ms)",
-    ),
-    (
-        "SANDBOX-SETTLES-<ms>-<anything>",
-        "PENDING until <ms> after the first request for it, then SUCCESSFUL",
-    ),
-    (
-        "SANDBOX-SETTLES-FAILED-<ms>-<anything>",
-        "PENDING until <ms> after the first request for it, then FAILED",
-    ),
-    (
-        "SANDBOX-BADHMAC-<anything>",
-        "SUCCESSFUL with an hmac that does not match",
-    ),
-    ("anything else", "404 with a JSON message"),
-];
-
-/// What the WooCommerce references answer besides status and amount, for `--help` and the
-/// banner.
-pub const MERCHANT_NOTE: &str = "WooCommerce merchant references answer as the gateway does: \
-merchantRef is the reference, transactionRef the gateway's own digits. Write an order's total \
-in kobo after it to try reconcile --sandbox on a file shaped like your export.";
-
-/// The magic references as an aligned text table.
-pub fn magic_table() -> String {
-    let width = MAGIC_REFERENCES
-        .iter()
-        .map(|(r, _)| r.len())
-        .max()
-        .unwrap_or(0);
-    MAGIC_REFERENCES
-        .iter()
-        .map(|(r, what)| format!("  {r:<width$}  {what}\n"))
-        .collect()
-}
+mod magic;
+use magic::{Magic, magic};
+pub use magic::{MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, magic_section, magic_table};
 
 /// One HTTP reply.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,102 +58,6 @@ impl Reply {
     pub(crate) fn message(status: u16, message: &str) -> Self {
         Reply::new(status, json!({ "message": message }))
     }
-}
-
-/// What a reference asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Magic {
-    Sample,
-    Ok,
-    Amount(Kobo),
-    Failed,
-    Pending,
-    Flaky,
-    RateLimit,
-    Error,
-    Slow(Duration),
-    /// PENDING for this long after the first request, then FAILED (`true`) or SUCCESSFUL.
-    Settles(Duration, bool),
-    BadHmac,
-    /// A WooCommerce merchant reference: the amount and status it states.
-    Merchant(Kobo, Outcome),
-    Unknown,
-}
-
-/// The WooCommerce plugin's merchant reference, `<order id>_<unix time>`, with an
-/// optional `_<kobo>` and `_FAILED` / `_PENDING` / `_SUCCESSFUL` after it; `None` for
-/// anything else (a stray part, a time that is not ten digits, an amount beyond i64).
-fn merchant_form(reference: &str) -> Option<Magic> {
-    let digits = |t: &str, len: std::ops::RangeInclusive<usize>| {
-        len.contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit())
-    };
-    let mut parts = reference.split('_');
-    let (order, time) = (parts.next()?, parts.next()?);
-    if !digits(order, 1..=19) || !digits(time, 10..=10) {
-        return None;
-    }
-    let mut amount = Kobo(4_000_000);
-    let mut outcome = Outcome::Successful;
-    let mut rest: Vec<&str> = parts.collect();
-    if let Some(&status) = rest.last().filter(|s| !digits(s, 1..=19)) {
-        outcome = match status {
-            "SUCCESSFUL" => Outcome::Successful,
-            "FAILED" => Outcome::Failed,
-            "PENDING" => Outcome::Pending,
-            _ => return None,
-        };
-        rest.pop();
-    }
-    match rest.as_slice() {
-        [] => {}
-        [kobo] if digits(kobo, 1..=19) => amount = Kobo(kobo.parse().ok()?),
-        _ => return None,
-    }
-    Some(Magic::Merchant(amount, outcome))
-}
-
-fn magic(reference: &str) -> Magic {
-    if reference == SAMPLE_REFERENCE {
-        return Magic::Sample;
-    }
-    if let Some(merchant) = merchant_form(reference) {
-        return merchant;
-    }
-    let Some(rest) = reference.strip_prefix("SANDBOX-") else {
-        return Magic::Unknown;
-    };
-    let simple = [
-        ("OK-", Magic::Ok),
-        ("FAILED-", Magic::Failed),
-        ("PENDING-", Magic::Pending),
-        ("FLAKY-", Magic::Flaky),
-        ("RATELIMIT-", Magic::RateLimit),
-        ("ERROR-", Magic::Error),
-        ("BADHMAC-", Magic::BadHmac),
-    ];
-    if let Some((_, m)) = simple.iter().find(|(p, _)| rest.starts_with(p)) {
-        return *m;
-    }
-    let number_then_dash = |prefix: &str| {
-        let (n, _) = rest.strip_prefix(prefix)?.split_once('-')?;
-        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| n.parse::<u64>().ok())
-            .flatten()
-    };
-    if let Some(kobo) = number_then_dash("AMOUNT-").and_then(|n| i64::try_from(n).ok()) {
-        return Magic::Amount(Kobo(kobo));
-    }
-    if let Some(ms) = number_then_dash("SLOW-").filter(|ms| *ms <= MAX_SLOW.as_millis() as u64) {
-        return Magic::Slow(Duration::from_millis(ms));
-    }
-    let settle = |ms: u64| Some(Duration::from_millis(ms)).filter(|d| *d <= MAX_SETTLE);
-    if let Some(after) = number_then_dash("SETTLES-FAILED-").and_then(settle) {
-        return Magic::Settles(after, true);
-    }
-    if let Some(after) = number_then_dash("SETTLES-").and_then(settle) {
-        return Magic::Settles(after, false);
-    }
-    Magic::Unknown
 }
 
 /// Per-reference attempt counts, for the references that fail only the first time, and
@@ -300,23 +129,31 @@ pub(crate) fn reply(
     let Some(reference) = decode_segment(segment).filter(|r| !r.is_empty()) else {
         return Reply::message(404, "the reference is not valid percent-encoded UTF-8");
     };
-    let ok = || {
-        Reply::new(
-            200,
-            transaction(&reference, Outcome::Successful, Kobo(4_000_000)),
-        )
+    let answer = |outcome, amount| transaction(&reference, outcome, amount);
+    let paid = || answer(Outcome::Successful, Kobo(4_000_000));
+    // A SUCCESSFUL answer with one field changed, signed again when the field is signed.
+    let changed = |key: &str, value: &str| {
+        let mut body = paid();
+        body[key] = Value::String(value.to_owned());
+        resign(&mut body);
+        Reply::new(200, body)
     };
     match magic(&reference) {
-        Magic::Sample | Magic::Ok => ok(),
-        Magic::Amount(kobo) => Reply::new(200, transaction(&reference, Outcome::Successful, kobo)),
-        Magic::Failed => Reply::new(
-            200,
-            transaction(&reference, Outcome::Failed, Kobo(4_000_000)),
-        ),
-        Magic::Pending => Reply::new(
-            200,
-            transaction(&reference, Outcome::Pending, Kobo(4_000_000)),
-        ),
+        Magic::Sample | Magic::Ok => Reply::new(200, paid()),
+        Magic::Amount(kobo) => Reply::new(200, answer(Outcome::Successful, kobo)),
+        Magic::Currency(code) => changed("currencyCode", &code),
+        Magic::MerchantRef(merchant) => changed("merchantRef", &merchant),
+        Magic::Code(code) => changed("code", &code),
+        Magic::Mode(mode) => changed("mode", &mode),
+        Magic::NoHmac => {
+            let mut body = paid();
+            if let Some(fields) = body.as_object_mut() {
+                fields.remove("hmac");
+            }
+            Reply::new(200, body)
+        }
+        Magic::Failed => Reply::new(200, answer(Outcome::Failed, Kobo(4_000_000))),
+        Magic::Pending => Reply::new(200, answer(Outcome::Pending, Kobo(4_000_000))),
         Magic::Flaky if state.attempt(&reference) == 1 => {
             Reply::message(503, "service temporarily unavailable (sandbox: flaky)")
         }
@@ -324,21 +161,20 @@ pub(crate) fn reply(
             retry_after: Some(1),
             ..Reply::message(429, "too many requests (sandbox: rate limit)")
         },
-        Magic::Flaky | Magic::RateLimit => ok(),
+        Magic::Flaky | Magic::RateLimit => Reply::new(200, paid()),
         Magic::Error => Reply::message(500, "internal server error (sandbox: error)"),
-        Magic::Slow(delay) => Reply { delay, ..ok() },
-        Magic::Settles(after, _) if !state.settled(&reference, after) => Reply::new(
-            200,
-            transaction(&reference, Outcome::Pending, Kobo(4_000_000)),
-        ),
-        Magic::Settles(_, false) => ok(),
-        Magic::Settles(_, true) => Reply::new(
-            200,
-            transaction(&reference, Outcome::Failed, Kobo(4_000_000)),
-        ),
+        Magic::Slow(delay) => Reply {
+            delay,
+            ..Reply::new(200, paid())
+        },
+        Magic::Settles(after, _) if !state.settled(&reference, after) => {
+            Reply::new(200, answer(Outcome::Pending, Kobo(4_000_000)))
+        }
+        Magic::Settles(_, false) => Reply::new(200, paid()),
+        Magic::Settles(_, true) => Reply::new(200, answer(Outcome::Failed, Kobo(4_000_000))),
         Magic::BadHmac => {
-            let mut body = transaction(&reference, Outcome::Successful, Kobo(4_000_000));
-            body["hmac"] = Value::String(sign(&merchant_ref(&reference), Kobo(4_000_001)));
+            let mut body = paid();
+            body["hmac"] = Value::String(sign(&merchant_ref(&reference), "NGN", Kobo(4_000_001)));
             Reply::new(200, body)
         }
         Magic::Merchant(amount, outcome) => {
@@ -352,17 +188,26 @@ pub(crate) fn reply(
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
+pub(crate) enum Outcome {
     Successful,
     Failed,
     Pending,
 }
 
-fn sign(merchant_ref: &str, amount: Kobo) -> String {
+fn sign(merchant_ref: &str, currency: &str, amount: Kobo) -> String {
     signature::sign(
         &Secret::new(CLIENT_SECRET),
-        &signature::message(merchant_ref, "NGN", amount),
+        &signature::message(merchant_ref, currency, amount),
     )
+}
+
+/// Signs `body` again over its own merchantRef, currencyCode and amount, as the gateway
+/// would have signed it.
+fn resign(body: &mut Value) {
+    let merchant = body["merchantRef"].as_str().unwrap_or_default().to_owned();
+    let currency = body["currencyCode"].as_str().unwrap_or_default().to_owned();
+    let amount = Kobo(body["amount"].as_i64().unwrap_or_default());
+    body["hmac"] = Value::String(sign(&merchant, &currency, amount));
 }
 
 /// Stable 64-bit FNV-1a: derived values must not change between runs or versions.
@@ -404,7 +249,7 @@ fn transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
     };
     let merchant = merchant_ref(reference);
     json!({
-        "hmac": sign(&merchant, amount),
+        "hmac": sign(&merchant, "NGN", amount),
         "mode": "dev",
         "status": status,
         "code": code,
@@ -433,7 +278,7 @@ fn transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
 fn merchant_transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
     let mut body = transaction(reference, outcome, amount);
     let h = fnv1a(reference);
-    body["hmac"] = Value::String(sign(reference, amount));
+    body["hmac"] = Value::String(sign(reference, "NGN", amount));
     body["merchantRef"] = Value::String(reference.to_owned());
     body["transactionRef"] = Value::String(format!("{:019}", h % 10_000_000_000_000_000_000));
     let at_ms = reference

@@ -203,7 +203,7 @@ fn woocommerce_merchant_references_answer_with_the_amount_and_status_they_state(
     assert!(transaction_ref.len() == 19 && transaction_ref.bytes().all(|b| b.is_ascii_digit()));
     assert_eq!(
         plain.body["hmac"],
-        sign("4101_1763730000", Kobo(4_000_000)).as_str()
+        sign("4101_1763730000", "NGN", Kobo(4_000_000)).as_str()
     );
     assert!(
         plain.body["transactionDate"]
@@ -248,4 +248,100 @@ fn woocommerce_merchant_references_answer_with_the_amount_and_status_they_state(
     ] {
         assert_eq!(get(&state, near).status, 404, "{near}");
     }
+}
+
+fn references_that_change_one_field_of_a_successful_answer() {
+    let state = State::default();
+    let secret = Secret::new(CLIENT_SECRET);
+    let signed = |b: &Value| {
+        let msg = signature::message(
+            b["merchantRef"].as_str().unwrap(),
+            b["currencyCode"].as_str().unwrap(),
+            Kobo(b["amount"].as_i64().unwrap()),
+        );
+        signature::verify(&secret, &msg, b["hmac"].as_str().unwrap())
+    };
+    let ok = get(&state, "SANDBOX-OK-7").body;
+    let cases: [(&str, &str, Value); 6] = [
+        ("SANDBOX-CURRENCY-USD-7", "currencyCode", "USD".into()),
+        ("SANDBOX-CURRENCY-usd-7", "currencyCode", "usd".into()),
+        (
+            "SANDBOX-MERCHANT-4101_1763730000",
+            "merchantRef",
+            "4101_1763730000".into(),
+        ),
+        (
+            "SANDBOX-MERCHANT-ORDER-17-b",
+            "merchantRef",
+            "ORDER-17-b".into(),
+        ),
+        ("SANDBOX-CODE-10-7", "code", "10".into()),
+        ("SANDBOX-MODE-live-7", "mode", "live".into()),
+    ];
+    for (reference, key, want) in cases {
+        let r = get(&state, reference);
+        assert_eq!(r.status, 200, "{reference}");
+        assert_eq!(status_of(&r), "SUCCESSFUL", "{reference}");
+        assert_eq!(r.body[key], want, "{reference}");
+        assert_eq!(r.body["transactionRef"], reference);
+        assert!(signed(&r.body), "{reference}: signed over what it says");
+        // Everything else is as for any SUCCESSFUL answer.
+        for other in ["status", "amount", "description", "nextAction", "option"] {
+            assert_eq!(r.body[other], ok[other], "{reference} {other}");
+        }
+    }
+    let none = get(&state, "SANDBOX-NOHMAC-7");
+    assert_eq!(status_of(&none), "SUCCESSFUL");
+    assert!(none.body.get("hmac").is_none(), "{}", none.body);
+    assert_eq!(ok["mode"], "dev");
+    for unknown in [
+        "SANDBOX-CURRENCY-US-x",
+        "SANDBOX-CURRENCY-USDX-x",
+        "SANDBOX-CURRENCY-U$D-x",
+        "SANDBOX-CURRENCY-USD",
+        "SANDBOX-MERCHANT-",
+        "SANDBOX-CODE--x",
+        "SANDBOX-CODE-12345-x",
+        "SANDBOX-MODE-li ve-x",
+        "SANDBOX-MODE-x",
+        "SANDBOX-NOHMAC",
+    ] {
+        assert_eq!(get(&state, unknown).status, 404, "{unknown}");
+    }
+}
+
+#[test]
+fn the_table_is_the_list_the_sandbox_answers_by() {
+    // Each row's pattern, filled in, is recognised as that row (not an earlier one).
+    let fill = |pattern: &str| {
+        pattern
+            .replace("<order id>", "4101")
+            .replace("<unix time>", "1763730000")
+            .replace("<anything>", "x")
+            .replace("<kobo>", "150")
+            .replace("<ms>", "0")
+            .replace("<code>", "USD")
+            .replace("<mode>", "live")
+            .replace("<merchantRef>", "M-1")
+    };
+    for (i, row) in MAGIC_REFERENCES.iter().enumerate() {
+        let reference = match row.pattern {
+            "anything else" => "nope".to_owned(),
+            "SANDBOX-CODE-<code>-<anything>" => "SANDBOX-CODE-10-x".to_owned(),
+            pattern => fill(pattern),
+        };
+        let first = MAGIC_REFERENCES
+            .iter()
+            .position(|r| r.recognises(&reference));
+        assert_eq!(first, Some(i), "{reference} is answered by another row");
+    }
+    // Every line of the table fits an 80-column terminal, answers wrapped under themselves.
+    let table = magic_section();
+    for line in table.lines() {
+        assert!(line.chars().count() <= 78, "{line:?}");
+    }
+    assert!(
+        table.contains("\n  SANDBOX-NOHMAC-<anything>   "),
+        "{table}"
+    );
 }
