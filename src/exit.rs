@@ -79,8 +79,8 @@ impl Exit {
             Exit::Usage => "usage error: bad arguments or reference",
             Exit::NotFound => "not found: HTTP 404, no transaction has that reference",
             Exit::CheckFailed => {
-                "check failed: hmac, code 00, reference match, expected amount, currency or \
-                 merchant ref"
+                "check failed: hmac, code 00, reference match, expected amount, currency, \
+                 merchant ref or mode"
             }
             Exit::AuthRejected => "authentication rejected: HTTP 401 or 403",
             Exit::Config => {

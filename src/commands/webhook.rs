@@ -48,7 +48,12 @@ pub(crate) fn check(
             )));
         }
     }
-    let settings = Settings::resolve(&global.flags(&ProfileArgs::default()), ctx)?;
+    let run = ProfileArgs {
+        mode: args.mode.clone(),
+        ..ProfileArgs::default()
+    };
+    let settings = Settings::resolve(&global.flags(&run), ctx)?;
+    let mode = settings.expect_mode.as_ref().map(|m| m.value.as_str());
     settings.warn(log);
     let secret = settings.secret(log)?;
     let hmac = payload.hmac.as_deref();
@@ -71,7 +76,7 @@ pub(crate) fn check(
                     .to_owned(),
             ],
         ),
-        Some(_) => genuine_verdict(&payload, status, &args.expect.expectations()),
+        Some(_) => genuine_verdict(&payload, status, &args.expect.expectations(), mode),
     };
 
     if log.level() != Level::Quiet {
@@ -124,6 +129,7 @@ fn genuine_verdict(
     payload: &Verification,
     status: &str,
     expect: &checks::Expectations,
+    mode: Option<&str>,
 ) -> (Exit, String, Vec<String>) {
     match status {
         "SUCCESSFUL" => {}
@@ -151,6 +157,7 @@ fn genuine_verdict(
     failures.extend(
         checks::expectation_failures(payload, expect)
             .into_iter()
+            .chain(checks::mode_failure(payload, mode))
             .map(|f| format!("check failed: {f}")),
     );
     if !failures.is_empty() {

@@ -17,6 +17,8 @@ pub(crate) struct Verifier {
     pub(crate) hmac: HmacMode,
     /// The secret that signs responses.
     pub(crate) secret: Secret,
+    /// The `mode` every answer must have (`--expect-mode`, `expect_mode`), if any.
+    pub(crate) expect_mode: Option<String>,
 }
 
 impl Verifier {
@@ -31,24 +33,27 @@ impl Verifier {
             self.hmac,
             &self.secret,
             &job.expect,
+            self.expect_mode.as_deref(),
         );
         (verdict, exchange.ended)
     }
 }
 
 /// Checks an answer about `reference`: the hmac as `hmac` says under `secret`, the
-/// expectations, and that it is an answer about `reference` at all. A fresh answer and a
-/// record carried over by `--resume` (which must pass these again) go through this one
-/// function.
+/// expectations, the run's expected `mode`, and that it is an answer about `reference` at
+/// all. A fresh answer and a record carried over by `--resume` (which must pass these
+/// again) go through this one function.
 pub(crate) fn judge(
     outcome: Outcome,
     reference: &str,
     hmac: HmacMode,
     secret: &Secret,
     expect: &Expectations,
+    mode: Option<&str>,
 ) -> Verdict {
     let checks = outcome.verification().map(|v| {
         let mut report = checks::evaluate(v, hmac, secret, expect);
+        report.failures.extend(checks::mode_failure(v, mode));
         // Another transaction's answer (a cache, a proxy, a bug) proves nothing about
         // this one; it goes first because every other check is then beside the point.
         if let Some(failure) = checks::answers_for(v, reference) {

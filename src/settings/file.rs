@@ -76,6 +76,8 @@ pub struct Profile {
     pub give_up_after: Option<DurationValue>,
     /// hmac check mode: off, warn or require.
     pub hmac: Option<String>,
+    /// The `mode` every answer must have, e.g. `live`.
+    pub expect_mode: Option<String>,
     /// A command whose output is the client secret (a password manager).
     pub client_secret_command: Option<crate::settings::secret_source::CommandSpec>,
     /// Proxy URL.

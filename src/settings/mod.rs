@@ -66,6 +66,8 @@ pub(crate) struct Settings {
     pub(crate) give_up_after: Sourced<Duration>,
     /// How the response's hmac is checked.
     pub(crate) hmac: Sourced<HmacMode>,
+    /// The `mode` every answer must have, if any.
+    pub(crate) expect_mode: Option<Sourced<String>>,
     /// The proxy URL: `--proxy`, else the profile's `proxy`, else the environment's
     /// (`https_proxy`, `all_proxy`, `http_proxy`: see [`crate::transport::proxy`]).
     pub(crate) proxy: Option<Sourced<String>>,
@@ -117,6 +119,8 @@ pub(crate) struct Flags {
     pub(crate) hmac: Option<HmacMode>,
     pub(crate) proxy: Option<String>,
     pub(crate) ca_cert: Option<PathBuf>,
+    /// Already checked with [`mode_problem`].
+    pub(crate) expect_mode: Option<String>,
 }
 
 /// Default for how long a throttled reference is asked again: long enough for any rate
@@ -322,6 +326,18 @@ impl Settings {
             hmac_key,
             HmacMode::Warn,
         );
+        let expect_mode = match &args.expect_mode {
+            Some(mode) => Some(Sourced::new(mode.clone(), Source::Flag("--expect-mode"))),
+            None => match profile.expect_mode.as_deref().map(mode_key) {
+                Some(Ok(mode)) => Some(Sourced::new(mode, layer.source("expect_mode"))),
+                Some(Err(why)) => {
+                    let message = format!("expect_mode in {} {why}", layer.source("expect_mode"));
+                    problems.push(Failure::config(Cause::SettingInvalid, message));
+                    None
+                }
+                None => None,
+            },
+        };
         let proxy = match &args.proxy {
             Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
             None => layer
@@ -374,6 +390,7 @@ impl Settings {
             wait,
             give_up_after,
             hmac,
+            expect_mode,
             proxy,
             no_proxy,
             ca_cert,
@@ -698,6 +715,29 @@ pub(crate) fn client_id_problem(id: &str) -> Option<String> {
     }
 }
 
+/// Why `mode` cannot be a mode to expect, if it cannot: blank, with whitespace around it
+/// (a near miss that would never match), or with a control character. Nothing else is
+/// assumed about modes: the interface documents only `dev`.
+pub(crate) fn mode_problem(mode: &str) -> Option<String> {
+    if mode.trim().is_empty() {
+        Some("is empty".into())
+    } else if mode.trim() != mode {
+        Some("has whitespace around it (modes are compared exactly)".into())
+    } else if mode.chars().any(char::is_control) {
+        Some("contains a control character".into())
+    } else {
+        None
+    }
+}
+
+/// The config key `expect_mode`.
+fn mode_key(text: &str) -> Result<String, String> {
+    match mode_problem(text) {
+        Some(why) => Err(why),
+        None => Ok(text.to_owned()),
+    }
+}
+
 /// The config key `auth_style`.
 fn auth_style_key(text: &str) -> Result<AuthStyle, &'static str> {
     AuthStyle::from_config(text).ok_or("is not one of: standard, literal")
@@ -784,6 +824,9 @@ fn profile_problems(profile: &Profile) -> Vec<(&'static str, String)> {
     }
     if let Some(v) = profile.hmac.as_deref() {
         check("hmac", text(hmac_key(v).map(drop).map_err(String::from)));
+    }
+    if let Some(v) = profile.expect_mode.as_deref() {
+        check("expect_mode", mode_problem(v));
     }
     let secrets = [
         profile.client_secret.is_some(),

@@ -136,6 +136,8 @@ pub(crate) struct Trust {
     pub(crate) expect: Expectations,
     /// This run's client secret; without one nothing SUCCESSFUL is carried.
     pub(crate) secret: Option<Secret>,
+    /// The `mode` this run expects of every answer, if any.
+    pub(crate) expect_mode: Option<String>,
 }
 
 /// [`Trust`] with the seal key derived from its secret once for the whole file, not once
@@ -169,6 +171,11 @@ impl Checker {
         self.trust.secret.as_ref()
     }
 
+    /// The `mode` this run expects, if any.
+    pub(super) fn expect_mode(&self) -> Option<&str> {
+        self.trust.expect_mode.as_deref()
+    }
+
     /// Whether `response` (a stored response object's JSON text) is a SUCCESSFUL answer
     /// about `reference`, signed under this run's secret, that passes every check.
     pub(super) fn carries(&self, reference: &str, response: &str) -> bool {
@@ -185,6 +192,7 @@ impl Checker {
             HmacMode::Require,
             secret,
             &self.trust.expect,
+            self.trust.expect_mode.as_deref(),
         );
         verdict.exit() == Exit::Successful
             && verdict

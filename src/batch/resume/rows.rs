@@ -281,7 +281,14 @@ impl RowRecord {
                 body: stored.get().as_bytes().to_vec(),
             });
             let reference = job.reference.as_str();
-            let verdict = judge(outcome, reference, HmacMode::Require, secret, &job.expect);
+            let verdict = judge(
+                outcome,
+                reference,
+                HmacMode::Require,
+                secret,
+                &job.expect,
+                trust.expect_mode(),
+            );
             let signed = verdict
                 .checks
                 .as_ref()

@@ -229,6 +229,15 @@ fn rows(s: &Settings) -> Vec<Row> {
         src(&s.hmac.source),
         json!(format!("{:?}", s.hmac.value).to_lowercase()),
     ));
+    rows.push(match &s.expect_mode {
+        Some(mode) => Row::new(
+            "expect_mode",
+            mode.value.clone(),
+            src(&mode.source),
+            json!(mode.value),
+        ),
+        None => Row::unset("expect_mode", "not set (any mode verifies)"),
+    });
     rows.push(match &s.proxy {
         Some(p) => {
             let mut source = src(&p.source);

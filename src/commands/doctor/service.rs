@@ -251,7 +251,14 @@ fn reference_checks(
         .as_deref()
         .map(|c| format!(", code {c}"))
         .unwrap_or_default();
-    let found = format!("{reference}: status {status}{code}, {amount}, in {ms} ms");
+    let mode = match v.raw.get("mode") {
+        Some(serde_json::Value::String(mode)) => {
+            format!(", mode {}", crate::terminal::quoted(mode))
+        }
+        None | Some(serde_json::Value::Null) => ", no mode".to_owned(),
+        Some(other) => format!(", mode {} (not a string)", other),
+    };
+    let found = format!("{reference}: status {status}{code}, {amount}{mode}, in {ms} ms");
     let check = match checks::answers_for(v, reference.as_str()) {
         Some(other) => Check::fail(
             "reference",
@@ -268,12 +275,74 @@ fn reference_checks(
             .with("code", v.code.clone())
             .with("amount_kobo", v.amount.map(|a| a.0))
             .with("currency", v.currency.clone())
+            .with("mode", v.raw.get("mode").cloned())
             .with("ms", ms),
     );
     if failed {
         return;
     }
-    report.add(hmac_check(v, settings, secret));
+    if report.add(hmac_check(v, settings, secret)) {
+        return;
+    }
+    report.add(mode_check(v, settings));
+}
+
+/// Whether the answer's `mode` is the one `expect_mode` names; without one, the line that
+/// would make every answer of another mode fail. The interface documents only `dev` (its
+/// test sample's), so what a live payment carries is learnt here, from a real one.
+fn mode_check(v: &crate::domain::model::Verification, settings: &Settings) -> Check {
+    let seen = match v.raw.get("mode") {
+        Some(serde_json::Value::String(mode)) => Some(mode.as_str()),
+        _ => None,
+    };
+    let shown = seen.map_or_else(|| "none".to_owned(), crate::terminal::quoted);
+    let check = match (&settings.expect_mode, seen) {
+        (Some(want), Some(mode)) if want.value == mode => Check::ok(
+            "mode",
+            format!("{shown}, as expect_mode expects ({})", want.source),
+        ),
+        (Some(want), _) => Check::fail(
+            "mode",
+            Exit::CheckFailed,
+            format!(
+                "the answer's mode is {shown}, but {} is expected ({}): verify and gate \
+                 refuse it (exit 4)",
+                crate::terminal::quoted(&want.value),
+                want.source
+            ),
+            "if REFERENCE is a real payment of this account, expect its mode; if not, the \
+             base URL or the credentials are another environment's (a test account's?)",
+        ),
+        (None, Some(mode)) => {
+            let line = format!("expect_mode = {}", crate::terminal::quoted(mode));
+            let place = match (&settings.profile, &settings.config) {
+                (Some(profile), Some(config)) if settings.config_loaded => format!(
+                    "add the line {line} under [profiles.{}] in {}",
+                    profile.value,
+                    config.path.display()
+                ),
+                _ => format!(
+                    "add the line {line} to your config profile, or pass --expect-mode {mode}"
+                ),
+            };
+            Check::ok(
+                "mode",
+                format!(
+                    "{shown}; nothing expects a mode, so an answer of any mode verifies (a \
+                     test payment's too): if REFERENCE is a real payment of this account, \
+                     {place}"
+                ),
+            )
+        }
+        (None, None) => Check::ok(
+            "mode",
+            "the answer carries no mode, so expect_mode cannot be used with this service",
+        ),
+    };
+    check.with("mode", seen).with(
+        "expect_mode",
+        settings.expect_mode.as_ref().map(|m| m.value.clone()),
+    )
 }
 
 /// Whether the response's hmac verifies under this secret, and what to set if it does.

@@ -64,6 +64,7 @@ pub(crate) fn run(
                 // Each row's own expectations are checked when its turn comes.
                 expect: Default::default(),
                 secret: Some(verifier.secret.clone()),
+                expect_mode: verifier.expect_mode.clone(),
             };
             let shape = record_shape(&header, reference_column);
             let index = ResumeIndex::open(path, args.format(), &shape, &trust, log)?;

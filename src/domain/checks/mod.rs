@@ -241,6 +241,31 @@ fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<String>) {
     }
 }
 
+/// The failure line when `v`'s `mode` is not `want` (a JSON string equal to it: another
+/// mode, none, or a number that reads the same is not it); `None` when it is, or when no mode
+/// is expected. A live profile that expects its live mode never passes a test payment.
+pub(crate) fn mode_failure(v: &Verification, want: Option<&str>) -> Option<String> {
+    let want = want?;
+    match v.raw.get("mode") {
+        Some(serde_json::Value::String(mode)) if mode == want => None,
+        Some(serde_json::Value::String(mode)) => Some(format!(
+            "expected mode {}, service says {}",
+            terminal::quoted(want),
+            terminal::quoted(mode)
+        )),
+        None | Some(serde_json::Value::Null) => Some(format!(
+            "expected mode {}, service says nothing",
+            terminal::quoted(want)
+        )),
+        Some(other) => Some(format!(
+            "expected mode {}, service says {} ({}, not a string)",
+            terminal::quoted(want),
+            terminal::quoted(&other.to_string()),
+            crate::domain::model::json_kind(other)
+        )),
+    }
+}
+
 /// One line per expectation `v` does not meet.
 pub(crate) fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
     let says = |o: Option<String>| o.unwrap_or_else(|| "nothing".into());
