@@ -25,6 +25,9 @@ _payverify() {
             payverify,doctor)
                 cmd="payverify__subcmd__doctor"
                 ;;
+            payverify,gate)
+                cmd="payverify__subcmd__gate"
+                ;;
             payverify,help)
                 cmd="payverify__subcmd__help"
                 ;;
@@ -82,6 +85,9 @@ _payverify() {
             payverify__subcmd__help,doctor)
                 cmd="payverify__subcmd__help__subcmd__doctor"
                 ;;
+            payverify__subcmd__help,gate)
+                cmd="payverify__subcmd__help__subcmd__gate"
+                ;;
             payverify__subcmd__help,help)
                 cmd="payverify__subcmd__help__subcmd__help"
                 ;;
@@ -134,7 +140,7 @@ _payverify() {
 
     case "${cmd}" in
         payverify)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config man completions verify reconcile sandbox doctor help"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config man completions verify gate reconcile sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -492,7 +498,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__doctor)
-            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --retries --wait --give-up-after --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --expect-mode --retries --wait --give-up-after --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,6 +529,10 @@ _payverify() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-mode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -569,8 +579,126 @@ _payverify() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        payverify__subcmd__gate)
+            opts="-j -v -q -h -V --expect-amount --amount --expect-amount-kobo --amount-kobo --expect-merchant-ref --merchant-ref --expect-currency --currency --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --proxy --ca-cert --expect-mode --jobs --rate --hmac --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --amount)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-amount)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --amount-kobo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-amount-kobo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --merchant-ref)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-merchant-ref)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --currency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-currency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --give-up-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --auth-style)
+                    COMPREPLY=($(compgen -W "standard literal" -- "${cur}"))
+                    return 0
+                    ;;
+                --proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-mode)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hmac)
+                    COMPREPLY=($(compgen -W "off warn require" -- "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         payverify__subcmd__help)
-            opts="webhook config man completions verify reconcile sandbox doctor help"
+            opts="webhook config man completions verify gate reconcile sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -668,6 +796,20 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        payverify__subcmd__help__subcmd__gate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -818,7 +960,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__reconcile)
-            opts="-o -j -v -q -h -V --output --all --resume --summary-json --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --output --all --resume --summary-json --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -913,6 +1055,10 @@ _payverify() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-mode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1014,7 +1160,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --output --resume --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --output --resume --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1077,6 +1223,10 @@ _payverify() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-mode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1166,7 +1316,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__webhook__subcmd__check)
-            opts="-v -q -h -V --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1185,6 +1335,10 @@ _payverify() {
                     return 0
                     ;;
                 --expect-merchant-ref)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-mode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

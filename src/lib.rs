@@ -36,6 +36,7 @@ mod terminal;
 
 // The library's surface: what the binary, the integration tests (tests/it) and the fuzz
 // targets (fuzz/) use. Everything else is private to the crate.
+pub use cli::GATE;
 pub use domain::checks::{Expectations, HmacMode, evaluate, signed_message};
 pub use domain::json::parse_object;
 pub use domain::model::Verification;
@@ -77,6 +78,7 @@ where
     let ctx = Context::process();
     let result: Result<Exit, Failure> = match &cli.command {
         Command::Verify(args) => commands::verify::run(&cli.global, args, &log, &ctx),
+        Command::Gate(args) => commands::gate::run(&cli.global, args, &log, &ctx),
         Command::Reconcile(args) => commands::reconcile::run(&cli.global, args, &log, &ctx),
         Command::Sandbox(args) => commands::sandbox::run(args, &log),
         Command::Webhook(WebhookCommand::Check(args)) => {
@@ -145,7 +147,7 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
     let command = command_path(args);
     if let Some(flag) = help_among_others(e, args, &command) {
         let what = match command.as_str() {
-            "payverify verify" => "reference",
+            "payverify verify" | "payverify gate" => "reference",
             _ => "file name",
         };
         let _ = writeln!(
@@ -184,8 +186,9 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
 /// orders file, a webhook payload): there help and version are answers only when asked
 /// for alone, never a verdict (`payverify verify -q ... "$ref"` with `$ref` = `--help` used
 /// to print help and exit 0, which a shop's gate read as a payment shown good).
-const GATES: [&str; 3] = [
+const GATES: [&str; 4] = [
     "payverify verify",
+    "payverify gate",
     "payverify reconcile",
     "payverify webhook check",
 ];

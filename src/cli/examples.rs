@@ -1,5 +1,15 @@
 //! The EXAMPLES section of each command's `--help`: what people type, one line each.
 
+/// The payment gate, the safe one and short enough to type: the one text the README,
+/// `verify --help`, `gate --help` and the man page all show (a test holds them to it). The
+/// reference comes after `--`: a customer controls it.
+pub const GATE: &str =
+    "payverify gate --amount \"$total\" --merchant-ref \"$order_ref\" -- \"$ref\"";
+
+/// What [`GATE`] does, in the words its examples give it.
+pub(crate) const GATE_WHAT: &str =
+    "Gate a shipment: exit 0 only for a genuine payment of this order";
+
 /// Examples per command path (`verify`, `webhook check`, ...): a short description, then
 /// the command line.
 pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
@@ -20,11 +30,7 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "One reference, as a table",
                 "payverify verify 0000000000000044177",
             ),
-            (
-                "Gate a shipment on the exit status (0: paid, as expected, genuine)",
-                "payverify verify -q --hmac require --expect-amount \"$total\" \
-                 --expect-currency NGN -- \"$ref\"",
-            ),
+            (GATE_WHAT, GATE),
             (
                 "The service's JSON for jq",
                 "payverify verify -o json -- \"$ref\" | jq -r .status",
@@ -48,6 +54,20 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "Against the built-in sandbox",
                 "payverify verify --sandbox SANDBOX-FAILED-1",
+            ),
+        ],
+    ),
+    (
+        "gate",
+        &[
+            (GATE_WHAT, GATE),
+            (
+                "Try it: the sandbox answers SANDBOX-MERCHANT-<ref> as a payment for <ref>",
+                "payverify gate --sandbox --amount 40000 --merchant-ref ORDER-17 -- SANDBOX-MERCHANT-ORDER-17",
+            ),
+            (
+                "Another currency, waiting up to 2 minutes for a pending payment",
+                "payverify gate --amount \"$total\" --currency USD --merchant-ref \"$order_ref\" --wait 2m -- \"$ref\"",
             ),
         ],
     ),

@@ -93,6 +93,7 @@ impl GlobalArgs {
             hmac: run.hmac,
             proxy: run.proxy.clone(),
             ca_cert: run.ca_cert.clone(),
+            expect_mode: run.mode.expect_mode.clone(),
         }
     }
 }
@@ -102,6 +103,10 @@ impl GlobalArgs {
 pub(crate) enum Command {
     /// Verify a transaction by its reference and report its outcome.
     Verify(VerifyArgs),
+    /// Gate an order on a payment: exit 0 only for a SUCCESSFUL payment with code 00 and a
+    /// genuine hmac, of this order's amount, currency and merchant reference, in the mode
+    /// the profile expects. Nothing on stdout; on stderr, why not.
+    Gate(GateArgs),
     /// Check an orders or settlement file (CSV) row by row against the gateway: each row
     /// MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status.
     Reconcile(ReconcileArgs),
@@ -176,6 +181,10 @@ pub(crate) struct WebhookCheckArgs {
     /// Expectations.
     #[command(flatten)]
     pub(crate) expect: ExpectArgs,
+
+    /// The mode the payload must have.
+    #[command(flatten)]
+    pub(crate) mode: ModeArg,
 }
 
 /// Arguments of `payverify doctor`.
@@ -328,6 +337,57 @@ pub(crate) struct VerifyArgs {
     /// Expectations.
     #[command(flatten)]
     pub(crate) expect: ExpectArgs,
+}
+
+/// Arguments of `payverify gate`: the order's expectations are required, every check is on.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("order_amount").required(true).args(["amount", "amount_kobo"])))]
+pub(crate) struct GateArgs {
+    /// The reference to verify, after `--` (a customer controls it: nothing there is read as
+    /// an option).
+    #[arg(last = true, required = true, value_name = "REFERENCE")]
+    pub(crate) reference: String,
+
+    /// The order's amount in naira, at most two decimals (40000, 40000.50, 40,000,
+    /// ₦40,000.00); compared exactly in kobo. Or --amount-kobo.
+    #[arg(long, visible_alias = "expect-amount", value_name = "NAIRA", value_parser = parse_naira,
+          allow_hyphen_values = true)]
+    pub(crate) amount: Option<Kobo>,
+
+    /// The order's amount in kobo (an integer).
+    #[arg(long, visible_alias = "expect-amount-kobo", value_name = "KOBO",
+          value_parser = parse_kobo, allow_hyphen_values = true, conflicts_with = "amount")]
+    pub(crate) amount_kobo: Option<Kobo>,
+
+    /// The merchant reference the order was paid under, exactly (what the shop stored for
+    /// it): a payment made for another order never passes.
+    #[arg(long, visible_alias = "expect-merchant-ref", value_name = "REF", required = true,
+          value_parser = parse_merchant_ref)]
+    pub(crate) merchant_ref: String,
+
+    /// The order's currency (case-insensitive).
+    #[arg(long, visible_alias = "expect-currency", value_name = "CODE", default_value = "NGN",
+          value_parser = parse_currency)]
+    pub(crate) currency: String,
+
+    /// Waiting, pacing and the sandbox, as for verify.
+    #[command(flatten)]
+    pub(crate) batch: BatchArgs,
+
+    /// Settings a profile can also set; the hmac is always required.
+    #[command(flatten)]
+    pub(crate) profile_args: ProfileArgs,
+}
+
+impl GateArgs {
+    /// What the order expects of the payment.
+    pub(crate) fn expectations(&self) -> Expectations {
+        Expectations {
+            amount: self.amount.or(self.amount_kobo),
+            currency: Some(self.currency.clone()),
+            merchant_ref: Some(self.merchant_ref.clone()),
+        }
+    }
 }
 
 /// Arguments of `payverify reconcile`.
@@ -522,6 +582,21 @@ pub(crate) struct ProfileArgs {
     /// CA [config: ca_cert]
     #[arg(long, value_name = "PATH")]
     pub(crate) ca_cert: Option<PathBuf>,
+
+    /// The expected mode.
+    #[command(flatten)]
+    pub(crate) mode: ModeArg,
+}
+
+/// `--expect-mode`: a setting a profile can also set, and an expectation.
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct ModeArg {
+    /// Expected `mode` of the transaction, exactly (e.g. live): an answer of another mode,
+    /// or none, fails the checks (exit 4). The interface documents only dev, its test
+    /// sample's; `payverify doctor REFERENCE` shows the mode a real payment carries
+    /// [config: expect_mode]
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub(crate) expect_mode: Option<String>,
 }
 
 /// What the transaction must be; any mismatch fails a SUCCESSFUL verification (exit 4).
@@ -571,6 +646,16 @@ fn parse_iso_currency(s: &str) -> Result<String, String> {
     crate::domain::currency::iso_code(s)
         .map(str::to_owned)
         .ok_or_else(|| "is not an ISO 4217 currency code; give one such as NGN (or 566)".into())
+}
+
+/// A mode to expect (see [`crate::settings::mode_problem`]).
+fn parse_mode(s: &str) -> Result<String, String> {
+    match crate::settings::mode_problem(s) {
+        Some(why) => Err(format!(
+            "{why}; give the mode your payments carry, e.g. live"
+        )),
+        None => Ok(s.to_owned()),
+    }
 }
 
 /// A merchant reference to expect, exactly as given; only an empty one is refused.
@@ -674,9 +759,8 @@ fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
 /// The clap command with the texts that are built at run time (the exit-code table).
 pub(crate) fn command() -> clap::Command {
     let magic = format!(
-        "Magic references:\n{}\n{}\n\nCredentials: client id '{}', client secret '{}'.",
-        crate::sandbox::magic_table(),
-        crate::sandbox::MERCHANT_NOTE,
+        "{}\nCredentials: client id '{}', client secret '{}'.",
+        crate::sandbox::magic_section(),
         crate::sandbox::CLIENT_ID,
         crate::sandbox::CLIENT_SECRET
     );
@@ -693,6 +777,13 @@ pub(crate) fn command() -> clap::Command {
     }
     let cmd = cmd
         .mut_subcommand("verify", |c| c.after_help(Exit::table()))
+        // One reference: the workers and the pace do not apply; the hmac is always required.
+        .mut_subcommand("gate", |c| {
+            c.mut_arg("jobs", |a| a.hide(true))
+                .mut_arg("rate", |a| a.hide(true))
+                .mut_arg("hmac", |a| a.hide(true))
+                .after_help(Exit::table())
+        })
         .mut_subcommand("reconcile", |c| c.after_help(RECONCILE_EXIT))
         .mut_subcommand("sandbox", |c| c.after_help(magic))
         // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
@@ -765,7 +856,8 @@ read past a line), whatever the decided rows say; 130 when interrupted.";
 /// What `payverify doctor` exits with.
 pub(crate) const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \
 code of the first failure: 6 configuration, 7 unreachable (name, connection, TLS), 5 credentials \
-rejected, 8 not the service, 3 REFERENCE not found, 4 the answer is for another reference.";
+rejected, 8 not the service, 3 REFERENCE not found, 4 the answer is for another reference or \
+another mode than expect_mode.";
 
 /// Parses arguments, with the run-time help texts.
 pub(crate) fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
@@ -779,6 +871,7 @@ where
 }
 
 mod examples;
+pub use examples::GATE;
 
 #[cfg(test)]
 mod tests;

@@ -233,8 +233,9 @@ fn extra_sections() -> String {
          the secret is read, never shown), base_url, resolve, connect, tls (protocol, \
          certificate subject, issuer and days to expiry, whether --ca-cert was needed), \
          credentials (a GET for a made-up reference: a JSON 404 means the service is there \
-         and accepted the credentials) and, with REFERENCE, reference and hmac (whether the \
-         hmac verifies under this secret, so hmac = \"require\" is safe). It stops at the \
+         and accepted the credentials) and, with REFERENCE, reference, hmac (whether the \
+         hmac verifies under this secret, so hmac = \"require\" is safe) and mode (the mode \
+         the answer carries, and the expect_mode line to add). It stops at the \
          first failure that makes the rest meaningless, never prompts, and bounds each step \
          by --timeout. ",
     )]);
@@ -295,8 +296,8 @@ fn extra_sections() -> String {
          ~/Library/Application Support/payverify/config.toml, on Windows \
          %APPDATA%\\payverify\\config\\config.toml (payverify config path prints it): \
          default_profile and [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
-         client_secret_command, auth_style, timeout, retries, wait, give_up_after, hmac, proxy \
-         and ca_cert. \
+         client_secret_command, auth_style, timeout, retries, wait, give_up_after, hmac, \
+         expect_mode, proxy and ca_cert. \
          Create one with payverify config init.",
     )]);
     r.control("SH", ["EXAMPLES"]);
@@ -306,9 +307,8 @@ fn extra_sections() -> String {
             "payverify verify --sandbox 0000000000000044177",
         ),
         (
-            "Gate a shipment on one exit status:",
-            "payverify verify -q --hmac require --expect-amount 40000 --expect-currency NGN -- \
-             \"$ref\" && ship",
+            "Gate a shipment on one exit status (0 only for a genuine payment of this order):",
+            crate::cli::GATE,
         ),
         (
             "Pipe the service's JSON into jq:",

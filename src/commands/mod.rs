@@ -3,6 +3,7 @@
 pub(crate) mod config;
 pub(crate) mod docs;
 pub(crate) mod doctor;
+pub(crate) mod gate;
 pub(crate) mod reconcile;
 pub(crate) mod sandbox;
 pub(crate) mod verify;

@@ -59,59 +59,30 @@ pub(crate) fn run(
         })
     };
 
-    let Service {
-        verifier,
-        interrupt,
-        halt,
-        sandbox: _sandbox,
-        wait,
-    } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
+    let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     let mut printer = Printer::stdout(global.color, ctx.env);
     match work {
         Work::Single(job) => {
-            let reference = job.reference.clone();
-            let (verdict, ending) =
-                verify_waiting(Arc::new(verifier), job, wait, &interrupt, &halt, log);
             let format = match log.level() == Level::Quiet && !args.writes_when_quiet() {
                 true => None,
                 false => Some(args.format()),
             };
-            let Some(verdict) = verdict else {
-                log.error(&format!(
-                    "interrupted before '{reference}' was verified; nothing is known about it"
-                ));
-                return Ok(Exit::Interrupted);
-            };
-            match ending {
-                Ending::Answered => report(&verdict, &reference, format, log, &mut printer),
-                Ending::Deadline { unanswered } => {
-                    report_not_final(&verdict, format, &mut printer)?;
-                    let unanswered = unanswered
-                        .map(|why| format!(" (the last check got no answer in time: {why})"))
-                        .unwrap_or_default();
-                    log.error(&format!(
-                        "transaction '{reference}' is still not final after {}: status {}{unanswered}",
-                        exact(wait),
-                        not_final_status(&verdict)
-                    ));
-                    Ok(verdict.exit())
-                }
-                Ending::Interrupted => {
-                    report_not_final(&verdict, format, &mut printer)?;
-                    log.error(&format!(
-                        "interrupted while waiting for '{reference}': not final, status {}",
-                        not_final_status(&verdict)
-                    ));
-                    Ok(Exit::Interrupted)
-                }
-            }
+            single(service, job, format, log, &mut printer)
         }
         Work::Batch(input, known_len) => {
+            let Service {
+                verifier,
+                interrupt,
+                halt,
+                sandbox: _sandbox,
+                wait,
+            } = service;
             let index = match &args.resume {
                 Some(path) => {
                     let trust = Trust {
                         expect: args.expect.expectations(),
                         secret: Some(verifier.secret.clone()),
+                        expect_mode: verifier.expect_mode.clone(),
                     };
                     Some(ResumeIndex::open(
                         path,
@@ -145,6 +116,57 @@ pub(crate) fn run(
                 Some(index) => batch.run(verifier, Resuming::new(*input, index), &mut writer, log),
                 None => batch.run(verifier, *input, &mut writer, log),
             }
+        }
+    }
+}
+
+/// Verifies one job, waiting while it is not final if `--wait` says so, and reports it:
+/// the answer on stdout in `format` (`None`: nothing), why it is not a plain success on
+/// stderr. The exit status is the verdict's (130 when interrupted).
+pub(crate) fn single(
+    service: Service,
+    job: Job,
+    format: Option<OutputFormat>,
+    log: &Log,
+    printer: &mut Printer,
+) -> Result<Exit, Failure> {
+    // The sandbox, when there is one, serves until this returns.
+    let Service {
+        verifier,
+        interrupt,
+        halt,
+        sandbox: _sandbox,
+        wait,
+    } = service;
+    let reference = job.reference.clone();
+    let (verdict, ending) = verify_waiting(Arc::new(verifier), job, wait, &interrupt, &halt, log);
+    let Some(verdict) = verdict else {
+        log.error(&format!(
+            "interrupted before '{reference}' was verified; nothing is known about it"
+        ));
+        return Ok(Exit::Interrupted);
+    };
+    match ending {
+        Ending::Answered => report(&verdict, &reference, format, log, printer),
+        Ending::Deadline { unanswered } => {
+            report_not_final(&verdict, format, printer)?;
+            let unanswered = unanswered
+                .map(|why| format!(" (the last check got no answer in time: {why})"))
+                .unwrap_or_default();
+            log.error(&format!(
+                "transaction '{reference}' is still not final after {}: status {}{unanswered}",
+                exact(wait),
+                not_final_status(&verdict)
+            ));
+            Ok(verdict.exit())
+        }
+        Ending::Interrupted => {
+            report_not_final(&verdict, format, printer)?;
+            log.error(&format!(
+                "interrupted while waiting for '{reference}': not final, status {}",
+                not_final_status(&verdict)
+            ));
+            Ok(Exit::Interrupted)
         }
     }
 }
@@ -218,6 +240,7 @@ impl Service {
             client: Client::new(&endpoint, options, log.clone())?,
             hmac: settings.hmac.value,
             secret: endpoint.client_secret.clone(),
+            expect_mode: settings.expect_mode.as_ref().map(|m| m.value.clone()),
         };
         Ok(Service {
             verifier,

@@ -67,6 +67,7 @@ fn all_ok_against_the_sandbox_with_the_hmac_recommendation() {
         "credentials",
         "reference",
         "hmac",
+        "mode",
     ];
     assert_eq!(
         names,
@@ -82,7 +83,7 @@ fn all_ok_against_the_sandbox_with_the_hmac_recommendation() {
     assert!(stdout.contains("status \"SUCCESSFUL\", code 00, ₦40,000.00 (4000000 kobo)"));
     assert!(stdout.contains("with a JSON 404"), "{stdout}");
     assert!(!stdout.contains(sandbox::CLIENT_SECRET), "{stdout}");
-    assert_eq!(stderr_of(&out), "payverify: doctor: all 9 checks ok\n");
+    assert_eq!(stderr_of(&out), "payverify: doctor: all 10 checks ok\n");
 }
 
 #[test]

@@ -99,15 +99,20 @@ fn help_or_version_with_any_other_argument_is_a_usage_error_on_the_gates() {
     }
 }
 
-/// The README's gate: the `if payverify verify ...; then` command of its Usage section, as
-/// printed (continuation lines joined).
+/// The gate spelled out with verify's flags, as docs/checks.md prints it (continuation
+/// lines joined). `payverify gate`, the short one, is run against the same kind of
+/// references in safe_gate.rs.
 fn readme_gate() -> String {
-    let start = README
-        .find("if payverify verify -q --hmac require")
-        .expect("the README has its gate line");
-    let rest = &README[start + "if ".len()..];
-    let end = rest.find("; then").expect("the gate line ends in '; then'");
-    rest[..end].replace("\\\n", " ")
+    let page = crate::common::pages::page("docs/checks.md").text;
+    let start = page
+        .find("```sh\npayverify verify -q --hmac require")
+        .expect("docs/checks.md has its verify gate line")
+        + "```sh\n".len();
+    let rest = &page[start..];
+    let end = rest
+        .find("-- \"$ref\"")
+        .expect("the gate line ends in -- \"$ref\"");
+    rest[..end + "-- \"$ref\"".len()].replace("\\\n", " ")
 }
 
 #[test]
@@ -191,6 +196,7 @@ fn the_readme_gate_line_never_passes_a_hostile_reference() {
             .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
             .env("PAYVERIFY_CLIENT_SECRET", SECRET)
             .env("order_total", "40000")
+            .env("order_ref", "M-PAID-1")
             .env("ref", reference)
             // A CGI script's stdin is the request body: the customer's too.
             .stdin(Stdio::piped())
@@ -279,7 +285,11 @@ fn the_readme_gate_line_never_passes_a_hostile_reference() {
 /// from a shell variable.
 fn reference_examples(text: &str) -> Vec<&str> {
     text.lines()
-        .filter(|l| l.contains("payverify verify") || l.contains("payverify doctor"))
+        .filter(|l| {
+            ["payverify verify", "payverify doctor", "payverify gate"]
+                .iter()
+                .any(|c| l.contains(c))
+        })
         .filter(|l| l.contains("\"$ref\"") || l.contains("\"$known_ref\""))
         .collect()
 }
@@ -293,6 +303,7 @@ fn every_example_passing_a_reference_puts_double_dash_before_it() {
         ("README and docs/", readme),
         ("payverify --help", help(&["--help"])),
         ("payverify verify --help", help(&["verify", "--help"])),
+        ("payverify gate --help", help(&["gate", "--help"])),
         ("payverify doctor --help", help(&["doctor", "--help"])),
         ("payverify man", help(&["man"]).replace("\\-", "-")),
     ];

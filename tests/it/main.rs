@@ -36,6 +36,7 @@ mod reconcile_resume;
 mod resume;
 mod resume_like_fresh;
 mod resume_trust;
+mod safe_gate;
 mod sandbox;
 mod setup;
 mod stop;

@@ -60,6 +60,7 @@ impl Txn {
         };
         serde_json::json!({
             "hmac": hmac,
+            "mode": "live",
             "status": self.status,
             "code": code,
             "description": description,
