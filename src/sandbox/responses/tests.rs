@@ -250,6 +250,7 @@ fn woocommerce_merchant_references_answer_with_the_amount_and_status_they_state(
     }
 }
 
+#[test]
 fn references_that_change_one_field_of_a_successful_answer() {
     let state = State::default();
     let secret = Secret::new(CLIENT_SECRET);
