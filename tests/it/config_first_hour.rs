@@ -692,6 +692,7 @@ fn item_13_config_show_json_is_for_scripts_and_never_holds_a_secret() {
             "timeout",
             "retries",
             "wait",
+            "give_up_after",
             "hmac",
             "expect_mode",
             "proxy",

@@ -9,7 +9,6 @@ use std::process::{Command, Stdio};
 use crate::common::gateway::{Gateway, Txn};
 use crate::common::{CLIENT_ID, SECRET, TempDir, payverify, stderr_of, stdout_of};
 
-
 #[test]
 fn help_or_version_with_any_other_argument_is_a_usage_error_on_the_gates() {
     let dir = TempDir::new("gate-help");
