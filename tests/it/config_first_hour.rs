@@ -1,44 +1,17 @@
 //! Issue 27, items 7 to 13: what a careless operator's config file, `config init`,
 //! `config show` and `doctor` do with near misses, through the real binary.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command as StdCommand, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
+use crate::common::Standalone;
 use crate::common::{RawServer, TempDir, payverify, stderr_of, stdout_of};
 
-/// `payverify sandbox` on a free port, stopped when dropped: it checks Authorization
+/// `payverify sandbox` on a free port (quiet), stopped when dropped: it checks Authorization
 /// exactly as the service does.
-struct Sandbox {
-    child: Child,
-    url: String,
-}
-
-impl Sandbox {
-    fn start() -> Sandbox {
-        let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin!("payverify"))
-            .args(["sandbox", "--port", "0", "-q"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        let url = url.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "first line: {url:?}");
-        Sandbox { child, url }
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn sandbox() -> Standalone {
+    Standalone::start(&["-q"])
 }
 
 fn set_mode(path: &Path, mode: u32) {
@@ -240,7 +213,7 @@ fn item_07_a_timeout_written_as_a_duration_bounds_each_attempt() {
 
 #[test]
 fn item_08_a_typo_in_a_profile_not_in_use_is_a_warning() {
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("unused-profile");
     let text = format!(
         "{}\n[profiles.staging]\nbase_url = \"https://staging.paywithbank3d.com\"\n\
@@ -333,7 +306,7 @@ fn item_08_a_typo_in_a_profile_not_in_use_is_a_warning() {
 
 #[test]
 fn item_09_the_client_id_is_trimmed_like_the_secret_from_every_source() {
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("client-id-trim");
     // The sandbox answers 401 unless Authorization is exactly Basic base64(sandbox:...).
     let from_file = config(
@@ -590,7 +563,7 @@ fn item_11_config_init_writes_each_line_once_and_says_where_the_example_is() {
 
 #[test]
 fn item_12_doctor_names_the_config_path_once_per_line_and_each_fix_once() {
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("doctor-once");
     let path = dir.write("config.toml", profile("default", &sandbox.url, ""));
     set_mode(&path, 0o644);

@@ -4,11 +4,12 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command as StdCommand, Output, Stdio};
+use std::process::{Command as StdCommand, Output, Stdio};
 
 use payverify::GATE;
 use payverify::sandbox::MAGIC_REFERENCES;
 
+use crate::common::Standalone;
 use crate::common::{KeepAliveServer, RawServer, TempDir, payverify, stderr_of, stdout_of};
 
 const README: &str = include_str!("../../README.md");
@@ -18,36 +19,10 @@ fn gate_page() -> String {
     crate::common::pages::page("docs/gate.md").text
 }
 
-/// `payverify sandbox` on a free port, stopped when dropped.
-struct Sandbox {
-    child: Child,
-    url: String,
-}
-
-impl Sandbox {
-    fn start() -> Sandbox {
-        let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin!("payverify"))
-            .args(["sandbox", "--port", "0", "-q"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        let url = url.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "first line: {url:?}");
-        Sandbox { child, url }
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `payverify sandbox` on a free port (quiet), stopped when dropped: it checks Authorization
+/// exactly as the service does.
+fn sandbox() -> Standalone {
+    Standalone::start(&["-q"])
 }
 
 /// A private config whose default profile is the sandbox at `url`, with `extra` lines.
@@ -183,7 +158,7 @@ fn item_01_the_gate_is_one_text_in_readme_help_and_man_page() {
 
 #[test]
 fn item_01_the_gate_passes_only_a_good_payment_of_this_order() {
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("gate-magic");
     let config = sandbox_config(&dir, "config.toml", &sandbox.url, "expect_mode = \"dev\"\n");
     // Each magic reference, gated with its own merchant reference and ₦40,000.00: only the
@@ -341,7 +316,7 @@ fn item_01_the_gate_passes_only_a_good_payment_of_this_order() {
 
 #[test]
 fn item_01_no_reference_a_customer_can_send_passes_the_gate() {
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("gate-hostile");
     let config = sandbox_config(&dir, "config.toml", &sandbox.url, "expect_mode = \"dev\"\n");
     dir.write("refs.txt", "SANDBOX-MERCHANT-ORDER-17\n");
@@ -703,7 +678,7 @@ fn item_02_another_mode_is_exit_4_from_the_flag_or_the_profile() {
     assert_eq!(records[1]["outcome"], "SUCCESSFUL");
 
     // The profile key, beaten by the flag.
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("expect-mode-key");
     let config = sandbox_config(
         &dir,
@@ -902,7 +877,7 @@ fn item_02_webhook_check_expects_the_mode_too() {
 
 #[test]
 fn item_02_doctor_shows_the_mode_it_saw_and_the_line_to_expect_it() {
-    let sandbox = Sandbox::start();
+    let sandbox = sandbox();
     let dir = TempDir::new("doctor-mode");
     let doctor = |config: &Path, reference: &str| {
         payverify()
