@@ -160,7 +160,11 @@ pub(crate) fn read(location: &ConfigLocation) -> Result<Option<String>, Failure>
 /// and what was expected are shown.
 pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
     use toml::de::{DeTable, DeValue, ValueDeserializer};
-    let invalid = |e: &toml::de::Error| invalid(path, &detail(text, e));
+    // Where each line starts, found once: every broken profile's line is looked up in it, so
+    // a large file with many broken profiles costs no more than one pass over it.
+    let lines = LineStarts::of(text);
+    let detail = |e: &toml::de::Error| detail(text, &lines, e);
+    let invalid = |e: &toml::de::Error| invalid(path, &detail(e));
     let root = DeTable::parse(text).map_err(|e| invalid(&e))?;
     let span = root.span();
     let mut top = root.into_inner();
@@ -207,7 +211,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
                 file.profiles.insert(name, profile);
             }
             Err(e) => {
-                file.broken.insert(name, detail(text, &e));
+                file.broken.insert(name, detail(&e));
             }
         }
     }
@@ -222,12 +226,29 @@ pub(crate) fn invalid(path: &Path, detail: &str) -> Failure {
     )
 }
 
+/// The byte offsets at which the lines of a text start.
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn of(text: &str) -> LineStarts {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineStarts(starts)
+    }
+
+    /// The 1-based line holding byte `at`.
+    fn line(&self, at: usize) -> usize {
+        self.0.partition_point(|&start| start <= at).max(1)
+    }
+}
+
 /// A TOML error in one line: ` line 3, key timeout: what`, the line and key where known.
-fn detail(text: &str, e: &toml::de::Error) -> String {
+fn detail(text: &str, lines: &LineStarts, e: &toml::de::Error) -> String {
     let start = e.span().map(|span| span.start.min(text.len()));
     let at = match start {
         Some(start) => {
-            let line = text[..start].matches('\n').count() + 1;
+            let line = lines.line(start);
             match key_on_line(text, start) {
                 Some(key) => format!(" line {line}, key {key}:"),
                 None => format!(" line {line}:"),
