@@ -152,7 +152,8 @@ impl Settings {
     }
 
     /// Registers the secrets of the environment, `--client-secret-file` and the given
-    /// config text, and the credentials of every proxy URL they or `--proxy` name.
+    /// config text, and the credentials of every base URL and proxy URL they or the flags
+    /// name.
     fn register_known(flags: &Flags, ctx: &Context, config_text: Option<&str>) {
         secret_source::register_known(
             flags.client_secret_file.as_deref(),
@@ -160,15 +161,28 @@ impl Settings {
             config_text,
         );
         let from_env = proxy::ENV_PROXY.iter().filter_map(|name| (ctx.env)(name));
-        let from_file = config_text
+        let profiles: Vec<toml::Value> = config_text
             .and_then(|text| toml::from_str::<toml::Table>(text).ok())
             .and_then(|table| table.get("profiles").cloned())
             .and_then(|profiles| profiles.as_table().cloned())
             .into_iter()
             .flat_map(|profiles| profiles.into_iter().map(|(_, profile)| profile))
-            .filter_map(|profile| profile.get("proxy")?.as_str().map(str::to_owned));
-        for url in flags.proxy.iter().cloned().chain(from_env).chain(from_file) {
-            proxy::register_credentials(&url);
+            .collect();
+        let from_file = |key: &'static str| {
+            profiles
+                .iter()
+                .filter_map(move |profile| profile.get(key)?.as_str().map(str::to_owned))
+        };
+        // A base URL with credentials in it is refused, but its password must not reach a
+        // message on the way there (whatever the message quotes of the URL).
+        let base_urls = (flags.base_url.iter().cloned())
+            .chain((ctx.env)(env::BASE_URL))
+            .chain(from_file("base_url"));
+        let proxies = (flags.proxy.iter().cloned())
+            .chain(from_env)
+            .chain(from_file("proxy"));
+        for url in base_urls.chain(proxies) {
+            crate::transport::userinfo::register(&url);
         }
     }
 

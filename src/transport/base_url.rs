@@ -32,43 +32,56 @@ impl BaseUrl {
     }
 
     /// When this base URL already ends in the operation path (`/api/payment/verify`, with
-    /// or without a reference after it) or its start (`/api`, `/api/payment`), compared
-    /// ignoring case: the base URL to use instead, and what it holds, for messages.
+    /// or without a reference after it) or its start (`/api`, `/api/payment`), read as a
+    /// server reads a path ([`server_segments`]: `/api//payment/./verify`,
+    /// `/%61pi/payment/verify` and `/api;v=1/payment/verify` are all the operation path),
+    /// compared ignoring case: the base URL to use instead, and what it holds, for messages.
     pub(crate) fn operation_path(&self) -> Option<(String, &'static str)> {
         let prefix = self.prefix.as_str();
         let path_start = prefix
             .find("://")
             .map(|i| i + 3)
-            .and_then(|start| prefix[start..].find('/').map(|at| start + at))?;
-        let path = &prefix[path_start..];
-        let root = |kept: &str| {
-            let root = &prefix[..path_start + kept.len()];
-            root.trim_end_matches('/').to_owned()
+            .and_then(|start| prefix[start..].find('/').map(|at| start + at))
+            .unwrap_or(prefix.len());
+        let segments = server_segments(&prefix[path_start..]);
+        // The base URL to use instead: the first `kept` segments, as they were written.
+        let root = |kept: usize| {
+            let path: String = segments[..kept]
+                .iter()
+                .map(|(raw, _)| format!("/{raw}"))
+                .collect();
+            format!("{}{path}", &prefix[..path_start])
         };
-        if let Some((head, last)) = path.rsplit_once('/')
-            && !last.is_empty()
-            && let Some(kept) = strip_suffix_ignore_case(head, OPERATION_PATH)
-        {
+        let ends_with = |names: &[&str], after: usize| {
+            let n = segments.len().checked_sub(names.len() + after)?;
+            let tail = &segments[n..n + names.len()];
+            tail.iter()
+                .zip(names)
+                .all(|((_, read), name)| read.eq_ignore_ascii_case(name))
+                .then_some(n)
+        };
+        if let Some(kept) = ends_with(&OPERATION_SEGMENTS, 1) {
             return Some((
                 root(kept),
                 "the operation path /api/payment/verify and a reference",
             ));
         }
         [
-            (OPERATION_PATH, "the operation path /api/payment/verify"),
             (
-                "/api/payment",
+                &OPERATION_SEGMENTS[..],
+                "the operation path /api/payment/verify",
+            ),
+            (
+                &OPERATION_SEGMENTS[..2],
                 "/api/payment, the start of the operation path /api/payment/verify",
             ),
             (
-                "/api",
+                &OPERATION_SEGMENTS[..1],
                 "/api, the start of the operation path /api/payment/verify",
             ),
         ]
         .into_iter()
-        .find_map(|(suffix, found)| {
-            strip_suffix_ignore_case(path, suffix).map(|kept| (root(kept), found))
-        })
+        .find_map(|(names, found)| ends_with(names, 0).map(|kept| (root(kept), found)))
     }
 
     /// Validates `input`: http or https, a host, a valid port, no userinfo, query or
@@ -78,7 +91,7 @@ impl BaseUrl {
         let raw = input.trim();
         // Checked on the text before anything else, so no message ever quotes the userinfo
         // (even of a URL too broken to parse).
-        if userinfo(raw).is_some() {
+        if super::userinfo::span(raw).is_some() {
             return Err(format!(
                 "base URL '{}' must not carry credentials (user:password@); set them with \
                  --client-id and a client secret source instead",
@@ -150,10 +163,28 @@ impl fmt::Display for BaseUrl {
 /// The Verify Transaction operation's path under the base URL.
 const OPERATION_PATH: &str = "/api/payment/verify";
 
-/// `text` without `suffix` at its end, compared ignoring ASCII case.
-fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
-    let cut = text.len().checked_sub(suffix.len())?;
-    (text.is_char_boundary(cut) && text[cut..].eq_ignore_ascii_case(suffix)).then(|| &text[..cut])
+/// The operation path's segments.
+const OPERATION_SEGMENTS: [&str; 3] = ["api", "payment", "verify"];
+
+/// The segments of a URL path as a server resolves them, each as written and as read:
+/// percent escapes decoded, path parameters (`;v=1`) and surrounding whitespace dropped,
+/// empty and `.` segments skipped, `..` taking back the one before it. Servers differ in
+/// which of these they do; a base URL that any of them would read as the operation path is
+/// refused, so every rule is applied.
+fn server_segments(path: &str) -> Vec<(&str, String)> {
+    let mut segments: Vec<(&str, String)> = Vec::new();
+    for raw in path.split('/') {
+        let decoded = super::userinfo::percent_decoded(raw).unwrap_or_else(|| raw.to_owned());
+        let read = decoded.split(';').next().unwrap_or("").trim();
+        match read {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            _ => segments.push((raw, read.to_owned())),
+        }
+    }
+    segments
 }
 
 /// The port text of an authority (after the host's `:`), if it has one, even empty.
@@ -165,23 +196,9 @@ fn port_text(authority: &str) -> Option<&str> {
     after_host.strip_prefix(':')
 }
 
-/// The userinfo part of a URL's authority (`user:pw` in `https://user:pw@host/`), found
-/// textually: everything between `//` and the last `@` before the path.
-fn userinfo(url: &str) -> Option<(usize, usize)> {
-    let start = url.find("//")? + 2;
-    let rest = &url[start..];
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let at = rest[..end].rfind('@')?;
-    Some((start, start + at))
-}
-
-/// `url` with any userinfo replaced by `<redacted>`, for showing a URL that may carry one.
-pub(crate) fn without_userinfo(url: &str) -> String {
-    match userinfo(url) {
-        Some((start, at)) => format!("{}<redacted>{}", &url[..start], &url[at..]),
-        None => url.to_owned(),
-    }
-}
+/// `url` with any userinfo replaced by `<redacted>`, for showing a URL that may carry one
+/// (the rule the proxy URL shares: [`super::userinfo`]).
+pub(crate) use super::userinfo::shown as without_userinfo;
 
 /// Whether a URL host is this machine: `localhost`, 127.0.0.0/8 or ::1.
 pub(crate) fn is_loopback(host: &str) -> bool {
@@ -241,17 +258,25 @@ mod tests {
             "https://cid:S3CR@ET-x@gw.example",
             "https://cid:S3CRET-x @gw.example",
             "http://:S3CRET-x@localhost",
+            // A `/`, `?` or `#` in the password ends a parser's authority early: the last
+            // `@` is where the userinfo ends, whatever it holds.
+            "https://cid:S3CR/ET-x@127.0.0.1:18089",
+            "https://cid:S3CR?ET-x@gw.example",
+            "https://cid:S3CR#ET-x@gw.example",
+            "https://cid:S3CR/ET-x:99@gw.example/p",
+            "cid:S3CR/ET-x@gw.example",
         ] {
             let err = BaseUrl::parse(bad).unwrap_err();
             assert!(err.contains("must not carry credentials"), "{err}");
             assert!(!err.contains("S3CR"), "{err}");
             assert!(!err.contains("ET-x"), "{err}");
         }
+        // An `@` in a path reads as the end of a userinfo: less is shown, never a password.
         assert_eq!(
             without_userinfo("https://a:b@h:1/p@q"),
-            "https://<redacted>@h:1/p@q"
+            "https://<redacted>@q"
         );
-        assert_eq!(without_userinfo("https://h/p@q"), "https://h/p@q");
+        assert_eq!(without_userinfo("https://h/p"), "https://h/p");
     }
 
     #[test]
@@ -309,6 +334,40 @@ mod tests {
                 "https://gw.example:8443/p/API/Payment/Verify//",
                 "'https://gw.example:8443/p'",
             ),
+            // As a server reads the path: empty and dot segments, escapes, parameters,
+            // whitespace.
+            (
+                "https://gw.example/api//payment/verify",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/api/./payment/verify",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/%61pi/payment/verify",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/api;v=1/payment/verify",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/api/payment/verify%20",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/API/Payment/Verify/.",
+                "'https://gw.example'",
+            ),
+            (
+                "https://gw.example/p/x/../api/payment",
+                "'https://gw.example/p'",
+            ),
+            (
+                "https://gw.example/p//api/payment/verify/R/x/..",
+                "'https://gw.example/p'",
+            ),
         ] {
             let err = BaseUrl::parse(bad).unwrap_err();
             assert!(err.contains("already ends in "), "{err}");
@@ -321,6 +380,9 @@ mod tests {
             "https://gw.example/api/payments",
             "https://gw.example/myapi",
             "https://gw.example/api/payment/verify/R/x",
+            "https://gw.example/api/payment/verify/R/x/.",
+            "https://gw.example/api;v=1/payment/verify/R/x",
+            "https://gw.example/api/payment/verify%2dv2",
         ] {
             assert!(BaseUrl::parse(fine).is_ok(), "{fine}");
         }

@@ -6,3 +6,4 @@ pub(crate) mod client;
 pub(crate) mod gate;
 pub(crate) mod network;
 pub(crate) mod proxy;
+pub(crate) mod userinfo;

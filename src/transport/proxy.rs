@@ -8,12 +8,11 @@
 //! Authorization header to one).
 //!
 //! A proxy URL can carry a password. Its userinfo is registered as a secret as soon as the
-//! URL is known ([`register_credentials`]), so the one redaction removes it from every
+//! URL is known ([`super::userinfo::register`]), so the one redaction removes it from every
 //! output, and it is shown with the userinfo replaced ([`shown`]).
 
 use std::net::IpAddr;
 
-use base64::Engine as _;
 use ureq::Proxy;
 
 use crate::exit::{Cause, Failure};
@@ -141,67 +140,10 @@ pub(crate) fn parse(proxy: &Sourced<String>) -> Result<Proxy, Failure> {
     Ok(parsed)
 }
 
-/// Where the userinfo of a proxy URL is: from after `scheme://` (or the start) to the last
-/// `@`. Found on the text, not by parsing, so even a URL too broken to parse (a password
-/// with an unencoded `/` or `#` in it) never has its password shown.
-fn userinfo_span(url: &str) -> Option<(usize, usize)> {
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let at = url[start..].rfind('@')?;
-    Some((start, start + at))
-}
-
-/// `url` as it may be shown anywhere: any userinfo (user and password) replaced by
-/// `<redacted>`.
-pub(crate) fn shown(url: &str) -> String {
-    match userinfo_span(url) {
-        Some((start, at)) => format!("{}{}{}", &url[..start], crate::secret::REDACTED, &url[at..]),
-        None => url.to_owned(),
-    }
-}
-
-/// Registers for redaction every form of the credentials in a proxy URL: the userinfo as
-/// written, the password (or a lone user, which may be a token) as written and decoded, each
-/// with its URL encodings, and the base64 of `user:password` that a `Proxy-Authorization`
-/// header carries.
-pub(crate) fn register_credentials(url: &str) {
-    let Some((start, at)) = userinfo_span(url) else {
-        return;
-    };
-    let userinfo = &url[start..at];
-    crate::secret::register(userinfo);
-    let (user, password) = match userinfo.split_once(':') {
-        Some((user, password)) => (user, password),
-        None => ("", userinfo),
-    };
-    let decoded = |text: &str| percent_decoded(text).unwrap_or_else(|| text.to_owned());
-    crate::secret::register_with_encodings(password);
-    crate::secret::register_with_encodings(&decoded(password));
-    let pair = format!("{}:{}", decoded(user), decoded(password));
-    crate::secret::register(&base64::engine::general_purpose::STANDARD.encode(&pair));
-    crate::secret::register(&base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair));
-}
-
-/// `text` with its `%XX` escapes decoded, when that is valid UTF-8.
-fn percent_decoded(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                let value = hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0);
-                out.push(u8::try_from(value).unwrap_or(b'?'));
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
+// How a proxy URL is shown: the rule every URL shares.
+#[cfg(test)]
+use super::userinfo::percent_decoded;
+pub(crate) use super::userinfo::shown;
 
 /// Whether `host` is one NO_PROXY's `list` exempts, as curl reads the list: entries
 /// separated by commas (and spaces), compared without case; `*` exempts every host;

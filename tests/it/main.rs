@@ -12,6 +12,7 @@
 
 mod common;
 
+mod attack_review;
 mod base_url;
 mod batch;
 mod checks;
