@@ -229,7 +229,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --version 'Print version'
         }
         &'payverify;verify'= {
-            cand --from 'Read references from FILE, one per line; blank lines and lines starting with # are skipped'
+            cand --from 'Read references from FILE, one per line, each exactly as written: only the spaces, tabs and CR around it are taken off. A blank line is an empty reference (refused, exit 2) and a line starting with # is a reference like any other, unless --comments is given (a customer''s reference can start with #)'
             cand -o 'Output format. One reference: table or the service''s JSON object. Several: one record per reference (json is one array of the jsonl records). Given explicitly, it is written even with -q [default: table]'
             cand --output 'Output format. One reference: table or the service''s JSON object. Several: one record per reference (json is one array of the jsonl records). Given explicitly, it is written even with -q [default: table]'
             cand --resume 'Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now, complete or cut short). References whose record there is a final answer are not asked again: the record is written again unchanged, in its place. Write to a new file'
@@ -255,6 +255,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --profile 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file''s default_profile, else a profile named default]'
             cand --config 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\payverify\config\config.toml]'
             cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
+            cand --comments 'The lists (--from, -) are written by hand: skip blank lines and lines starting with #. Without it, every line is a reference as a customer gave it, and none is dropped without a word'
             cand --sandbox 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
             cand --tls 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
             cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'

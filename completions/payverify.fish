@@ -177,7 +177,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand completions" -s v -l
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c payverify -n "__fish_payverify_using_subcommand verify" -l from -d 'Read references from FILE, one per line; blank lines and lines starting with # are skipped' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l from -d 'Read references from FILE, one per line, each exactly as written: only the spaces, tabs and CR around it are taken off. A blank line is an empty reference (refused, exit 2) and a line starting with # is a reference like any other, unless --comments is given (a customer\'s reference can start with #)' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s o -l output -d 'Output format. One reference: table or the service\'s JSON object. Several: one record per reference (json is one array of the jsonl records). Given explicitly, it is written even with -q [default: table]' -r -f -a "table\t'A field/value table for people'
 json\t'The service\'s JSON object exactly as received, pretty-printed (several references: one array of records)'
 jsonl\t'One JSON record per reference per line'
@@ -209,6 +209,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -l config -d
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l comments -d 'The lists (--from, -) are written by hand: skip blank lines and lines starting with #. Without it, every line is a reference as a customer gave it, and none is dropped without a word'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::seen::Seen;
 use crate::domain::checks::Expectations;
 use crate::domain::job::Job;
-use crate::domain::reference::Reference;
+use crate::domain::reference::{Reference, is_line_padding};
 use crate::exit::Failure;
 
 /// Longest line taken as a reference; longer lines are reported, not buffered whole.
@@ -29,16 +29,33 @@ pub(crate) enum InputSource {
 /// What verify's input yields: the engine's item, never decided ahead (until `--resume`).
 pub(crate) type Item = super::Item<super::Carried>;
 
+/// How the lines of stdin and `--from` files are read.
+///
+/// By default every line is a reference as the customer gave it, so a reference that starts
+/// with `#` is verified like any other and a blank line is an empty reference (refused, exit
+/// 2): skipping either would drop a customer's payment from the batch without a word, and
+/// the batch could exit 0 without asking about it. A hand-written list opts in to comments
+/// and blank lines with `--comments`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ListRules {
+    /// Blank lines and lines starting with `#` (after the padding) are skipped.
+    pub(crate) comments: bool,
+}
+
 /// The references of all sources, deduplicated, as an iterator.
 pub(crate) struct Input {
     pending: VecDeque<InputSource>,
     /// The opened, checked readers of the stdin and file sources, in order.
-    readers: VecDeque<Lines>,
-    current: Option<Lines>,
+    readers: VecDeque<Reader>,
+    current: Option<Reader>,
     seen: Seen,
     literal_position: usize,
     counts: Counts,
     expect: Arc<Expectations>,
+    rules: ListRules,
+    /// Without `--comments`: the first line verified that starts with `#`, for the hint at
+    /// the end.
+    first_hash: Option<String>,
 }
 
 /// What the input held, for the message when it held no reference at all.
@@ -48,7 +65,7 @@ pub(crate) struct Counts {
     pub(crate) lines: usize,
     /// Lines with nothing but whitespace.
     pub(crate) blank: usize,
-    /// Lines starting with `#`.
+    /// Lines starting with `#`: skipped as comments with `--comments`, else verified.
     pub(crate) comments: usize,
     /// Lines (or arguments) that are not a usable reference.
     pub(crate) invalid: usize,
@@ -72,7 +89,7 @@ impl std::fmt::Display for Counts {
     }
 }
 
-struct Lines {
+struct Reader {
     reader: Box<dyn BufRead + Send>,
     name: String,
     line: usize,
@@ -85,6 +102,7 @@ impl Input {
     pub(crate) fn open(
         sources: Vec<InputSource>,
         expect: Arc<Expectations>,
+        rules: ListRules,
     ) -> Result<Input, Failure> {
         let mut readers = VecDeque::new();
         let mut stdin_taken = false;
@@ -117,6 +135,8 @@ impl Input {
             literal_position: 0,
             counts: Counts::default(),
             expect,
+            rules,
+            first_hash: None,
         })
     }
 }
@@ -125,38 +145,61 @@ impl super::Source<super::Carried> for Input {
     fn empty_message(&self) -> String {
         format!("no references to verify: {}", self.counts)
     }
+
+    fn end_notes(&self) -> Vec<String> {
+        let Some(first) = &self.first_hash else {
+            return Vec::new();
+        };
+        let n = self.counts.comments;
+        let lines = match n {
+            1 => format!("{first} starts with # and was verified as a reference"),
+            _ => format!(
+                "{n} lines starting with # were verified as references (the first: {first})"
+            ),
+        };
+        vec![format!(
+            "{lines}: a customer's reference can start with #; if the list has comments, \
+             pass --comments"
+        )]
+    }
 }
 
 impl Input {
     /// How many references the sources hold, for the progress bar: distinct arguments plus
     /// the non-blank, non-comment lines of each regular file, counted by one cheap pass
-    /// before the run. `None` with stdin, or a file that is a pipe or cannot be counted
-    /// (reading those would consume them). Duplicate or invalid lines in a file make it an
-    /// upper bound.
-    pub(crate) fn known_len(sources: &[InputSource]) -> Option<usize> {
+    /// before the run (with `--comments`; without it, every line that is not blank). `None`
+    /// with stdin, or a file that is a pipe or cannot be counted (reading those would
+    /// consume them). Duplicate or invalid lines in a file make it an upper bound.
+    pub(crate) fn known_len(sources: &[InputSource], rules: ListRules) -> Option<usize> {
         let mut literals = HashSet::new();
-        let mut lines = 0usize;
+        let mut count = 0usize;
         for source in sources {
             match source {
                 InputSource::Literal(r) => {
                     literals.insert(r.as_str());
                 }
                 InputSource::Stdin => return None,
-                InputSource::File(path) => lines = lines.checked_add(count_lines(path)?)?,
+                InputSource::File(path) => {
+                    count = count.checked_add(count_lines(path, rules.comments)?)?;
+                }
             }
         }
-        literals.len().checked_add(lines)
+        literals.len().checked_add(count)
     }
 
     /// A line of input: a reference to dedup, or why it is not one.
     fn accept(&mut self, text: &str, origin: String) -> Item {
-        match Reference::parse(text) {
+        match Reference::from_line(text) {
             Ok(reference) => self.dedup(reference, origin),
             Err(e) => {
                 self.counts.invalid += 1;
+                let hint = match text.is_empty() {
+                    true => " (a blank line is skipped only with --comments)",
+                    false => "",
+                };
                 Item::Invalid {
                     origin,
-                    why: e.to_string(),
+                    why: format!("{e}{hint}"),
                 }
             }
         }
@@ -219,14 +262,18 @@ impl Iterator for Input {
                             }
                             Line::Text(t) => t,
                         };
-                        let trimmed = line.trim();
-                        if trimmed.is_empty() {
+                        // The line's padding was left out as it was read.
+                        if line.is_empty() {
                             self.counts.blank += 1;
-                            continue;
-                        }
-                        if trimmed.starts_with('#') {
+                            if self.rules.comments {
+                                continue;
+                            }
+                        } else if line.starts_with('#') {
                             self.counts.comments += 1;
-                            continue;
+                            if self.rules.comments {
+                                continue;
+                            }
+                            self.first_hash.get_or_insert_with(|| origin.clone());
                         }
                         return Some(Ok(self.accept(&line, origin)));
                     }
@@ -246,9 +293,10 @@ impl Iterator for Input {
     }
 }
 
-/// The lines of a regular file that could hold a reference (not blank, not starting with
-/// `#`), read in bytes without keeping any; `None` for anything but a readable regular file.
-fn count_lines(path: &std::path::Path) -> Option<usize> {
+/// The lines of a regular file that could hold a reference (not blank; with `comments`, not
+/// starting with `#` either), read in bytes without keeping any; `None` for anything but a
+/// readable regular file.
+fn count_lines(path: &std::path::Path, comments: bool) -> Option<usize> {
     // Looked at before it is opened: opening a pipe to count it would connect its writer
     // and leave it writing to no reader (SIGPIPE) before the real read opens it.
     if !std::fs::metadata(path).ok()?.is_file() {
@@ -265,7 +313,7 @@ fn count_lines(path: &std::path::Path) -> Option<usize> {
         reader.consume(3);
     }
     // Byte by byte, so one endless line costs no memory: a line counts at its first byte
-    // that is not whitespace, unless that byte is `#`.
+    // that is not padding, unless that byte is a comment's `#`.
     let (mut count, mut decided) = (0usize, false);
     loop {
         let chunk = reader.fill_buf().ok()?;
@@ -275,9 +323,9 @@ fn count_lines(path: &std::path::Path) -> Option<usize> {
         for &byte in chunk {
             if byte == b'\n' {
                 decided = false;
-            } else if !decided && !byte.is_ascii_whitespace() {
+            } else if !decided && !is_line_padding(byte) {
                 decided = true;
-                count += usize::from(byte != b'#');
+                count += usize::from(!(comments && byte == b'#'));
             }
         }
         let n = chunk.len();
@@ -287,7 +335,7 @@ fn count_lines(path: &std::path::Path) -> Option<usize> {
 
 /// Checks the first bytes of an input, drops a UTF-8 byte-order mark, and refuses UTF-16
 /// (every line would be "not UTF-8"). Nothing else is consumed, so a pipe loses nothing.
-fn start(mut reader: Box<dyn BufRead + Send>, name: String) -> Result<Lines, Failure> {
+fn start(mut reader: Box<dyn BufRead + Send>, name: String) -> Result<Reader, Failure> {
     let head = reader.fill_buf().map_err(|e| {
         Failure::usage(format!(
             "cannot read references from {name}: {}",
@@ -303,7 +351,7 @@ fn start(mut reader: Box<dyn BufRead + Send>, name: String) -> Result<Lines, Fai
     if head.starts_with(b"\xef\xbb\xbf") {
         reader.consume(3);
     }
-    Ok(Lines {
+    Ok(Reader {
         reader,
         name,
         line: 0,
@@ -316,14 +364,14 @@ enum Line {
     NotUtf8,
 }
 
-/// The most bytes of one line's text kept: the longest reference, and room for Unicode
-/// whitespace around it, which [`Reference::parse`] trims before it applies the cap.
+/// The most bytes of one line's text kept: the longest reference, and room for what is
+/// around it (Unicode whitespace, which [`Reference::from_line`] refuses by name).
 const MAX_KEPT: usize = 2 * MAX_LINE;
 
-/// Reads one line. The ASCII whitespace around its text (spaces, tabs, the CR of a CRLF
-/// line end) is left out as it is read, so the reference cap applies after trimming, as it
-/// does to an argument; a line whose text passes [`MAX_KEPT`] bytes is consumed and
-/// reported, never held whole.
+/// Reads one line. The padding around its text ([`is_line_padding`]: spaces, tabs, the CR
+/// of a CRLF line end) is left out as it is read, so the reference cap applies to the
+/// reference alone; a line whose text passes [`MAX_KEPT`] bytes is consumed and reported,
+/// never held whole.
 fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
     // From the first byte that is not whitespace to the last one seen.
     let mut text = Vec::new();
@@ -368,7 +416,7 @@ fn read_line(reader: &mut Box<dyn BufRead + Send>) -> io::Result<Option<Line>> {
 /// last) and `gap` (whitespace after it, kept only while more text could still fit, which
 /// `gap_full` says it cannot: then more text makes the line too long).
 fn keep(part: &[u8], text: &mut Vec<u8>, gap: &mut Vec<u8>, gap_full: &mut bool) {
-    let solid = |b: &u8| !b.is_ascii_whitespace();
+    let solid = |b: &u8| !is_line_padding(*b);
     let start = match text.is_empty() {
         true => part.iter().position(solid),
         false => Some(0),
@@ -401,13 +449,20 @@ mod tests {
     use super::*;
     use crate::testutil::TempDir;
 
-    fn items(contents: impl AsRef<[u8]>) -> Vec<Item> {
+    const COMMENTS: ListRules = ListRules { comments: true };
+    const EXACT: ListRules = ListRules { comments: false };
+
+    fn items_as(contents: impl AsRef<[u8]>, rules: ListRules) -> Vec<Item> {
         let dir = TempDir::new("input");
         let path = dir.write("refs.txt", contents);
-        Input::open(vec![InputSource::File(path)], Arc::default())
+        Input::open(vec![InputSource::File(path)], Arc::default(), rules)
             .unwrap()
             .map(|r| r.unwrap())
             .collect()
+    }
+
+    fn items(contents: impl AsRef<[u8]>) -> Vec<Item> {
+        items_as(contents, EXACT)
     }
 
     /// The reference of a job item, `None` for a note.
@@ -419,8 +474,11 @@ mod tests {
     }
 
     #[test]
-    fn trims_skips_blanks_and_comments_and_collapses_duplicates() {
-        let got = items("  A  \n\n# comment\n   # indented comment\nB\r\nA\n\tC\n");
+    fn with_comments_trims_skips_blanks_and_comments_and_collapses_duplicates() {
+        let got = items_as(
+            "  A  \n\n# comment\n   # indented comment\nB\r\nA\n\tC\n",
+            COMMENTS,
+        );
         assert_eq!(got.len(), 4);
         assert_eq!(job_ref(&got[0]), Some("A"));
         assert_eq!(job_ref(&got[1]), Some("B"));
@@ -430,10 +488,55 @@ mod tests {
     }
 
     #[test]
+    fn without_comments_every_line_is_a_reference_as_the_customer_gave_it() {
+        let got = items("A\n#B\n\n  \r\n  # C \r\n\u{3000}D\nE\u{a0}\n\x0cF\n");
+        assert_eq!(job_ref(&got[0]), Some("A"));
+        assert_eq!(job_ref(&got[1]), Some("#B"));
+        for (item, line) in [(&got[2], 3), (&got[3], 4)] {
+            assert!(
+                matches!(item, Item::Invalid { why, origin }
+                    if why == "the reference is empty (a blank line is skipped only with --comments)"
+                        && origin.ends_with(&format!("line {line}"))),
+                "{item:?}"
+            );
+        }
+        assert_eq!(job_ref(&got[4]), Some("# C"));
+        for item in &got[5..8] {
+            assert!(
+                matches!(item, Item::Invalid { why, .. } if why.contains("whitespace (U+")),
+                "{item:?}"
+            );
+        }
+        assert_eq!(got.len(), 8);
+    }
+
+    #[test]
+    fn a_hash_line_verified_is_pointed_out_once_at_the_end() {
+        let dir = TempDir::new("input-hash");
+        let path = dir.write("refs.txt", "A\n#B\n#C\n");
+        let mut input = Input::open(vec![InputSource::File(path)], Arc::default(), EXACT).unwrap();
+        assert_eq!(input.by_ref().count(), 3);
+        let notes = super::super::Source::end_notes(&input);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0]
+                .starts_with("2 lines starting with # were verified as references (the first: ")
+                && notes[0].contains("refs.txt line 2)")
+                && notes[0].ends_with("pass --comments"),
+            "{notes:?}"
+        );
+        let path = dir.write("plain.txt", "A\nB\n");
+        let mut input = Input::open(vec![InputSource::File(path)], Arc::default(), EXACT).unwrap();
+        assert_eq!(input.by_ref().count(), 2);
+        assert!(super::super::Source::end_notes(&input).is_empty());
+    }
+
+    #[test]
     fn counts_what_was_read() {
         let dir = TempDir::new("input-counts");
         let path = dir.write("refs.txt", b"\n  \n#ORDER-17\n\xff\n");
-        let mut input = Input::open(vec![InputSource::File(path)], Arc::default()).unwrap();
+        let mut input =
+            Input::open(vec![InputSource::File(path)], Arc::default(), COMMENTS).unwrap();
         assert_eq!(input.by_ref().count(), 1);
         let counts = input.counts;
         assert_eq!(
@@ -496,7 +599,7 @@ mod tests {
                 std::io::Cursor::new(text.clone().into_bytes()),
             ));
             for line in &lines {
-                let want = line.trim_ascii();
+                let want = line.trim_matches([' ', '\t', '\r']);
                 match read_line(&mut reader).unwrap() {
                     Some(Line::Text(got)) => {
                         assert!(want.len() <= MAX_KEPT, "{capacity}: kept {}", got.len());
@@ -514,18 +617,18 @@ mod tests {
     fn literals_in_order_and_known_length() {
         let sources = vec![
             InputSource::Literal(Reference::parse("X").unwrap()),
-            InputSource::Literal(Reference::parse(" Y ").unwrap()),
+            InputSource::Literal(Reference::parse("Y").unwrap()),
             InputSource::Literal(Reference::parse("X").unwrap()),
         ];
-        assert_eq!(Input::known_len(&sources), Some(2));
-        let got: Vec<Item> = Input::open(sources, Arc::default())
+        assert_eq!(Input::known_len(&sources, EXACT), Some(2));
+        let got: Vec<Item> = Input::open(sources, Arc::default(), EXACT)
             .unwrap()
             .map(|r| r.unwrap())
             .collect();
         assert_eq!(job_ref(&got[0]), Some("X"));
         assert_eq!(job_ref(&got[1]), Some("Y"));
         assert!(matches!(&got[2], Item::Duplicate { origin, .. } if origin == "argument 3"));
-        assert_eq!(Input::known_len(&[InputSource::Stdin]), None);
+        assert_eq!(Input::known_len(&[InputSource::Stdin], EXACT), None);
     }
 
     #[test]
@@ -536,11 +639,16 @@ mod tests {
         std::fs::write(&file, "\u{feff}A\n\n  \t\n # note\nB\r\n  C  \nD").unwrap();
         let a = Reference::parse("A").unwrap();
         let sources = [InputSource::File(file.clone()), InputSource::Literal(a)];
-        assert_eq!(Input::known_len(&sources), Some(5));
+        assert_eq!(Input::known_len(&sources, COMMENTS), Some(5));
+        // Without --comments the comment is a reference too.
+        assert_eq!(Input::known_len(&sources, EXACT), Some(6));
         // A directory or a missing file is not counted; the run itself reports it.
-        assert_eq!(Input::known_len(&[InputSource::File(dir.clone())]), None);
         assert_eq!(
-            Input::known_len(&[InputSource::File(dir.join("none"))]),
+            Input::known_len(&[InputSource::File(dir.clone())], EXACT),
+            None
+        );
+        assert_eq!(
+            Input::known_len(&[InputSource::File(dir.join("none"))], EXACT),
             None
         );
         std::fs::remove_dir_all(&dir).unwrap();
@@ -551,6 +659,7 @@ mod tests {
         let err = Input::open(
             vec![InputSource::File("/nonexistent/refs.txt".into())],
             Arc::default(),
+            EXACT,
         )
         .err();
         assert!(err.is_some_and(|e| e.message.contains("no such file")));

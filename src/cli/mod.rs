@@ -298,8 +298,9 @@ fn parse_sandbox_rate(s: &str) -> Result<f64, String> {
 /// Arguments of `payverify verify`.
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
-    /// Transaction references; `-` reads them from stdin, one per line (surrounding
-    /// whitespace is trimmed). Put `--` before a reference from outside (`-- "$ref"`): a
+    /// Transaction references, each verified exactly as given: one with whitespace around
+    /// it is refused (exit 2), never trimmed into another. `-` reads them from stdin, one
+    /// per line, as --from does. Put `--` before a reference from outside (`-- "$ref"`): a
     /// customer can write one like an option.
     #[arg(value_name = "REFERENCE", required_unless_present_any = ["from", "after_dashes"])]
     pub(crate) references: Vec<String>,
@@ -309,10 +310,18 @@ pub(crate) struct VerifyArgs {
     #[arg(last = true, value_name = "REFERENCE")]
     pub(crate) after_dashes: Vec<String>,
 
-    /// Read references from FILE, one per line; blank lines and lines starting with # are
-    /// skipped.
+    /// Read references from FILE, one per line, each exactly as written: only the spaces,
+    /// tabs and CR around it are taken off. A blank line is an empty reference (refused,
+    /// exit 2) and a line starting with # is a reference like any other, unless --comments
+    /// is given (a customer's reference can start with #).
     #[arg(long, value_name = "FILE")]
     pub(crate) from: Option<PathBuf>,
+
+    /// The lists (--from, -) are written by hand: skip blank lines and lines starting with
+    /// #. Without it, every line is a reference as a customer gave it, and none is dropped
+    /// without a word.
+    #[arg(long)]
+    pub(crate) comments: bool,
 
     /// Output format. One reference: table or the service's JSON object. Several: one
     /// record per reference (json is one array of the jsonl records). Given explicitly, it

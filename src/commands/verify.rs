@@ -7,6 +7,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::batch::input::ListRules;
 use crate::batch::resume::{ResumeIndex, Resuming, Shape, Trust};
 use crate::batch::{Batch, Input, InputSource};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
@@ -44,8 +45,11 @@ pub(crate) fn run(
     // Bad input is refused before anything else happens, and before any request.
     let work = if args.is_batch() {
         let sources = sources(args)?;
-        let known_len = Input::known_len(&sources);
-        Work::Batch(Box::new(Input::open(sources, expect)?), known_len)
+        let rules = ListRules {
+            comments: args.comments,
+        };
+        let known_len = Input::known_len(&sources, rules);
+        Work::Batch(Box::new(Input::open(sources, expect, rules)?), known_len)
     } else {
         let reference = args.arguments().next().map_or("", |(r, _)| r);
         let reference = Reference::parse(reference).map_err(|e| {

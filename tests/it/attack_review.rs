@@ -128,3 +128,144 @@ fn a_base_url_holding_the_operation_path_as_a_server_reads_it_is_exit_6() {
         );
     }
 }
+
+// attack 22 #2: in a list, a line starting with `#` was a comment and a blank line was
+// skipped, so a customer's reference `#...` or an empty one was dropped and the batch
+// exited 0. Now every line is a reference unless the list opts in with --comments.
+#[test]
+fn a_hash_or_blank_line_in_a_list_is_a_reference_unless_comments_is_given() {
+    let dir = TempDir::new("list-hash");
+    // Today's references from return URLs: order 1 paid, order 2's customer typed
+    // '#SANDBOX-FAILED-2', order 3's reference is empty.
+    let today = dir.write("today.txt", "SANDBOX-OK-1\n#SANDBOX-FAILED-2\n\n");
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "csv", "--from"])
+        .arg(&today)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert!(
+        rows[0].starts_with("SANDBOX-OK-1,SUCCESSFUL,0,"),
+        "{stdout}"
+    );
+    assert!(
+        rows[1].starts_with("#SANDBOX-FAILED-2,NOT_FOUND,3,"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "today.txt line 3 skipped: the reference is empty (a blank line is skipped only \
+             with --comments)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "today.txt line 2 starts with # and was verified as a reference: a customer's \
+             reference can start with #; if the list has comments, pass --comments"
+        ),
+        "{stderr}"
+    );
+    // The same on stdin, quiet: the exit status alone says not every payment is good.
+    let out = payverify()
+        .args(["verify", "--sandbox", "-q", "-"])
+        .write_stdin("SANDBOX-OK-1\n#SANDBOX-FAILED-2\n\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert_eq!(printed(&out), "");
+    // A blank line alone is an empty reference: exit 2.
+    let out = payverify()
+        .args(["verify", "--sandbox", "-q", "-"])
+        .write_stdin("SANDBOX-OK-1\n\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A hand-written list opts in: the comment and the blank line are skipped.
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "csv", "--comments", "--from"])
+        .arg(&today)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out).lines().count(), 2, "{}", stdout_of(&out));
+    assert!(!stderr_of(&out).contains("pass --comments"));
+}
+
+// attack 22 #3b: an argument padded with Unicode whitespace was trimmed and verified as the
+// bare reference, exit 0 for a reference other than the one asked. In lists only what a
+// line end or a spreadsheet adds (spaces, tabs, CR) is taken off.
+#[test]
+fn a_padded_reference_is_refused_never_trimmed_into_another() {
+    let gate = |reference: &str| {
+        payverify()
+            .args([
+                "verify",
+                "--sandbox",
+                "-q",
+                "--hmac",
+                "require",
+                "--expect-amount",
+                "40000",
+                "--expect-currency",
+                "NGN",
+                "--",
+                reference,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = gate("SANDBOX-OK-1001");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    for (padded, named) in [
+        ("\u{3000}SANDBOX-OK-1001", "U+3000) at its start"),
+        ("SANDBOX-OK-1001\u{a0}", "U+00A0) at its end"),
+        ("SANDBOX-OK-1001\u{2028}", "U+2028) at its end"),
+        ("SANDBOX-OK-1001 ", "U+0020) at its end"),
+        ("\tSANDBOX-OK-1001", "U+0009) at its start"),
+        ("\u{feff}SANDBOX-OK-1001", "U+FEFF) at its start"),
+    ] {
+        let out = gate(padded);
+        assert_eq!(out.status.code(), Some(2), "{padded:?}");
+        assert_eq!(printed(&out), "", "{padded:?}");
+        let out = payverify()
+            .args(["verify", "--sandbox", "--", padded])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{padded:?}");
+        assert_eq!(stdout_of(&out), "", "{padded:?}");
+        assert_eq!(
+            stderr_of(&out),
+            format!(
+                "payverify: the reference has whitespace ({named}; give it exactly, nothing is \
+                 trimmed (the reference verified must be the one asked) (give the transaction \
+                 reference to verify)\n"
+            ),
+            "{padded:?}"
+        );
+    }
+    // In a list: a CRLF line, spaces and tabs are a line's padding; other whitespace is not.
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "jsonl", "-"])
+        .write_stdin(
+            " SANDBOX-OK-1\t\r\n\u{3000}SANDBOX-OK-2\nSANDBOX-OK-3\u{a0}\r\nSANDBOX-OK-4\u{2028}\n",
+        )
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let records = crate::common::jsonl(&out.stdout);
+    assert_eq!(records.len(), 1, "{stderr}");
+    assert_eq!(records[0]["reference"], "SANDBOX-OK-1");
+    for (line, named) in [(2, "U+3000"), (3, "U+00A0"), (4, "U+2028")] {
+        assert!(
+            stderr.contains(&format!(
+                "stdin line {line} skipped: the reference has whitespace ({named})"
+            )),
+            "{stderr}"
+        );
+    }
+}

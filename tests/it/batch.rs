@@ -118,14 +118,22 @@ fn every_outcome_name_and_exit_is_the_max() {
 }
 
 #[test]
-fn stdin_and_file_skip_blanks_and_comments_and_collapse_duplicates() {
+fn with_comments_stdin_and_file_skip_blanks_and_comments_and_collapse_duplicates() {
     let dir = TempDir::new("batch-input");
     let file = dir.write(
         "refs.txt",
         "# settlement 2026-11-21\nSANDBOX-OK-b\n\n  SANDBOX-OK-a  \n",
     );
     let out = payverify()
-        .args(["verify", "--sandbox", "-o", "jsonl", "-", "--from"])
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "--comments",
+            "-",
+            "--from",
+        ])
         .arg(&file)
         .write_stdin("SANDBOX-OK-a\n\n# comment\nSANDBOX-OK-c\r\nSANDBOX-OK-a\n")
         .output()
@@ -211,7 +219,7 @@ fn json_is_one_array_of_the_records() {
     assert_eq!(records[1]["outcome"], "FAILED");
     // Nothing to verify is a usage error: no array at all, not an empty one.
     let empty = payverify()
-        .args(["verify", "--sandbox", "-o", "json", "-"])
+        .args(["verify", "--sandbox", "-o", "json", "--comments", "-"])
         .write_stdin("# nothing\n")
         .output()
         .unwrap();
@@ -562,7 +570,16 @@ fn interrupted_file_batch_says_what_is_in_flight_and_not_verified() {
     let text = format!("# day\n\n{}SANDBOX-SLOW-3000-0\n", refs.collect::<String>());
     std::fs::write(&file, text).unwrap();
     let child = spawnable()
-        .args(["verify", "--sandbox", "-o", "jsonl", "-j", "1", "--from"])
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "-j",
+            "1",
+            "--comments",
+            "--from",
+        ])
         .arg(&file)
         .stdin(Stdio::null())
         .spawn()

@@ -221,13 +221,25 @@ fn item_02_no_references_is_exit_2() {
     let comments = dir.write("refs.txt", "\n#ORDER-17\n   \n");
     let strict = ["--hmac", "require", "--expect-amount", "40000"];
     payverify()
-        .args(["verify", "--sandbox", "-"])
+        .args(["verify", "--sandbox", "--comments", "-"])
         .args(strict)
         .write_stdin("\n")
         .assert()
         .code(2)
         .stdout("")
         .stderr("payverify: no references to verify: 1 line read, 1 blank, 0 comments\n");
+    // Without --comments a blank line is an empty reference: refused, named.
+    payverify()
+        .args(["verify", "--sandbox", "-"])
+        .args(strict)
+        .write_stdin("\n")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "payverify: warning: stdin line 1 skipped: the reference is empty (a blank line is \
+             skipped only with --comments)\n",
+        ));
     payverify()
         .args(["verify", "--sandbox", "-q", "-"])
         .args(strict)
@@ -250,7 +262,7 @@ fn item_02_no_references_is_exit_2() {
     // A usage error leaves stdout empty in every format: no CSV header, no `[]`.
     for format in ["csv", "json", "jsonl", "table"] {
         payverify()
-            .args(["verify", "--sandbox", "-o", format, "--from"])
+            .args(["verify", "--sandbox", "-o", format, "--comments", "--from"])
             .arg(&comments)
             .args(strict)
             .assert()
@@ -1200,7 +1212,15 @@ fn a_utf8_byte_order_mark_is_dropped_from_files_and_stdin() {
     }
     // A BOM before a comment leaves a comment, not a reference.
     let out = payverify_at(&server.url)
-        .args(["verify", "-o", "jsonl", "--hmac", "off", "--from"])
+        .args([
+            "verify",
+            "-o",
+            "jsonl",
+            "--hmac",
+            "off",
+            "--comments",
+            "--from",
+        ])
         .arg(&commented)
         .output()
         .unwrap();

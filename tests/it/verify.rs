@@ -333,13 +333,12 @@ fn awkward_references_are_one_encoded_segment() {
         ("naïra", "/api/payment/verify/na%C3%AFra"),
         ("..", "/api/payment/verify/%2E%2E"),
         ("x?y#z", "/api/payment/verify/x%3Fy%23z"),
-        ("  padded  ", "/api/payment/verify/padded"),
     ];
     let mut server = mockito::Server::new();
     for (reference, path) in cases {
         // The service answers for the reference it was asked about.
         let mut body: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
-        body["transactionRef"] = reference.trim().into();
+        body["transactionRef"] = reference.into();
         let mock = server
             .mock("GET", path)
             .with_body(body.to_string())

@@ -49,7 +49,9 @@ fn reads_as_order(line: &str) -> bool {
         .from_reader(line.as_bytes());
     let mut record = csv::StringRecord::new();
     matches!(reader.read_record(&mut record), Ok(true))
-        && record.get(1).is_some_and(|r| Reference::parse(r).is_ok())
+        && record
+            .get(1)
+            .is_some_and(|r| Reference::from_line(r).is_ok())
         && record
             .get(2)
             .is_some_and(|a| parse_amount(a, AmountUnit::Naira).is_ok())

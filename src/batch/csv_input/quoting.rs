@@ -107,7 +107,7 @@ impl RowTest {
         let cell = |i: usize| record.get(i).map(String::from_utf8_lossy);
         match (cell(self.reference), cell(self.amount)) {
             (Some(reference), Some(amount)) => {
-                Reference::parse(&reference).is_ok() && parse_amount(&amount, self.unit).is_ok()
+                Reference::from_line(&reference).is_ok() && parse_amount(&amount, self.unit).is_ok()
             }
             _ => false,
         }

@@ -25,7 +25,7 @@ impl Orders {
         let row = Row { line, cells: texts };
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
         let amount = parse_amount(cell(self.columns.amount), self.unit);
-        let reference = Reference::parse(cell(self.columns.reference));
+        let reference = Reference::from_line(cell(self.columns.reference));
         // The row's currency: its cell, read as an ISO 4217 code; `--currency` only when the
         // file has no currency column. An empty cell is the naira an amount marked `₦`
         // states, or else `--currency`, said on stderr at the end (never silently).

@@ -214,7 +214,7 @@ impl RowRecord {
             return Ok(None);
         }
         let key = self.cells.get(row.reference).cloned().unwrap_or_default();
-        if key.is_empty() || (self.line.is_some() && Reference::parse(&key).is_err()) {
+        if key.is_empty() || (self.line.is_some() && Reference::from_line(&key).is_err()) {
             return Err("has no valid reference".into());
         }
         if !(shape.is_final)(self.name) {
