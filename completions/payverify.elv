@@ -306,8 +306,8 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --version 'Print version'
         }
         &'payverify;reconcile'= {
-            cand -o 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]'
-            cand --output 'Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every row, its own columns then result, difference_kobo, gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl` and `json` the same per row with the response. Given explicitly, it is written even with -q [default: table]'
+            cand -o 'Output format, one entry per row of the orders file. Given explicitly, it is written even with -q [default: table]'
+            cand --output 'Output format, one entry per row of the orders file. Given explicitly, it is written even with -q [default: table]'
             cand --resume 'Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv, the same -o as now, complete or cut short). A row whose result there is final (anything but UNVERIFIED and NOT_FINAL) and that is still the same row is not asked again: its earlier output row is written again unchanged, in its place. Write to a new file'
             cand --summary-json 'Also write the summary (rows and totals per result and currency, at risk, net difference) as JSON to FILE, written whole at the end; `-`, stdout, stderr, a file the run reads (the orders file) and a symlink are refused'
             cand --delimiter 'The column separator: `,`, `;` or `tab` [default: detected from the header line] [config: reconcile.delimiter]'

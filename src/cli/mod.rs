@@ -407,13 +407,10 @@ pub(crate) struct ReconcileArgs {
     #[arg(value_name = "FILE|-")]
     pub(crate) file: PathBuf,
 
-    /// Output: `table` lists the rows that are not MATCHED (all with --all); `csv` is every
-    /// row, its own columns then result, difference_kobo, gateway_status, gateway_code,
-    /// gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks, error; `jsonl`
-    /// and `json` the same per row with the response. Given explicitly, it is written even
-    /// with -q [default: table]
+    /// Output format, one entry per row of the orders file. Given explicitly, it is written
+    /// even with -q [default: table]
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
-    pub(crate) output: Option<OutputFormat>,
+    pub(crate) output: Option<ReconcileFormat>,
 
     /// With the table: list every row, MATCHED ones too (the table shows at most 1000 rows;
     /// -o csv streams every one).
@@ -498,10 +495,40 @@ pub(crate) struct ReconcileArgs {
     pub(crate) profile_args: ProfileArgs,
 }
 
+/// `reconcile -o`: the same four formats as verify's, described as reconcile writes them
+/// (per row of the orders file, not per reference), so its help says what it prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ReconcileFormat {
+    /// The rows that need a look (every row with --all), at most 1000; the totals go to
+    /// stderr.
+    Table,
+    /// One array of the jsonl records.
+    Json,
+    /// One JSON record per row per line: line, the row's cells, result, difference_kobo,
+    /// gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo,
+    /// gateway_currency, checks, error, the service's response, seal.
+    Jsonl,
+    /// Every row: its own columns, then result, difference_kobo, gateway_status,
+    /// gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks,
+    /// error (RFC 4180 quoting).
+    Csv,
+}
+
+impl From<ReconcileFormat> for OutputFormat {
+    fn from(format: ReconcileFormat) -> Self {
+        match format {
+            ReconcileFormat::Table => OutputFormat::Table,
+            ReconcileFormat::Json => OutputFormat::Json,
+            ReconcileFormat::Jsonl => OutputFormat::Jsonl,
+            ReconcileFormat::Csv => OutputFormat::Csv,
+        }
+    }
+}
+
 impl ReconcileArgs {
     /// The output format: the one asked for, or the table.
     pub(crate) fn format(&self) -> OutputFormat {
-        self.output.unwrap_or(OutputFormat::Table)
+        self.output.map_or(OutputFormat::Table, OutputFormat::from)
     }
 }
 

@@ -109,7 +109,28 @@ pub(crate) fn man_page() -> Result<Vec<u8>, std::io::Error> {
     out.extend(subcommand_sections(&cmd).into_bytes());
     out.extend(extra_sections().into_bytes());
     man.render_version_section(&mut out)?;
-    Ok(out)
+    Ok(roff_ascii_money(&String::from_utf8_lossy(&out)).into_bytes())
+}
+
+/// The naira sign written as `NGN` (`₦40,000.00` as `NGN 40,000.00`, joined by roff's
+/// unbreakable space so the two never part at a line end): groff has no glyph for
+/// U+20A6 on the ASCII device that `man` uses under `LANG=C`, where it warned `can't find
+/// special character 'u20A6'` and dropped the sign, leaving a bare `40,000.00`. `NGN 40000` is
+/// also a form `--expect-amount` accepts.
+fn roff_ascii_money(roff: &str) -> String {
+    let mut out = String::with_capacity(roff.len());
+    let mut chars = roff.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '₦' {
+            out.push(c);
+            continue;
+        }
+        out.push_str("NGN");
+        if chars.peek().is_some_and(|next| next.is_ascii_digit()) {
+            out.push_str("\\ ");
+        }
+    }
+    out
 }
 
 /// The SUBCOMMANDS list: each one (nested ones too) with what it does, pointing to the
