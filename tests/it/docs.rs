@@ -314,3 +314,65 @@ fn reconcile_help_describes_its_own_output_formats() {
     let verify = help(&["verify", "--help"]);
     assert!(verify.contains("The service's JSON object exactly as received"));
 }
+
+/// Issue 27 item 4: the webhook body docs/webhooks.md shows passes `webhook check` under the
+/// sandbox's secret, as the page says (it was the published sample, whose hmac is the
+/// gateway's own: verdict MISMATCH, exit 4).
+#[test]
+fn the_webhook_sample_is_genuine_under_the_sandbox_secret() {
+    let page = pages::page("docs/webhooks.md");
+    let start = page.text.find("```json\n").unwrap() + "```json\n".len();
+    let end = start + page.text[start..].find("```").unwrap();
+    let dir = crate::common::TempDir::new("webhook-sample");
+    let payload = dir.write("payload.json", &page.text[start..end]);
+    let out = crate::common::payverify()
+        .args(["webhook", "check"])
+        .arg(&payload)
+        .env("PAYVERIFY_CLIENT_SECRET", payverify::sandbox::CLIENT_SECRET)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("genuine, paid"), "{stdout}");
+}
+
+/// Issue 27 item 5: nothing public says the service answers a merchant reference with 404, so
+/// no page may say so; the README says which reference the shop holds and what is known.
+#[test]
+fn no_page_claims_a_merchant_reference_is_answered_with_404() {
+    for page in pages::pages() {
+        // Sentences of paragraphs; a table row is one sentence of its own.
+        let mut sentences = Vec::new();
+        let mut fenced = false;
+        let prose: String = page
+            .text
+            .lines()
+            .filter(|line| {
+                if line.trim_start().starts_with("```") {
+                    fenced = !fenced;
+                    return false;
+                }
+                !fenced
+            })
+            .map(|line| format!("{line}\n"))
+            .collect();
+        for paragraph in prose.split("\n\n") {
+            if paragraph.trim_start().starts_with('|') {
+                sentences.extend(paragraph.lines().map(str::to_owned));
+            } else {
+                let flat = paragraph.replace('\n', " ");
+                sentences.extend(flat.split(". ").map(str::to_owned));
+            }
+        }
+        for sentence in sentences {
+            let merchant = sentence.contains("merchantRef") || sentence.contains("merchant ref");
+            assert!(
+                !(merchant && sentence.contains("404")),
+                "{}: {sentence:?}",
+                page.path
+            );
+        }
+    }
+    assert!(README.contains("Nothing public says which forms the service answers"));
+    assert!(README.contains("`<order id>_<unix time>`"));
+}
