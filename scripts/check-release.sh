@@ -332,13 +332,20 @@ archive_list() {
   esac
 }
 
+# The task pages every artefact ships beside README.md: docs/*.md of the sources, so a page
+# added there is expected in each artefact without a change here.
+doc_pages() {
+  (cd "$ROOT" && LC_ALL=C ls docs/*.md)
+}
+
 # What a Unix tarball holds: `unix_archive_files NAME`.
 unix_archive_files() {
-  local n="$1"
+  local n="$1" page
   printf '%s\n' "$n/" "$n/CHANGELOG.md" "$n/LICENSE-APACHE" "$n/LICENSE-MIT" "$n/README.md" \
     "$n/complete/" "$n/complete/_payverify" "$n/complete/_payverify.ps1" \
     "$n/complete/payverify.bash" "$n/complete/payverify.elv" "$n/complete/payverify.fish" \
-    "$n/config.example.toml" "$n/doc/" "$n/doc/payverify.1" "$n/payverify"
+    "$n/config.example.toml" "$n/doc/" "$n/doc/payverify.1" "$n/docs/" "$n/payverify"
+  for page in $(doc_pages); do printf '%s\n' "$n/$page"; done
 }
 
 # A Linux target's .deb and tarball, unpacked and run.
@@ -359,6 +366,7 @@ check_linux() {
     ./usr/share/doc/payverify/config.example.toml ./usr/share/doc/payverify/copyright \
     ./usr/share/fish/vendor_completions.d/payverify.fish \
     ./usr/share/man/man1/payverify.1.gz ./usr/share/zsh/vendor-completions/_payverify \
+    $(doc_pages | sed 's|^|./usr/share/doc/payverify/|') \
     >"$work/deb.expected"
   check "deb $arch: holds exactly the expected files" same_lines "$work/deb.files" "$work/deb.expected"
   check "deb $arch: /usr/bin/payverify is mode 755, owned by root" \
@@ -381,7 +389,7 @@ check_linux() {
     "zsh=$root/usr/share/zsh/vendor-completions/_payverify" \
     "fish=$root/usr/share/fish/vendor_completions.d/payverify.fish"
   local doc
-  for doc in README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE config.example.toml; do
+  for doc in README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE config.example.toml $(doc_pages); do
     check "deb $arch: /usr/share/doc/payverify/$doc is the repository's" \
       cmp -s "$root/usr/share/doc/payverify/$doc" "$ROOT/$doc"
   done
@@ -416,9 +424,12 @@ check_windows() {
   zip="$DIST_DIR/$(archive_file "$target")"
   say "$target: the zip"
   archive_list "$zip" >"$work/zip.files"
-  printf '%s\n' "$name/" "$name/CHANGELOG.md" "$name/LICENSE-APACHE" "$name/LICENSE-MIT" \
-    "$name/README.md" "$name/complete/" "$name/complete/_payverify.ps1" \
-    "$name/config.example.toml" "$name/payverify.exe" >"$work/zip.expected"
+  {
+    printf '%s\n' "$name/" "$name/CHANGELOG.md" "$name/LICENSE-APACHE" "$name/LICENSE-MIT" \
+      "$name/README.md" "$name/complete/" "$name/complete/_payverify.ps1" \
+      "$name/config.example.toml" "$name/docs/" "$name/payverify.exe"
+    doc_pages | sed "s|^|$name/|"
+  } >"$work/zip.expected"
   check "windows: the zip holds exactly the expected files" same_lines "$work/zip.files" "$work/zip.expected"
   mkdir -p "$work/zip-root"
   python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$zip" "$work/zip-root"
@@ -436,7 +447,7 @@ check_windows() {
   check_binary "$exe" "windows" "$target"
   check_completions_match "$exe" "windows" "$target" "powershell=$top/complete/_payverify.ps1"
   local doc
-  for doc in README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE config.example.toml; do
+  for doc in README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE config.example.toml $(doc_pages); do
     check "windows: $doc is the repository's" cmp -s "$top/$doc" "$ROOT/$doc"
   done
   check "windows: no file in the zip holds a value from the builder's environment" \

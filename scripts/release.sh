@@ -5,7 +5,7 @@
 #   payverify-<v>-x86_64-unknown-linux-musl.tar.gz    static binary, man page, completions, docs
 #   payverify-<v>-aarch64-unknown-linux-musl.tar.gz   the same for arm64 Linux
 #   payverify_<v>-1_amd64.deb, payverify_<v>-1_arm64.deb   those binaries, Debian layout
-#   payverify-<v>-x86_64-pc-windows-gnu.zip           payverify.exe, README, licences,
+#   payverify-<v>-x86_64-pc-windows-gnu.zip           payverify.exe, README and docs/, licences,
 #                                                      _payverify.ps1 (PowerShell completion)
 #   payverify-<v>-x86_64-apple-darwin.tar.gz          macOS (Intel)
 #   payverify-<v>-aarch64-apple-darwin.tar.gz         macOS (Apple silicon)
@@ -193,6 +193,9 @@ for t in "${targets[@]}"; do
   top="$stage/$name"
   mkdir -p "$top/complete"
   install -m 644 README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE config.example.toml "$top/"
+  # The task pages the README links to, at the same relative path.
+  mkdir -p "$top/docs"
+  install -m 644 docs/*.md "$top/docs/"
   case "$t" in
   *-windows-*)
     # Windows has no man; PowerShell is its shell (the others' completions are of no use).
@@ -283,7 +286,7 @@ class Payverify < Formula
     bash_completion.install "complete/payverify.bash" => "payverify"
     zsh_completion.install "complete/_payverify"
     fish_completion.install "complete/payverify.fish"
-    doc.install "README.md", "CHANGELOG.md", "config.example.toml"
+    doc.install "README.md", "CHANGELOG.md", "config.example.toml", "docs"
   end
 
   test do
