@@ -169,7 +169,7 @@ impl<R: Read> Read for Capped<R> {
         if self.left == 0 {
             // At the cap: one more byte means the input is larger than allowed.
             let mut probe = [0u8; 1];
-            return match self.inner.read(&mut probe)? {
+            return match patient_read(&mut self.inner, &mut probe)? {
                 0 => Ok(0),
                 _ => Err(io::Error::other(too_large_why(self.limit))),
             };
@@ -177,9 +177,27 @@ impl<R: Read> Read for Capped<R> {
         let room = usize::try_from(self.left)
             .unwrap_or(usize::MAX)
             .min(buf.len());
-        let n = self.inner.read(&mut buf[..room])?;
+        let n = patient_read(&mut self.inner, &mut buf[..room])?;
         self.left -= n as u64;
         Ok(n)
+    }
+}
+
+/// How long a read that found no data on a non-blocking input waits before it tries again.
+const NO_DATA_YET: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// One read of `inner` that a signal or a non-blocking input does not fail: `Interrupted`
+/// (EINTR) is tried again at once, as std's own read loops do, and `WouldBlock` (EAGAIN, a
+/// stdin inherited in non-blocking mode, whose mode is shared with the shell and so is not
+/// changed) is tried again after [`NO_DATA_YET`], as a blocking read would have waited.
+/// Every input payverify reads goes through [`Capped`], so this is the one place.
+fn patient_read(inner: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match inner.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(NO_DATA_YET),
+            other => return other,
+        }
     }
 }
 

@@ -51,6 +51,54 @@ fn a_stream_past_its_cap_is_an_error_never_a_cut() {
 }
 
 #[test]
+fn a_read_interrupted_by_a_signal_or_finding_no_data_yet_is_tried_again() {
+    /// Fails each read first with EINTR, then with EAGAIN, then gives one byte.
+    struct Flaky {
+        bytes: std::collections::VecDeque<u8>,
+        next_error: usize,
+    }
+    impl Read for Flaky {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.next_error += 1;
+            match self.next_error % 3 {
+                1 => Err(std::io::ErrorKind::Interrupted.into()),
+                2 => Err(std::io::ErrorKind::WouldBlock.into()),
+                _ => match (self.bytes.pop_front(), buf.first_mut()) {
+                    (Some(b), Some(slot)) => {
+                        *slot = b;
+                        Ok(1)
+                    }
+                    _ => Ok(0),
+                },
+            }
+        }
+    }
+    let flaky = Flaky {
+        bytes: b"A-1\nB-2".iter().copied().collect(),
+        next_error: 0,
+    };
+    // Read by hand: std's read_to_string would itself try an EINTR again.
+    let mut capped = Capped::new(flaky, &TINY);
+    let (mut got, mut buf) = (Vec::new(), [0u8; 4]);
+    loop {
+        match capped.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(got, b"A-1\nB-2");
+    // Any other error is an error.
+    struct Broken;
+    impl Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+    }
+    assert!(Capped::new(Broken, &TINY).read(&mut [0u8; 4]).is_err());
+}
+
+#[test]
 fn directories_and_missing_files_are_told_apart() {
     let dir = TempDir::new("files-kind");
     let e = read(dir.path(), &CONFIG).unwrap_err();

@@ -269,3 +269,64 @@ fn a_padded_reference_is_refused_never_trimmed_into_another() {
         );
     }
 }
+
+/// Runs payverify with `args` reading a stdin in non-blocking mode (as a parent can leave it),
+/// fed `first`, then `rest` only once a first line of output shows the run read `first` and
+/// looked for more: its read then finds no data yet (EAGAIN).
+#[cfg(unix)]
+fn with_nonblocking_stdin(args: &[&str], first: &str, rest: &str) -> (i32, String, String) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::os::unix::net::UnixStream;
+    let (theirs, mut ours) = UnixStream::pair().unwrap();
+    // O_NONBLOCK belongs to the open file description, which the child shares.
+    theirs.set_nonblocking(true).unwrap();
+    let mut child = crate::common::spawnable()
+        .env("HOME", "/nonexistent/payverify-test-home")
+        .args(args)
+        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs,
+        )))
+        .spawn()
+        .unwrap();
+    ours.write_all(first.as_bytes()).unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    ours.write_all(rest.as_bytes()).unwrap();
+    drop(ours);
+    stdout.read_to_string(&mut line).unwrap();
+    let (status, stderr) = crate::common::status_and_stderr(child);
+    (status.code().unwrap_or(-1), line, stderr)
+}
+
+// attack 22 #12: a read of the references or the orders that found no data yet on a
+// non-blocking stdin (EAGAIN), or was interrupted (EINTR), ended the run (exit 2 or 10). It
+// is tried again, as a blocking read would have waited. (EINTR through the binary needs
+// strace's fault injection, so it is a unit test: files::tests.)
+#[cfg(unix)]
+#[test]
+fn a_non_blocking_stdin_with_no_data_yet_is_read_again_not_an_error() {
+    let (code, stdout, stderr) = with_nonblocking_stdin(
+        &["verify", "--sandbox", "-o", "jsonl", "-j", "1", "-"],
+        "SANDBOX-OK-1\n",
+        "SANDBOX-OK-2\nSANDBOX-OK-3\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let records = crate::common::jsonl(stdout.as_bytes());
+    let refs: Vec<&str> = records
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refs,
+        ["SANDBOX-OK-1", "SANDBOX-OK-2", "SANDBOX-OK-3"],
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = with_nonblocking_stdin(
+        &["reconcile", "--sandbox", "-o", "jsonl", "-j", "1", "-"],
+        "reference,amount\nSANDBOX-OK-1,40000\n",
+        "SANDBOX-OK-2,40000\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}{stderr}");
+}
