@@ -30,8 +30,9 @@ pub(crate) fn register(value: &str) {
 
 /// Registers the secret and every form of it a service could echo: the secret, the
 /// `id:secret` pair, the base64 of both (padded and unpadded), which is what an
-/// Authorization header carries, and the URL-encoded forms of both (a service that puts
-/// them in a URL or a form body).
+/// Authorization header carries, the part of that base64 that does not depend on what
+/// comes before it (the pair inside a longer encoded text, such as `auth=id:secret`, at
+/// any of the three alignments), and the forms [`register_with_encodings`] adds.
 pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
     let secret = secret.expose();
     let pair = format!("{client_id}:{secret}");
@@ -45,17 +46,51 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
     ] {
         register(&form);
     }
-    register_with_encodings(secret);
-    register_with_encodings(&pair);
+    for value in [secret, pair.as_str()] {
+        for form in base64_inside(value) {
+            register(&form);
+        }
+        register_with_encodings(value);
+    }
 }
 
-/// Registers `value` and its URL-encoded forms: percent-encoded with upper- and lower-case
-/// hex digits, and form-encoded (a space as `+`).
+/// Registers `value` and the exact forms a service could echo it in: percent-encoded with
+/// upper- and lower-case hex digits, form-encoded (a space as `+`), percent-encoded twice
+/// (a value put in a URL that is itself put in a URL), hex (lower and upper case, as a
+/// dump of the bytes), and the value in upper and in lower case. Only exact forms: nothing
+/// here guesses.
 pub(crate) fn register_with_encodings(value: &str) {
     register(value);
     for (upper, plus) in [(true, false), (false, false), (true, true)] {
-        register(&url_encoded(value, upper, plus));
+        let once = url_encoded(value, upper, plus);
+        register(&url_encoded(&once, upper, false));
+        register(&once);
     }
+    let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+    register(&hex.to_ascii_uppercase());
+    register(&hex);
+    register(&value.to_uppercase());
+    register(&value.to_lowercase());
+}
+
+/// The base64 of `value` wherever it starts inside a longer text: for each of the three
+/// byte alignments, the characters that encode only bytes of `value` (each base64 character
+/// holds 6 bits, so the first and last ones it shares with its neighbours are left out).
+fn base64_inside(value: &str) -> Vec<String> {
+    let engine = &base64::engine::general_purpose::STANDARD_NO_PAD;
+    let bytes = value.as_bytes();
+    (0..3usize)
+        .filter_map(|shift| {
+            let mut shifted = vec![0u8; shift];
+            shifted.extend_from_slice(bytes);
+            let encoded = engine.encode(&shifted);
+            // Characters wholly inside `value`: from the first whose 6 bits start at or after
+            // bit 8 * shift, to the last whose 6 bits end at or before its end.
+            let first = (8 * shift).div_ceil(6);
+            let last = (8 * shifted.len()) / 6;
+            encoded.get(first..last).map(str::to_owned)
+        })
+        .collect()
 }
 
 /// `text` percent-encoded: every byte but RFC 3986's unreserved characters as `%XX`, with
@@ -201,6 +236,49 @@ mod tests {
         );
         assert_eq!(redact("cid-url%3As3c%2Fr%2Bt%20%3Dx%25Q"), "<redacted>");
         assert_eq!(url_encoded("a-Z_0.~", true, false), "a-Z_0.~");
+    }
+
+    #[test]
+    fn hex_case_and_double_encoded_forms_are_redacted_too() {
+        register_credentials("cid-hex", &Secret::new("Zq9-sec_VAL+/=1"));
+        let secret = "Zq9-sec_VAL+/=1";
+        let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+        for echo in [
+            hex.clone(),
+            hex.to_uppercase(),
+            secret.to_uppercase(),
+            secret.to_lowercase(),
+            "Zq9-sec_VAL%252B%252F%253D1".to_owned(),
+            "Zq9-sec_VAL%252b%252f%253d1".to_owned(),
+        ] {
+            assert_eq!(redact(&format!("[{echo}]")), "[<redacted>]", "{echo}");
+        }
+        // The pair inside a longer base64 text, at each of the three alignments.
+        let engine = &base64::engine::general_purpose::STANDARD;
+        for prefix in ["", "x", "xy", "auth=", "Basic "] {
+            let encoded = engine.encode(format!("{prefix}cid-hex:{secret};rest"));
+            assert!(holds_secret(&encoded), "{prefix}: {encoded}");
+        }
+    }
+
+    #[test]
+    fn base64_inside_is_what_every_alignment_shares() {
+        let engine = &base64::engine::general_purpose::STANDARD;
+        for value in ["abcd", "secret-value-1", "\u{20a6}40,000"] {
+            let forms = base64_inside(value);
+            assert_eq!(forms.len(), 3, "{value}");
+            for (shift, form) in forms.iter().enumerate() {
+                for before in ["", "a", "ab", "abc"] {
+                    if before.len() % 3 != shift {
+                        continue;
+                    }
+                    for after in ["", "z", "zz"] {
+                        let encoded = engine.encode(format!("{before}{value}{after}"));
+                        assert!(encoded.contains(form.as_str()), "{value} {shift}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

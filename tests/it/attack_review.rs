@@ -330,3 +330,52 @@ fn a_non_blocking_stdin_with_no_data_yet_is_read_again_not_an_error() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout.lines().count(), 2, "{stdout}{stderr}");
 }
+
+// attack 22 #10: a service echoing the secret hex-encoded, upper-cased, URL-encoded twice or
+// inside a longer base64 text got it onto stdout.
+#[test]
+fn a_service_echoing_the_secret_in_another_exact_form_gets_it_redacted() {
+    use base64::Engine as _;
+    let b64 = |text: String| base64::engine::general_purpose::STANDARD.encode(text);
+    let pair = format!("{CLIENT_ID}:{SECRET}");
+    let hex: String = SECRET.bytes().map(|b| format!("{b:02x}")).collect();
+    let echoes = [
+        hex.clone(),
+        hex.to_uppercase(),
+        SECRET.to_uppercase(),
+        // Percent-encoded twice: `-` is unreserved, so the secret's own text stays; the
+        // pair's `:` is what shows the double encoding.
+        format!("{CLIENT_ID}%253A{SECRET}"),
+        b64(format!("auth={pair}")),
+        b64(format!("x{pair}")),
+        b64(format!("xy{pair}")),
+    ];
+    let description = echoes.join(" ");
+    let body = crate::common::SAMPLE.replace(
+        "\"Approved by Financial Institution\"",
+        &format!("\"{description}\""),
+    );
+    assert!(
+        body.contains(&hex),
+        "the sample has no description to replace"
+    );
+    let server = crate::common::RawServer::start(move |mut stream| {
+        crate::common::read_head(&mut stream);
+        crate::common::respond(&mut stream, "200 OK", body.as_bytes());
+    });
+    for format in ["json", "jsonl", "csv", "table"] {
+        let out = crate::common::payverify_at(&server.url)
+            .args(["verify", "-v", "-o", format, "--", "0000000000000044177"])
+            .output()
+            .unwrap();
+        let all = printed(&out);
+        assert_eq!(out.status.code(), Some(0), "{format}: {all}");
+        for echo in &echoes {
+            assert!(!all.contains(echo.as_str()), "{format}: {echo} in {all}");
+        }
+        if format.starts_with("json") {
+            // The description is there, redacted (csv and the table leave it out).
+            assert!(stdout_of(&out).contains("<redacted>"), "{format}: {all}");
+        }
+    }
+}
