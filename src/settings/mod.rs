@@ -184,6 +184,21 @@ impl Settings {
         for url in base_urls.chain(proxies) {
             crate::transport::userinfo::register(&url);
         }
+        // A key that names a file or a program, holding what could be a secret instead.
+        let paths = (flags.client_secret_file.iter())
+            .chain(flags.ca_cert.iter())
+            .map(|path| path.to_string_lossy().into_owned())
+            .chain(from_file("client_secret_file"))
+            .chain(from_file("ca_cert"));
+        for path in paths {
+            secret_source::register_unproven_paths(&path, secret_source::Names::File, ctx.env);
+        }
+        for command in profiles
+            .iter()
+            .filter_map(|p| p.get("client_secret_command"))
+        {
+            secret_source::register_unproven_command(command, ctx.env);
+        }
     }
 
     /// [`Settings::resolve`], reporting every problem rather than the first: each
@@ -484,10 +499,17 @@ impl Settings {
         if let Some(proxy) = &self.proxy {
             proxy::parse(proxy)?;
         }
+        let client_secret = self.secret(log)?;
+        // Checked here, where its source is known, so the message names it: the path may be
+        // shown as `<redacted>` (secret_source::register_unproven_paths).
+        if let Some(ca) = &self.ca_cert {
+            crate::transport::network::ca_certificates(&ca.value)
+                .map_err(|f| came_from(f, &ca.source))?;
+        }
         Ok(Endpoint {
             base_url: base,
             client_id: client_id.value.clone(),
-            client_secret: self.secret(log)?,
+            client_secret,
             auth_style: self.auth_style.value,
             proxy: self.proxy.clone(),
             no_proxy: self.no_proxy.as_ref().map(|n| n.value.clone()),
@@ -505,7 +527,10 @@ impl Settings {
                 "client_secret, client_secret_file or client_secret_command",
             )
         })?;
-        let secret = source.value.read(log)?;
+        let secret = source
+            .value
+            .read(log)
+            .map_err(|f| came_from(f, &source.source))?;
         // An empty HMAC key is a key anyone can sign with: refuse it from every source.
         if secret.expose().trim().is_empty() && source.source == Source::Env(env::CLIENT_SECRET) {
             return Err(Failure::config(
@@ -540,6 +565,15 @@ impl Settings {
             ));
         }
         Ok(secret)
+    }
+}
+
+/// `failure` with where the setting it is about came from: its message may show the
+/// setting's value only as `<redacted>`, and then the key and source are what says which.
+fn came_from(failure: Failure, source: &Source) -> Failure {
+    Failure {
+        message: format!("{}; it came from {source}", failure.message),
+        ..failure
     }
 }
 

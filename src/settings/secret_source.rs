@@ -59,13 +59,14 @@ impl CommandSpec {
 }
 
 impl SecretSource {
-    /// How the source is described to people (never the value).
+    /// How the source is described to people (never the value, never a command's
+    /// arguments).
     pub(crate) fn describe(&self) -> String {
         match self {
             SecretSource::Value(_) => "<redacted>".into(),
             SecretSource::File(path) => format!("<redacted> (read from {})", path.display()),
             SecretSource::Command(argv) => {
-                format!("<redacted> (output of `{}`)", argv.join(" "))
+                format!("<redacted> (output of {})", shown_command(argv))
             }
         }
     }
@@ -380,11 +381,11 @@ const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
 /// anything else, there. A failure names the command and its exit status only. (Prompts
 /// such as pinentry talk to the terminal directly, not through stderr.)
 fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Failure> {
-    let shown = argv.join(" ");
+    let shown = shown_command(argv);
     let fail = |why: String| {
         Failure::config(
             Cause::Secret,
-            format!("client_secret_command `{shown}` {why}"),
+            format!("client_secret_command {shown} {why}"),
         )
     };
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
@@ -457,6 +458,74 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
         return Err(fail("printed nothing".into()));
     }
     Ok(secret)
+}
+
+/// A secret command as it may be shown: its program, and how many arguments follow, never
+/// what they are (`printf %s SECRET` holds the secret in one; `op read op://vault/item` names
+/// where it is kept). The program itself is shown only when it is found (see
+/// [`register_unproven_paths`]).
+pub(crate) fn shown_command(argv: &[String]) -> String {
+    let program = argv.first().map(String::as_str).unwrap_or("");
+    match argv.len().saturating_sub(1) {
+        0 => format!("`{program}`"),
+        1 => format!("`{program}` (1 argument, not shown)"),
+        n => format!("`{program}` ({n} arguments, not shown)"),
+    }
+}
+
+/// Which settings name a file or a program rather than hold a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Names {
+    /// A file: `client_secret_file`, `ca_cert`.
+    File,
+    /// A program to run, found on `PATH` or at a path: the first word of
+    /// `client_secret_command`.
+    Program,
+}
+
+/// Registers for redaction a setting that should name a file or a program but names
+/// nothing there, when it is as long as a secret may be: what a secret pasted into the
+/// wrong key looks like. One rule for every message, `config show` and `doctor`, text and
+/// JSON: such a value is shown as `<redacted>`, and the message names its key and source.
+///
+/// Why this rule: a value that names an existing file or a program that is found is a path
+/// (showing it is what makes a message useful), and one shorter than the shortest secret
+/// accepted cannot be a secret; anything else could be one, and the cost of hiding a
+/// mistyped path is one look at the key the message names.
+pub(crate) fn register_unproven_paths(value: &str, names: Names, env: EnvLookup) {
+    if value.trim().chars().count() < crate::settings::MIN_SECRET_CHARS {
+        return;
+    }
+    let exists = |path: &str| std::fs::symlink_metadata(path).is_ok();
+    let proven = match names {
+        Names::File => exists(value),
+        Names::Program => exists(value) || find_program(value, env).is_some(),
+    };
+    if !proven {
+        crate::secret::register(value);
+        crate::secret::register(value.trim());
+    }
+}
+
+/// [`register_unproven_paths`] for a `client_secret_command` as written in the config (a
+/// line or an array): its program, and the whole line when the program is not found.
+pub(crate) fn register_unproven_command(spec: &toml::Value, env: EnvLookup) {
+    let program = match spec {
+        toml::Value::String(line) => {
+            let first = split_words(line).ok().and_then(|w| w.into_iter().next());
+            let program = first.unwrap_or_else(|| line.clone());
+            if find_program(&program, env).is_none() {
+                register_unproven_paths(line, Names::File, env);
+            }
+            program
+        }
+        toml::Value::Array(args) => match args.first().and_then(toml::Value::as_str) {
+            Some(program) => program.to_owned(),
+            None => return,
+        },
+        _ => return,
+    };
+    register_unproven_paths(&program, Names::Program, env);
 }
 
 /// Splits a command line into words: whitespace separates, '…' and "…" quote, \ escapes.
@@ -585,8 +654,13 @@ mod tests {
     fn describe_never_shows_the_value() {
         let s = SecretSource::Value(Secret::new("v4lue-xyz"));
         assert!(!s.describe().contains("v4lue"));
-        let c = SecretSource::Command(vec!["pass".into(), "show".into(), "x".into()]);
-        assert_eq!(c.describe(), "<redacted> (output of `pass show x`)");
+        let c = SecretSource::Command(vec!["pass".into(), "show".into(), "x-secret".into()]);
+        assert_eq!(
+            c.describe(),
+            "<redacted> (output of `pass` (2 arguments, not shown))"
+        );
+        let c = SecretSource::Command(vec!["pw-tool".into()]);
+        assert_eq!(c.describe(), "<redacted> (output of `pw-tool`)");
     }
 
     /// Whether process `pid` still exists (a zombie counts as gone).

@@ -379,3 +379,182 @@ fn a_service_echoing_the_secret_in_another_exact_form_gets_it_redacted() {
         }
     }
 }
+
+/// Every way a command shows settings: verify's error, config show and doctor, text and JSON.
+const SHOWING: [&[&str]; 5] = [
+    &["verify", "--", "SANDBOX-OK-1"],
+    &["config", "show"],
+    &["config", "show", "-o", "json"],
+    &["doctor"],
+    &["doctor", "-o", "json"],
+];
+
+// attack 23 #2: a secret pasted into a key that names a file or a program (client_secret_file,
+// client_secret_command, ca_cert, and the --client-secret-file and --ca-cert flags) was
+// printed in errors, config show and doctor, text and JSON. Such a value that names nothing
+// there is shown as <redacted>, the message naming its key and source.
+#[test]
+fn a_secret_pasted_into_a_path_key_is_never_printed() {
+    let dir = TempDir::new("path-key-leak");
+    let pasted = "Zq7-secret_VALUE+/=42";
+    let head =
+        "[profiles.default]\nbase_url = \"https://paywithbank3d.com\"\nclient_id = \"leakid\"\n";
+    let cases = [
+        (
+            "client_secret_file",
+            format!("client_secret_file = \"{pasted}\"\n"),
+            vec![],
+        ),
+        (
+            "client_secret_command",
+            format!("client_secret_command = \"{pasted}\"\n"),
+            vec![],
+        ),
+        (
+            "client_secret_command",
+            format!("client_secret_command = [\"{pasted}\", \"--field\"]\n"),
+            vec![],
+        ),
+        (
+            "ca_cert",
+            format!("client_secret = \"another-secret-1\"\nca_cert = \"{pasted}\"\n"),
+            vec![],
+        ),
+        (
+            "--client-secret-file",
+            String::new(),
+            vec!["--client-secret-file", pasted],
+        ),
+        (
+            "--ca-cert",
+            "client_secret = \"another-secret-1\"\n".to_owned(),
+            vec!["--ca-cert", pasted],
+        ),
+    ];
+    for (key, text, flags) in cases {
+        let config = private_config(&dir, "p.toml", &format!("{head}{text}"));
+        for args in SHOWING {
+            // --ca-cert is an option of verify and doctor, after their name.
+            if key == "--ca-cert" && args[0] == "config" {
+                continue;
+            }
+            let out = payverify()
+                .args(["--config", config.to_str().unwrap()])
+                .args(&args[..1])
+                .args(&flags)
+                .args(&args[1..])
+                .output()
+                .unwrap();
+            let all = printed(&out);
+            // (doctor stops at name resolution before it reads a CA file)
+            if !(key.contains("ca_cert") || key.contains("ca-cert")) || args[0] != "doctor" {
+                assert_eq!(out.status.code(), Some(6), "{key} {args:?}: {all}");
+                assert!(all.contains("<redacted>"), "{key} {args:?}: {all}");
+            }
+            assert!(!all.contains("Zq7"), "{key} {args:?}: {all}");
+            assert!(!all.contains("VALUE"), "{key} {args:?}: {all}");
+            // The key and where it came from say which setting it is.
+            let source = match key.starts_with("--") {
+                true => format!("flag {key}"),
+                false => format!("{} [profiles.default] {key}", config.display()),
+            };
+            if args[0] == "verify" {
+                assert!(
+                    stderr_of(&out).contains(&format!("; it came from {source}")),
+                    "{key}: {all}"
+                );
+            }
+        }
+    }
+    // A path that is there is a path: shown, so the message says which file is wrong.
+    let not_pem = dir.write("roots-not-pem.txt", "hello\n");
+    let config = private_config(
+        &dir,
+        "p.toml",
+        &format!(
+            "{head}client_secret = \"another-secret-1\"\nca_cert = \"{}\"\n",
+            not_pem.display()
+        ),
+    );
+    let out = payverify()
+        .args(["--config", config.to_str().unwrap(), "verify", "--", "R-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert!(
+        stderr_of(&out).contains(&format!("CA file {}", not_pem.display())),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+// attack 22 #9 (first half): config show printed a secret command's arguments, which may
+// hold the secret (`printf %s SECRET`), and so did a failing command's message.
+#[test]
+fn a_secret_commands_arguments_are_never_printed() {
+    let dir = TempDir::new("command-args");
+    let head = "[profiles.default]\nbase_url = \"http://127.0.0.1:9\"\nclient_id = \"leakid\"\n";
+    let printing = private_config(
+        &dir,
+        "a.toml",
+        &format!("{head}client_secret_command = [\"printf\", \"%s\", \"Zq7-secret_VALUE+/=42\"]\n"),
+    );
+    for args in [
+        &["config", "show"][..],
+        &["config", "show", "-o", "json"],
+        &["doctor"],
+    ] {
+        let out = payverify()
+            .args(["--config", printing.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let all = printed(&out);
+        assert!(!all.contains("Zq7"), "{args:?}: {all}");
+        assert!(all.contains("printf"), "{args:?}: {all}");
+    }
+    let out = payverify()
+        .args(["--config", printing.to_str().unwrap(), "config", "show"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("<redacted> (output of `printf` (2 arguments, not shown))"),
+        "{}",
+        stdout_of(&out)
+    );
+    let out = payverify()
+        .args([
+            "--config",
+            printing.to_str().unwrap(),
+            "config",
+            "show",
+            "-o",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["settings"]["client_secret"]["command"],
+        serde_json::json!(["printf", "<redacted>", "<redacted>"])
+    );
+    // A command that fails: its message names the program only.
+    let failing = private_config(
+        &dir,
+        "b.toml",
+        &format!("{head}client_secret_command = [\"sh\", \"-c\", \"exit 3\", \"Zq7-secret\"]\n"),
+    );
+    let out = payverify()
+        .args(["--config", failing.to_str().unwrap(), "verify", "--", "R-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "payverify: client_secret_command `sh` (3 arguments, not shown) exited with status 3; \
+             it came from {} [profiles.default] client_secret_command\n",
+            failing.display()
+        )
+    );
+}

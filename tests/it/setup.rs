@@ -319,7 +319,9 @@ fn config_show_exits_6_and_marks_each_broken_secret_source() {
     );
 
     for (profile, key, why) in [
-        ("missing", "client_secret", "nope.secret: no such file"),
+        // A path that names nothing there could be a pasted secret: <redacted>, the key
+        // and source named instead (attack 23 #2).
+        ("missing", "client_secret", "<redacted>: no such file"),
         ("empty", "client_secret", "empty or only whitespace"),
         ("blank", "client_secret", "empty or only whitespace"),
         ("short", "client_secret", "shorter than 8 characters"),
@@ -327,7 +329,7 @@ fn config_show_exits_6_and_marks_each_broken_secret_source() {
         (
             "nocmd",
             "client_secret",
-            "program no-such-pm-7q2 is not on PATH",
+            "program <redacted> is not on PATH",
         ),
         (
             "notexec",
@@ -439,7 +441,7 @@ fn secret_command_supplies_the_secret_and_its_failure_is_exit_6() {
         .assert()
         .code(6)
         .stderr(predicate::str::contains(
-            "client_secret_command `sh -c exit 2` exited with status 2",
+            "client_secret_command `sh` (2 arguments, not shown) exited with status 2",
         ));
 }
 

@@ -171,8 +171,13 @@ fn rows(s: &Settings) -> Vec<Row> {
                 SecretSource::File(path) => row
                     .with("from", "file")
                     .with("path", path.display().to_string()),
+                // The program and a placeholder for each argument: an argument can hold
+                // the secret itself (`printf %s SECRET`).
                 SecretSource::Command(argv) => {
-                    row.with("from", "command").with("command", argv.clone())
+                    let shown: Vec<&str> = (argv.iter().enumerate())
+                        .map(|(i, arg)| if i == 0 { arg.as_str() } else { "<redacted>" })
+                        .collect();
+                    row.with("from", "command").with("command", shown)
                 }
             }
         }
