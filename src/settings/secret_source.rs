@@ -22,6 +22,36 @@ use process_tree::ProcessTree;
 /// How long a secret command may take (a password manager waiting on an unlock prompt).
 pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Test-only, read by debug builds alone: a secret-command deadline in milliseconds shorter
+/// than [`COMMAND_TIMEOUT`], so that an end-to-end test sees the deadline stop a hung command
+/// without waiting a minute.
+#[cfg(debug_assertions)]
+const DEBUG_TIMEOUT_VAR: &str = "PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS";
+
+/// The deadline [`SecretSource::read`] gives a secret command: [`COMMAND_TIMEOUT`].
+///
+/// Debug builds (the binary `cargo test` runs end to end) honour
+/// `PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS`, and only to shorten the deadline. Release
+/// builds compile the variable out, so it cannot change what a shipped binary does;
+/// `scripts/check-release.sh` checks that no release binary holds its name and that setting
+/// it there changes nothing.
+fn command_timeout() -> Duration {
+    #[cfg(debug_assertions)]
+    let asked = std::env::var(DEBUG_TIMEOUT_VAR).ok();
+    #[cfg(not(debug_assertions))]
+    let asked: Option<String> = None;
+    shortened_timeout(asked.as_deref())
+}
+
+/// [`COMMAND_TIMEOUT`], or `asked` milliseconds when that is a number and shorter.
+fn shortened_timeout(asked: Option<&str>) -> Duration {
+    asked
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(COMMAND_TIMEOUT, |ms| {
+            Duration::from_millis(ms).min(COMMAND_TIMEOUT)
+        })
+}
+
 /// A configured source of the client secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum SecretSource {
@@ -73,7 +103,7 @@ impl SecretSource {
 
     /// Reads the secret; file permissions that expose it are warned about on `log`.
     pub(crate) fn read(&self, log: &Log) -> Result<Secret, Failure> {
-        self.read_within(log, COMMAND_TIMEOUT)
+        self.read_within(log, command_timeout())
     }
 
     /// [`SecretSource::read`] with a secret command stopped at `deadline` rather than
@@ -586,6 +616,24 @@ pub(crate) fn split_words(line: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_debug_deadline_can_only_shorten_the_minute() {
+        assert_eq!(COMMAND_TIMEOUT, Duration::from_secs(60));
+        assert_eq!(shortened_timeout(None), COMMAND_TIMEOUT);
+        assert_eq!(shortened_timeout(Some("1500")), Duration::from_millis(1500));
+        assert_eq!(
+            shortened_timeout(Some(" 1500\n")),
+            Duration::from_millis(1500)
+        );
+        for longer_or_junk in ["60001", "3600000", "18446744073709551615", "", "2s", "-1"] {
+            assert_eq!(
+                shortened_timeout(Some(longer_or_junk)),
+                COMMAND_TIMEOUT,
+                "{longer_or_junk:?}"
+            );
+        }
+    }
 
     #[test]
     fn splits_like_a_shell_without_expansion() {
