@@ -584,11 +584,16 @@ fn interrupted_file_batch_says_what_is_in_flight_and_not_verified() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    interrupt_after(&child, Duration::from_millis(1500));
+    // Half a second after its handlers are in place the first request is in flight, with
+    // most of its 3 s to go (a fixed time from the spawn could still be start-up on a loaded
+    // machine).
+    wait_for_signal_handlers(&child);
+    std::thread::sleep(Duration::from_millis(500));
+    send_signal(&child, "-INT");
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    // The reference in flight had 1.5 s of its 3 s to go: not waited for.
+    // The reference in flight had most of its 3 s to go: not waited for.
     assert_eq!(jsonl(&out.stdout).len(), 0, "{stderr}");
     assert!(
         stderr.contains(

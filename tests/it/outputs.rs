@@ -837,8 +837,10 @@ fn temporaries(dir: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-/// Runs `args`, sends SIGINT once two answers are out and the rest are slow, then SIGINT
-/// again: stdout, the exit code, stderr, and how long the second signal took to end it.
+/// Runs `args`, sends SIGINT once two answers are out (their references are on stdout) and
+/// the rest are slow, then SIGINT again as soon as the first one's notice is on stderr,
+/// well inside the 300 ms the first gives what is in flight: stdout, the exit code, stderr,
+/// and how long the second signal took to end it.
 fn interrupted_twice(
     args: &[&str],
     dir: &std::path::Path,
@@ -849,15 +851,15 @@ fn interrupted_twice(
         .stdin(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = drain(child.stdout.take().unwrap());
-    let stderr = drain(child.stderr.take().unwrap());
-    thread::sleep(Duration::from_millis(1500));
+    let stdout = Captured::start(child.stdout.take().unwrap());
+    let stderr = Captured::start(child.stderr.take().unwrap());
+    stdout.wait_for(&["SANDBOX-OK-1", "SANDBOX-OK-2"]);
     send_signal(&child, "-INT");
-    thread::sleep(Duration::from_millis(300));
+    stderr.wait_for(&["Ctrl-C again to quit now"]);
     send_signal(&child, "-INT");
     let (code, took) = exit_within(&mut child, Duration::from_secs(20));
-    let stdout = String::from_utf8(stdout.join().unwrap()).unwrap();
-    let stderr = String::from_utf8(stderr.join().unwrap()).unwrap();
+    let stdout = String::from_utf8(stdout.finish()).unwrap();
+    let stderr = String::from_utf8(stderr.finish()).unwrap();
     (stdout, code, stderr, took)
 }
 
@@ -921,7 +923,7 @@ fn item_05_a_second_signal_leaves_no_temporary_file_and_a_closed_array() {
 }
 
 /// Starts `args` with stdout piped and never read, waits until its output has filled the
-/// pipe, sends one SIGTERM: the exit code, how long it took, stdout and stderr.
+/// pipe and blocked it, sends one SIGTERM: the exit code, how long it took, stdout and stderr.
 fn sigterm_while_stdout_is_stuck(
     args: &[&str],
     dir: &std::path::Path,
@@ -933,9 +935,9 @@ fn sigterm_while_stdout_is_stuck(
         .spawn()
         .unwrap();
     let stderr = drain(child.stderr.take().unwrap());
-    // 3,000 answers make about 2 MB of output: far more than a pipe holds, so by now the
+    // 3,000 answers make about 2 MB of output: far more than a pipe holds. Signalled once the
     // writer is blocked on it.
-    thread::sleep(Duration::from_millis(1500));
+    wait_until_blocked_on_a_pipe(&child);
     send_signal(&child, "-TERM");
     let (code, took) = exit_within(&mut child, Duration::from_secs(20));
     let mut stdout = Vec::new();
