@@ -192,6 +192,33 @@ check_binary() {
   status=0
   run_on "$target" "$bin" verify --sandbox -q SANDBOX-FAILED-release-check || status=$?
   check "$label: verify --sandbox SANDBOX-FAILED-... exits 1" test "$status" -eq 1
+  check_no_test_knobs "$bin" "$label" "$target"
+}
+
+# The tests' knobs (PAYVERIFY_DEBUG_PANIC_ON, PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS) are
+# read by debug builds only: a release binary holds none of their names, and where it runs
+# here, setting them changes nothing (a debug build exits 10 and 6 on these two runs: a
+# panic injected into the worker, a secret command stopped after 1 ms; release runs exit 0,
+# and 7 once the command's secret is used against a closed port).
+check_no_test_knobs() {
+  local bin="$1" label="$2" target="$3" dir="$work/knobs-$3" status
+  check "$label: holds no PAYVERIFY_DEBUG_ test knob" not grep -aq PAYVERIFY_DEBUG_ "$bin"
+  [ "$target" = "$HOST_TARGET" ] || return 0
+  status=0
+  env -i PAYVERIFY_DEBUG_PANIC_ON=SANDBOX-OK-knob "$bin" verify --sandbox -q SANDBOX-OK-knob \
+    2>/dev/null || status=$?
+  check "$label: ...PAYVERIFY_DEBUG_PANIC_ON changes nothing (exit $status, want 0)" \
+    test "$status" -eq 0
+  mkdir -p "$dir"
+  printf '[profiles.k]\nbase_url = "http://127.0.0.1:9"\nclient_id = "knob"\n%s\n' \
+    'client_secret_command = ["/bin/sh", "-c", "sleep 1; echo knob-secret-0123456789"]' \
+    >"$dir/config.toml"
+  chmod 600 "$dir/config.toml"
+  status=0
+  env -i PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS=1 "$bin" --config "$dir/config.toml" \
+    --profile k verify --retries 0 -q 0000000000000044177 2>/dev/null || status=$?
+  check "$label: ...PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS changes nothing (exit $status, want 7)" \
+    test "$status" -eq 7
 }
 
 # The man page renders without a troff warning and is the one its binary generates.
