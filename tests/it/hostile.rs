@@ -728,25 +728,36 @@ fn item_09_closed_or_full_stdout_is_exit_10() {
 
 // ---- 10. Signals end in 130 -------------------------------------------------------------
 
-fn signal_during(args: &[&str], signal: &str) -> (Option<i32>, String, String, Duration) {
-    let child = spawnable().args(args).spawn().unwrap();
-    thread::sleep(Duration::from_millis(700));
+/// Runs `args` and sends `signal` once `written` is on stdout (with none, once the signal
+/// handlers are in place): the exit code, stdout, stderr and how long the signal took.
+fn signal_during(
+    args: &[&str],
+    signal: &str,
+    written: Option<&str>,
+) -> (Option<i32>, String, String, Duration) {
+    let mut child = spawnable().args(args).spawn().unwrap();
+    let stdout = Captured::start(child.stdout.take().unwrap());
+    let stderr = Captured::start(child.stderr.take().unwrap());
+    match written {
+        Some(text) => stdout.wait_for(&[text]),
+        None => wait_for_signal_handlers(&child),
+    }
     send_signal(&child, signal);
     let signalled = Instant::now();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        stdout_of(&out),
-        stderr_of(&out),
-        signalled.elapsed(),
-    )
+    let status = child.wait().unwrap();
+    let took = signalled.elapsed();
+    let text = |c: Captured| String::from_utf8_lossy(&c.finish()).into_owned();
+    (status.code(), text(stdout), text(stderr), took)
 }
 
 #[test]
 fn item_10_a_signal_during_one_reference_is_exit_130() {
     for signal in ["-TERM", "-INT"] {
-        let (code, stdout, stderr, took) =
-            signal_during(&["verify", "--sandbox", "SANDBOX-SLOW-20000-x"], signal);
+        let (code, stdout, stderr, took) = signal_during(
+            &["verify", "--sandbox", "SANDBOX-SLOW-20000-x"],
+            signal,
+            None,
+        );
         assert_eq!(code, Some(130), "{signal}: {stderr}");
         assert_eq!(stdout, "");
         assert_eq!(
@@ -769,7 +780,8 @@ fn item_10_interrupted_batches_keep_well_formed_output_in_every_format() {
     ] {
         let mut args = vec!["verify", "--sandbox", "-j", "2", "-o", format];
         args.extend(refs.iter().map(String::as_str));
-        let (code, stdout, stderr, took) = signal_during(&args, signal);
+        // Once the first record is out: there is something to keep well-formed.
+        let (code, stdout, stderr, took) = signal_during(&args, signal, Some("SANDBOX-SLOW-300-0"));
         assert_eq!(code, Some(130), "{format} {signal}: {stderr}");
         assert!(took < Duration::from_secs(5), "slow to stop: {took:?}");
         let written: Vec<String> = match format {

@@ -306,12 +306,16 @@ fn a_signal_part_way_is_130_and_the_summary_says_incomplete() {
             .spawn()
             .unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let stderr = crate::common::Captured::start(child.stderr.take().unwrap());
         read_lines(&mut stdout, 1);
         crate::common::send_signal(&child, "-INT");
-        // The signal is seen within the writer's 50 ms poll; the held rows finish after.
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        // The held rows finish only once the stop has been seen (its notice is on stderr).
+        stderr.wait_for(&["payverify: stopping: no new requests"]);
         gateway.open();
-        let (rest, status, stderr) = crate::common::finish(child, &mut stdout);
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+        let status = child.wait().unwrap();
+        let stderr = String::from_utf8(stderr.finish()).unwrap();
         assert_eq!(status.code(), Some(130), "-j {jobs}: {stderr}");
         let summary: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{
-    KeepAliveServer, TempDir, jsonl, payverify, reference_outcomes, send_signal, spawnable,
-    stderr_of, stdout_of,
+    Captured, KeepAliveServer, TempDir, jsonl, payverify, reference_outcomes, send_signal,
+    spawnable, stderr_of, stdout_of,
 };
 
 #[test]
@@ -280,8 +280,9 @@ fn timed(cmd: &mut assert_cmd::Command) -> (std::process::Output, Duration) {
 /// others as they came, and the exit is 130.
 #[test]
 fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
-    let child = spawnable()
-        .args(["verify", "--sandbox", "-o", "jsonl", "--wait", "10m"])
+    // -v: signalled once both waits have begun and OK-b has its answer.
+    let mut child = spawnable()
+        .args(["verify", "--sandbox", "-o", "jsonl", "--wait", "10m", "-v"])
         .args([
             "SANDBOX-PENDING-a",
             "SANDBOX-OK-b",
@@ -290,14 +291,20 @@ fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    let stdout = Captured::start(child.stdout.take().unwrap());
+    let stderr = Captured::start(child.stderr.take().unwrap());
+    stderr.wait_for(&[
+        "'SANDBOX-PENDING-a': not final (request 1)",
+        "'SANDBOX-SETTLES-600000-c': not final (request 1)",
+        "SANDBOX-OK-b attempt 1: HTTP 200",
+    ]);
     let signalled = Instant::now();
     send_signal(&child, "-INT");
-    let out = child.wait_with_output().unwrap();
-    let stderr = stderr_of(&out);
+    let status = child.wait().unwrap();
     assert!(signalled.elapsed() < Duration::from_secs(5), "slow to stop");
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    let records = jsonl(&out.stdout);
+    let stderr = String::from_utf8(stderr.finish()).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    let records = jsonl(&stdout.finish());
     assert_eq!(
         reference_outcomes(&records),
         [

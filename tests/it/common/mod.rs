@@ -15,8 +15,8 @@ pub mod gateway;
 pub mod pages;
 mod standalone;
 pub use child::{
-    Captured, EVENT_LIMIT, finish, interrupted_into, read_lines, send_signal, spawnable,
-    status_and_stderr, wait_for_signal_handlers, wait_until, wait_until_blocked_on_a_pipe,
+    Captured, finish, interrupted_into, read_lines, send_signal, spawnable, status_and_stderr,
+    wait_for_signal_handlers, wait_until, wait_until_blocked_on_a_pipe,
 };
 pub use standalone::{Standalone, raw_get, raw_request};
 
