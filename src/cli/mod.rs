@@ -15,13 +15,16 @@ pub(crate) use crate::batch::csv_input::AmountUnit;
 pub(crate) use crate::render::{ColorChoice, OutputFormat};
 pub(crate) use crate::transport::client::AuthStyle;
 
+/// The widest help text is wrapped to, however wide the terminal.
+const MAX_HELP_WIDTH: usize = 100;
+
 /// Verify payment transactions against the gateway's Verify Transaction operation.
 #[derive(Debug, Parser)]
 #[command(
     name = "payverify",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = MAX_HELP_WIDTH
 )]
 pub(crate) struct Cli {
     /// Options every subcommand accepts, before or after the subcommand name.
@@ -792,11 +795,24 @@ fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
     }
 }
 
+/// The width clap wraps help text to, found as clap finds it: the first of stdout, stderr
+/// and stdin that is a terminal (so `sandbox --help | less` on an 80-column terminal is 80),
+/// else `COLUMNS`, else 100; at most [`MAX_HELP_WIDTH`].
+fn help_width() -> usize {
+    let columns = terminal_size::terminal_size()
+        .map(|(width, _)| usize::from(width.0))
+        .or_else(|| std::env::var("COLUMNS").ok()?.parse::<usize>().ok())
+        .unwrap_or(MAX_HELP_WIDTH);
+    columns.min(MAX_HELP_WIDTH)
+}
+
 /// The clap command with the texts that are built at run time (the exit-code table).
 pub(crate) fn command() -> clap::Command {
+    // The magic-reference table is laid out for the width clap wraps help to, so clap never
+    // re-wraps it through its columns.
     let magic = format!(
         "{}\nCredentials: client id '{}', client secret '{}'.",
-        crate::sandbox::magic_section(),
+        crate::sandbox::magic_section_for(help_width().saturating_sub(2)),
         crate::sandbox::CLIENT_ID,
         crate::sandbox::CLIENT_SECRET
     );

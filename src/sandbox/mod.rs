@@ -18,7 +18,7 @@ use crate::log::Log;
 pub use http::{Request, Response, Server};
 pub use responses::{
     CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, SAMPLE_REFERENCE,
-    magic_section, magic_table,
+    magic_section, magic_section_for, magic_table,
 };
 pub use throttle::{RateLimit, default_burst, parse_rate};
 pub use tls::{Identity, LOOPBACK_NAMES, Validity};

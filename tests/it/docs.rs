@@ -376,3 +376,90 @@ fn no_page_claims_a_merchant_reference_is_answered_with_404() {
     assert!(README.contains("Nothing public says which forms the service answers"));
     assert!(README.contains("`<order id>_<unix time>`"));
 }
+
+/// Issue 27 item 6: `sandbox --help`'s magic-reference table reads at the width help is
+/// wrapped to: no line wider than the terminal, every pattern at the start of its row and
+/// every answer line under its answer column (or under its pattern, on a narrow terminal);
+/// clap re-wrapping a long line would put a piece of an answer at the left margin.
+#[test]
+fn sandbox_help_table_fits_the_terminal_it_is_shown_on() {
+    // On a pseudo-terminal of 80 and 64 columns (util-linux `script`), help piped to `cat`
+    // as `| less` would, so only stderr is the terminal; COLUMNS unset, then saying
+    // otherwise (it loses to the terminal, as in clap). Then off any terminal, where COLUMNS
+    // is the width.
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    for (columns, env) in [(80usize, "unset COLUMNS"), (64, "export COLUMNS=200")] {
+        let command = format!(
+            "stty cols {columns} rows 60; {env}; {} sandbox --help | cat",
+            bin.display()
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("util-linux script runs payverify on a pseudo-terminal");
+        let help = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        check_magic_table(&help, columns, &format!("a {columns}-column terminal"));
+    }
+    for columns in [100usize, 80, 50] {
+        let out = crate::common::payverify()
+            .args(["sandbox", "--help"])
+            .env("COLUMNS", columns.to_string())
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout).into_owned();
+        check_magic_table(&help, columns, &format!("COLUMNS={columns}"));
+    }
+}
+
+fn check_magic_table(help: &str, columns: usize, context: &str) {
+    let start = help
+        .find("Magic references")
+        .unwrap_or_else(|| panic!("{context}: no magic references in {help}"));
+    let end = start + help[start..].find("\nCredentials:").unwrap();
+    let section = &help[start..end];
+    let patterns: Vec<&str> = MAGIC_REFERENCES.iter().map(|row| row.pattern).collect();
+    let mut seen = 0;
+    // (pattern, its answer as printed, lines joined)
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for line in section.lines() {
+        assert!(
+            line.chars().count() <= columns,
+            "{context}: a line of {} columns: {line:?}\n{section}",
+            line.chars().count()
+        );
+        if !line.starts_with(' ') {
+            continue; // the heading and the note below the table
+        }
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        let pattern = patterns
+            .iter()
+            .filter(|p| indent == 2 && body.starts_with(**p))
+            .max_by_key(|p| p.len());
+        match pattern {
+            Some(pattern) => {
+                seen += 1;
+                let answer = body[pattern.len()..].trim().to_owned();
+                rows.push(((*pattern).to_owned(), answer));
+            }
+            None => {
+                assert!(
+                    indent >= 6,
+                    "{context}: an answer line at the left margin: {line:?}\n{section}"
+                );
+                let (_, answer) = rows.last_mut().expect("a row before it");
+                if !answer.is_empty() {
+                    answer.push(' ');
+                }
+                answer.push_str(body);
+            }
+        }
+    }
+    assert_eq!(seen, patterns.len(), "{context}: rows missing\n{section}");
+    for (row, (pattern, answer)) in MAGIC_REFERENCES.iter().zip(&rows) {
+        assert_eq!(row.pattern, pattern, "{context}: rows out of order");
+        assert_eq!(row.answer, answer, "{context}: {pattern}'s answer");
+    }
+}

@@ -200,9 +200,10 @@ pub(crate) enum Magic {
 
 /// What the WooCommerce references answer besides status and amount, for `--help` and the
 /// banner.
-pub const MERCHANT_NOTE: &str = "WooCommerce merchant references answer as the gateway does: \
-merchantRef is the reference, transactionRef the gateway's own digits. Write an order's total \
-in kobo after it to try reconcile --sandbox on a file shaped like your export.";
+pub const MERCHANT_NOTE: &str = "WooCommerce merchant references answer as the gateway's \
+WooCommerce plugin expects: merchantRef is the reference, transactionRef digits of the \
+sandbox's own. Write an order's total in kobo after it to try reconcile --sandbox on a file \
+shaped like your export.";
 
 /// The WooCommerce plugin's merchant reference, `<order id>_<unix time>`, with an
 /// optional `_<kobo>` and `_FAILED` / `_PENDING` / `_SUCCESSFUL` after it; `None` for
@@ -270,16 +271,24 @@ fn settle(ms: u64) -> Option<Duration> {
 }
 
 /// The heading (what every answer has unless its reference asks otherwise) and the table,
-/// as `sandbox --help` and the banner print them.
+/// as the banner prints them: for an 80-column terminal.
 pub fn magic_section() -> String {
+    magic_section_for(TABLE_WIDTH)
+}
+
+/// The same, no line wider than `width` columns: `sandbox --help` passes the width of the
+/// terminal it prints on, since clap wraps a longer line back to the left margin, through
+/// the table's columns.
+pub fn magic_section_for(width: usize) -> String {
+    let width = width.max(MIN_WIDTH);
     let heading = "Magic references (each answer has mode \"dev\", currencyCode NGN, code 00 \
                    when SUCCESSFUL, and an hmac signed with the sandbox secret, unless the \
                    reference says otherwise):";
     format!(
         "{}\n{}{}\n",
-        wrap(heading, TABLE_WIDTH).join("\n"),
-        magic_table(),
-        wrap(MERCHANT_NOTE, TABLE_WIDTH).join("\n")
+        wrap(heading, width).join("\n"),
+        magic_table_for(width),
+        wrap(MERCHANT_NOTE, width).join("\n")
     )
 }
 
@@ -287,9 +296,23 @@ pub fn magic_section() -> String {
 /// otherwise wrap a long line back to the left margin.
 const TABLE_WIDTH: usize = 78;
 
+/// Narrowest width laid out; a terminal narrower than this wraps what it must.
+const MIN_WIDTH: usize = 30;
+
+/// Fewest columns an answer gets beside the patterns; with less, each answer goes on the
+/// lines under its pattern instead.
+const MIN_ANSWER_WIDTH: usize = 28;
+
 /// The magic references as two aligned columns, each answer wrapped under itself so no line
 /// passes [`TABLE_WIDTH`] columns.
 pub fn magic_table() -> String {
+    magic_table_for(TABLE_WIDTH)
+}
+
+/// The table in `width` columns: two aligned columns when the answers get
+/// [`MIN_ANSWER_WIDTH`] beside the widest pattern, else each pattern on its own line with its
+/// answer indented below it.
+fn magic_table_for(width: usize) -> String {
     let column = MAGIC_REFERENCES
         .iter()
         .map(|row| row.pattern.chars().count())
@@ -297,8 +320,17 @@ pub fn magic_table() -> String {
         .unwrap_or(0)
         + 4;
     let mut out = String::new();
+    if width < column + MIN_ANSWER_WIDTH {
+        for row in MAGIC_REFERENCES {
+            out.push_str(&format!("  {}\n", row.pattern));
+            for line in wrap(row.answer, width.saturating_sub(STACKED_INDENT)) {
+                out.push_str(&format!("{:STACKED_INDENT$}{line}\n", ""));
+            }
+        }
+        return out;
+    }
     for row in MAGIC_REFERENCES {
-        let mut lines = wrap(row.answer, TABLE_WIDTH.saturating_sub(column)).into_iter();
+        let mut lines = wrap(row.answer, width.saturating_sub(column)).into_iter();
         let first = lines.next().unwrap_or_default();
         out.push_str(&format!(
             "  {:<width$}{first}\n",
@@ -311,6 +343,9 @@ pub fn magic_table() -> String {
     }
     out
 }
+
+/// Where an answer starts under its pattern in the narrow layout.
+const STACKED_INDENT: usize = 6;
 
 /// `text` in lines of at most `width` characters, broken at spaces (a longer word stands
 /// alone on its line).

@@ -29,7 +29,9 @@ pub(crate) const MAX_SLOW: Duration = Duration::from_secs(120);
 pub(crate) const MAX_SETTLE: Duration = Duration::from_secs(86_400);
 
 mod magic;
-pub use magic::{MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, magic_section, magic_table};
+pub use magic::{
+    MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, magic_section, magic_section_for, magic_table,
+};
 use magic::{Magic, magic};
 
 /// One HTTP reply.
