@@ -602,7 +602,7 @@ fn the_sandbox_answers_woocommerce_merchant_references() {
     let help = stdout_of(&payverify().args(["sandbox", "--help"]).output().unwrap());
     for row in [
         "<order id>_<unix time>_<kobo>_FAILED",
-        "WooCommerce merchant references answer as the gateway does",
+        "WooCommerce merchant references answer as the gateway's",
     ] {
         assert!(help.contains(row), "{row}: {help}");
     }
