@@ -18,11 +18,12 @@ use crate::exit::{Cause, Failure};
 /// The agent every request goes through, with a resolver that does not start a thread per
 /// request.
 pub(crate) fn agent(config: Config) -> Agent {
-    Agent::with_parts(
-        config,
-        DefaultConnector::default(),
-        CachingResolver::<DefaultResolver>::default(),
-    )
+    agent_with(config, CachingResolver::<DefaultResolver>::default())
+}
+
+/// The agent with `resolver` for its lookups (a test passes a counting one).
+fn agent_with<R: Resolver>(config: Config, resolver: R) -> Agent {
+    Agent::with_parts(config, DefaultConnector::default(), resolver)
 }
 
 /// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file
@@ -242,6 +243,80 @@ mod tests {
         let uri: Uri = url.parse().unwrap();
         r.resolve(&uri, &Config::default(), NextTimeout::default())
             .map(|a| a.iter().copied().collect())
+    }
+
+    /// A lookup that counts its calls and sends every name to `to`.
+    #[derive(Debug)]
+    struct Redirect {
+        calls: std::sync::Arc<AtomicUsize>,
+        to: SocketAddr,
+    }
+
+    impl Resolver for Redirect {
+        fn resolve(
+            &self,
+            _: &Uri,
+            _: &Config,
+            _: NextTimeout,
+        ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let mut addrs = self.empty();
+            addrs.push(self.to);
+            Ok(addrs)
+        }
+    }
+
+    /// ureq's resolver hook is an `unversioned` API (Cargo.toml pins ureq to ~3.5 for it):
+    /// this fails if a ureq release stops asking the agent's resolver, or the cache stops
+    /// sparing the second lookup.
+    #[test]
+    fn the_agent_resolves_names_through_the_caching_resolver() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            for stream in listener.incoming().take(2) {
+                let mut stream = stream.unwrap();
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = stream.read(&mut buf).unwrap();
+                    assert!(n > 0, "the client closed before its request ended");
+                    request.extend_from_slice(&buf[..n]);
+                }
+                stream
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                    )
+                    .unwrap();
+            }
+        });
+        let calls = std::sync::Arc::new(AtomicUsize::new(0));
+        let resolver = CachingResolver {
+            lookup: Redirect {
+                calls: calls.clone(),
+                to,
+            },
+            cached: RwLock::default(),
+        };
+        let agent = agent_with(Config::default(), resolver);
+        for _ in 0..2 {
+            let url = format!("http://pay.example:{}/api/payment/verify/x", to.port());
+            let body = agent
+                .get(&url)
+                .call()
+                .unwrap()
+                .body_mut()
+                .read_to_string()
+                .unwrap();
+            assert_eq!(body, "ok");
+        }
+        server.join().unwrap();
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            1,
+            "one lookup for two requests"
+        );
     }
 
     #[test]
