@@ -383,6 +383,35 @@ mod tests {
         );
     }
 
+    /// The refusal above and [`Scan`]'s number rule name serde_json's private token; this
+    /// fails if a serde_json release hands a number (one too long for u64 here) over under another
+    /// name (then both must
+    /// follow it), or stops reading the token's map as a number (then the refusal is moot).
+    #[test]
+    fn serde_json_still_passes_numbers_under_the_token_this_module_names() {
+        struct FirstKey;
+        impl<'de> Visitor<'de> for FirstKey {
+            type Value = Option<String>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let key = map.next_key::<String>()?;
+                map.next_value::<de::IgnoredAny>()?;
+                Ok(key)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+        }
+        let mut d = serde_json::Deserializer::from_str("123456789012345678901234567890");
+        let key = de::Deserializer::deserialize_any(&mut d, FirstKey).unwrap();
+        assert_eq!(key.as_deref(), Some(NUMBER_TOKEN));
+        assert!(NUMBER_TOKEN.starts_with(PRIVATE_PREFIX));
+        let read: Value = serde_json::from_str(r#"{"$serde_json::private::Number":"5"}"#).unwrap();
+        assert_eq!(read, serde_json::json!(5));
+    }
+
     #[test]
     fn a_serde_json_private_key_is_refused_however_written_wherever_it_is() {
         let number = r#""$serde_json::private::Number""#;
