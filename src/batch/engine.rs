@@ -17,11 +17,11 @@ use super::{
 };
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
-use crate::domain::reference::Reference;
 use crate::domain::verifier::Verifier;
 use crate::domain::wait::{Check, Polls, human, settle};
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
+use crate::reference::Reference;
 use crate::transport::client::Ended;
 use crate::transport::gate::per_second;
 

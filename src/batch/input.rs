@@ -9,11 +9,11 @@ use std::sync::Arc;
 use super::seen::Seen;
 use crate::domain::checks::Expectations;
 use crate::domain::job::Job;
-use crate::domain::reference::{Reference, is_line_padding};
 use crate::exit::Failure;
+use crate::reference::{Reference, is_line_padding};
 
 /// Longest line taken as a reference; longer lines are reported, not buffered whole.
-pub(crate) const MAX_LINE: usize = crate::domain::reference::MAX_LEN;
+pub(crate) const MAX_LINE: usize = crate::reference::MAX_LEN;
 
 /// One source of references, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -242,7 +242,7 @@ impl Drop for Closing {
 mod tests {
     use std::thread;
 
-    use crate::domain::reference::Reference;
+    use crate::reference::Reference;
 
     use super::*;
 

@@ -11,9 +11,9 @@ use crate::cli::{GateArgs, GlobalArgs, ModeArg, ProfileArgs};
 use crate::commands::verify::{Service, single};
 use crate::domain::checks::HmacMode;
 use crate::domain::job::Job;
-use crate::domain::reference::Reference;
 use crate::exit::{Cause, Exit, Failure};
 use crate::log::Log;
+use crate::reference::Reference;
 use crate::render::Printer;
 use crate::settings::Context;
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::domain::checks::Expectations;
-use crate::domain::reference::Reference;
+use crate::reference::Reference;
 
 /// One reference to verify, with the expectations it must meet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,5 +18,15 @@ pub(crate) struct Job {
     pub(crate) origin: String,
     /// The orders-file row the reference was read from (reconcile), carried to the output
     /// beside the verdict; `None` for verify.
-    pub(crate) row: Option<Box<crate::domain::reconcile::Row>>,
+    pub(crate) row: Option<Box<Row>>,
+}
+
+/// One row of the orders file: the line it starts on and its cells as written, in the
+/// header's order (padded with empty cells to the header's width).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Row {
+    /// 1-based line of the file where the row starts.
+    pub(crate) line: u64,
+    /// The cells, exactly as read.
+    pub(crate) cells: Vec<String>,
 }

@@ -1,4 +1,4 @@
-//! What a verification means, free of I/O: references, money, the service's response, its
+//! What a verification means, free of I/O: money, the service's response, its
 //! signature, the checks, the outcome, and the job and verifier that tie them together.
 
 pub(crate) mod checks;
@@ -9,7 +9,6 @@ pub(crate) mod model;
 pub(crate) mod money;
 pub(crate) mod outcome;
 pub(crate) mod reconcile;
-pub(crate) mod reference;
 pub(crate) mod seal;
 pub(crate) mod signature;
 pub(crate) mod verifier;

@@ -5,55 +5,11 @@
 //! type there is a bad response, not something to guess around. Display-only fields are
 //! shown as whatever scalar the service sent.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
+use crate::domain::json::BodyError;
 pub(crate) use crate::domain::json::{json_kind, parse_object};
 use crate::domain::money::Kobo;
-
-/// Why a response body is not a usable verification result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BodyError {
-    /// Not parseable JSON (including invalid UTF-8).
-    NotJson(String),
-    /// Valid JSON, but not an object (an array, a string, null...).
-    NotAnObject(&'static str),
-    /// The same key twice in one object: ambiguous, so refused.
-    DuplicateKey(String),
-    /// Too many values or too deep to be a verify response; refused before it is built.
-    TooComplex(String),
-    /// An object key that serde_json would read as one of its private markers (a number or
-    /// raw JSON in disguise): no service sends one, so the body is refused, never honoured.
-    ReservedKey(String),
-    /// A decision field with the wrong type or an impossible value.
-    BadField {
-        /// The JSON key.
-        field: &'static str,
-        /// What is wrong with it.
-        problem: String,
-    },
-}
-
-impl fmt::Display for BodyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BodyError::NotJson(e) => write!(f, "the body is not valid JSON: {e}"),
-            BodyError::NotAnObject(kind) => write!(f, "the body is JSON {kind}, not an object"),
-            BodyError::DuplicateKey(k) => write!(f, "the body has the key \"{k}\" twice"),
-            BodyError::TooComplex(why) => {
-                write!(f, "the body is too large to be a verify response: {why}")
-            }
-            BodyError::ReservedKey(key) => write!(
-                f,
-                "the body has the key \"{key}\", which is no field of a verify response"
-            ),
-            BodyError::BadField { field, problem } => write!(f, "\"{field}\" {problem}"),
-        }
-    }
-}
-
-impl std::error::Error for BodyError {}
 
 /// Card details from the `data` object.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use crate::domain::checks::CheckReport;
 use crate::domain::job::Job;
-use crate::domain::model::{BodyError, Verification, parse_object};
-use crate::domain::reference::Reference;
+use crate::domain::json::BodyError;
+use crate::domain::model::{Verification, parse_object};
 use crate::exit::Exit;
 use crate::log::truncate;
+use crate::reference::Reference;
 use crate::secret::{redact, redact_json};
 use crate::terminal::quoted;
 use crate::transport::client::{Ended, Exchange, Response, TransportError, throttle_status};

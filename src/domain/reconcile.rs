@@ -2,20 +2,11 @@
 //! answered for its reference. Pure: a verdict and the row's expectations in, a result out.
 
 use crate::domain::checks::Expectations;
+pub(crate) use crate::domain::job::Row;
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
 use crate::domain::outcome::{Outcome, Verdict};
 use crate::exit::Exit;
-
-/// One row of the orders file: the line it starts on and its cells as written, in the
-/// header's order (padded with empty cells to the header's width).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Row {
-    /// 1-based line of the file where the row starts.
-    pub(crate) line: u64,
-    /// The cells, exactly as read.
-    pub(crate) cells: Vec<String>,
-}
 
 /// A row decided from the file alone, without asking the gateway.
 #[derive(Debug, Clone, PartialEq, Eq)]

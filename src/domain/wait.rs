@@ -9,7 +9,7 @@ use std::hash::{BuildHasher, RandomState};
 use std::time::{Duration, Instant};
 
 use crate::domain::outcome::{Outcome, Verdict};
-use crate::domain::reference::Reference;
+use crate::reference::Reference;
 use crate::transport::client::Ended;
 
 /// What one request for a reference comes to, given the answer in hand (`--wait`).

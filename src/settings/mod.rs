@@ -5,6 +5,7 @@
 
 pub(crate) mod duration;
 pub(crate) mod file;
+mod proxy_env;
 pub(crate) mod secret_source;
 pub(crate) mod source;
 
@@ -15,9 +16,9 @@ use crate::domain::checks::HmacMode;
 use crate::exit::{Cause, Failure};
 use crate::log::Log;
 use crate::secret::Secret;
+use crate::transport::Endpoint;
 use crate::transport::base_url::BaseUrl;
 use crate::transport::client::AuthStyle;
-use crate::transport::proxy;
 use file::{ConfigFile, ConfigLocation, Profile};
 pub(crate) use secret_source::{SecretSource, SourceCheck};
 pub(crate) use source::{Context, EnvLookup, Fix, Source, Sourced, Warning, env};
@@ -84,22 +85,6 @@ pub(crate) struct Settings {
     pub(crate) warnings: Vec<Warning>,
 }
 
-/// What a request needs: a validated base URL and a full set of credentials.
-#[derive(Debug, Clone)]
-pub(crate) struct Endpoint {
-    /// Where to send requests.
-    pub(crate) base_url: BaseUrl,
-    pub(crate) client_id: String,
-    pub(crate) client_secret: Secret,
-    pub(crate) auth_style: AuthStyle,
-    /// The proxy URL and where it came from.
-    pub(crate) proxy: Option<Sourced<String>>,
-    /// The environment's NO_PROXY list.
-    pub(crate) no_proxy: Option<String>,
-    /// Extra PEM root certificates.
-    pub(crate) ca_cert: Option<PathBuf>,
-}
-
 /// What the command line gave, before the environment, the config file and the defaults
 /// are consulted: everything [`Settings::resolve`] takes from the arguments, each field the
 /// flag of that name. `cli` fills it in, so settings never depends on the command line.
@@ -160,7 +145,9 @@ impl Settings {
             (ctx.env)(env::CLIENT_SECRET).as_deref(),
             config_text,
         );
-        let from_env = proxy::ENV_PROXY.iter().filter_map(|name| (ctx.env)(name));
+        let from_env = proxy_env::ENV_PROXY
+            .iter()
+            .filter_map(|name| (ctx.env)(name));
         let profiles: Vec<toml::Value> = config_text
             .and_then(|text| toml::from_str::<toml::Table>(text).ok())
             .and_then(|table| table.get("profiles").cloned())
@@ -371,9 +358,9 @@ impl Settings {
             Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
             None => layer
                 .sourced(profile.proxy.clone(), "proxy")
-                .or_else(|| proxy::from_env(ctx.env)),
+                .or_else(|| proxy_env::from_env(ctx.env)),
         };
-        let no_proxy = proxy::no_proxy_from_env(ctx.env);
+        let no_proxy = proxy_env::no_proxy_from_env(ctx.env);
         let ca_cert = match &args.ca_cert {
             Some(path) => Some(Sourced::new(path.clone(), Source::Flag("--ca-cert"))),
             None => layer.sourced(profile.ca_cert.clone(), "ca_cert"),
@@ -475,6 +462,11 @@ impl Settings {
         }
     }
 
+    /// The proxy as transport takes it, if one is set.
+    pub(crate) fn proxy_url(&self) -> Option<crate::transport::proxy::ProxyUrl> {
+        self.proxy.as_ref().map(proxy_env::proxy_url)
+    }
+
     /// The validated endpoint, or exit 6 naming what is missing and how to set it.
     pub(crate) fn endpoint(&self, log: &Log) -> Result<Endpoint, Failure> {
         let base_url = self
@@ -497,7 +489,7 @@ impl Settings {
             ));
         }
         if let Some(proxy) = &self.proxy {
-            proxy::parse(proxy)?;
+            crate::transport::proxy::parse(&proxy_env::proxy_url(proxy))?;
         }
         let client_secret = self.secret(log)?;
         // Checked here, where its source is known, so the message names it: the path may be
@@ -511,7 +503,7 @@ impl Settings {
             client_id: client_id.value.clone(),
             client_secret,
             auth_style: self.auth_style.value,
-            proxy: self.proxy.clone(),
+            proxy: self.proxy.as_ref().map(proxy_env::proxy_url),
             no_proxy: self.no_proxy.as_ref().map(|n| n.value.clone()),
             ca_cert: self.ca_cert.as_ref().map(|c| c.value.clone()),
         })
@@ -653,7 +645,11 @@ impl Settings {
                 ),
             },
         }
-        if let Some(Err(failure)) = self.proxy.as_ref().map(proxy::parse) {
+        if let Some(Err(failure)) = self
+            .proxy
+            .as_ref()
+            .map(|p| crate::transport::proxy::parse(&proxy_env::proxy_url(p)))
+        {
             broken("proxy", failure.message);
         }
         // Read and checked as verify would at start: a file that is there but holds no

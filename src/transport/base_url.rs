@@ -3,7 +3,7 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use crate::domain::reference::Reference;
+use crate::reference::Reference;
 
 /// An http(s) base URL that is safe to send credentials to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,11 +9,11 @@ use clap::ValueEnum;
 use ureq::Agent;
 use ureq::tls::TlsConfig;
 
-use crate::domain::reference::Reference;
 use crate::exit::Failure;
 use crate::log::Log;
+use crate::reference::Reference;
 use crate::secret::Secret;
-use crate::settings::Endpoint;
+use crate::transport::Endpoint;
 use crate::transport::base_url::BaseUrl;
 use crate::transport::gate::{Gate, Refused, sleep_until};
 use crate::transport::network;
@@ -216,15 +216,15 @@ impl Client {
             (Some(_), Some(url)) => log.trace(|| {
                 format!(
                     "requests go through the proxy {} (from {})",
-                    super::proxy::shown(&url.value),
-                    url.source
+                    super::proxy::shown(&url.url),
+                    url.origin
                 )
             }),
             (None, Some(url)) => log.trace(|| {
                 format!(
                     "requests go direct: the proxy from {} is not used for {} (loopback, or \
                      listed in NO_PROXY)",
-                    url.source,
+                    url.origin,
                     endpoint.base_url.host()
                 )
             }),

@@ -3,7 +3,10 @@
 
 pub(crate) mod base_url;
 pub(crate) mod client;
+mod endpoint;
 pub(crate) mod gate;
 pub(crate) mod network;
 pub(crate) mod proxy;
 pub(crate) mod userinfo;
+
+pub(crate) use endpoint::Endpoint;

@@ -16,49 +16,27 @@ use std::net::IpAddr;
 use ureq::Proxy;
 
 use crate::exit::{Cause, Failure};
-use crate::settings::{EnvLookup, Source, Sourced};
 use crate::transport::base_url::{BaseUrl, is_loopback};
 
-/// The environment variables that can name the proxy, in the order they are read; the first
-/// one set (and not blank) is the one used, usable or not. Every proxied request is https
-/// (plain http goes to loopback only), so the `https_proxy` pair comes first, then
-/// `all_proxy`, then `http_proxy` as a fallback. Lower case before upper case, as curl
-/// reads them.
-pub(crate) const ENV_PROXY: [&str; 6] = [
-    "https_proxy",
-    "HTTPS_PROXY",
-    "all_proxy",
-    "ALL_PROXY",
-    "http_proxy",
-    "HTTP_PROXY",
-];
-
-/// The environment variables that list hosts reached without the environment's proxy.
-pub(crate) const ENV_NO_PROXY: [&str; 2] = ["no_proxy", "NO_PROXY"];
-
-/// Upper-case `HTTP_PROXY` is skipped when this is set ("httpoxy"): under CGI, a request's
-/// `Proxy:` header reaches the program as `HTTP_PROXY`, so a web client could choose where
-/// payverify sends its credentials. curl and Go make the same exception.
-const CGI_MARK: &str = "REQUEST_METHOD";
-
-/// The proxy the environment names, with the variable it came from: the first of
-/// [`ENV_PROXY`] that is set and not blank.
-pub(crate) fn from_env(env: EnvLookup) -> Option<Sourced<String>> {
-    let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-    let cgi = set(CGI_MARK).is_some();
-    ENV_PROXY
-        .iter()
-        .filter(|&&name| !(cgi && name == "HTTP_PROXY"))
-        .find_map(|&name| set(name).map(|value| Sourced::new(value, Source::Env(name))))
+/// A proxy URL as the settings resolved it, with what transport needs of its origin.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ProxyUrl {
+    /// The URL as given; its userinfo is registered for redaction and never shown.
+    pub(crate) url: String,
+    /// The environment named it: only then does NO_PROXY apply.
+    pub(crate) from_env: bool,
+    /// Where it came from, for messages (`--proxy`, `env HTTPS_PROXY`, a profile key).
+    pub(crate) origin: String,
 }
 
-/// The NO_PROXY list from the environment, with the variable it came from.
-pub(crate) fn no_proxy_from_env(env: EnvLookup) -> Option<Sourced<String>> {
-    ENV_NO_PROXY.iter().find_map(|&name| {
-        env(name)
-            .filter(|v| !v.trim().is_empty())
-            .map(|value| Sourced::new(value, Source::Env(name)))
-    })
+impl std::fmt::Debug for ProxyUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProxyUrl")
+            .field("url", &shown(&self.url))
+            .field("from_env", &self.from_env)
+            .field("origin", &self.origin)
+            .finish()
+    }
 }
 
 /// The proxy requests to `base` go through: none for a loopback host, none when the proxy
@@ -66,7 +44,7 @@ pub(crate) fn no_proxy_from_env(env: EnvLookup) -> Option<Sourced<String>> {
 /// wherever it came from.
 pub(crate) fn choose(
     base: &BaseUrl,
-    proxy: Option<&Sourced<String>>,
+    proxy: Option<&ProxyUrl>,
     no_proxy: Option<&str>,
 ) -> Result<Option<Proxy>, Failure> {
     let Some(proxy) = proxy else {
@@ -76,8 +54,7 @@ pub(crate) fn choose(
         return Ok(None);
     }
     let parsed = parse(proxy)?;
-    let from_env = matches!(proxy.source, Source::Env(_));
-    if from_env && no_proxy.is_some_and(|list| bypassed(base.host(), list)) {
+    if proxy.from_env && no_proxy.is_some_and(|list| bypassed(base.host(), list)) {
         return Ok(None);
     }
     Ok(Some(parsed))
@@ -85,14 +62,14 @@ pub(crate) fn choose(
 
 /// `proxy` as a usable proxy, or exit 6 naming where it came from (its userinfo never
 /// shown).
-pub(crate) fn parse(proxy: &Sourced<String>) -> Result<Proxy, Failure> {
-    if proxy.value.trim().is_empty() {
+pub(crate) fn parse(proxy: &ProxyUrl) -> Result<Proxy, Failure> {
+    if proxy.url.trim().is_empty() {
         return Err(Failure::config(
             Cause::Proxy,
             format!(
                 "the proxy from {} is empty; remove it (HTTPS_PROXY/HTTP_PROXY then apply) or \
                  give a proxy URL",
-                proxy.source
+                proxy.origin
             ),
         ));
     }
@@ -101,12 +78,12 @@ pub(crate) fn parse(proxy: &Sourced<String>) -> Result<Proxy, Failure> {
             Cause::Proxy,
             format!(
                 "proxy '{}' from {} is not a usable proxy URL{why}",
-                shown(&proxy.value),
-                proxy.source
+                shown(&proxy.url),
+                proxy.origin
             ),
         )
     };
-    let parsed = Proxy::new(&proxy.value).map_err(|_| {
+    let parsed = Proxy::new(&proxy.url).map_err(|_| {
         unusable(
             " (supported schemes: http, https, socks4, socks4a, socks5, socks5h; e.g. \
              http://proxy.example:3128)",
@@ -237,67 +214,6 @@ fn prefix(a: u128, b: u128, bits: u32, width: u32) -> bool {
 mod tests {
     use super::*;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    }
-
-    fn picked(pairs: &'static [(&'static str, &'static str)]) -> Option<(String, String)> {
-        let env = env_of(pairs);
-        from_env(&env).map(|p| (p.value, p.source.to_string()))
-    }
-
-    #[test]
-    fn the_environment_is_read_https_first_lower_case_first() {
-        assert_eq!(picked(&[]), None);
-        assert_eq!(
-            picked(&[
-                ("HTTP_PROXY", "h:1"),
-                ("ALL_PROXY", "a:1"),
-                ("HTTPS_PROXY", "s:1")
-            ]),
-            Some(("s:1".into(), "env HTTPS_PROXY".into()))
-        );
-        assert_eq!(
-            picked(&[("HTTPS_PROXY", "S:1"), ("https_proxy", "s:1")]),
-            Some(("s:1".into(), "env https_proxy".into()))
-        );
-        assert_eq!(
-            picked(&[("HTTP_PROXY", "h:1"), ("all_proxy", "a:1")]),
-            Some(("a:1".into(), "env all_proxy".into()))
-        );
-        // Blank is unset, as for every tool that reads these.
-        assert_eq!(
-            picked(&[("HTTPS_PROXY", " "), ("http_proxy", "h:1")]),
-            Some(("h:1".into(), "env http_proxy".into()))
-        );
-    }
-
-    #[test]
-    fn upper_case_http_proxy_is_skipped_under_cgi() {
-        assert_eq!(
-            picked(&[("HTTP_PROXY", "h:1")]),
-            Some(("h:1".into(), "env HTTP_PROXY".into()))
-        );
-        assert_eq!(
-            picked(&[("HTTP_PROXY", "evil:1"), ("REQUEST_METHOD", "GET")]),
-            None
-        );
-        // A request header cannot set the lower-case name, so it still counts.
-        assert_eq!(
-            picked(&[
-                ("HTTP_PROXY", "evil:1"),
-                ("http_proxy", "h:1"),
-                ("REQUEST_METHOD", "GET")
-            ]),
-            Some(("h:1".into(), "env http_proxy".into()))
-        );
-    }
-
     #[test]
     fn no_proxy_matches_names_domains_addresses_and_prefixes() {
         for (host, list) in [
@@ -348,7 +264,13 @@ mod tests {
 
     #[test]
     fn a_port_typo_or_a_missing_host_is_unusable_not_a_default() {
-        let from_flag = |url: &str| parse(&Sourced::new(url.to_owned(), Source::Flag("--proxy")));
+        let from_flag = |url: &str| {
+            parse(&ProxyUrl {
+                url: url.to_owned(),
+                from_env: false,
+                origin: "--proxy".to_owned(),
+            })
+        };
         for url in [
             "http://proxy.example:99999",
             "http://proxy.example:0",

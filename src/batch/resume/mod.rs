@@ -563,7 +563,7 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
 
 #[cfg(test)]
 mod tests {
-    use crate::domain::reference::Reference;
+    use crate::reference::Reference;
 
     use super::*;
 

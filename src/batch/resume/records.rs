@@ -5,8 +5,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::domain::reference::Reference;
 use crate::exit::Exit;
+use crate::reference::Reference;
 use crate::render::csv;
 
 /// A record's key and what it comes to: `None` when not final (asked again),

@@ -8,9 +8,9 @@ use crate::domain::checks::{HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::classify_response;
 use crate::domain::reconcile::claimed_by;
-use crate::domain::reference::Reference;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
+use crate::reference::Reference;
 use crate::render::{OutputFormat, csv};
 
 /// A reconcile record whose input row has other columns than this input's header.

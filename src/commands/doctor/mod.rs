@@ -14,12 +14,13 @@ use std::time::{Duration, Instant};
 use ureq::http::Uri;
 
 use crate::cli::{DoctorArgs, DoctorFormat, GlobalArgs};
-use crate::domain::reference::Reference;
 use crate::exit::{Cause, Exit, Failure};
 use crate::log::{Level, Log};
+use crate::reference::Reference;
 use crate::render::{Printer, write_output};
 use crate::secret::Secret;
-use crate::settings::{Context, Endpoint, SecretSource, Settings, Source};
+use crate::settings::{Context, SecretSource, Settings, Source};
+use crate::transport::Endpoint;
 use crate::transport::base_url::{BaseUrl, without_userinfo};
 
 pub(crate) use report::{Check, Report};
@@ -164,7 +165,7 @@ fn diagnose(
         client_id: client_id.value.clone(),
         client_secret: secret,
         auth_style: settings.auth_style.value,
-        proxy: settings.proxy.clone(),
+        proxy: settings.proxy_url(),
         no_proxy: settings.no_proxy.as_ref().map(|n| n.value.clone()),
         ca_cert: settings.ca_cert.as_ref().map(|c| c.value.clone()),
     };
@@ -195,7 +196,7 @@ impl Target {
 fn proxy_for(settings: &Settings, base: &BaseUrl) -> Result<Option<ureq::Proxy>, Failure> {
     crate::transport::proxy::choose(
         base,
-        settings.proxy.as_ref(),
+        settings.proxy_url().as_ref(),
         settings.no_proxy.as_ref().map(|n| n.value.as_str()),
     )
 }

@@ -6,12 +6,13 @@ use std::time::Instant;
 use crate::domain::checks::{self, HmacMode};
 use crate::domain::model::parse_object;
 use crate::domain::outcome::{Outcome, classify, service_message};
-use crate::domain::reference::Reference;
 use crate::domain::signature;
 use crate::exit::Exit;
 use crate::log::Log;
+use crate::reference::Reference;
 use crate::secret::Secret;
-use crate::settings::{Endpoint, Settings, Source};
+use crate::settings::{Settings, Source};
+use crate::transport::Endpoint;
 use crate::transport::client::{self, Client, Response, TransportError};
 
 use super::report::{Check, Report};

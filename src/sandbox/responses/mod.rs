@@ -11,8 +11,8 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::domain::money::Kobo;
-use crate::domain::reference::decode_segment;
 use crate::domain::signature;
+use crate::reference::decode_segment;
 use crate::secret::Secret;
 
 /// The sandbox's client id.

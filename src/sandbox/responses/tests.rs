@@ -3,7 +3,7 @@ use super::*;
 fn get(state: &State, reference: &str) -> Reply {
     let path = format!(
         "{VERIFY_PREFIX}{}",
-        crate::domain::reference::encode_segment(reference)
+        crate::reference::encode_segment(reference)
     );
     reply(state, "GET", &path, Some(&expected_authorization()))
 }
