@@ -27,6 +27,7 @@ mod gate;
 mod hostile;
 mod incomplete;
 mod json_markers;
+mod layers;
 mod leaks;
 mod outputs;
 mod pacing;
