@@ -318,6 +318,7 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --merchant-ref-column 'The merchant reference column [default: merchant ref or merchant reference; an order id column is never guessed, as the gateway''s merchantRef usually only contains it] [config: reconcile.merchant_ref_column]'
             cand --amount-unit 'How amounts are written: naira (40000, 40000.5, 40,000.00, ₦40,000.00; exact, never rounded) or kobo (whole numbers) [default: naira] [config: reconcile.amount_unit]'
             cand --currency 'The currency rows expect when the file has no currency column (or a row''s cell is empty: then said on stderr): an ISO 4217 code, NGN or 566 [default: NGN] [config: reconcile.currency]'
+            cand --only 'Reconcile only the rows whose COLUMN cell is PATTERN (the whole cell, case ignored, `*` for any text), such as --only "Order Date=2026-11-21*"; repeat it and a row must match each. COLUMN is a header name. The other rows are SKIPPED: listed, counted apart, never asked about'
             cand -j 'Worker threads for several references (they share one connection pool)'
             cand --jobs 'Worker threads for several references (they share one connection pool)'
             cand --rate 'At most N requests per second across all workers (decimals allowed). Without it the pace adapts: unpaced until the service throttles (429, 503), then it follows the service''s limit; with it, the pace adapts below N'

@@ -74,13 +74,16 @@ impl Exit {
     /// One line saying what the status means, as printed in `--help` and the README.
     pub const fn meaning(self) -> &'static str {
         match self {
-            Exit::Successful => "SUCCESSFUL (and every requested check passed)",
+            Exit::Successful => {
+                "SUCCESSFUL (and every requested check passed); reconcile: every row MATCHED, \
+                 or SKIPPED (not a gateway payment)"
+            }
             Exit::Failed => "FAILED: the service reports the transaction did not succeed",
             Exit::Usage => "usage error: bad arguments or reference",
             Exit::NotFound => "not found: HTTP 404, no transaction has that reference",
             Exit::CheckFailed => {
                 "check failed: hmac, code 00, reference match, expected amount, currency, \
-                 merchant ref or mode"
+                 merchant ref or mode; reconcile: also DUPLICATE, NO_REFERENCE"
             }
             Exit::AuthRejected => "authentication rejected: HTTP 401 or 403",
             Exit::Config => {

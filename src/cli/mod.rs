@@ -489,6 +489,14 @@ pub(crate) struct ReconcileArgs {
     #[arg(long, value_name = "CODE", value_parser = parse_iso_currency)]
     pub(crate) currency: Option<String>,
 
+    /// Reconcile only the rows whose COLUMN cell is PATTERN (the whole cell, case ignored,
+    /// `*` for any text), such as --only "Order Date=2026-11-21*"; repeat it and a row must
+    /// match each. COLUMN is a header name. The other rows are SKIPPED: listed, counted apart,
+    /// never asked about.
+    // Checked by the command, like --delimiter, so a value is never echoed raw.
+    #[arg(long, value_name = "COLUMN=PATTERN")]
+    pub(crate) only: Vec<String>,
+
     /// Workers, pacing and the sandbox, as for verify.
     #[command(flatten)]
     pub(crate) batch: BatchArgs,
@@ -896,11 +904,16 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
   NOT_FINAL              9
   NOT_FOUND              3  no such transaction at the gateway
   DUPLICATE              4  the reference is on an earlier row (verified once, there)
-  INVALID_ROW            2  empty reference, an amount that cannot be read, or a currency
-                            that is no ISO 4217 code
+  NO_REFERENCE           4  no reference, and the payment method column names the gateway
+                            (paywithbank3d): nothing to verify the order's payment by
+  INVALID_ROW            2  empty reference (and no payment method to tell), an amount that
+                            cannot be read, or a currency that is no ISO 4217 code
   UNVERIFIED       5, 7, 8  credentials rejected, unavailable, bad response: rerun
+  SKIPPED                0  not a gateway payment (no reference, another payment method:
+                            cash on delivery, bank transfer), or left out by --only; never
+                            asked about, counted apart, not at risk
 
-Exit status: the largest row code (0 only when every row is MATCHED); 2 for an empty file,
+Exit status: the largest row code (0 only when every row is MATCHED or SKIPPED); 2 for an empty file,
 a missing or ambiguous column, or bad arguments; 6 for a bad [profiles.NAME.reconcile] key; 10 when the run ends before every row is
 decided (the reader of stdout went away, the output cannot be written, the file cannot be
 read past a line), whatever the decided rows say; 130 when interrupted.";

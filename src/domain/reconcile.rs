@@ -48,15 +48,21 @@ pub(crate) enum RowResult {
     NotFound,
     /// The reference already appeared on an earlier row, which was verified.
     Duplicate,
+    /// No reference on a row whose payment method is the gateway's: the order says it was
+    /// paid through the gateway, and there is nothing to verify it by.
+    NoReference,
     /// No usable reference or amount on the row.
     InvalidRow,
     /// Nothing could be decided (credentials rejected, service unavailable, a bad
     /// response, a failure of payverify itself): rerun. Carries that outcome's exit.
     Unverified(Exit),
+    /// Not a gateway payment (no reference, another payment method), or left out by
+    /// `--only`: listed and counted apart, never at risk, never asked about.
+    Skipped,
 }
 
 /// Every result name, in precedence order: the order of summaries and counts.
-pub(crate) const RESULT_NAMES: [&str; 12] = [
+pub(crate) const RESULT_NAMES: [&str; 14] = [
     "MATCHED",
     "UNDERPAID",
     "OVERPAID",
@@ -67,8 +73,10 @@ pub(crate) const RESULT_NAMES: [&str; 12] = [
     "NOT_FINAL",
     "NOT_FOUND",
     "DUPLICATE",
+    "NO_REFERENCE",
     "INVALID_ROW",
     "UNVERIFIED",
+    "SKIPPED",
 ];
 
 impl RowResult {
@@ -85,8 +93,10 @@ impl RowResult {
             RowResult::NotFinal => "NOT_FINAL",
             RowResult::NotFound => "NOT_FOUND",
             RowResult::Duplicate => "DUPLICATE",
+            RowResult::NoReference => "NO_REFERENCE",
             RowResult::InvalidRow => "INVALID_ROW",
             RowResult::Unverified(_) => "UNVERIFIED",
+            RowResult::Skipped => "SKIPPED",
         }
     }
 
@@ -104,22 +114,37 @@ impl RowResult {
             RowResult::NotFinal,
             RowResult::NotFound,
             RowResult::Duplicate,
+            RowResult::NoReference,
             RowResult::InvalidRow,
+            RowResult::Skipped,
         ]
         .into_iter()
         .find(|r| r.name() == name)
     }
 
     /// Whether a result is final for `--resume`: carried over rather than asked again.
-    /// Everything but UNVERIFIED and NOT_FINAL; DUPLICATE and INVALID_ROW are decided
-    /// from the input again (they ask nothing).
+    /// Everything but UNVERIFIED and NOT_FINAL; the results decided from the input alone
+    /// ([`RowResult::decided_from_input`]) are decided again (they ask nothing).
     pub(crate) fn is_carried(name: &str) -> bool {
-        RowResult::named(name).is_some_and(|r| {
-            !matches!(
-                r,
-                RowResult::NotFinal | RowResult::Duplicate | RowResult::InvalidRow
-            )
-        })
+        RowResult::named(name).is_some_and(|r| r != RowResult::NotFinal && !r.decided_from_input())
+    }
+
+    /// Whether the result is decided from the orders file alone, never from an answer: a
+    /// resumed run decides it again from the input rather than carrying it.
+    pub(crate) fn decided_from_input(self) -> bool {
+        matches!(
+            self,
+            RowResult::Duplicate
+                | RowResult::NoReference
+                | RowResult::InvalidRow
+                | RowResult::Skipped
+        )
+    }
+
+    /// Whether the row's amount is money at risk when it is not MATCHED: every result but
+    /// SKIPPED (not a gateway payment).
+    pub(crate) fn at_risk(self) -> bool {
+        !matches!(self, RowResult::Matched | RowResult::Skipped)
     }
 
     /// The row's exit status; the process exits with the merge of every row's.
@@ -131,19 +156,27 @@ impl RowResult {
             | RowResult::CurrencyMismatch
             | RowResult::MerchantRefMismatch
             | RowResult::IntegrityFailed
-            | RowResult::Duplicate => Exit::CheckFailed,
+            | RowResult::Duplicate
+            | RowResult::NoReference => Exit::CheckFailed,
             RowResult::Failed => Exit::Failed,
             RowResult::NotFinal => Exit::NotFinal,
             RowResult::NotFound => Exit::NotFound,
             RowResult::InvalidRow => Exit::Usage,
             RowResult::Unverified(exit) => exit,
+            RowResult::Skipped => Exit::Successful,
         }
     }
 }
 
+/// The names of the results decided from the orders file alone
+/// ([`RowResult::decided_from_input`]): a resumed run keys no record of them and decides
+/// them again.
+pub(crate) const FROM_INPUT_NAMES: [&str; 4] =
+    ["DUPLICATE", "NO_REFERENCE", "INVALID_ROW", "SKIPPED"];
+
 /// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
 /// stands for any exit of a row nothing could be decided for.
-pub(crate) const RESULT_EXITS: [(&str, Exit); 12] = [
+pub(crate) const RESULT_EXITS: [(&str, Exit); 14] = [
     ("MATCHED", Exit::Successful),
     ("UNDERPAID", Exit::CheckFailed),
     ("OVERPAID", Exit::CheckFailed),
@@ -154,8 +187,10 @@ pub(crate) const RESULT_EXITS: [(&str, Exit); 12] = [
     ("NOT_FINAL", Exit::NotFinal),
     ("NOT_FOUND", Exit::NotFound),
     ("DUPLICATE", Exit::CheckFailed),
+    ("NO_REFERENCE", Exit::CheckFailed),
     ("INVALID_ROW", Exit::Usage),
     ("UNVERIFIED", Exit::Unavailable),
+    ("SKIPPED", Exit::Successful),
 ];
 
 /// What a verified row comes to: `verdict` is the gateway's answer with the checks run
@@ -447,8 +482,10 @@ mod tests {
             (RowResult::NotFinal, 9),
             (RowResult::NotFound, 3),
             (RowResult::Duplicate, 4),
+            (RowResult::NoReference, 4),
             (RowResult::InvalidRow, 2),
             (RowResult::Unverified(Exit::Unavailable), 7),
+            (RowResult::Skipped, 0),
         ];
         for (i, (r, code)) in all.iter().enumerate() {
             assert_eq!(r.exit().code(), *code, "{r:?}");
@@ -459,6 +496,11 @@ mod tests {
                 assert_eq!(RowResult::named(r.name()), Some(*r));
             }
         }
+        let decided_from_input: Vec<_> = RESULT_NAMES
+            .into_iter()
+            .filter(|n| RowResult::named(n).is_some_and(RowResult::decided_from_input))
+            .collect();
+        assert_eq!(decided_from_input, FROM_INPUT_NAMES);
         let carried: Vec<_> = RESULT_NAMES
             .into_iter()
             .filter(|n| RowResult::is_carried(n))

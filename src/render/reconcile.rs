@@ -237,6 +237,10 @@ struct Block {
     by_result: BTreeMap<usize, Totals>,
     all: Totals,
     matched: i128,
+    /// What the rows not MATCHED expect, less those that are no money at risk (SKIPPED).
+    at_risk: i128,
+    /// What SKIPPED rows expect: not gateway payments, or left out by `--only`.
+    skipped: i128,
     /// The sum of gateway - expected over the rows the gateway answered SUCCESSFUL for:
     /// non-zero only for UNDERPAID and OVERPAID rows.
     net_difference: i128,
@@ -300,6 +304,12 @@ impl Summary {
         }
         if judged.result == RowResult::Matched {
             block.matched += expected;
+        }
+        if judged.result.at_risk() {
+            block.at_risk += expected;
+        }
+        if judged.result == RowResult::Skipped {
+            block.skipped += expected;
         }
         if same_currency {
             block.net_difference += judged.difference.unwrap_or(0);
@@ -413,11 +423,11 @@ impl Block {
             right(naira_total(self.all.gateway)),
         ]);
         let mut overall = new_table(style);
-        let at_risk = self.all.expected - self.matched;
         for (what, minor) in [
             ("Expected total", self.all.expected),
             ("Confirmed (MATCHED)", self.matched),
-            ("At risk (not MATCHED)", at_risk),
+            ("At risk (not MATCHED, not SKIPPED)", self.at_risk),
+            ("Skipped (not gateway payments, --only)", self.skipped),
             (
                 "Underpaid/overpaid net (gateway - expected)",
                 self.net_difference,
@@ -451,11 +461,11 @@ impl Block {
         }
         let mut out = Map::new();
         out.insert("results".into(), Value::Object(results));
-        let at_risk = self.all.expected - self.matched;
         for (name, value) in [
             ("expected_total", self.all.expected),
             ("matched_total", self.matched),
-            ("at_risk", at_risk),
+            ("at_risk", self.at_risk),
+            ("skipped_total", self.skipped),
             ("net_difference", self.net_difference),
         ] {
             out.insert(key(name, minor), serde_json::json!(value));

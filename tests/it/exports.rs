@@ -60,9 +60,9 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         // The customer note spans lines 3 and 4 ("call first<CR><LF>then, leave at gate").
         (3, "4102", "MATCHED"),
         // Cash on delivery, bank transfer, and an order cancelled before paying: no
-        // Transaction ID. Phase 2 makes these SKIPPED (not at risk, exit unaffected).
-        (5, "4103", "INVALID_ROW"),
-        (6, "4104", "INVALID_ROW"),
+        // Transaction ID, another payment method: SKIPPED (not at risk, exit unaffected).
+        (5, "4103", "SKIPPED"),
+        (6, "4104", "SKIPPED"),
         // One order on three rows (one per item), its total on each. Phase 2 makes them
         // one order with one result; today the later rows are DUPLICATE.
         (7, "4105", "MATCHED"),
@@ -71,7 +71,7 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         // A USD order: the gateway answers in NGN (issue 25 item 2: it was MATCHED).
         (10, "4106", "CURRENCY_MISMATCH"),
         (11, "4107", "FAILED"),
-        (12, "4108", "INVALID_ROW"),
+        (12, "4108", "SKIPPED"),
         (13, "4109", "UNDERPAID"),
         (14, "4110", "NOT_FINAL"),
         // Cancelled in the shop, paid at the gateway: phase 2 gives it a result of its
@@ -86,7 +86,7 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         (22, "4115", "DUPLICATE"),
         (23, "4116", "MATCHED"),
         (24, "4117", "MATCHED"),
-        (25, "4118", "INVALID_ROW"),
+        (25, "4118", "SKIPPED"),
         (26, "4119", "MATCHED"),
         (27, "4120", "MATCHED"),
         (28, "4120", "DUPLICATE"),
@@ -103,8 +103,28 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         (39, "4129", "MATCHED"),
         (40, "4130", "MATCHED"),
         (41, "4130", "DUPLICATE"),
+        // Paid through the gateway, says its payment method, yet no Transaction ID (the
+        // payment page never came back): nothing to verify it by, a person must look.
+        (42, "4131", "NO_REFERENCE"),
     ];
     assert_eq!(got, want, "{stderr}");
+    assert_eq!(
+        rows[2]["error"], "not a gateway payment: no reference, \"Payment Method\" is \"cod\"",
+        "{}",
+        rows[2]
+    );
+    assert_eq!(
+        rows[38]["error"],
+        "no reference, but the payment method is the gateway (\"Payment Method\" \
+         \"paywithbank3d\"): nothing to verify this order's payment by"
+    );
+    // A skipped row is never asked about: no answer, no gateway figures.
+    for row in rows.iter().filter(|r| r["result"] == "SKIPPED") {
+        assert_eq!(row["response"], Value::Null, "{row}");
+        assert_eq!(row["gateway_status"], Value::Null, "{row}");
+    }
+    assert!(stderr.contains(", 4 SKIPPED"), "{stderr}");
+    assert!(stderr.contains(", 1 NO_REFERENCE"), "{stderr}");
     assert_eq!(
         rows[1]["row"]["Customer Note"],
         "call first\r\nthen, leave at gate"
@@ -120,13 +140,18 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         rows[10]["error"],
         "underpaid by ₦500.00 (50000 kobo): the gateway has ₦46,000.00, the row expects ₦46,500.00"
     );
-    // Totals (phase 2 takes the skipped rows and the repeated item rows out of at risk).
-    assert_eq!(summary["rows"], 38, "{summary}");
+    // Totals: the four skipped orders (₦59,800.00) are counted apart and are not at risk
+    // (phase 2 takes the repeated item rows out of at risk).
+    assert_eq!(summary["rows"], 39, "{summary}");
     assert_eq!(summary["complete"], true);
     assert_eq!(summary["input_error"], Value::Null);
     assert_eq!(summary["matched_total_kobo"], 56_530_000, "{summary}");
-    assert_eq!(summary["expected_total_kobo"], 96_200_000, "{summary}");
-    assert_eq!(summary["at_risk_kobo"], 39_670_000, "{summary}");
+    assert_eq!(summary["expected_total_kobo"], 97_700_000, "{summary}");
+    assert_eq!(summary["skipped_total_kobo"], 5_980_000, "{summary}");
+    assert_eq!(summary["skipped_total_naira"], "59800.00", "{summary}");
+    assert_eq!(summary["results"]["SKIPPED"]["rows"], 4, "{summary}");
+    assert_eq!(summary["results"]["NO_REFERENCE"]["rows"], 1, "{summary}");
+    assert_eq!(summary["at_risk_kobo"], 35_190_000, "{summary}");
     let usd = &summary["other_currencies"]["USD"];
     assert_eq!(usd["results"]["CURRENCY_MISMATCH"]["rows"], 1, "{summary}");
     assert_eq!(usd["expected_total_minor"], 8_500, "{summary}");
@@ -136,7 +161,7 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
 fn the_woocommerce_export_round_trips_through_csv_output() {
     // -o csv writes every row back with its own cells: the two-line note stays one cell
     // (its line end shown escaped, as every control character in output is), the formula
-    // typed as a note is defused, and a spreadsheet reader gets 38 rows.
+    // typed as a note is defused, and a spreadsheet reader gets 39 rows.
     let dir = TempDir::new("exports-csv");
     let file = dir.write("export.csv", WOOCOMMERCE);
     let out = payverify()
@@ -149,7 +174,7 @@ fn the_woocommerce_export_round_trips_through_csv_output() {
     let header = reader.headers().unwrap().clone();
     assert_eq!(&header[0], "Order Number", "the BOM is not part of it");
     let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    assert_eq!(records.len(), 38);
+    assert_eq!(records.len(), 39);
     let note = header.iter().position(|h| h == "Customer Note").unwrap();
     let result = header.iter().position(|h| h == "result").unwrap();
     assert_eq!(&records[1][note], "call first\\r\\nthen, leave at gate");
@@ -160,6 +185,139 @@ fn the_woocommerce_export_round_trips_through_csv_output() {
         "{:?}",
         &formula[note]
     );
+}
+
+#[test]
+fn only_limits_the_run_and_skips_the_rest() {
+    // Processing orders numbered 411x: 4113, 4114, 4116 and 4117, all paid; every other
+    // row (the FAILED, NOT_FINAL, UNDERPAID ones included) is SKIPPED and asks nothing.
+    let (out, rows, summary) = reconcile(
+        WOOCOMMERCE,
+        &[
+            "--only",
+            "order number=411*",
+            "--only",
+            "Order Status=PROCESSING",
+        ],
+    );
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let asked: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["result"] != "SKIPPED")
+        .map(|r| r["row"]["Order Number"].as_str().unwrap())
+        .collect();
+    assert_eq!(asked, ["4113", "4114", "4116", "4117"], "{stderr}");
+    assert!(
+        rows.iter()
+            .filter(|r| r["result"] != "SKIPPED")
+            .all(|r| r["result"] == "MATCHED")
+    );
+    assert_eq!(rows.len(), 39);
+    assert_eq!(
+        rows[0]["error"], "left out by --only \"order number\"=\"411*\"",
+        "{}",
+        rows[0]
+    );
+    assert_eq!(
+        rows[11]["error"], "left out by --only \"Order Status\"=\"PROCESSING\"",
+        "{}",
+        rows[11]
+    );
+    assert_eq!(summary["results"]["SKIPPED"]["rows"], 34, "{summary}");
+    let usd = &summary["other_currencies"]["USD"];
+    assert_eq!(usd["results"]["SKIPPED"]["rows"], 1, "{summary}");
+    assert_eq!(usd["skipped_total_minor"], 8_500, "{summary}");
+    assert_eq!(summary["at_risk_kobo"], 0, "{summary}");
+    assert!(stderr.contains("4 MATCHED, 35 SKIPPED"), "{stderr}");
+
+    // Without it the same file is exit 9: the filter is what made it 0.
+    let (out, ..) = reconcile(WOOCOMMERCE, &[]);
+    assert_eq!(out.status.code(), Some(9));
+}
+
+#[test]
+fn only_that_matches_nothing_or_names_no_column_is_never_exit_0() {
+    // A typo in the pattern: every row SKIPPED, nothing verified: exit 2, said.
+    let (out, rows, summary) = reconcile(WOOCOMMERCE, &["--only", "Order Status=Procesing"]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(rows.iter().all(|r| r["result"] == "SKIPPED"));
+    assert!(
+        stderr.contains("payverify: --only matched no row of export.csv: nothing was reconciled"),
+        "{stderr}"
+    );
+    assert_eq!(summary["exit_code"], 2, "{summary}");
+    // A column the header does not have, and no COLUMN= at all: exit 2 before any request,
+    // nothing on stdout; the value is shown escaped.
+    for (only, want) in [
+        (
+            "Order Stat\u{1b}[31m=Processing",
+            "payverify: --only \"Order Stat\\e[31m\": no column is named that in export.csv; its header row has \"Order Number\", \"Order Status\"",
+        ),
+        (
+            "--help",
+            "payverify: --only: expected COLUMN=PATTERN, such as \"Payment Method=paywithbank3d\"",
+        ),
+        (
+            "=cod",
+            "payverify: --only: expected COLUMN=PATTERN, such as \"Payment Method=paywithbank3d\"",
+        ),
+    ] {
+        let (out, rows, _) = reconcile(WOOCOMMERCE, &[&format!("--only={only}")]);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{only:?}: {stderr}");
+        assert!(rows.is_empty(), "{only:?}");
+        assert!(stderr.starts_with(want), "{only:?}: {stderr}");
+        assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    }
+}
+
+#[test]
+fn a_row_with_no_reference_is_skipped_only_when_paid_another_way() {
+    let export = "Order Number,Payment Method,Transaction ID,Order Total Amount\n\
+                  1,cod,,100.00\n\
+                  2,  Cash on delivery ,\t ,100.00\n\
+                  3,paywithbank3d,,100.00\n\
+                  4,PAYWITHBANK3D (Card),,100.00\n\
+                  5,,,100.00\n\
+                  6,cod,,not an amount\n\
+                  7,cod,,100.00,extra\n\
+                  8,cod,SANDBOX-OK-40000,40000\n";
+    let (out, rows, summary) = reconcile(export, &[]);
+    let stderr = stderr_of(&out);
+    let got = results(&rows, "Order Number");
+    assert_eq!(
+        got,
+        [
+            (2, "1", "SKIPPED"),
+            // Spaces, a tab and the CR around an empty reference are nothing.
+            (3, "2", "SKIPPED"),
+            (4, "3", "NO_REFERENCE"),
+            (5, "4", "NO_REFERENCE"),
+            // No method to tell it by: an empty reference is a bad row, as before.
+            (6, "5", "INVALID_ROW"),
+            // A skipped row needs no amount to be skipped.
+            (7, "6", "SKIPPED"),
+            // A row whose cells may be shifted is never skipped by one of them.
+            (8, "7", "INVALID_ROW"),
+            // A reference is verified whatever the method says.
+            (9, "8", "MATCHED"),
+        ],
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_eq!(summary["skipped_total_kobo"], 20_000, "{summary}");
+    // Without the NO_REFERENCE and INVALID_ROW rows, the skipped ones leave exit 0.
+    let clean: String = export
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| [0, 1, 2, 6, 8].contains(i))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let (out, rows, _) = reconcile(&clean, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(rows.len(), 4);
 }
 
 #[test]

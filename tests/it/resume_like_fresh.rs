@@ -108,20 +108,27 @@ impl Rng {
     }
 }
 
-/// One row of an orders file: its reference, its amount cell, and whether it has all
-/// its cells.
+/// One row of an orders file: its reference, its amount cell, its payment method, and
+/// whether it has all its cells.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Row {
     reference: String,
     amount: String,
+    method: &'static str,
     whole: bool,
 }
+
+/// The gateway's payment method id, as WooCommerce exports write it.
+const GATEWAY: &str = "paywithbank3d";
 
 impl Row {
     fn line(&self, n: usize) -> String {
         match self.whole {
-            true => format!("{},{},note {n}\n", self.reference, self.amount),
-            false => format!("{},{}\n", self.reference, self.amount),
+            true => format!(
+                "{},{},{},note {n}\n",
+                self.reference, self.amount, self.method
+            ),
+            false => format!("{},{},{}\n", self.reference, self.amount, self.method),
         }
     }
 
@@ -136,7 +143,7 @@ impl Row {
 }
 
 fn file(rows: &[Row]) -> String {
-    let mut text = String::from("reference,amount,note\n");
+    let mut text = String::from("reference,amount,payment method,note\n");
     for (n, row) in rows.iter().enumerate() {
         text.push_str(&row.line(n));
     }
@@ -214,11 +221,18 @@ fn generate(seed: u64) -> Case {
         let mut row = Row {
             reference,
             amount: naira(expected),
+            method: GATEWAY,
             whole: true,
         };
         // Now and then the current file has a broken row too.
         if rng.chance(8) {
             row.amount = row.amount.replace('0', "O");
+        }
+        // And rows with no reference: paid another way (SKIPPED), said to be paid through
+        // the gateway (NO_REFERENCE), or with no method to tell (INVALID_ROW).
+        if rng.chance(15) {
+            row.reference.clear();
+            row.method = ["cod", "bacs", GATEWAY, ""][rng.below(4)];
         }
         rows.push(row);
     }
@@ -229,6 +243,7 @@ fn generate(seed: u64) -> Case {
             rows[at] = Row {
                 reference: reference.clone(),
                 amount: naira(paid),
+                method: GATEWAY,
                 whole: true,
             };
         }
@@ -242,14 +257,16 @@ fn generate(seed: u64) -> Case {
     for (at, row) in earlier.iter_mut().enumerate() {
         let (odds, kinds) = match planted.is_some_and(|(first, _)| first == at) {
             true => (80, 3),
-            false => (25, 4),
+            false => (25, 5),
         };
         if rng.chance(odds) {
             match rng.below(kinds) {
                 0 => row.amount = row.amount.replace('0', "O"),
                 1 => row.whole = false,
                 2 => row.reference = names[rng.below(names.len())].0.clone(),
-                _ => row.amount = naira(amounts[rng.below(amounts.len())]),
+                3 => row.amount = naira(amounts[rng.below(amounts.len())]),
+                // Another payment method then: a skipped row is not carried.
+                _ => row.method = ["cod", GATEWAY][rng.below(2)],
             }
         }
     }
@@ -277,6 +294,15 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
     for (line, row) in rows.iter().enumerate() {
         let reference = row.reference.as_str();
         let earlier = asked.contains_key(reference);
+        // A whole row with no reference is told by its payment method.
+        if row.whole && reference.is_empty() {
+            out.push(match row.method {
+                GATEWAY => "NO_REFERENCE",
+                "" => "INVALID_ROW",
+                _ => "SKIPPED",
+            });
+            continue;
+        }
         if !row.valid() {
             out.push(if earlier { "DUPLICATE" } else { "INVALID_ROW" });
             continue;

@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use clap::ValueEnum;
@@ -14,6 +15,7 @@ mod columns;
 mod header;
 mod quoting;
 mod row;
+mod select;
 mod sink;
 
 use super::resume::Carried;
@@ -34,6 +36,8 @@ pub(crate) use columns::{Given, Role};
 use header::*;
 use quoting::*;
 use row::parse_amount;
+pub(crate) use select::Only;
+use select::Selection;
 
 /// How the amount column is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -69,6 +73,8 @@ pub(crate) struct CsvOptions {
     /// The currency (ISO 4217 alphabetic) every row expects when there is no currency
     /// column, or its cell is empty (then with a warning).
     pub(crate) currency: String,
+    /// `--only COLUMN=PATTERN`: the rows the run is about; the rest are SKIPPED.
+    pub(crate) only: Vec<Only>,
 }
 
 impl CsvOptions {
@@ -129,6 +135,10 @@ pub(crate) struct Orders {
     track: Arc<Mutex<Track>>,
     /// What the header left open to doubt (two columns that could be the same one).
     warnings: Vec<String>,
+    /// `--only`: the rows the run is about.
+    selection: Selection,
+    /// How many rows `--only` kept (read by the command once the run is over).
+    selected: Arc<AtomicU64>,
     /// The header row's line.
     header_line: u64,
     /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
@@ -171,6 +181,7 @@ impl Orders {
         let mut input = BufReader::new(input);
         let found = find_header(&mut input, &name, options)?;
         let (columns, warnings) = find_columns(&found.cells, options, &name, found.line)?;
+        let selection = Selection::find(&options.only, &found.cells, &name)?;
         let header: Arc<[String]> = found.cells.into();
         let test = RowTest {
             delimiter: found.delimiter,
@@ -203,6 +214,8 @@ impl Orders {
             record: csv::ByteRecord::new(),
             track,
             warnings,
+            selection,
+            selected: Arc::default(),
             header_line: found.line,
             no_currency: (0, Vec::new()),
             rows: 0,
@@ -254,6 +267,13 @@ impl Orders {
             self.header_line,
             found.join(", ")
         )
+    }
+
+    /// How many rows `--only` kept, once the run is over; `None` without `--only`.
+    pub(crate) fn selected(&self) -> Option<Box<dyn Fn() -> u64 + Send>> {
+        let count = self.selected.clone();
+        (!self.selection.is_empty())
+            .then(|| Box::new(move || count.load(Ordering::Relaxed)) as Box<dyn Fn() -> u64 + Send>)
     }
 
     /// Where the reason reading stopped will be, if it stops before the end.

@@ -85,6 +85,43 @@ impl Orders {
                 self.no_currency.1.push(row.line);
             }
         }
+        // Rows the run is not about, once the row is whole (a row with the wrong number of
+        // cells may have its cells shifted, so no cell of it can leave it out): left out by
+        // --only, or no reference on a row paid some other way.
+        let whole = not_utf8.is_none() && fields == width;
+        if whole && let Some(why) = self.selection.left_out(&row.cells) {
+            return decided(row, RowResult::Skipped, why, expected_of(&amount), currency);
+        }
+        self.selected
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let no_reference = cell(self.columns.reference)
+            .trim_matches([' ', '\t', '\r'])
+            .is_empty();
+        if whole
+            && no_reference
+            && let Some(i) = self.columns.payment_method
+        {
+            let method = cell(i);
+            let shown = terminal::quoted(method.trim());
+            let column = terminal::quoted(&self.header[i]);
+            if select::is_gateway_method(method) {
+                let why = format!(
+                    "no reference, but the payment method is the gateway ({column} {shown}): \
+                     nothing to verify this order's payment by"
+                );
+                return decided(
+                    row,
+                    RowResult::NoReference,
+                    why,
+                    expected_of(&amount),
+                    currency,
+                );
+            }
+            if !method.trim().is_empty() {
+                let why = format!("not a gateway payment: no reference, {column} is {shown}");
+                return decided(row, RowResult::Skipped, why, expected_of(&amount), currency);
+            }
+        }
         // The reference as the row gives it, when it is one: a reference cell that is not
         // UTF-8 text is no reference to compare with the earlier rows'.
         let reference = reference
@@ -122,6 +159,12 @@ impl Orders {
             row: Some(Box::new(row)),
         })
     }
+}
+
+/// The row's amount when it can be read (a row that is not asked about still counts it in
+/// its result's totals).
+fn expected_of(amount: &Result<Kobo, String>) -> Option<Kobo> {
+    amount.as_ref().ok().copied()
 }
 
 /// How many lines a warning about many rows names.

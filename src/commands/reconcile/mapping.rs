@@ -2,7 +2,7 @@
 //! profile's `[profiles.NAME.reconcile]` table (a shop's export layout, saved once), else
 //! found in the file itself (the header row, the delimiter, the columns by their names).
 
-use crate::batch::csv_input::{AmountUnit, CsvOptions, Given};
+use crate::batch::csv_input::{AmountUnit, CsvOptions, Given, Only};
 use crate::cli::{ReconcileArgs, parse_delimiter};
 use crate::domain::currency::iso_code;
 use crate::exit::{Cause, Failure};
@@ -134,5 +134,10 @@ pub(super) fn csv_options(
         no_currency_column,
         unit,
         currency,
+        only: args
+            .only
+            .iter()
+            .map(|text| Only::parse(text).map_err(|why| Failure::usage(format!("--only: {why}"))))
+            .collect::<Result<_, _>>()?,
     })
 }

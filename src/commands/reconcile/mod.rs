@@ -11,7 +11,7 @@ use crate::batch::csv_input::{Orders, Rows};
 use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
 use crate::commands::verify::{Service, resume_command};
-use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
+use crate::domain::reconcile::{FROM_INPUT_NAMES, RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
@@ -48,6 +48,7 @@ pub(crate) fn run(
         log.warn(warning);
     }
     let input_error = orders.input_error();
+    let selected = orders.selected();
     let known_len = rows_in(&args.file);
     let Service {
         verifier,
@@ -123,6 +124,17 @@ pub(crate) fn run(
     if let Some(why) = input_error.lock().ok().and_then(|e| e.clone()) {
         writer.note_input_error(why);
     }
+    // A pattern that matches nothing (a typo) verified nothing: never a clean exit.
+    if let Some(selected) = selected
+        && selected() == 0
+        && !writer.summary().incomplete()
+    {
+        log.error(&format!(
+            "--only matched no row of {}: nothing was reconciled",
+            args.file.display()
+        ));
+        exit = exit.merge(Exit::Usage);
+    }
     if writer.not_shown() > 0 {
         log.warn(&format!(
             "{} more rows not shown: the table lists the first {TABLE_ROWS} rows that need a \
@@ -175,7 +187,7 @@ fn record_shape(header: &[String], reference_column: usize) -> Shape {
             keys: row_keys(header),
             reference: reference_column,
             matched: RowResult::Matched.name(),
-            unkeyed: &["DUPLICATE", "INVALID_ROW"],
+            unkeyed: &FROM_INPUT_NAMES,
             classify: |verdict, expect| classify(verdict, expect).name(),
         }),
     }
