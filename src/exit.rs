@@ -76,7 +76,7 @@ impl Exit {
         match self {
             Exit::Successful => {
                 "SUCCESSFUL (and every requested check passed); reconcile: every row MATCHED, \
-                 or SKIPPED (not a gateway payment)"
+                 LINE_ITEM (of an order counted once) or SKIPPED (not a gateway payment)"
             }
             Exit::Failed => "FAILED: the service reports the transaction did not succeed",
             Exit::Usage => "usage error: bad arguments or reference",

@@ -903,7 +903,11 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
   FAILED                 1
   NOT_FINAL              9
   NOT_FOUND              3  no such transaction at the gateway
-  DUPLICATE              4  the reference is on an earlier row (verified once, there)
+  DUPLICATE              4  the reference is on an earlier row (verified once, there), or
+                            the payment is, under another of its references
+  LINE_ITEM              0  one order exported one row per item: a row right below the
+                            order's first with its order id, reference, total and currency;
+                            the order's result and total are on its first row
   NO_REFERENCE           4  no reference, and the payment method column names the gateway
                             (paywithbank3d): nothing to verify the order's payment by
   INVALID_ROW            2  empty reference (and no payment method to tell), an amount that
@@ -913,7 +917,7 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
                             cash on delivery, bank transfer), or left out by --only; never
                             asked about, counted apart, not at risk
 
-Exit status: the largest row code (0 only when every row is MATCHED or SKIPPED); 2 for an empty file,
+Exit status: the largest row code (0 only when every row is MATCHED, LINE_ITEM or SKIPPED); 2 for an empty file,
 a missing or ambiguous column, or bad arguments; 6 for a bad [profiles.NAME.reconcile] key; 10 when the run ends before every row is
 decided (the reader of stdout went away, the output cannot be written, the file cannot be
 read past a line), whatever the decided rows say; 130 when interrupted.";

@@ -48,6 +48,10 @@ pub(crate) enum RowResult {
     NotFound,
     /// The reference already appeared on an earlier row, which was verified.
     Duplicate,
+    /// Another row of the order on the rows just above (one row per item, the same order
+    /// id, reference, total and currency): the order's result and total are on its first
+    /// row; this one adds nothing.
+    LineItem,
     /// No reference on a row whose payment method is the gateway's: the order says it was
     /// paid through the gateway, and there is nothing to verify it by.
     NoReference,
@@ -62,7 +66,7 @@ pub(crate) enum RowResult {
 }
 
 /// Every result name, in precedence order: the order of summaries and counts.
-pub(crate) const RESULT_NAMES: [&str; 14] = [
+pub(crate) const RESULT_NAMES: [&str; 15] = [
     "MATCHED",
     "UNDERPAID",
     "OVERPAID",
@@ -73,6 +77,7 @@ pub(crate) const RESULT_NAMES: [&str; 14] = [
     "NOT_FINAL",
     "NOT_FOUND",
     "DUPLICATE",
+    "LINE_ITEM",
     "NO_REFERENCE",
     "INVALID_ROW",
     "UNVERIFIED",
@@ -93,6 +98,7 @@ impl RowResult {
             RowResult::NotFinal => "NOT_FINAL",
             RowResult::NotFound => "NOT_FOUND",
             RowResult::Duplicate => "DUPLICATE",
+            RowResult::LineItem => "LINE_ITEM",
             RowResult::NoReference => "NO_REFERENCE",
             RowResult::InvalidRow => "INVALID_ROW",
             RowResult::Unverified(_) => "UNVERIFIED",
@@ -114,6 +120,7 @@ impl RowResult {
             RowResult::NotFinal,
             RowResult::NotFound,
             RowResult::Duplicate,
+            RowResult::LineItem,
             RowResult::NoReference,
             RowResult::InvalidRow,
             RowResult::Skipped,
@@ -135,6 +142,7 @@ impl RowResult {
         matches!(
             self,
             RowResult::Duplicate
+                | RowResult::LineItem
                 | RowResult::NoReference
                 | RowResult::InvalidRow
                 | RowResult::Skipped
@@ -142,9 +150,18 @@ impl RowResult {
     }
 
     /// Whether the row's amount is money at risk when it is not MATCHED: every result but
-    /// SKIPPED (not a gateway payment).
+    /// SKIPPED (not a gateway payment) and LINE_ITEM (counted once, on its order's row).
     pub(crate) fn at_risk(self) -> bool {
-        !matches!(self, RowResult::Matched | RowResult::Skipped)
+        !matches!(
+            self,
+            RowResult::Matched | RowResult::Skipped | RowResult::LineItem
+        )
+    }
+
+    /// Whether the row's amount counts in the totals: every result but LINE_ITEM, whose
+    /// order total is counted once, on the order's first row.
+    pub(crate) fn counts_amount(self) -> bool {
+        self != RowResult::LineItem
     }
 
     /// The row's exit status; the process exits with the merge of every row's.
@@ -163,7 +180,7 @@ impl RowResult {
             RowResult::NotFound => Exit::NotFound,
             RowResult::InvalidRow => Exit::Usage,
             RowResult::Unverified(exit) => exit,
-            RowResult::Skipped => Exit::Successful,
+            RowResult::Skipped | RowResult::LineItem => Exit::Successful,
         }
     }
 }
@@ -171,12 +188,17 @@ impl RowResult {
 /// The names of the results decided from the orders file alone
 /// ([`RowResult::decided_from_input`]): a resumed run keys no record of them and decides
 /// them again.
-pub(crate) const FROM_INPUT_NAMES: [&str; 4] =
-    ["DUPLICATE", "NO_REFERENCE", "INVALID_ROW", "SKIPPED"];
+pub(crate) const FROM_INPUT_NAMES: [&str; 5] = [
+    "DUPLICATE",
+    "LINE_ITEM",
+    "NO_REFERENCE",
+    "INVALID_ROW",
+    "SKIPPED",
+];
 
 /// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
 /// stands for any exit of a row nothing could be decided for.
-pub(crate) const RESULT_EXITS: [(&str, Exit); 14] = [
+pub(crate) const RESULT_EXITS: [(&str, Exit); 15] = [
     ("MATCHED", Exit::Successful),
     ("UNDERPAID", Exit::CheckFailed),
     ("OVERPAID", Exit::CheckFailed),
@@ -187,6 +209,7 @@ pub(crate) const RESULT_EXITS: [(&str, Exit); 14] = [
     ("NOT_FINAL", Exit::NotFinal),
     ("NOT_FOUND", Exit::NotFound),
     ("DUPLICATE", Exit::CheckFailed),
+    ("LINE_ITEM", Exit::Successful),
     ("NO_REFERENCE", Exit::CheckFailed),
     ("INVALID_ROW", Exit::Usage),
     ("UNVERIFIED", Exit::Unavailable),
@@ -482,6 +505,7 @@ mod tests {
             (RowResult::NotFinal, 9),
             (RowResult::NotFound, 3),
             (RowResult::Duplicate, 4),
+            (RowResult::LineItem, 0),
             (RowResult::NoReference, 4),
             (RowResult::InvalidRow, 2),
             (RowResult::Unverified(Exit::Unavailable), 7),

@@ -292,7 +292,10 @@ impl Summary {
         let block = self.blocks.entry(currency).or_default();
         let name = judged.result.name();
         let slot = RESULT_NAMES.iter().position(|n| *n == name).unwrap_or(0);
-        let expected = judged.expected.map_or(0, |k| i128::from(k.0));
+        let expected = match judged.result.counts_amount() {
+            true => judged.expected.map_or(0, |k| i128::from(k.0)),
+            false => 0,
+        };
         let gateway = match same_currency {
             true => judged.gateway_amount.map_or(0, |k| i128::from(k.0)),
             false => 0,

@@ -63,11 +63,11 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         // Transaction ID, another payment method: SKIPPED (not at risk, exit unaffected).
         (5, "4103", "SKIPPED"),
         (6, "4104", "SKIPPED"),
-        // One order on three rows (one per item), its total on each. Phase 2 makes them
-        // one order with one result; today the later rows are DUPLICATE.
+        // One order on three rows (one per item), its total on each: one order, one
+        // result, on its first row; the rows below it are its line items.
         (7, "4105", "MATCHED"),
-        (8, "4105", "DUPLICATE"),
-        (9, "4105", "DUPLICATE"),
+        (8, "4105", "LINE_ITEM"),
+        (9, "4105", "LINE_ITEM"),
         // A USD order: the gateway answers in NGN (issue 25 item 2: it was MATCHED).
         (10, "4106", "CURRENCY_MISMATCH"),
         (11, "4107", "FAILED"),
@@ -78,34 +78,37 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         // own (money taken for an order that will not ship); today it is MATCHED.
         (15, "4111", "MATCHED"),
         (16, "4112", "MATCHED"),
-        (17, "4112", "DUPLICATE"),
+        (17, "4112", "LINE_ITEM"),
         // Another two-line note, whose second line holds a comma.
         (18, "4113", "MATCHED"),
         (20, "4114", "MATCHED"),
         (21, "4115", "MATCHED"),
-        (22, "4115", "DUPLICATE"),
+        (22, "4115", "LINE_ITEM"),
         (23, "4116", "MATCHED"),
         (24, "4117", "MATCHED"),
         (25, "4118", "SKIPPED"),
         (26, "4119", "MATCHED"),
         (27, "4120", "MATCHED"),
-        (28, "4120", "DUPLICATE"),
+        (28, "4120", "LINE_ITEM"),
         (29, "4121", "MATCHED"),
         (30, "4122", "MATCHED"),
         (31, "4123", "MATCHED"),
         (32, "4124", "MATCHED"),
-        (33, "4124", "DUPLICATE"),
+        (33, "4124", "LINE_ITEM"),
         (34, "4125", "MATCHED"),
         (35, "4126", "MATCHED"),
         (36, "4127", "MATCHED"),
         (37, "4128", "MATCHED"),
-        (38, "4128", "DUPLICATE"),
+        (38, "4128", "LINE_ITEM"),
         (39, "4129", "MATCHED"),
         (40, "4130", "MATCHED"),
-        (41, "4130", "DUPLICATE"),
+        (41, "4130", "LINE_ITEM"),
         // Paid through the gateway, says its payment method, yet no Transaction ID (the
         // payment page never came back): nothing to verify it by, a person must look.
         (42, "4131", "NO_REFERENCE"),
+        // A customer who replayed order 4116's payment page return for another order: one
+        // payment never pays two orders.
+        (43, "4132", "DUPLICATE"),
     ];
     assert_eq!(got, want, "{stderr}");
     assert_eq!(
@@ -124,6 +127,20 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         assert_eq!(row["gateway_status"], Value::Null, "{row}");
     }
     assert!(stderr.contains(", 4 SKIPPED"), "{stderr}");
+    assert!(stderr.contains(", 1 DUPLICATE, 8 LINE_ITEM, "), "{stderr}");
+    assert_eq!(
+        rows[6]["error"],
+        "a line item of order \"4105\" (line 7): one order, one result, its total and result \
+         on line 7"
+    );
+    assert_eq!(
+        rows[39]["error"],
+        "reference 4116_1795251783_700000 is already on line 23, verified there"
+    );
+    // A line item is never asked about: its order's row was.
+    for row in rows.iter().filter(|r| r["result"] == "LINE_ITEM") {
+        assert_eq!(row["response"], Value::Null, "{row}");
+    }
     assert!(stderr.contains(", 1 NO_REFERENCE"), "{stderr}");
     assert_eq!(
         rows[1]["row"]["Customer Note"],
@@ -140,18 +157,24 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         rows[10]["error"],
         "underpaid by ₦500.00 (50000 kobo): the gateway has ₦46,000.00, the row expects ₦46,500.00"
     );
-    // Totals: the four skipped orders (₦59,800.00) are counted apart and are not at risk
-    // (phase 2 takes the repeated item rows out of at risk).
-    assert_eq!(summary["rows"], 39, "{summary}");
+    // Totals: each order's total once (the line items' rows add nothing); the four skipped
+    // orders (₦59,800.00) are counted apart and are not at risk. At risk: UNDERPAID
+    // ₦46,500, FAILED ₦38,000, NOT_FINAL ₦27,500, NO_REFERENCE ₦15,000, DUPLICATE ₦7,000.
+    assert_eq!(summary["rows"], 40, "{summary}");
     assert_eq!(summary["complete"], true);
     assert_eq!(summary["input_error"], Value::Null);
     assert_eq!(summary["matched_total_kobo"], 56_530_000, "{summary}");
-    assert_eq!(summary["expected_total_kobo"], 97_700_000, "{summary}");
+    assert_eq!(summary["expected_total_kobo"], 75_910_000, "{summary}");
+    assert_eq!(summary["results"]["LINE_ITEM"]["rows"], 8, "{summary}");
+    assert_eq!(
+        summary["results"]["LINE_ITEM"]["expected_kobo"], 0,
+        "{summary}"
+    );
     assert_eq!(summary["skipped_total_kobo"], 5_980_000, "{summary}");
     assert_eq!(summary["skipped_total_naira"], "59800.00", "{summary}");
     assert_eq!(summary["results"]["SKIPPED"]["rows"], 4, "{summary}");
     assert_eq!(summary["results"]["NO_REFERENCE"]["rows"], 1, "{summary}");
-    assert_eq!(summary["at_risk_kobo"], 35_190_000, "{summary}");
+    assert_eq!(summary["at_risk_kobo"], 13_400_000, "{summary}");
     let usd = &summary["other_currencies"]["USD"];
     assert_eq!(usd["results"]["CURRENCY_MISMATCH"]["rows"], 1, "{summary}");
     assert_eq!(usd["expected_total_minor"], 8_500, "{summary}");
@@ -161,7 +184,7 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
 fn the_woocommerce_export_round_trips_through_csv_output() {
     // -o csv writes every row back with its own cells: the two-line note stays one cell
     // (its line end shown escaped, as every control character in output is), the formula
-    // typed as a note is defused, and a spreadsheet reader gets 39 rows.
+    // typed as a note is defused, and a spreadsheet reader gets 40 rows.
     let dir = TempDir::new("exports-csv");
     let file = dir.write("export.csv", WOOCOMMERCE);
     let out = payverify()
@@ -174,7 +197,7 @@ fn the_woocommerce_export_round_trips_through_csv_output() {
     let header = reader.headers().unwrap().clone();
     assert_eq!(&header[0], "Order Number", "the BOM is not part of it");
     let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    assert_eq!(records.len(), 39);
+    assert_eq!(records.len(), 40);
     let note = header.iter().position(|h| h == "Customer Note").unwrap();
     let result = header.iter().position(|h| h == "result").unwrap();
     assert_eq!(&records[1][note], "call first\\r\\nthen, leave at gate");
@@ -213,7 +236,7 @@ fn only_limits_the_run_and_skips_the_rest() {
             .filter(|r| r["result"] != "SKIPPED")
             .all(|r| r["result"] == "MATCHED")
     );
-    assert_eq!(rows.len(), 39);
+    assert_eq!(rows.len(), 40);
     assert_eq!(
         rows[0]["error"], "left out by --only \"order number\"=\"411*\"",
         "{}",
@@ -224,12 +247,12 @@ fn only_limits_the_run_and_skips_the_rest() {
         "{}",
         rows[11]
     );
-    assert_eq!(summary["results"]["SKIPPED"]["rows"], 34, "{summary}");
+    assert_eq!(summary["results"]["SKIPPED"]["rows"], 35, "{summary}");
     let usd = &summary["other_currencies"]["USD"];
     assert_eq!(usd["results"]["SKIPPED"]["rows"], 1, "{summary}");
     assert_eq!(usd["skipped_total_minor"], 8_500, "{summary}");
     assert_eq!(summary["at_risk_kobo"], 0, "{summary}");
-    assert!(stderr.contains("4 MATCHED, 35 SKIPPED"), "{stderr}");
+    assert!(stderr.contains("4 MATCHED, 36 SKIPPED"), "{stderr}");
 
     // Without it the same file is exit 9: the filter is what made it 0.
     let (out, ..) = reconcile(WOOCOMMERCE, &[]);
@@ -318,6 +341,79 @@ fn a_row_with_no_reference_is_skipped_only_when_paid_another_way() {
     let (out, rows, _) = reconcile(&clean, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     assert_eq!(rows.len(), 4);
+}
+
+#[test]
+fn one_order_on_several_rows_is_one_result_and_one_reference_on_two_orders_is_not() {
+    let export = "Order Number,Transaction ID,Order Total Amount\n\
+                  1,SANDBOX-OK-1,40000\n\
+                  1,SANDBOX-OK-1,40000\n\
+                  \" 1 \",SANDBOX-OK-1,\"40,000.00\"\n\
+                  2,SANDBOX-OK-1,40000\n\
+                  1,SANDBOX-OK-1,40000\n\
+                  3,SANDBOX-FAILED-3,40000\n\
+                  3,SANDBOX-FAILED-3,40000\n\
+                  4,SANDBOX-OK-4,40000\n\
+                  4,SANDBOX-OK-4,39000\n\
+                  ,SANDBOX-OK-5,40000\n\
+                  ,SANDBOX-OK-5,40000\n\
+                  6,SANDBOX-OK-6,4O000\n\
+                  6,SANDBOX-OK-6,40000\n\
+                  6,SANDBOX-OK-6,40000\n";
+    let (out, rows, summary) = reconcile(export, &[]);
+    let stderr = stderr_of(&out);
+    let got: Vec<(u64, &str)> = rows
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["result"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (2, "MATCHED"),
+            // The same order id (spaces aside), reference and total, right below.
+            (3, "LINE_ITEM"),
+            (4, "LINE_ITEM"),
+            // Another order with the same reference: one payment, one order.
+            (5, "DUPLICATE"),
+            // Order 1 again, but not right below its rows: not told from a second order.
+            (6, "DUPLICATE"),
+            // A FAILED order is one FAILED result; its line item adds nothing.
+            (7, "FAILED"),
+            (8, "LINE_ITEM"),
+            // The same order and reference with another total contradicts itself.
+            (9, "MATCHED"),
+            (10, "DUPLICATE"),
+            // No order id: nothing says the two rows are one order.
+            (11, "MATCHED"),
+            (12, "DUPLICATE"),
+            // A row that could not be asked about has no line items: the next is asked.
+            (13, "INVALID_ROW"),
+            (14, "MATCHED"),
+            (15, "LINE_ITEM"),
+        ],
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    // Each order's total once: rows 2, 5, 6, 7, 9, 10, 11, 12 and 14 (13's cannot be read).
+    assert_eq!(
+        summary["expected_total_kobo"],
+        8 * 4_000_000 + 3_900_000,
+        "{summary}"
+    );
+    assert_eq!(summary["results"]["LINE_ITEM"]["rows"], 4, "{summary}");
+    assert_eq!(summary["matched_total_kobo"], 4 * 4_000_000, "{summary}");
+    // Only the rows asked about reached the gateway, each once.
+    assert!(
+        stderr.contains("4 MATCHED, 1 FAILED, 4 DUPLICATE, 4 LINE_ITEM, 1 INVALID_ROW"),
+        "{stderr}"
+    );
+
+    // An export of whole orders only (every order paid, some on several rows) is exit 0.
+    let clean = "Order Number,Transaction ID,Order Total Amount\n\
+                 1,SANDBOX-OK-1,40000\n1,SANDBOX-OK-1,40000\n2,SANDBOX-OK-2,40000\n";
+    let (out, rows, _) = reconcile(clean, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(rows[1]["result"], "LINE_ITEM");
 }
 
 #[test]

@@ -108,10 +108,11 @@ impl Rng {
     }
 }
 
-/// One row of an orders file: its reference, its amount cell, its payment method, and
+/// One row of an orders file: its order id, reference, amount cell and payment method, and
 /// whether it has all its cells.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Row {
+    order: String,
     reference: String,
     amount: String,
     method: &'static str,
@@ -125,10 +126,13 @@ impl Row {
     fn line(&self, n: usize) -> String {
         match self.whole {
             true => format!(
-                "{},{},{},note {n}\n",
-                self.reference, self.amount, self.method
+                "{},{},{},{},note {n}\n",
+                self.order, self.reference, self.amount, self.method
             ),
-            false => format!("{},{},{}\n", self.reference, self.amount, self.method),
+            false => format!(
+                "{},{},{},{}\n",
+                self.order, self.reference, self.amount, self.method
+            ),
         }
     }
 
@@ -143,7 +147,7 @@ impl Row {
 }
 
 fn file(rows: &[Row]) -> String {
-    let mut text = String::from("reference,amount,payment method,note\n");
+    let mut text = String::from("order id,reference,amount,payment method,note\n");
     for (n, row) in rows.iter().enumerate() {
         text.push_str(&row.line(n));
     }
@@ -211,14 +215,24 @@ fn generate(seed: u64) -> Case {
         }
     }
     names.push((format!("U{seed}-0"), 4_000_000));
-    let mut rows = Vec::new();
-    for _ in 0..4 + rng.below(7) {
+    let mut rows: Vec<Row> = Vec::new();
+    for n in 0..4 + rng.below(7) {
+        // One order exported one row per item: the row above again, right below it.
+        if let Some(above) = rows.last().filter(|_| rng.chance(20)) {
+            rows.push(above.clone());
+            continue;
+        }
         let (reference, paid) = names[rng.below(names.len())].clone();
         let expected = match rng.chance(85) {
             true => paid,
             false => amounts[rng.below(amounts.len())],
         };
         let mut row = Row {
+            // Now and then a file with no order id on a row.
+            order: match rng.chance(10) {
+                true => String::new(),
+                false => format!("{}", 4100 + n),
+            },
             reference,
             amount: naira(expected),
             method: GATEWAY,
@@ -241,6 +255,7 @@ fn generate(seed: u64) -> Case {
         let second = first + 1 + rng.below(rows.len() - 1 - first);
         for (at, reference) in [(first, &pair[0]), (second, &pair[1])] {
             rows[at] = Row {
+                order: rows[at].order.clone(),
                 reference: reference.clone(),
                 amount: naira(paid),
                 method: GATEWAY,
@@ -257,7 +272,7 @@ fn generate(seed: u64) -> Case {
     for (at, row) in earlier.iter_mut().enumerate() {
         let (odds, kinds) = match planted.is_some_and(|(first, _)| first == at) {
             true => (80, 3),
-            false => (25, 5),
+            false => (25, 6),
         };
         if rng.chance(odds) {
             match rng.below(kinds) {
@@ -266,7 +281,9 @@ fn generate(seed: u64) -> Case {
                 2 => row.reference = names[rng.below(names.len())].0.clone(),
                 3 => row.amount = naira(amounts[rng.below(amounts.len())]),
                 // Another payment method then: a skipped row is not carried.
-                _ => row.method = ["cod", GATEWAY][rng.below(2)],
+                4 => row.method = ["cod", GATEWAY][rng.below(2)],
+                // Another order id: a line item then was a DUPLICATE, or the reverse.
+                _ => row.order = format!("{}", 4200 + rng.below(3)),
             }
         }
     }
@@ -290,10 +307,13 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
     }
     // The line each reference was first asked about on.
     let mut asked: HashMap<&str, usize> = HashMap::new();
+    // The row asked about that the rows right below may be line items of.
+    let mut order_above: Option<&Row> = None;
     let mut out = Vec::new();
     for (line, row) in rows.iter().enumerate() {
         let reference = row.reference.as_str();
         let earlier = asked.contains_key(reference);
+        let above = order_above.take();
         // A whole row with no reference is told by its payment method.
         if row.whole && reference.is_empty() {
             out.push(match row.method {
@@ -307,11 +327,24 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
             out.push(if earlier { "DUPLICATE" } else { "INVALID_ROW" });
             continue;
         }
+        // The same order id (one is given), reference and total as the order right above:
+        // one of its line items.
+        if let Some(above) = above.filter(|a| {
+            !row.order.is_empty()
+                && a.order == row.order
+                && a.reference == row.reference
+                && a.expected_kobo() == row.expected_kobo()
+        }) {
+            out.push("LINE_ITEM");
+            order_above = Some(above);
+            continue;
+        }
         if earlier {
             out.push("DUPLICATE");
             continue;
         }
         asked.insert(reference, line);
+        order_above = Some(row).filter(|r| !r.order.is_empty());
         let Some(txn) = by_reference.get(reference) else {
             out.push("NOT_FOUND");
             continue;

@@ -139,6 +139,8 @@ pub(crate) struct Orders {
     selection: Selection,
     /// How many rows `--only` kept (read by the command once the run is over).
     selected: Arc<AtomicU64>,
+    /// The order the last rows belong to, while they are its line items.
+    order_above: Option<row::OrderAbove>,
     /// The header row's line.
     header_line: u64,
     /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
@@ -216,6 +218,7 @@ impl Orders {
             warnings,
             selection,
             selected: Arc::default(),
+            order_above: None,
             header_line: found.line,
             no_currency: (0, Vec::new()),
             rows: 0,

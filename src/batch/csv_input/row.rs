@@ -6,6 +6,9 @@ use super::*;
 impl Orders {
     /// The order a row comes to.
     pub(super) fn order(&mut self, line: u64) -> Item<Decided> {
+        // The order the rows just above belong to: kept only by a row of that order (a
+        // line item) or replaced by a row that is asked about.
+        let above = self.order_above.take();
         let width = self.header.len();
         let not_utf8 = self
             .record
@@ -135,6 +138,35 @@ impl Orders {
         // DUPLICATE comes before INVALID_ROW in the precedence, whatever made the row
         // invalid; only a row that can be asked about claims its reference.
         let claims = refused.is_none();
+        // One order exported one row per item: the rows right below its first, with its
+        // order id, reference, total and currency, are that order, not DUPLICATEs of it.
+        // Its result and its total are on its first row alone.
+        let order_id = self
+            .columns
+            .order_id
+            .map(|i| cell(i).trim().to_owned())
+            .filter(|id| !id.is_empty());
+        let this = order_id.map(|id| OrderAbove {
+            line: row.line,
+            id,
+            reference: reference.as_str().to_owned(),
+            amount: expected,
+            currency: currency.clone(),
+        });
+        if claims
+            && let (Some(above), Some(this)) = (above, this.as_ref())
+            && above.is_same_order(this)
+        {
+            let why = format!(
+                "a line item of order {} (line {}): one order, one result, its total and \
+                 result on line {}",
+                terminal::quoted(&above.id),
+                above.line,
+                above.line
+            );
+            self.order_above = Some(above);
+            return decided(row, RowResult::LineItem, why, expected, currency);
+        }
         if let Some(first) = self.earlier_line(&reference, row.line, claims) {
             let why = format!("reference {reference} is already on line {first}, verified there");
             return decided(row, RowResult::Duplicate, why, expected, currency);
@@ -148,6 +180,7 @@ impl Orders {
             .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
             .filter(|m| !m.is_empty())
             .map(str::to_owned);
+        self.order_above = this;
         Item::Job(Job {
             origin: format!("{} line {line}", self.name),
             reference,
@@ -158,6 +191,29 @@ impl Orders {
             }),
             row: Some(Box::new(row)),
         })
+    }
+}
+
+/// The order of the last row asked about, while the rows below it are its line items.
+#[derive(Debug)]
+pub(super) struct OrderAbove {
+    /// Its first row's line.
+    line: u64,
+    /// The order id, trimmed.
+    id: String,
+    reference: String,
+    amount: Option<Kobo>,
+    currency: String,
+}
+
+impl OrderAbove {
+    /// Whether `row` is another row of this order: the same order id, reference, total and
+    /// currency, exactly. Anything else naming the reference is a DUPLICATE.
+    fn is_same_order(&self, row: &OrderAbove) -> bool {
+        self.id == row.id
+            && self.reference == row.reference
+            && self.amount == row.amount
+            && self.currency == row.currency
     }
 }
 
