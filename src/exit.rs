@@ -76,14 +76,15 @@ impl Exit {
         match self {
             Exit::Successful => {
                 "SUCCESSFUL (and every requested check passed); reconcile: every row MATCHED, \
-                 LINE_ITEM (of an order counted once) or SKIPPED (not a gateway payment)"
+                 LINE_ITEM (of an order counted once), BOTH_UNPAID (FAILED, and not paid in the \
+                 shop) or SKIPPED (not a gateway payment)"
             }
             Exit::Failed => "FAILED: the service reports the transaction did not succeed",
             Exit::Usage => "usage error: bad arguments or reference",
             Exit::NotFound => "not found: HTTP 404, no transaction has that reference",
             Exit::CheckFailed => {
                 "check failed: hmac, code 00, reference match, expected amount, currency, \
-                 merchant ref or mode; reconcile: also DUPLICATE, NO_REFERENCE"
+                 merchant ref or mode; reconcile: also DUPLICATE, NO_REFERENCE, PAID_SHOP_UNPAID"
             }
             Exit::AuthRejected => "authentication rejected: HTTP 401 or 403",
             Exit::Config => {

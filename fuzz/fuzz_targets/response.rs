@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
                 amount: Some(Kobo(4_000_000)),
                 currency: Some("ngn".into()),
                 merchant_ref: Some("WQ-506391000507913".into()),
+                shop: None,
             },
         )
     });

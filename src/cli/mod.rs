@@ -398,6 +398,7 @@ impl GateArgs {
             amount: self.amount.or(self.amount_kobo),
             currency: Some(self.currency.clone()),
             merchant_ref: Some(self.merchant_ref.clone()),
+            shop: None,
         }
     }
 }
@@ -675,6 +676,7 @@ impl ExpectArgs {
             amount: self.expect_amount.or(self.expect_amount_kobo),
             currency: self.expect_currency.clone(),
             merchant_ref: self.expect_merchant_ref.clone(),
+            shop: None,
         }
     }
 }
@@ -899,8 +901,13 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
   UNDERPAID / OVERPAID   4  SUCCESSFUL, the amount differs (difference in kobo and naira)
   CURRENCY_MISMATCH      4
   MERCHANT_REF_MISMATCH  4
+  PAID_SHOP_UNPAID       4  SUCCESSFUL at the gateway (any amount), while the order status
+                            says not paid (Cancelled, Failed, Refunded, Pending payment...):
+                            money taken for an order that will not ship
   INTEGRITY_FAILED       4  hmac (with --hmac require), code not 00, or another reference
-  FAILED                 1
+  FAILED                 1  (the order status says paid, or nothing: at risk)
+  BOTH_UNPAID            0  FAILED at the gateway, and the order status says not paid: both
+                            agree, not at risk
   NOT_FINAL              9
   NOT_FOUND              3  no such transaction at the gateway
   DUPLICATE              4  the reference is on an earlier row (verified once, there), or
@@ -917,10 +924,17 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
                             cash on delivery, bank transfer), or left out by --only; never
                             asked about, counted apart, not at risk
 
-Exit status: the largest row code (0 only when every row is MATCHED, LINE_ITEM or SKIPPED); 2 for an empty file,
-a missing or ambiguous column, or bad arguments; 6 for a bad [profiles.NAME.reconcile] key; 10 when the run ends before every row is
-decided (the reader of stdout went away, the output cannot be written, the file cannot be
-read past a line), whatever the decided rows say; 130 when interrupted.";
+Order status words (case, spaces, punctuation and a wc- prefix aside): paid = processing,
+completed, complete, on hold, paid, authorized, authorised, approved, successful, success,
+settled, captured; not paid = cancelled, canceled, failed, refunded, pending, pending
+payment, unpaid, declined, voided, void, reversed, expired, abandoned; any other word leaves
+the gateway's result as it is.
+
+Exit status: the largest row code (0 only when every row is MATCHED, LINE_ITEM, BOTH_UNPAID
+or SKIPPED); 2 for an empty file, a missing or ambiguous column, an --only that matches no
+row, or bad arguments; 6 for a bad [profiles.NAME.reconcile] key; 10 when the run ends
+before every row is decided (the reader of stdout went away, the output cannot be written,
+the file cannot be read past a line), whatever the decided rows say; 130 when interrupted.";
 
 /// What `payverify doctor` exits with.
 pub(crate) const DOCTOR_EXIT: &str = "Exit status: 0 when no check failed (warnings allowed); otherwise the \

@@ -10,6 +10,7 @@ pub(crate) mod money;
 pub(crate) mod outcome;
 pub(crate) mod reconcile;
 pub(crate) mod seal;
+pub(crate) mod shop;
 pub(crate) mod signature;
 pub(crate) mod verifier;
 pub(crate) mod wait;

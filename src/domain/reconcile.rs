@@ -6,6 +6,7 @@ pub(crate) use crate::domain::job::Row;
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
 use crate::domain::outcome::{Outcome, Verdict};
+use crate::domain::shop::ShopStatus;
 use crate::exit::Exit;
 
 /// A row decided from the file alone, without asking the gateway.
@@ -37,11 +38,18 @@ pub(crate) enum RowResult {
     CurrencyMismatch,
     /// SUCCESSFUL with the expected amount and currency, under another merchant reference.
     MerchantRefMismatch,
+    /// SUCCESSFUL at the gateway (whatever the amount), while the shop's order status says
+    /// the order is not paid (Cancelled, Failed, Refunded, Pending payment): money taken
+    /// for an order that will not ship; a refund or a re-opened order is due.
+    PaidShopUnpaid,
     /// SUCCESSFUL as expected, but the answer cannot be trusted: the hmac (with `--hmac
     /// require`), a code other than 00, or an answer about another reference.
     IntegrityFailed,
     /// The gateway says the payment failed.
     Failed,
+    /// FAILED at the gateway, and the shop's order status says not paid: both sides
+    /// agree, nothing ships, nothing is at risk.
+    BothUnpaid,
     /// Not final yet: verify again later.
     NotFinal,
     /// The gateway has no transaction with this reference.
@@ -66,14 +74,16 @@ pub(crate) enum RowResult {
 }
 
 /// Every result name, in precedence order: the order of summaries and counts.
-pub(crate) const RESULT_NAMES: [&str; 15] = [
+pub(crate) const RESULT_NAMES: [&str; 17] = [
     "MATCHED",
     "UNDERPAID",
     "OVERPAID",
     "CURRENCY_MISMATCH",
     "MERCHANT_REF_MISMATCH",
+    "PAID_SHOP_UNPAID",
     "INTEGRITY_FAILED",
     "FAILED",
+    "BOTH_UNPAID",
     "NOT_FINAL",
     "NOT_FOUND",
     "DUPLICATE",
@@ -93,8 +103,10 @@ impl RowResult {
             RowResult::Overpaid => "OVERPAID",
             RowResult::CurrencyMismatch => "CURRENCY_MISMATCH",
             RowResult::MerchantRefMismatch => "MERCHANT_REF_MISMATCH",
+            RowResult::PaidShopUnpaid => "PAID_SHOP_UNPAID",
             RowResult::IntegrityFailed => "INTEGRITY_FAILED",
             RowResult::Failed => "FAILED",
+            RowResult::BothUnpaid => "BOTH_UNPAID",
             RowResult::NotFinal => "NOT_FINAL",
             RowResult::NotFound => "NOT_FOUND",
             RowResult::Duplicate => "DUPLICATE",
@@ -115,8 +127,10 @@ impl RowResult {
             RowResult::Overpaid,
             RowResult::CurrencyMismatch,
             RowResult::MerchantRefMismatch,
+            RowResult::PaidShopUnpaid,
             RowResult::IntegrityFailed,
             RowResult::Failed,
+            RowResult::BothUnpaid,
             RowResult::NotFinal,
             RowResult::NotFound,
             RowResult::Duplicate,
@@ -130,10 +144,14 @@ impl RowResult {
     }
 
     /// Whether a result is final for `--resume`: carried over rather than asked again.
-    /// Everything but UNVERIFIED and NOT_FINAL; the results decided from the input alone
+    /// Everything but UNVERIFIED, NOT_FINAL and BOTH_UNPAID (exit 0 on a FAILED answer,
+    /// which no seal vouches for: asked again, so no edited record can hide a payment the
+    /// shop must refund); the results decided from the input alone
     /// ([`RowResult::decided_from_input`]) are decided again (they ask nothing).
     pub(crate) fn is_carried(name: &str) -> bool {
-        RowResult::named(name).is_some_and(|r| r != RowResult::NotFinal && !r.decided_from_input())
+        RowResult::named(name).is_some_and(|r| {
+            !matches!(r, RowResult::NotFinal | RowResult::BothUnpaid) && !r.decided_from_input()
+        })
     }
 
     /// Whether the result is decided from the orders file alone, never from an answer: a
@@ -150,11 +168,12 @@ impl RowResult {
     }
 
     /// Whether the row's amount is money at risk when it is not MATCHED: every result but
-    /// SKIPPED (not a gateway payment) and LINE_ITEM (counted once, on its order's row).
+    /// SKIPPED (not a gateway payment), LINE_ITEM (counted once, on its order's row) and
+    /// BOTH_UNPAID (neither side counts it as paid).
     pub(crate) fn at_risk(self) -> bool {
         !matches!(
             self,
-            RowResult::Matched | RowResult::Skipped | RowResult::LineItem
+            RowResult::Matched | RowResult::Skipped | RowResult::LineItem | RowResult::BothUnpaid
         )
     }
 
@@ -172,6 +191,7 @@ impl RowResult {
             | RowResult::Overpaid
             | RowResult::CurrencyMismatch
             | RowResult::MerchantRefMismatch
+            | RowResult::PaidShopUnpaid
             | RowResult::IntegrityFailed
             | RowResult::Duplicate
             | RowResult::NoReference => Exit::CheckFailed,
@@ -180,7 +200,7 @@ impl RowResult {
             RowResult::NotFound => Exit::NotFound,
             RowResult::InvalidRow => Exit::Usage,
             RowResult::Unverified(exit) => exit,
-            RowResult::Skipped | RowResult::LineItem => Exit::Successful,
+            RowResult::Skipped | RowResult::LineItem | RowResult::BothUnpaid => Exit::Successful,
         }
     }
 }
@@ -198,14 +218,16 @@ pub(crate) const FROM_INPUT_NAMES: [&str; 5] = [
 
 /// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
 /// stands for any exit of a row nothing could be decided for.
-pub(crate) const RESULT_EXITS: [(&str, Exit); 15] = [
+pub(crate) const RESULT_EXITS: [(&str, Exit); 17] = [
     ("MATCHED", Exit::Successful),
     ("UNDERPAID", Exit::CheckFailed),
     ("OVERPAID", Exit::CheckFailed),
     ("CURRENCY_MISMATCH", Exit::CheckFailed),
     ("MERCHANT_REF_MISMATCH", Exit::CheckFailed),
+    ("PAID_SHOP_UNPAID", Exit::CheckFailed),
     ("INTEGRITY_FAILED", Exit::CheckFailed),
     ("FAILED", Exit::Failed),
+    ("BOTH_UNPAID", Exit::Successful),
     ("NOT_FINAL", Exit::NotFinal),
     ("NOT_FOUND", Exit::NotFound),
     ("DUPLICATE", Exit::CheckFailed),
@@ -217,7 +239,8 @@ pub(crate) const RESULT_EXITS: [(&str, Exit); 15] = [
 ];
 
 /// What a verified row comes to: `verdict` is the gateway's answer with the checks run
-/// against `expect` (the row's own amount, currency and merchant ref).
+/// against `expect` (the row's own amount, currency and merchant ref), then held against
+/// the shop's order status when the row states one ([`shop_against_gateway`]).
 ///
 /// A row is MATCHED only when the response is SUCCESSFUL and every check passed; a failed
 /// check is then named by the first of amount, currency, merchant ref that differs, and
@@ -225,6 +248,31 @@ pub(crate) const RESULT_EXITS: [(&str, Exit); 15] = [
 /// is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
 /// it is INTEGRITY_FAILED too, never a match.
 pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
+    shop_against_gateway(expect.shop, gateway_result(verdict, expect))
+}
+
+/// The shop's order status against the gateway's: a payment SUCCESSFUL at the gateway
+/// (matched or not: the money was taken) for an order the shop counts as not paid is
+/// PAID_SHOP_UNPAID; a FAILED one for such an order is BOTH_UNPAID. An order the shop
+/// counts as paid keeps the gateway's result (FAILED, NOT_FOUND, ... stay at risk), as
+/// does an answer that cannot be trusted (INTEGRITY_FAILED) or is not final.
+fn shop_against_gateway(shop: Option<ShopStatus>, result: RowResult) -> RowResult {
+    match (shop, result) {
+        (
+            Some(ShopStatus::Unpaid),
+            RowResult::Matched
+            | RowResult::Underpaid
+            | RowResult::Overpaid
+            | RowResult::CurrencyMismatch
+            | RowResult::MerchantRefMismatch,
+        ) => RowResult::PaidShopUnpaid,
+        (Some(ShopStatus::Unpaid), RowResult::Failed) => RowResult::BothUnpaid,
+        (_, result) => result,
+    }
+}
+
+/// What the gateway's answer alone comes to for the row.
+fn gateway_result(verdict: &Verdict, expect: &Expectations) -> RowResult {
     match &verdict.outcome {
         Outcome::Successful(v) => {
             let passed = verdict.checks.as_ref().is_some_and(|c| c.passed());
@@ -342,6 +390,7 @@ mod tests {
             amount: Some(Kobo(kobo)),
             currency: Some("NGN".into()),
             merchant_ref: None,
+            shop: None,
         }
     }
 
@@ -436,6 +485,61 @@ mod tests {
     }
 
     #[test]
+    fn the_shops_status_is_held_against_the_gateways() {
+        let with = |shop, kobo| Expectations {
+            shop,
+            ..expect(kobo)
+        };
+        let unpaid = Some(ShopStatus::Unpaid);
+        let ok = || answer("SUCCESSFUL", |_| {});
+        // Money taken for an order the shop will not ship, whatever the amount.
+        for kobo in [4_000_000, 4_000_001, 3_999_999] {
+            assert_eq!(
+                result(ok(), HmacMode::Require, &with(unpaid, kobo)),
+                RowResult::PaidShopUnpaid,
+                "{kobo}"
+            );
+        }
+        let usd = answer("SUCCESSFUL", |b| b["currencyCode"] = "USD".into());
+        assert_eq!(
+            result(usd, HmacMode::Off, &with(unpaid, 4_000_000)),
+            RowResult::PaidShopUnpaid
+        );
+        assert_eq!(
+            result(answer("FAILED", |_| {}), HmacMode::Off, &with(unpaid, 1)),
+            RowResult::BothUnpaid
+        );
+        // Not final, or not to be trusted: the gateway's result stands.
+        assert_eq!(
+            result(answer("PENDING", |_| {}), HmacMode::Off, &with(unpaid, 1)),
+            RowResult::NotFinal
+        );
+        let not_approved = answer("SUCCESSFUL", |b| b["code"] = "51".into());
+        assert_eq!(
+            result(not_approved, HmacMode::Off, &with(unpaid, 4_000_000)),
+            RowResult::IntegrityFailed
+        );
+        let not_found = Verdict {
+            outcome: Outcome::NotFound { message: None },
+            checks: None,
+        };
+        assert_eq!(classify(&not_found, &with(unpaid, 1)), RowResult::NotFound);
+        // Paid in the shop, or no status: the gateway's result, FAILED at risk.
+        for shop in [Some(ShopStatus::Paid), None] {
+            assert_eq!(
+                result(answer("FAILED", |_| {}), HmacMode::Off, &with(shop, 1)),
+                RowResult::Failed
+            );
+            assert_eq!(
+                result(ok(), HmacMode::Require, &with(shop, 4_000_000)),
+                RowResult::Matched
+            );
+        }
+        assert!(RowResult::PaidShopUnpaid.at_risk());
+        assert!(!RowResult::BothUnpaid.at_risk());
+    }
+
+    #[test]
     fn unsuccessful_answers() {
         let e = expect(1);
         assert_eq!(
@@ -500,8 +604,10 @@ mod tests {
             (RowResult::Overpaid, 4),
             (RowResult::CurrencyMismatch, 4),
             (RowResult::MerchantRefMismatch, 4),
+            (RowResult::PaidShopUnpaid, 4),
             (RowResult::IntegrityFailed, 4),
             (RowResult::Failed, 1),
+            (RowResult::BothUnpaid, 0),
             (RowResult::NotFinal, 9),
             (RowResult::NotFound, 3),
             (RowResult::Duplicate, 4),
@@ -537,6 +643,7 @@ mod tests {
                 "OVERPAID",
                 "CURRENCY_MISMATCH",
                 "MERCHANT_REF_MISMATCH",
+                "PAID_SHOP_UNPAID",
                 "INTEGRITY_FAILED",
                 "FAILED",
                 "NOT_FOUND"

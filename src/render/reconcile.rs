@@ -99,6 +99,23 @@ impl<'a> Judged<'a> {
                     shown(expect.amount, currency)
                 )
             }
+            (RowResult::PaidShopUnpaid, _) => {
+                let paid = v
+                    .and_then(|v| v.amount)
+                    .map(|k| {
+                        let c = v.and_then(|v| v.currency.as_deref()).unwrap_or("NGN");
+                        format!(" {}", money(c, i128::from(k.0)))
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "paid at the gateway (SUCCESSFUL{paid}), but the shop's order status says \
+                     not paid: money taken for an order that will not ship (refund it, or \
+                     re-open the order)"
+                )
+            }
+            (RowResult::BothUnpaid, _) => "FAILED at the gateway, and the shop's order status \
+                                           says not paid: both agree, nothing is at risk"
+                .to_owned(),
             _ => record.error().unwrap_or_default(),
         };
         Judged {
@@ -429,7 +446,10 @@ impl Block {
         for (what, minor) in [
             ("Expected total", self.all.expected),
             ("Confirmed (MATCHED)", self.matched),
-            ("At risk (not MATCHED, not SKIPPED)", self.at_risk),
+            (
+                "At risk (not MATCHED, SKIPPED, LINE_ITEM, BOTH_UNPAID)",
+                self.at_risk,
+            ),
             ("Skipped (not gateway payments, --only)", self.skipped),
             (
                 "Underpaid/overpaid net (gateway - expected)",

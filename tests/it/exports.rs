@@ -70,13 +70,14 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         (9, "4105", "LINE_ITEM"),
         // A USD order: the gateway answers in NGN (issue 25 item 2: it was MATCHED).
         (10, "4106", "CURRENCY_MISMATCH"),
-        (11, "4107", "FAILED"),
+        // Failed in the shop, FAILED at the gateway: both agree, nothing at risk.
+        (11, "4107", "BOTH_UNPAID"),
         (12, "4108", "SKIPPED"),
         (13, "4109", "UNDERPAID"),
         (14, "4110", "NOT_FINAL"),
-        // Cancelled in the shop, paid at the gateway: phase 2 gives it a result of its
-        // own (money taken for an order that will not ship); today it is MATCHED.
-        (15, "4111", "MATCHED"),
+        // Cancelled in the shop, paid at the gateway: money taken for an order that will
+        // not ship (a refund or a re-opened order is due).
+        (15, "4111", "PAID_SHOP_UNPAID"),
         (16, "4112", "MATCHED"),
         (17, "4112", "LINE_ITEM"),
         // Another two-line note, whose second line holds a comma.
@@ -109,6 +110,13 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         // A customer who replayed order 4116's payment page return for another order: one
         // payment never pays two orders.
         (43, "4132", "DUPLICATE"),
+        // Cancelled after the card was declined: both unpaid.
+        (44, "4133", "BOTH_UNPAID"),
+        // Refunded in the shop, the payment SUCCESSFUL at the gateway: finance confirms the
+        // refund went out.
+        (45, "4134", "PAID_SHOP_UNPAID"),
+        // Completed (shipped) in the shop, FAILED at the gateway: at risk.
+        (46, "4135", "FAILED"),
     ];
     assert_eq!(got, want, "{stderr}");
     assert_eq!(
@@ -127,7 +135,25 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         assert_eq!(row["gateway_status"], Value::Null, "{row}");
     }
     assert!(stderr.contains(", 4 SKIPPED"), "{stderr}");
-    assert!(stderr.contains(", 1 DUPLICATE, 8 LINE_ITEM, "), "{stderr}");
+    assert!(stderr.contains("payverify: 43 rows in "), "{stderr}");
+    assert!(
+        stderr.contains(
+            ": 21 MATCHED, 1 UNDERPAID, 1 CURRENCY_MISMATCH, 2 PAID_SHOP_UNPAID, 1 FAILED, 2 \
+             BOTH_UNPAID, 1 NOT_FINAL, 1 DUPLICATE, 8 LINE_ITEM, 1 NO_REFERENCE, 4 SKIPPED\n"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        rows[12]["error"],
+        "paid at the gateway (SUCCESSFUL ₦10,500.00), but the shop's order status says not \
+         paid: money taken for an order that will not ship (refund it, or re-open the order)"
+    );
+    assert_eq!(rows[12]["gateway_status"], "SUCCESSFUL");
+    assert_eq!(
+        rows[8]["error"],
+        "FAILED at the gateway, and the shop's order status says not paid: both agree, \
+         nothing is at risk"
+    );
     assert_eq!(
         rows[6]["error"],
         "a line item of order \"4105\" (line 7): one order, one result, its total and result \
@@ -158,13 +184,19 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
         "underpaid by ₦500.00 (50000 kobo): the gateway has ₦46,000.00, the row expects ₦46,500.00"
     );
     // Totals: each order's total once (the line items' rows add nothing); the four skipped
-    // orders (₦59,800.00) are counted apart and are not at risk. At risk: UNDERPAID
-    // ₦46,500, FAILED ₦38,000, NOT_FINAL ₦27,500, NO_REFERENCE ₦15,000, DUPLICATE ₦7,000.
-    assert_eq!(summary["rows"], 40, "{summary}");
+    // orders (₦59,800.00) are counted apart and are not at risk, nor are the two both
+    // unpaid. At risk: UNDERPAID ₦46,500, PAID_SHOP_UNPAID ₦10,500 and ₦22,000, FAILED
+    // ₦6,500, NOT_FINAL ₦27,500, NO_REFERENCE ₦15,000, DUPLICATE ₦7,000.
+    assert_eq!(summary["rows"], 43, "{summary}");
     assert_eq!(summary["complete"], true);
     assert_eq!(summary["input_error"], Value::Null);
-    assert_eq!(summary["matched_total_kobo"], 56_530_000, "{summary}");
-    assert_eq!(summary["expected_total_kobo"], 75_910_000, "{summary}");
+    assert_eq!(summary["matched_total_kobo"], 55_480_000, "{summary}");
+    assert_eq!(summary["expected_total_kobo"], 80_560_000, "{summary}");
+    assert_eq!(summary["results"]["BOTH_UNPAID"]["rows"], 2, "{summary}");
+    assert_eq!(
+        summary["results"]["PAID_SHOP_UNPAID"]["rows"], 2,
+        "{summary}"
+    );
     assert_eq!(summary["results"]["LINE_ITEM"]["rows"], 8, "{summary}");
     assert_eq!(
         summary["results"]["LINE_ITEM"]["expected_kobo"], 0,
@@ -174,7 +206,7 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
     assert_eq!(summary["skipped_total_naira"], "59800.00", "{summary}");
     assert_eq!(summary["results"]["SKIPPED"]["rows"], 4, "{summary}");
     assert_eq!(summary["results"]["NO_REFERENCE"]["rows"], 1, "{summary}");
-    assert_eq!(summary["at_risk_kobo"], 13_400_000, "{summary}");
+    assert_eq!(summary["at_risk_kobo"], 13_500_000, "{summary}");
     let usd = &summary["other_currencies"]["USD"];
     assert_eq!(usd["results"]["CURRENCY_MISMATCH"]["rows"], 1, "{summary}");
     assert_eq!(usd["expected_total_minor"], 8_500, "{summary}");
@@ -184,7 +216,7 @@ fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
 fn the_woocommerce_export_round_trips_through_csv_output() {
     // -o csv writes every row back with its own cells: the two-line note stays one cell
     // (its line end shown escaped, as every control character in output is), the formula
-    // typed as a note is defused, and a spreadsheet reader gets 40 rows.
+    // typed as a note is defused, and a spreadsheet reader gets 43 rows.
     let dir = TempDir::new("exports-csv");
     let file = dir.write("export.csv", WOOCOMMERCE);
     let out = payverify()
@@ -197,7 +229,7 @@ fn the_woocommerce_export_round_trips_through_csv_output() {
     let header = reader.headers().unwrap().clone();
     assert_eq!(&header[0], "Order Number", "the BOM is not part of it");
     let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    assert_eq!(records.len(), 40);
+    assert_eq!(records.len(), 43);
     let note = header.iter().position(|h| h == "Customer Note").unwrap();
     let result = header.iter().position(|h| h == "result").unwrap();
     assert_eq!(&records[1][note], "call first\\r\\nthen, leave at gate");
@@ -236,7 +268,7 @@ fn only_limits_the_run_and_skips_the_rest() {
             .filter(|r| r["result"] != "SKIPPED")
             .all(|r| r["result"] == "MATCHED")
     );
-    assert_eq!(rows.len(), 40);
+    assert_eq!(rows.len(), 43);
     assert_eq!(
         rows[0]["error"], "left out by --only \"order number\"=\"411*\"",
         "{}",
@@ -247,12 +279,12 @@ fn only_limits_the_run_and_skips_the_rest() {
         "{}",
         rows[11]
     );
-    assert_eq!(summary["results"]["SKIPPED"]["rows"], 35, "{summary}");
+    assert_eq!(summary["results"]["SKIPPED"]["rows"], 38, "{summary}");
     let usd = &summary["other_currencies"]["USD"];
     assert_eq!(usd["results"]["SKIPPED"]["rows"], 1, "{summary}");
     assert_eq!(usd["skipped_total_minor"], 8_500, "{summary}");
     assert_eq!(summary["at_risk_kobo"], 0, "{summary}");
-    assert!(stderr.contains("4 MATCHED, 36 SKIPPED"), "{stderr}");
+    assert!(stderr.contains("4 MATCHED, 39 SKIPPED"), "{stderr}");
 
     // Without it the same file is exit 9: the filter is what made it 0.
     let (out, ..) = reconcile(WOOCOMMERCE, &[]);
@@ -417,6 +449,76 @@ fn one_order_on_several_rows_is_one_result_and_one_reference_on_two_orders_is_no
 }
 
 #[test]
+fn shop_status_against_gateway_status_and_a_forged_both_unpaid_is_asked_again() {
+    let export = "Order Number,Order Status,Transaction ID,Order Total Amount\n\
+                  1,Cancelled,SANDBOX-OK-1,40000\n\
+                  2,wc-pending,SANDBOX-AMOUNT-3950000-2,40000\n\
+                  3,Failed,SANDBOX-FAILED-3,40000\n\
+                  4,Processing,SANDBOX-FAILED-4,40000\n\
+                  5,Completed,SANDBOX-OK-5,40000\n\
+                  6,Draft,SANDBOX-OK-6,40000\n\
+                  7,Refunded,SANDBOX-PENDING-7,40000\n\
+                  8,Cancelled,NO-SUCH-PAYMENT-8,40000\n";
+    let (out, rows, summary) = reconcile(export, &[]);
+    let stderr = stderr_of(&out);
+    let got: Vec<&str> = rows.iter().map(|r| r["result"].as_str().unwrap()).collect();
+    assert_eq!(
+        got,
+        [
+            // Paid at the gateway, not paid in the shop, underpaid or not.
+            "PAID_SHOP_UNPAID",
+            "PAID_SHOP_UNPAID",
+            "BOTH_UNPAID",
+            // Paid in the shop, FAILED at the gateway: at risk, as before.
+            "FAILED",
+            "MATCHED",
+            // A status word the reader does not know: the gateway's result alone.
+            "MATCHED",
+            // Not final, not found: the gateway's result stands.
+            "NOT_FINAL",
+            "NOT_FOUND",
+        ],
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert_eq!(rows[1]["difference_kobo"], -50_000);
+    // At risk: rows 1, 2, 4, 7 and 8 (₦40,000 each), never row 3.
+    assert_eq!(summary["at_risk_kobo"], 5 * 4_000_000, "{summary}");
+
+    // Without the rows a person must look at, both unpaid leaves exit 0.
+    let agree = "Order Number,Order Status,Transaction ID,Order Total Amount\n\
+                 3,Failed,SANDBOX-FAILED-3,40000\n5,Completed,SANDBOX-OK-5,40000\n";
+    let (out, _, _) = reconcile(agree, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+
+    // A csv row carries no seal: one edited from PAID_SHOP_UNPAID to BOTH_UNPAID (exit 0)
+    // is never carried; the row is asked again and judged as fresh.
+    let dir = TempDir::new("exports-forged");
+    dir.write(
+        "orders.csv",
+        "Order Number,Order Status,Transaction ID,Order Total Amount\n1,Cancelled,SANDBOX-OK-1,40000\n",
+    );
+    let run = |extra: &[&str]| {
+        payverify()
+            .current_dir(dir.path())
+            .args(["reconcile", "--sandbox", "orders.csv", "-o", "csv"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let fresh = run(&[]);
+    assert_eq!(fresh.status.code(), Some(4), "{}", stderr_of(&fresh));
+    let forged = String::from_utf8(fresh.stdout.clone())
+        .unwrap()
+        .replace(",PAID_SHOP_UNPAID,0,SUCCESSFUL,", ",BOTH_UNPAID,,FAILED,");
+    assert!(forged.contains(",BOTH_UNPAID,,FAILED,"), "{forged}");
+    dir.write("forged.csv", &forged);
+    let resumed = run(&["--resume", "forged.csv"]);
+    assert_eq!(resumed.status.code(), Some(4), "{}", stderr_of(&resumed));
+    assert_eq!(resumed.stdout, fresh.stdout);
+}
+
+#[test]
 fn a_card_settlement_file_reconciles_past_its_title_lines() {
     let (out, rows, summary) = reconcile(SETTLEMENT, &[]);
     let stderr = stderr_of(&out);
@@ -437,8 +539,9 @@ fn a_card_settlement_file_reconciles_past_its_title_lines() {
         let result = match *n {
             // Currency 840: a USD card payment; the gateway answers in NGN.
             "4" => "CURRENCY_MISMATCH",
-            // Declined at the card network (Response Code 51).
-            "5" => "FAILED",
+            // Declined at the card network (Response Code 51), and the bank's Status says
+            // Declined: both unpaid.
+            "5" => "BOTH_UNPAID",
             _ => "MATCHED",
         };
         want.push((i as u64 + 9, n, result));

@@ -124,6 +124,7 @@ proptest! {
                 amount: Some(Kobo(1)),
                 currency: Some("NGN".into()),
                 merchant_ref: Some("m".into()),
+                shop: None,
             })
         });
         let verdict = Verdict { outcome, checks };

@@ -108,15 +108,32 @@ impl Rng {
     }
 }
 
-/// One row of an orders file: its order id, reference, amount cell and payment method, and
-/// whether it has all its cells.
+/// One row of an orders file: its order id, reference, amount cell, payment method and
+/// the shop's order status, and whether it has all its cells.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Row {
     order: String,
     reference: String,
     amount: String,
     method: &'static str,
+    status: &'static str,
     whole: bool,
+}
+
+/// Order statuses: paid in the shop, not paid, and none the reader knows or none at all.
+const STATUSES: [&str; 7] = [
+    "Processing",
+    "Completed",
+    "Cancelled",
+    "Failed",
+    "Pending payment",
+    "Draft",
+    "",
+];
+
+/// Whether the shop counts an order of `status` as not paid (the README's list).
+fn shop_unpaid(status: &str) -> bool {
+    ["Cancelled", "Failed", "Pending payment", "Refunded"].contains(&status)
 }
 
 /// The gateway's payment method id, as WooCommerce exports write it.
@@ -126,12 +143,12 @@ impl Row {
     fn line(&self, n: usize) -> String {
         match self.whole {
             true => format!(
-                "{},{},{},{},note {n}\n",
-                self.order, self.reference, self.amount, self.method
+                "{},{},{},{},{},note {n}\n",
+                self.order, self.reference, self.amount, self.method, self.status
             ),
             false => format!(
-                "{},{},{},{}\n",
-                self.order, self.reference, self.amount, self.method
+                "{},{},{},{},{}\n",
+                self.order, self.reference, self.amount, self.method, self.status
             ),
         }
     }
@@ -147,7 +164,7 @@ impl Row {
 }
 
 fn file(rows: &[Row]) -> String {
-    let mut text = String::from("order id,reference,amount,payment method,note\n");
+    let mut text = String::from("order id,reference,amount,payment method,status,note\n");
     for (n, row) in rows.iter().enumerate() {
         text.push_str(&row.line(n));
     }
@@ -236,6 +253,11 @@ fn generate(seed: u64) -> Case {
             reference,
             amount: naira(expected),
             method: GATEWAY,
+            // Mostly paid in the shop.
+            status: match rng.chance(60) {
+                true => STATUSES[rng.below(2)],
+                false => STATUSES[rng.below(STATUSES.len())],
+            },
             whole: true,
         };
         // Now and then the current file has a broken row too.
@@ -259,6 +281,8 @@ fn generate(seed: u64) -> Case {
                 reference: reference.clone(),
                 amount: naira(paid),
                 method: GATEWAY,
+                // Paid in the shop: the rule decides the second row, not the status.
+                status: "Processing",
                 whole: true,
             };
         }
@@ -272,7 +296,7 @@ fn generate(seed: u64) -> Case {
     for (at, row) in earlier.iter_mut().enumerate() {
         let (odds, kinds) = match planted.is_some_and(|(first, _)| first == at) {
             true => (80, 3),
-            false => (25, 6),
+            false => (25, 7),
         };
         if rng.chance(odds) {
             match rng.below(kinds) {
@@ -283,7 +307,9 @@ fn generate(seed: u64) -> Case {
                 // Another payment method then: a skipped row is not carried.
                 4 => row.method = ["cod", GATEWAY][rng.below(2)],
                 // Another order id: a line item then was a DUPLICATE, or the reverse.
-                _ => row.order = format!("{}", 4200 + rng.below(3)),
+                5 => row.order = format!("{}", 4200 + rng.below(3)),
+                // Another order status then: cancelled since, or paid since.
+                _ => row.status = STATUSES[rng.below(STATUSES.len())],
             }
         }
     }
@@ -349,8 +375,17 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
             out.push("NOT_FOUND");
             continue;
         };
+        // The shop's status against the gateway's: a payment taken for an order the
+        // shop counts as not paid, or both sides unpaid.
         if txn.status == "FAILED" {
-            out.push("FAILED");
+            out.push(match shop_unpaid(row.status) {
+                true => "BOTH_UNPAID",
+                false => "FAILED",
+            });
+            continue;
+        }
+        if shop_unpaid(row.status) {
+            out.push("PAID_SHOP_UNPAID");
             continue;
         }
         let expected = row.expected_kobo();

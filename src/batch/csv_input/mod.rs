@@ -26,6 +26,7 @@ use crate::domain::currency::iso_code;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo, has_naira_mark};
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
+use crate::domain::shop::ShopStatus;
 use crate::exit::Failure;
 use crate::files::ORDERS;
 use crate::reference::Reference;

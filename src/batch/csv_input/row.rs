@@ -181,6 +181,11 @@ impl Orders {
             .filter(|m| !m.is_empty())
             .map(str::to_owned);
         self.order_above = this;
+        // The shop's order status, when the file has one and it is a known word.
+        let shop = self
+            .columns
+            .status
+            .and_then(|i| ShopStatus::read(row.cells.get(i).map_or("", String::as_str)));
         Item::Job(Job {
             origin: format!("{} line {line}", self.name),
             reference,
@@ -188,6 +193,7 @@ impl Orders {
                 amount: expected,
                 currency: Some(currency),
                 merchant_ref,
+                shop,
             }),
             row: Some(Box::new(row)),
         })

@@ -181,8 +181,9 @@ pub(super) fn consistent(name: &str, status: Option<&str>) -> Result<(), String>
         | "OVERPAID"
         | "CURRENCY_MISMATCH"
         | "MERCHANT_REF_MISMATCH"
+        | "PAID_SHOP_UNPAID"
         | "INTEGRITY_FAILED" => Some("SUCCESSFUL"),
-        "FAILED" => Some("FAILED"),
+        "FAILED" | "BOTH_UNPAID" => Some("FAILED"),
         _ => None,
     };
     match (want, status) {

@@ -38,6 +38,9 @@ pub struct Expectations {
     pub currency: Option<String>,
     /// Merchant reference, compared exactly.
     pub merchant_ref: Option<String>,
+    /// What the shop's order status says (reconcile, with an order status column): held
+    /// against the gateway's status, never a check of the answer itself.
+    pub shop: Option<crate::domain::shop::ShopStatus>,
 }
 
 /// The integrity verdict shown in the table's Integrity row.

@@ -90,12 +90,14 @@ fn expectations_compare_exactly() {
         amount: Some(Kobo(4_000_000)),
         currency: Some("ngn".into()),
         merchant_ref: Some("WQ-506391000507913".into()),
+        shop: None,
     };
     assert!(check(&v, HmacMode::Off, &ok).passed());
     let wrong = Expectations {
         amount: Some(Kobo(4_000_001)),
         currency: Some("USD".into()),
         merchant_ref: Some("WQ-1".into()),
+        shop: None,
     };
     let r = check(&v, HmacMode::Off, &wrong);
     assert_eq!(
