@@ -77,14 +77,16 @@ impl Exit {
             Exit::Successful => {
                 "SUCCESSFUL (and every requested check passed); reconcile: every row MATCHED, \
                  LINE_ITEM (of an order counted once), BOTH_UNPAID (FAILED, and not paid in the \
-                 shop) or SKIPPED (not a gateway payment)"
+                 shop), SKIPPED (not a gateway payment) or TOTALS (the file's own totals row, \
+                 adding up)"
             }
             Exit::Failed => "FAILED: the service reports the transaction did not succeed",
             Exit::Usage => "usage error: bad arguments or reference",
             Exit::NotFound => "not found: HTTP 404, no transaction has that reference",
             Exit::CheckFailed => {
                 "check failed: hmac, code 00, reference match, expected amount, currency, \
-                 merchant ref or mode; reconcile: also DUPLICATE, NO_REFERENCE, PAID_SHOP_UNPAID"
+                 merchant ref or mode; reconcile: also DUPLICATE, NO_REFERENCE, PAID_SHOP_UNPAID, \
+                 TOTALS_MISMATCH"
             }
             Exit::AuthRejected => "authentication rejected: HTTP 401 or 403",
             Exit::Config => {

@@ -923,6 +923,11 @@ pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each
   SKIPPED                0  not a gateway payment (no reference, another payment method:
                             cash on delivery, bank transfer), or left out by --only; never
                             asked about, counted apart, not at risk
+  TOTALS                 0  the file's last row, no reference, its first cell Total (Grand
+                            total, ...), its amount the sum of the rows above in its currency:
+                            never asked about, never counted
+  TOTALS_MISMATCH        4  such a totals row that does not add up: a row missing, added or
+                            changed
 
 Order status words (case, spaces, punctuation and a wc- prefix aside): paid = processing,
 completed, complete, on hold, paid, authorized, authorised, approved, successful, success,
@@ -930,8 +935,8 @@ settled, captured; not paid = cancelled, canceled, failed, refunded, pending, pe
 payment, unpaid, declined, voided, void, reversed, expired, abandoned; any other word leaves
 the gateway's result as it is.
 
-Exit status: the largest row code (0 only when every row is MATCHED, LINE_ITEM, BOTH_UNPAID
-or SKIPPED); 2 for an empty file, a missing or ambiguous column, an --only that matches no
+Exit status: the largest row code (0 only when every row is MATCHED, LINE_ITEM, BOTH_UNPAID,
+SKIPPED or TOTALS); 2 for an empty file, a missing or ambiguous column, an --only that matches no
 row, or bad arguments; 6 for a bad [profiles.NAME.reconcile] key; 10 when the run ends
 before every row is decided (the reader of stdout went away, the output cannot be written,
 the file cannot be read past a line), whatever the decided rows say; 130 when interrupted.";

@@ -71,10 +71,16 @@ pub(crate) enum RowResult {
     /// Not a gateway payment (no reference, another payment method), or left out by
     /// `--only`: listed and counted apart, never at risk, never asked about.
     Skipped,
+    /// The file's trailing totals row, equal to the sum of the rows above it: never asked
+    /// about, never counted.
+    Totals,
+    /// The file's trailing totals row, unequal to the sum of the rows above it: a row is
+    /// missing, added or changed.
+    TotalsMismatch,
 }
 
 /// Every result name, in precedence order: the order of summaries and counts.
-pub(crate) const RESULT_NAMES: [&str; 17] = [
+pub(crate) const RESULT_NAMES: [&str; 19] = [
     "MATCHED",
     "UNDERPAID",
     "OVERPAID",
@@ -92,6 +98,8 @@ pub(crate) const RESULT_NAMES: [&str; 17] = [
     "INVALID_ROW",
     "UNVERIFIED",
     "SKIPPED",
+    "TOTALS",
+    "TOTALS_MISMATCH",
 ];
 
 impl RowResult {
@@ -115,6 +123,8 @@ impl RowResult {
             RowResult::InvalidRow => "INVALID_ROW",
             RowResult::Unverified(_) => "UNVERIFIED",
             RowResult::Skipped => "SKIPPED",
+            RowResult::Totals => "TOTALS",
+            RowResult::TotalsMismatch => "TOTALS_MISMATCH",
         }
     }
 
@@ -138,6 +148,8 @@ impl RowResult {
             RowResult::NoReference,
             RowResult::InvalidRow,
             RowResult::Skipped,
+            RowResult::Totals,
+            RowResult::TotalsMismatch,
         ]
         .into_iter()
         .find(|r| r.name() == name)
@@ -164,6 +176,8 @@ impl RowResult {
                 | RowResult::NoReference
                 | RowResult::InvalidRow
                 | RowResult::Skipped
+                | RowResult::Totals
+                | RowResult::TotalsMismatch
         )
     }
 
@@ -173,14 +187,23 @@ impl RowResult {
     pub(crate) fn at_risk(self) -> bool {
         !matches!(
             self,
-            RowResult::Matched | RowResult::Skipped | RowResult::LineItem | RowResult::BothUnpaid
+            RowResult::Matched
+                | RowResult::Skipped
+                | RowResult::LineItem
+                | RowResult::BothUnpaid
+                | RowResult::Totals
+                | RowResult::TotalsMismatch
         )
     }
 
     /// Whether the row's amount counts in the totals: every result but LINE_ITEM, whose
-    /// order total is counted once, on the order's first row.
+    /// order total is counted once, on the order's first row, and the file's own totals
+    /// row (TOTALS, TOTALS_MISMATCH), which would count every row twice.
     pub(crate) fn counts_amount(self) -> bool {
-        self != RowResult::LineItem
+        !matches!(
+            self,
+            RowResult::LineItem | RowResult::Totals | RowResult::TotalsMismatch
+        )
     }
 
     /// The row's exit status; the process exits with the merge of every row's.
@@ -194,13 +217,17 @@ impl RowResult {
             | RowResult::PaidShopUnpaid
             | RowResult::IntegrityFailed
             | RowResult::Duplicate
-            | RowResult::NoReference => Exit::CheckFailed,
+            | RowResult::NoReference
+            | RowResult::TotalsMismatch => Exit::CheckFailed,
             RowResult::Failed => Exit::Failed,
             RowResult::NotFinal => Exit::NotFinal,
             RowResult::NotFound => Exit::NotFound,
             RowResult::InvalidRow => Exit::Usage,
             RowResult::Unverified(exit) => exit,
-            RowResult::Skipped | RowResult::LineItem | RowResult::BothUnpaid => Exit::Successful,
+            RowResult::Skipped
+            | RowResult::LineItem
+            | RowResult::BothUnpaid
+            | RowResult::Totals => Exit::Successful,
         }
     }
 }
@@ -208,17 +235,19 @@ impl RowResult {
 /// The names of the results decided from the orders file alone
 /// ([`RowResult::decided_from_input`]): a resumed run keys no record of them and decides
 /// them again.
-pub(crate) const FROM_INPUT_NAMES: [&str; 5] = [
+pub(crate) const FROM_INPUT_NAMES: [&str; 7] = [
     "DUPLICATE",
     "LINE_ITEM",
     "NO_REFERENCE",
     "INVALID_ROW",
     "SKIPPED",
+    "TOTALS",
+    "TOTALS_MISMATCH",
 ];
 
 /// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
 /// stands for any exit of a row nothing could be decided for.
-pub(crate) const RESULT_EXITS: [(&str, Exit); 17] = [
+pub(crate) const RESULT_EXITS: [(&str, Exit); 19] = [
     ("MATCHED", Exit::Successful),
     ("UNDERPAID", Exit::CheckFailed),
     ("OVERPAID", Exit::CheckFailed),
@@ -236,6 +265,8 @@ pub(crate) const RESULT_EXITS: [(&str, Exit); 17] = [
     ("INVALID_ROW", Exit::Usage),
     ("UNVERIFIED", Exit::Unavailable),
     ("SKIPPED", Exit::Successful),
+    ("TOTALS", Exit::Successful),
+    ("TOTALS_MISMATCH", Exit::CheckFailed),
 ];
 
 /// What a verified row comes to: `verdict` is the gateway's answer with the checks run
@@ -616,6 +647,8 @@ mod tests {
             (RowResult::InvalidRow, 2),
             (RowResult::Unverified(Exit::Unavailable), 7),
             (RowResult::Skipped, 0),
+            (RowResult::Totals, 0),
+            (RowResult::TotalsMismatch, 4),
         ];
         for (i, (r, code)) in all.iter().enumerate() {
             assert_eq!(r.exit().code(), *code, "{r:?}");

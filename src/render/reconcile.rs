@@ -446,10 +446,7 @@ impl Block {
         for (what, minor) in [
             ("Expected total", self.all.expected),
             ("Confirmed (MATCHED)", self.matched),
-            (
-                "At risk (not MATCHED, SKIPPED, LINE_ITEM, BOTH_UNPAID)",
-                self.at_risk,
-            ),
+            ("At risk (rows that need a look)", self.at_risk),
             ("Skipped (not gateway payments, --only)", self.skipped),
             (
                 "Underpaid/overpaid net (gateway - expected)",

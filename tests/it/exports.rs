@@ -519,6 +519,75 @@ fn shop_status_against_gateway_status_and_a_forged_both_unpaid_is_asked_again() 
 }
 
 #[test]
+fn a_trailing_totals_row_is_checked_never_asked_and_one_further_up_is_a_row() {
+    const SETTLEMENT_HEAD: usize = 8;
+    // The settlement file with one row's amount changed: the footer no longer adds up.
+    let changed = SETTLEMENT.replacen("\"14,500.00\"", "\"14,000.00\"", 1);
+    assert_ne!(changed, SETTLEMENT);
+    let (out, rows, summary) = reconcile(&changed, &[]);
+    let stderr = stderr_of(&out);
+    let footer = rows.last().unwrap();
+    assert_eq!(footer["result"], "TOTALS_MISMATCH", "{stderr}");
+    assert_eq!(
+        footer["error"],
+        "the file's totals row says ₦371,100.00, but the rows above in NGN sum to ₦370,600.00 \
+         (a row missing, added or changed?)"
+    );
+    // Row 1 is OVERPAID now (exit 4 either way); the footer is never counted.
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_eq!(summary["expected_total_kobo"], 37_060_000, "{summary}");
+    assert_eq!(rows.len(), 16);
+    assert!(rows.len() > SETTLEMENT_HEAD);
+
+    // A matching footer with nothing else wrong is exit 0; blank lines after it are
+    // nothing; TOTALS, Grand Total and "Totals:" are each read as the label.
+    for label in ["TOTAL", "Grand Total", "Totals:"] {
+        let file = format!(
+            "S/N,Ref,Amount,Currency\n1,SANDBOX-OK-1,40000,566\n2,SANDBOX-OK-2,\"40,000.00\",NGN\n\
+             3,SANDBOX-OK-3,85,USD\n{label},,\"80,000.00\",566\n\n\n"
+        );
+        let (out, rows, summary) = reconcile(&file, &["--no-currency-column"]);
+        let _ = summary;
+        let stderr = stderr_of(&out);
+        // (Under --no-currency-column every row is NGN: 85 naira is OVERPAID at the gateway.)
+        assert_eq!(rows.len(), 4, "{label}: {stderr}");
+        assert_eq!(rows[3]["result"], "TOTALS_MISMATCH", "{label}: {stderr}");
+        let (out, rows, summary) = reconcile(&file, &[]);
+        let stderr = stderr_of(&out);
+        assert_eq!(rows[3]["result"], "TOTALS", "{label}: {stderr}");
+        assert_eq!(summary["expected_total_kobo"], 8_000_000, "{summary}");
+        // The USD row's CURRENCY_MISMATCH is the only row that needs a look.
+        assert_eq!(out.status.code(), Some(4), "{label}: {stderr}");
+    }
+
+    // A "Total" row with rows below it is no footer: a row with no reference, as before.
+    let middle = "S/N,Ref,Amount\n1,SANDBOX-OK-1,40000\nTotal,,40000\n2,SANDBOX-OK-2,40000\n";
+    let (out, rows, _) = reconcile(middle, &[]);
+    let got: Vec<&str> = rows.iter().map(|r| r["result"].as_str().unwrap()).collect();
+    assert_eq!(got, ["MATCHED", "INVALID_ROW", "MATCHED"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A last row with a reference is asked about, whatever its label says; and "Total" as
+    // the reference (the customer's to choose) is a reference, never a footer, even when
+    // its amount is the sum of the rows above.
+    let labelled = "Label,Ref,Amount\nx,SANDBOX-OK-1,40000\nTotal,SANDBOX-OK-2,40000\n";
+    let (out, rows, _) = reconcile(labelled, &[]);
+    assert_eq!(rows[1]["result"], "MATCHED");
+    assert_eq!(out.status.code(), Some(0));
+    let customer = "Ref,Amount\nSANDBOX-OK-1,40000\nTotal,40000\n";
+    let (out, rows, _) = reconcile(customer, &[]);
+    assert_eq!(rows[1]["result"], "NOT_FOUND");
+    assert_eq!(out.status.code(), Some(3));
+    // A last "Total" row followed by a line the reader refuses: the row is judged as a row,
+    // then the run stops incomplete, as before.
+    let cut = "S/N,Ref,Amount\n1,SANDBOX-OK-1,40000\nTotal,,40000\n\"2,SANDBOX-OK-2,40000\n";
+    let (out, rows, summary) = reconcile(cut, &[]);
+    let got: Vec<&str> = rows.iter().map(|r| r["result"].as_str().unwrap()).collect();
+    assert_eq!(got, ["MATCHED", "INVALID_ROW"], "{}", stderr_of(&out));
+    assert_eq!(summary["complete"], false, "{summary}");
+    assert_ne!(out.status.code(), Some(0));
+}
+
+#[test]
 fn a_card_settlement_file_reconciles_past_its_title_lines() {
     let (out, rows, summary) = reconcile(SETTLEMENT, &[]);
     let stderr = stderr_of(&out);
@@ -546,9 +615,9 @@ fn a_card_settlement_file_reconciles_past_its_title_lines() {
         };
         want.push((i as u64 + 9, n, result));
     }
-    // The TOTAL footer row: phase 2 recognises it, checks it against the rows above and
-    // never counts it; today it is a row with no reference.
-    want.push((24, "TOTAL", "INVALID_ROW"));
+    // The TOTAL footer row: recognised, checked against the rows above (₦371,100.00, the
+    // NGN rows' Transaction Amount), never asked about and never counted.
+    want.push((24, "TOTAL", "TOTALS"));
     assert_eq!(got, want, "{stderr}");
     // The reference asked is the Transaction Ref (never the RRN), and 566 is read as NGN:
     // each MATCHED answer is for that reference, in naira.
@@ -567,8 +636,21 @@ fn a_card_settlement_file_reconciles_past_its_title_lines() {
     }
     assert_eq!(rows[0]["expected_amount_kobo"], 1_450_000);
     assert_eq!(summary["matched_total_kobo"], 33_310_000, "{summary}");
-    // Phase 2: the footer's ₦371,100.00 is no longer counted (it doubles "expected" here).
-    assert_eq!(summary["expected_total_kobo"], 74_220_000, "{summary}");
+    // The footer's ₦371,100.00 is not counted again, nor at risk.
+    assert_eq!(summary["expected_total_kobo"], 37_110_000, "{summary}");
+    assert_eq!(summary["at_risk_kobo"], 0, "{summary}");
+    assert_eq!(
+        summary["results"]["TOTALS"]["expected_kobo"], 0,
+        "{summary}"
+    );
+    let footer = rows.last().unwrap();
+    assert_eq!(
+        footer["error"],
+        "the file's totals row: ₦371,100.00, the sum of the rows above in NGN; never sent to \
+         the service, not counted again"
+    );
+    assert_eq!(footer["response"], Value::Null);
+    assert!(stderr.contains(", 1 TOTALS\n"), "{stderr}");
     assert_eq!(
         summary["other_currencies"]["USD"]["results"]["CURRENCY_MISMATCH"]["rows"],
         1

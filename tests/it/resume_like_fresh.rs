@@ -288,6 +288,23 @@ fn generate(seed: u64) -> Case {
         }
         (first, second)
     });
+    // Now and then a totals row at the end, as a settlement file has: the sum of the amounts
+    // above, or a kobo off.
+    if rng.chance(30) {
+        let sum: i64 = rows
+            .iter()
+            .filter(|r| r.amount.parse::<f64>().is_ok())
+            .map(Row::expected_kobo)
+            .sum();
+        rows.push(Row {
+            order: "Total".into(),
+            reference: String::new(),
+            amount: naira(sum + i64::from(rng.chance(30))),
+            method: "",
+            status: "",
+            whole: true,
+        });
+    }
     // The earlier version: some rows differed (a typo since fixed, another amount, another
     // reference, a cell missing), so their earlier results are not this row's; the first
     // row of a planted pair often so (never by another amount, which would still claim the
@@ -340,6 +357,24 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
         let reference = row.reference.as_str();
         let earlier = asked.contains_key(reference);
         let above = order_above.take();
+        // The last row, labelled Total, with no reference: the file's totals row, checked
+        // against the sum of every amount above it.
+        if line + 1 == rows.len()
+            && row.order == "Total"
+            && reference.is_empty()
+            && row.amount.parse::<f64>().is_ok()
+        {
+            let sum: i64 = rows[..line]
+                .iter()
+                .filter(|r| r.amount.parse::<f64>().is_ok())
+                .map(Row::expected_kobo)
+                .sum();
+            out.push(match sum == row.expected_kobo() {
+                true => "TOTALS",
+                false => "TOTALS_MISMATCH",
+            });
+            continue;
+        }
         // A whole row with no reference is told by its payment method.
         if row.whole && reference.is_empty() {
             out.push(match row.method {

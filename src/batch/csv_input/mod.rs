@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use clap::ValueEnum;
 
 mod columns;
+mod footer;
 mod header;
 mod quoting;
 mod row;
@@ -142,6 +143,13 @@ pub(crate) struct Orders {
     selected: Arc<AtomicU64>,
     /// The order the last rows belong to, while they are its line items.
     order_above: Option<row::OrderAbove>,
+    /// The sum of every row's amount so far, per currency: what a totals row is checked
+    /// against.
+    sums: std::collections::HashMap<String, i128>,
+    /// A record read ahead of its turn (to tell whether a totals row was the last row).
+    peeked: Option<footer::Peeked>,
+    /// A read error met while reading ahead, for the next call.
+    pending_failure: Option<Failure>,
     /// The header row's line.
     header_line: u64,
     /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
@@ -220,6 +228,9 @@ impl Orders {
             selection,
             selected: Arc::default(),
             order_above: None,
+            sums: Default::default(),
+            peeked: None,
+            pending_failure: None,
             header_line: found.line,
             no_currency: (0, Vec::new()),
             rows: 0,
@@ -411,30 +422,53 @@ impl Iterator for Orders {
     type Item = Result<Item<Decided>, Failure>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
-            match self.reader.read_byte_record(&mut self.record) {
-                Ok(false) => self.done = true,
-                Ok(true) => {
-                    let (line, unclosed) = next_record(&self.track);
-                    if let Some(at) = unclosed {
-                        // Never judged as a row: its last cell holds the rest of the file.
-                        return Some(Err(self.stop(unclosed_quote(&self.name, at))));
-                    }
-                    let line = line.unwrap_or(0);
-                    if self.record.iter().all(|c| c.trim_ascii().is_empty()) {
-                        self.blank += 1;
-                        continue;
-                    }
-                    self.rows += 1;
-                    return Some(Ok(self.order(line)));
+        loop {
+            let (line, unclosed) = match self.peeked.take() {
+                Some((record, line, unclosed)) => {
+                    self.record = record;
+                    (line, unclosed)
                 }
-                Err(e) => {
-                    let failure = read_failure(&self.track, &self.name, &e);
-                    return Some(Err(self.stop(failure)));
+                None => {
+                    if let Some(failure) = self.pending_failure.take() {
+                        return Some(Err(self.stop(failure)));
+                    }
+                    if self.done {
+                        return None;
+                    }
+                    match self.reader.read_byte_record(&mut self.record) {
+                        Ok(false) => {
+                            self.done = true;
+                            return None;
+                        }
+                        Ok(true) => next_record(&self.track),
+                        Err(e) => {
+                            let failure = read_failure(&self.track, &self.name, &e);
+                            return Some(Err(self.stop(failure)));
+                        }
+                    }
+                }
+            };
+            if let Some(at) = unclosed {
+                // Never judged as a row: its last cell holds the rest of the file.
+                return Some(Err(self.stop(unclosed_quote(&self.name, at))));
+            }
+            let line = line.unwrap_or(0);
+            if self.record.iter().all(|c| c.trim_ascii().is_empty()) {
+                self.blank += 1;
+                continue;
+            }
+            self.rows += 1;
+            // A totals row only as the last row: one further up is an ordinary row.
+            if self.looks_like_totals() {
+                let held = std::mem::take(&mut self.record);
+                let last = self.nothing_after();
+                self.record = held;
+                if last {
+                    return Some(Ok(self.totals(line)));
                 }
             }
+            return Some(Ok(self.order(line)));
         }
-        None
     }
 }
 

@@ -52,6 +52,13 @@ impl Orders {
                 ),
             },
         };
+        // Every amount that can be read counts in its currency's column sum, whatever the
+        // row comes to: what a trailing totals row is checked against.
+        if let Ok(kobo) = &amount
+            && bad_currency.is_none()
+        {
+            *self.sums.entry(currency.clone()).or_default() += i128::from(kobo.0);
+        }
         // Why the row cannot be asked about, in the order the messages name it; the first
         // that applies is the one given.
         let refused = if let Some(i) = not_utf8 {

@@ -413,7 +413,8 @@ fn title_lines_above_the_header_are_skipped_and_lines_keep_their_numbers() {
         rows.iter().map(summary).collect::<Vec<_>>(),
         [
             "R-1 1450000 \"NGN\" \"\" line 7",
-            "INVALID_ROW line 8: the reference is empty"
+            "TOTALS line 8: the file's totals row: ₦14,500.00, the sum of the rows above in \
+             NGN; never sent to the service, not counted again"
         ]
     );
     assert!(

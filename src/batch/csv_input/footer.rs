@@ -1,0 +1,118 @@
+//! A trailing totals row (a settlement file's `TOTAL` line, a spreadsheet's `Grand total`):
+//! recognised, checked against the sum of the rows above it, and never sent to the service
+//! nor counted in the totals.
+
+use super::*;
+use crate::domain::money::naira_total;
+
+/// What the first filled cell of a totals row says, as header names are matched.
+const TOTAL_LABELS: [&str; 3] = ["total", "totals", "grandtotal"];
+
+/// A record the reader read ahead to tell whether a totals row was the last row: the
+/// record, its line and the line of a quote it left open.
+pub(super) type Peeked = (csv::ByteRecord, Option<u64>, Option<u64>);
+
+impl Orders {
+    /// Whether the current record reads as a totals row: no reference, its first filled
+    /// cell `Total` (`TOTAL`, `Totals`, `Grand total`, ...), and an amount that can be read.
+    pub(super) fn looks_like_totals(&self) -> bool {
+        let text = |i: usize| {
+            self.record
+                .get(i)
+                .and_then(|c| std::str::from_utf8(c).ok())
+                .unwrap_or("")
+        };
+        let first = self
+            .record
+            .iter()
+            .position(|c| !c.trim_ascii().is_empty())
+            .map(text);
+        text(self.columns.reference).trim().is_empty()
+            && first.is_some_and(|f| TOTAL_LABELS.contains(&columns::normalized(f).as_str()))
+            && parse_amount(text(self.columns.amount), self.unit).is_ok()
+    }
+
+    /// Whether no row follows the current one (blank lines aside). A row that does is read
+    /// ahead and kept for the next call ([`Orders::next`]); a read error is kept likewise.
+    pub(super) fn nothing_after(&mut self) -> bool {
+        let mut next = csv::ByteRecord::new();
+        loop {
+            match self.reader.read_byte_record(&mut next) {
+                Ok(false) => {
+                    self.done = true;
+                    return true;
+                }
+                Ok(true) => {
+                    let (line, unclosed) = next_record(&self.track);
+                    if unclosed.is_none() && next.iter().all(|c| c.trim_ascii().is_empty()) {
+                        self.blank += 1;
+                        continue;
+                    }
+                    self.peeked = Some((next, line, unclosed));
+                    return false;
+                }
+                Err(e) => {
+                    self.pending_failure = Some(read_failure(&self.track, &self.name, &e));
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// The trailing totals row on `line`, checked against the sum of the amounts of every
+    /// row above it in its currency (as a spreadsheet's SUM of the column): TOTALS when they
+    /// agree, TOTALS_MISMATCH (exit 4) when they do not.
+    pub(super) fn totals(&mut self, line: u64) -> Item<Decided> {
+        let width = self.header.len();
+        let mut cells: Vec<String> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        cells.resize(width.max(cells.len()), String::new());
+        let row = Row { line, cells };
+        let cell = |i: usize| row.cells.get(i).map_or("", String::as_str);
+        let Ok(stated) = parse_amount(cell(self.columns.amount), self.unit) else {
+            return self.order(line);
+        };
+        let currency = match self.columns.currency.map(|i| cell(i).trim()) {
+            Some(code) if !code.is_empty() => match iso_code(code) {
+                Some(alpha) => alpha.to_owned(),
+                None => return self.order(line),
+            },
+            _ => self.currency.to_string(),
+        };
+        let sum = self.sums.get(&currency).copied().unwrap_or(0);
+        let shown = |minor: i128| match currency.as_str() {
+            "NGN" => format!("₦{}", naira_total(minor)),
+            other => format!("{other} {}", naira_total(minor)),
+        };
+        let stated_minor = i128::from(stated.0);
+        let (result, why) = match stated_minor == sum {
+            true => (
+                RowResult::Totals,
+                format!(
+                    "the file's totals row: {}, the sum of the rows above in {currency}; never \
+                     sent to the service, not counted again",
+                    shown(sum)
+                ),
+            ),
+            false => (
+                RowResult::TotalsMismatch,
+                format!(
+                    "the file's totals row says {}, but the rows above in {currency} sum to {} \
+                     (a row missing, added or changed?)",
+                    shown(stated_minor),
+                    shown(sum)
+                ),
+            ),
+        };
+        Item::Decided(Decided {
+            row,
+            result,
+            why,
+            expected: Some(stated),
+            currency,
+        })
+    }
+}
