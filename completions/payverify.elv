@@ -339,6 +339,8 @@ set edit:completion:arg-completer[payverify] = {|@words|
             cand --color 'When to colour output; `auto` colours only a terminal and honours NO_COLOR'
             cand --all 'With the table: list every row, MATCHED ones too (the table shows at most 1000 rows; -o csv streams every one)'
             cand --no-currency-column 'Read no currency column, even one found by its name: every row expects --currency [config: reconcile.no_currency_column]'
+            cand --bom 'With -o csv: start the output with a UTF-8 byte-order mark, so Excel on Windows reads it as UTF-8 (the naira sign, names) [default: when the input file has one]'
+            cand --no-bom 'With -o csv: no byte-order mark, even when the input file has one'
             cand --sandbox 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
             cand --tls 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
             cand -v 'Log each attempt (method, URL, status, time, retry decision) to stderr'

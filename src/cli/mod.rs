@@ -498,6 +498,15 @@ pub(crate) struct ReconcileArgs {
     #[arg(long, value_name = "COLUMN=PATTERN")]
     pub(crate) only: Vec<String>,
 
+    /// With -o csv: start the output with a UTF-8 byte-order mark, so Excel on Windows
+    /// reads it as UTF-8 (the naira sign, names) [default: when the input file has one]
+    #[arg(long, overrides_with = "no_bom")]
+    pub(crate) bom: bool,
+
+    /// With -o csv: no byte-order mark, even when the input file has one.
+    #[arg(long, overrides_with = "bom")]
+    pub(crate) no_bom: bool,
+
     /// Workers, pacing and the sandbox, as for verify.
     #[command(flatten)]
     pub(crate) batch: BatchArgs,
@@ -511,8 +520,9 @@ pub(crate) struct ReconcileArgs {
 /// (per row of the orders file, not per reference), so its help says what it prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ReconcileFormat {
-    /// The rows that need a look (every row with --all), at most 1000; the totals go to
-    /// stderr.
+    /// The rows that need a look (every row but a clean MATCHED, a line item or a totals row
+    /// that adds up; every row with --all), led by the order id, with their checks; at most
+    /// 1000; the totals go to stderr.
     Table,
     /// One array of the jsonl records.
     Json,
@@ -520,9 +530,10 @@ pub(crate) enum ReconcileFormat {
     /// gateway_status, gateway_code, gateway_amount_kobo, expected_amount_kobo,
     /// gateway_currency, checks, error, the service's response, seal.
     Jsonl,
-    /// Every row: its own columns, then result, difference_kobo, gateway_status,
-    /// gateway_code, gateway_amount_kobo, expected_amount_kobo, gateway_currency, checks,
-    /// error (RFC 4180 quoting).
+    /// Every row: its own columns, then result, difference_kobo, difference_naira,
+    /// gateway_status, gateway_code, gateway_amount_kobo, gateway_amount_naira,
+    /// expected_amount_kobo, expected_amount_naira, gateway_currency, checks, error (RFC 4180
+    /// quoting; a UTF-8 BOM first with --bom, or when the input has one).
     Csv,
 }
 

@@ -206,6 +206,23 @@ impl RowResult {
         )
     }
 
+    /// The gateway's status every row of this result was answered with, when the result
+    /// says (a carried row's record was checked to agree): SUCCESSFUL for the results of a
+    /// payment taken, FAILED for FAILED and BOTH_UNPAID.
+    pub(crate) fn gateway_status(self) -> Option<&'static str> {
+        match self {
+            RowResult::Matched
+            | RowResult::Underpaid
+            | RowResult::Overpaid
+            | RowResult::CurrencyMismatch
+            | RowResult::MerchantRefMismatch
+            | RowResult::PaidShopUnpaid
+            | RowResult::IntegrityFailed => Some("SUCCESSFUL"),
+            RowResult::Failed | RowResult::BothUnpaid => Some("FAILED"),
+            _ => None,
+        }
+    }
+
     /// The row's exit status; the process exits with the merge of every row's.
     pub(crate) fn exit(self) -> Exit {
         match self {

@@ -22,14 +22,18 @@ use crate::render::{OutputFormat, Sink, Style, csv, new_table, table_text};
 use crate::secret::redact;
 use crate::terminal;
 
-/// The columns `-o csv` adds after the file's own.
-pub(crate) const RESULT_COLUMNS: [&str; 9] = [
+/// The columns `-o csv` adds after the file's own: each kobo figure with its naira one
+/// beside it (an exact decimal a spreadsheet reads as a number, for naira amounts only).
+pub(crate) const RESULT_COLUMNS: [&str; 12] = [
     "result",
     "difference_kobo",
+    "difference_naira",
     "gateway_status",
     "gateway_code",
     "gateway_amount_kobo",
+    "gateway_amount_naira",
     "expected_amount_kobo",
+    "expected_amount_naira",
     "gateway_currency",
     "checks",
     "error",
@@ -67,6 +71,9 @@ pub(crate) struct Judged<'a> {
     checks: String,
     error: String,
     response: Option<&'a Map<String, Value>>,
+    /// A check gave a warning (the hmac under `--hmac warn`): a MATCHED row that still
+    /// needs a look.
+    warned: bool,
 }
 
 impl<'a> Judged<'a> {
@@ -135,6 +142,10 @@ impl<'a> Judged<'a> {
                 .unwrap_or_default(),
             error,
             response: v.map(|v| &v.raw),
+            warned: verdict
+                .checks
+                .as_ref()
+                .is_some_and(|c| !c.warnings.is_empty()),
         }
     }
 
@@ -151,13 +162,16 @@ impl<'a> Judged<'a> {
                 .and_then(|a| a.row_currency.as_deref())
                 .unwrap_or(NAIRA),
             difference: amounts.and_then(|a| a.difference),
-            status: None,
+            // What a carried result says of the gateway's status (its record was checked to
+            // agree): what "collected" counts.
+            status: result.gateway_status(),
             code: None,
             gateway_amount: amounts.and_then(|a| a.gateway).map(Kobo),
             currency: amounts.and_then(|a| a.currency.as_deref()),
             checks: String::new(),
             error: String::new(),
             response: None,
+            warned: carried.warned,
         }
     }
 
@@ -176,6 +190,7 @@ impl<'a> Judged<'a> {
             checks: String::new(),
             error: decided.why.clone(),
             response: None,
+            warned: false,
         }
     }
 
@@ -198,21 +213,42 @@ impl<'a> Judged<'a> {
     }
 
     /// The added CSV cells, in [`RESULT_COLUMNS`] order.
-    fn result_cells(&self) -> [String; 9] {
+    fn result_cells(&self) -> [String; 12] {
         let number = |n: Option<i128>| n.map(|n| n.to_string()).unwrap_or_default();
         let kobo = |k: Option<Kobo>| number(k.map(|k| i128::from(k.0)));
         let text = |t: Option<&str>| t.unwrap_or_default().to_owned();
+        // Naira only for naira amounts: a USD row's minor units are cents, not kobo.
+        let expected_naira = is_naira(self.row_currency);
+        let gateway_naira = self.currency.map_or(expected_naira, is_naira);
+        let naira = |minor: Option<i128>, is: bool| match (minor, is) {
+            (Some(m), true) => naira_decimal_total(m),
+            _ => String::new(),
+        };
+        let minor = |k: Option<Kobo>| k.map(|k| i128::from(k.0));
         [
             self.result.name().to_owned(),
             number(self.difference),
+            naira(self.difference, expected_naira && gateway_naira),
             text(self.status),
             text(self.code),
             kobo(self.gateway_amount),
+            naira(minor(self.gateway_amount), gateway_naira),
             kobo(self.expected),
+            naira(minor(self.expected), expected_naira),
             text(self.currency),
             self.checks.clone(),
             self.error.clone(),
         ]
+    }
+
+    /// Whether the row needs no look: MATCHED with no warning, a line item of an order, or
+    /// the file's own totals row adding up.
+    fn clean(&self) -> bool {
+        match self.result {
+            RowResult::Matched => !self.warned,
+            RowResult::LineItem | RowResult::Totals => true,
+            _ => false,
+        }
     }
 }
 
@@ -254,6 +290,9 @@ struct Block {
     by_result: BTreeMap<usize, Totals>,
     all: Totals,
     matched: i128,
+    /// What the gateway has as SUCCESSFUL for the rows, in their currency: the money it
+    /// collected (a payment two rows name counts once: the DUPLICATE row's is left out).
+    collected: i128,
     /// What the rows not MATCHED expect, less those that are no money at risk (SKIPPED).
     at_risk: i128,
     /// What SKIPPED rows expect: not gateway payments, or left out by `--only`.
@@ -327,6 +366,12 @@ impl Summary {
         }
         if judged.result.at_risk() {
             block.at_risk += expected;
+        }
+        if same_currency
+            && judged.status == Some("SUCCESSFUL")
+            && judged.result != RowResult::Duplicate
+        {
+            block.collected += judged.gateway_amount.map_or(0, |k| i128::from(k.0));
         }
         if judged.result == RowResult::Skipped {
             block.skipped += expected;
@@ -445,6 +490,7 @@ impl Block {
         let mut overall = new_table(style);
         for (what, minor) in [
             ("Expected total", self.all.expected),
+            ("Collected (SUCCESSFUL at the gateway)", self.collected),
             ("Confirmed (MATCHED)", self.matched),
             ("At risk (rows that need a look)", self.at_risk),
             ("Skipped (not gateway payments, --only)", self.skipped),
@@ -483,6 +529,7 @@ impl Block {
         out.insert("results".into(), Value::Object(results));
         for (name, value) in [
             ("expected_total", self.all.expected),
+            ("collected_total", self.collected),
             ("matched_total", self.matched),
             ("at_risk", self.at_risk),
             ("skipped_total", self.skipped),
@@ -515,7 +562,12 @@ pub(crate) struct ReconcileWriter {
     discard: bool,
     written: usize,
     /// The table's rows, kept until the end to lay it out: at most [`TABLE_ROWS`].
-    table_rows: Vec<[String; 7]>,
+    table_rows: Vec<Vec<String>>,
+    /// The order id column, which the table leads with when the file has one.
+    order_column: Option<usize>,
+    /// `-o csv` starts with a UTF-8 byte-order mark (`--bom`, or the input had one), so
+    /// Excel on Windows reads the naira sign as UTF-8.
+    bom: bool,
     /// Rows the table would list beyond [`TABLE_ROWS`]: counted, not kept.
     not_shown: u64,
     summary: Summary,
@@ -553,6 +605,8 @@ impl ReconcileWriter {
             lines_of: None,
             duplicate: None,
             table_rows: Vec::new(),
+            order_column: None,
+            bom: false,
             not_shown: 0,
             summary: Summary::default(),
         }
@@ -596,7 +650,12 @@ impl ReconcileWriter {
                     .map(String::as_str)
                     .chain(RESULT_COLUMNS)
                     .collect();
-                self.out.write(csv::row(&names).as_bytes(), None)
+                let mut text = match self.bom {
+                    true => String::from('\u{feff}'),
+                    false => String::new(),
+                };
+                text.push_str(&csv::row(&names));
+                self.out.write(text.as_bytes(), None)
             }
             OutputFormat::Json => self.out.write(b"[", Some(CLOSE_EMPTY)),
             OutputFormat::Jsonl | OutputFormat::Table => Ok(()),
@@ -640,7 +699,7 @@ impl ReconcileWriter {
                 self.element(&item)
             }
             OutputFormat::Table => {
-                if self.all || judged.result != RowResult::Matched {
+                if self.all || !judged.clean() {
                     match self.table_rows.len() < TABLE_ROWS {
                         true => self.table_rows.push(self.table_row(judged)),
                         false => self.not_shown += 1,
@@ -686,15 +745,20 @@ impl ReconcileWriter {
             OutputFormat::Table if self.table_rows.is_empty() => Ok(()),
             OutputFormat::Table => {
                 let mut table = new_table(self.style);
-                table.set_header([
+                let mut header = vec![
                     "Line",
                     "Reference",
                     "Result",
                     "Expected",
                     "Gateway",
                     "Difference",
+                    "Checks",
                     "Error",
-                ]);
+                ];
+                if let Some(i) = self.order_column {
+                    header.insert(0, self.header[i].as_str());
+                }
+                table.set_header(header);
                 if let Some(width) = self.style.width.filter(|_| self.style.tty) {
                     table.set_width(width);
                 }
@@ -806,7 +870,7 @@ impl ReconcileWriter {
         terminal::json_text(text)
     }
 
-    fn table_row(&self, judged: &Judged<'_>) -> [String; 7] {
+    fn table_row(&self, judged: &Judged<'_>) -> Vec<String> {
         let row_currency = judged.row_currency;
         let gateway_currency = judged.currency.unwrap_or(row_currency);
         let shown = |k: Option<Kobo>, c: &str| k.map(|k| money(c, i128::from(k.0)));
@@ -815,7 +879,7 @@ impl ReconcileWriter {
             let sign = if d > 0 { "+" } else { "" };
             format!("{sign}{}", money(row_currency, d))
         });
-        [
+        let cells = [
             judged.line().to_string(),
             // A reference is at most 4 KiB, an invalid one up to a row's 1 MiB: cut like the
             // error, so one cell cannot make the table huge (or slow to lay out).
@@ -824,8 +888,30 @@ impl ReconcileWriter {
             shown(judged.expected, row_currency).unwrap_or_default(),
             shown(judged.gateway_amount, gateway_currency).unwrap_or_default(),
             difference.unwrap_or_default(),
+            truncate(&judged.checks, 64),
             truncate(&judged.error, 120),
-        ]
-        .map(|cell| terminal::scrub(&cell))
+        ];
+        let order = self.order_column.map(|i| {
+            let id = judged.cells().get(i).map_or("", String::as_str);
+            truncate(id, 32)
+        });
+        order
+            .into_iter()
+            .chain(cells)
+            .map(|cell| terminal::scrub(&cell))
+            .collect()
+    }
+
+    /// The same writer, its table led by the order id in column `column`.
+    pub(crate) fn with_order_column(self, column: Option<usize>) -> Self {
+        ReconcileWriter {
+            order_column: column,
+            ..self
+        }
+    }
+
+    /// The same writer, its CSV output starting with a UTF-8 byte-order mark when `bom`.
+    pub(crate) fn with_bom(self, bom: bool) -> Self {
+        ReconcileWriter { bom, ..self }
     }
 }

@@ -1,9 +1,11 @@
-//! Issue 25, phase 1: real shop exports and bank settlement files reconciled as they come,
+//! Issue 25: real shop exports and bank settlement files reconciled as they come,
 //! with no column flags and no editing: a WooCommerce orders export and a card settlement
 //! file (tests/data/), header aliases, title lines, currency columns (ISO 4217 alphabetic
 //! and numeric), multi-line notes, a saved layout per profile, and the sandbox's WooCommerce
-//! merchant references. Phase 2 (SKIPPED rows, one order one result, shop status, the totals
-//! footer) will change some of the results asserted here; each such place says so.
+//! merchant references. Then rows that are not gateway payments (SKIPPED, NO_REFERENCE,
+//! --only), one order on several rows (LINE_ITEM), the shop's order status against the
+//! gateway's (PAID_SHOP_UNPAID, BOTH_UNPAID), the totals footer (TOTALS, TOTALS_MISMATCH) and
+//! what finance reads (the table by order id, collected, naira columns, the BOM).
 
 use serde_json::Value;
 
@@ -508,10 +510,11 @@ fn shop_status_against_gateway_status_and_a_forged_both_unpaid_is_asked_again() 
     };
     let fresh = run(&[]);
     assert_eq!(fresh.status.code(), Some(4), "{}", stderr_of(&fresh));
-    let forged = String::from_utf8(fresh.stdout.clone())
-        .unwrap()
-        .replace(",PAID_SHOP_UNPAID,0,SUCCESSFUL,", ",BOTH_UNPAID,,FAILED,");
-    assert!(forged.contains(",BOTH_UNPAID,,FAILED,"), "{forged}");
+    let forged = String::from_utf8(fresh.stdout.clone()).unwrap().replace(
+        ",PAID_SHOP_UNPAID,0,0.00,SUCCESSFUL,",
+        ",BOTH_UNPAID,,,FAILED,",
+    );
+    assert!(forged.contains(",BOTH_UNPAID,,,FAILED,"), "{forged}");
     dir.write("forged.csv", &forged);
     let resumed = run(&["--resume", "forged.csv"]);
     assert_eq!(resumed.status.code(), Some(4), "{}", stderr_of(&resumed));
@@ -585,6 +588,126 @@ fn a_trailing_totals_row_is_checked_never_asked_and_one_further_up_is_a_row() {
     assert_eq!(got, ["MATCHED", "INVALID_ROW"], "{}", stderr_of(&out));
     assert_eq!(summary["complete"], false, "{summary}");
     assert_ne!(out.status.code(), Some(0));
+}
+
+#[test]
+fn what_finance_reads_table_by_order_collected_naira_columns_and_bom() {
+    // The table leads with the Order Number; every row that is not a clean MATCHED is in
+    // it, with its checks, an hmac-warned MATCHED one too (--hmac warn, the default);
+    // line items and clean matches are not.
+    let mut export = WOOCOMMERCE.to_owned();
+    export.push_str(
+        "4136,Processing,2026-11-21 12:40:00,,Kunle,Bello,1 Broad Street,Lagos Island,Lagos,\
+         +234 8036 555 413,kunle.bello@example.com,paywithbank3d,PayWithBank3D,\
+         SANDBOX-BADHMAC-4136,NGN,\"38,000.00\",\"2,000.00\",\"40,000.00\",1,Aso-oke cap,2,\
+         \"18,000.00\"\r\n",
+    );
+    let dir = TempDir::new("exports-finance");
+    let file = dir.write("export.csv", &export);
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "--summary-json"])
+        .arg(dir.path().join("summary.json"))
+        .arg(&file)
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("Order Number  Line  Reference"),
+        "{stdout}"
+    );
+    assert!(lines[0].contains("  Checks  "), "{stdout}");
+    let listed: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "4103", "4104", "4106", "4107", "4108", "4109", "4110", "4111", "4118", "4131", "4132",
+            "4133", "4134", "4135", "4136"
+        ],
+        "{stdout}"
+    );
+    let warned = lines.iter().find(|l| l.starts_with("4136")).unwrap();
+    assert!(warned.contains("MATCHED"), "{warned}");
+    assert!(warned.contains("hmac MISMATCH"), "{warned}");
+    // Totals: collected is what the gateway has as SUCCESSFUL (naira rows): MATCHED
+    // ₦554,800 + ₦40,000 (4136), UNDERPAID's ₦46,000, PAID_SHOP_UNPAID ₦10,500 + ₦22,000.
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["collected_total_kobo"], 67_330_000, "{summary}");
+    assert_eq!(summary["collected_total_naira"], "673300.00", "{summary}");
+    assert!(
+        stderr.contains("Collected (SUCCESSFUL at the gateway)"),
+        "{stderr}"
+    );
+
+    // -o csv: naira beside kobo, exact, naira rows only; the input's BOM starts the output
+    // (Excel), --no-bom leaves it out, --bom adds it to a file that had none.
+    let csv_of = |file: &std::path::Path, extra: &[&str]| {
+        let out = payverify()
+            .args(["reconcile", "--sandbox", "-o", "csv"])
+            .args(extra)
+            .arg(file)
+            .output()
+            .unwrap();
+        out.stdout
+    };
+    let with_bom = csv_of(&file, &[]);
+    assert!(with_bom.starts_with("\u{feff}Order Number,".as_bytes()));
+    let text = String::from_utf8(with_bom.clone()).unwrap();
+    let underpaid = text.lines().find(|l| l.starts_with("4109,")).unwrap();
+    assert!(
+        underpaid.contains(
+            ",UNDERPAID,-50000,-500.00,SUCCESSFUL,00,4600000,46000.00,4650000,46500.00,NGN,"
+        ),
+        "{underpaid}"
+    );
+    let usd = text.lines().find(|l| l.starts_with("4106,")).unwrap();
+    assert!(usd.contains(",8500,,NGN,"), "{usd}");
+    let without = csv_of(&file, &["--no-bom"]);
+    assert_eq!(&without[..], &with_bom[3..]);
+    let plain = dir.write("plain.csv", export.replacen('\u{feff}', "", 1));
+    assert!(csv_of(&plain, &[]).starts_with(b"Order Number,"));
+    assert!(csv_of(&plain, &["--bom"]).starts_with("\u{feff}Order Number,".as_bytes()));
+    // The last of --bom and --no-bom wins; never a BOM in jsonl.
+    assert!(csv_of(&file, &["--no-bom", "--bom"]).starts_with("\u{feff}".as_bytes()));
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "-o", "jsonl", "--bom"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.stdout.starts_with(b"{"));
+
+    // A resumed csv run: the BOM again at the start, and a naira cell edited so that it
+    // no longer restates its kobo one makes the file foreign, as other edited figures do.
+    dir.write("run1.csv", &text);
+    let resumed = csv_of(
+        &file,
+        &["--resume", &dir.path().join("run1.csv").to_string_lossy()],
+    );
+    assert_eq!(resumed, with_bom);
+    dir.write(
+        "run2.csv",
+        text.replace(",4650000,46500.00,", ",4650000,465.00,"),
+    );
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "-o", "csv", "--resume"])
+        .arg(dir.path().join("run2.csv"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("has figures that disagree with each other"),
+        "{stderr}"
+    );
 }
 
 #[test]

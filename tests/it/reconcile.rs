@@ -72,12 +72,13 @@ fn csv_keeps_every_row_and_its_columns_then_the_results() {
     assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
     let stdout = stdout_of(&out);
     let lines: Vec<&str> = stdout.lines().collect();
+    // The input's BOM starts the output (Excel reads it as UTF-8), never the first name.
     assert_eq!(
         lines[0],
-        "Order ID,Reference,Customer,Amount,Currency,Merchant Ref,result,difference_kobo,\
-         gateway_status,gateway_code,gateway_amount_kobo,expected_amount_kobo,\
-         gateway_currency,checks,error",
-        "the BOM is not part of the first header"
+        "\u{feff}Order ID,Reference,Customer,Amount,Currency,Merchant Ref,result,\
+         difference_kobo,difference_naira,gateway_status,gateway_code,gateway_amount_kobo,\
+         gateway_amount_naira,expected_amount_kobo,expected_amount_naira,gateway_currency,\
+         checks,error",
     );
     assert_eq!(lines.len(), 14, "{stdout}");
     for (line, result) in lines[1..].iter().zip(RESULTS) {
@@ -86,11 +87,12 @@ fn csv_keeps_every_row_and_its_columns_then_the_results() {
     // Own columns in their original text, quoted again where they hold a comma.
     assert!(lines[1].starts_with(
         "1001,0000000000000044177,\"Okafor, Ada\",40000,NGN,WQ-506391000507913,MATCHED,0,\
-         SUCCESSFUL,00,4000000,4000000,NGN,hmac valid,"
+         0.00,SUCCESSFUL,00,4000000,40000.00,4000000,40000.00,NGN,hmac valid,"
     ));
     assert!(lines[2].starts_with("1002,SANDBOX-OK-1002,Bola,\"₦40,000.00\",,,MATCHED,0,"));
     assert!(
-        lines[3].contains(",UNDERPAID,-50,SUCCESSFUL,00,3999950,4000000,NGN,"),
+        lines[3]
+            .contains(",UNDERPAID,-50,-0.50,SUCCESSFUL,00,3999950,39999.50,4000000,40000.00,NGN,"),
         "{}",
         lines[3]
     );
@@ -99,22 +101,30 @@ fn csv_keeps_every_row_and_its_columns_then_the_results() {
         "{}",
         lines[3]
     );
-    assert!(lines[4].contains(",OVERPAID,1,SUCCESSFUL,00,4000001,4000000,"));
+    assert!(lines[4].contains(",OVERPAID,1,0.01,SUCCESSFUL,00,4000001,40000.01,4000000,"));
     assert!(lines[5].contains("expected currency USD, service says NGN"));
     assert!(lines[6].contains("expected merchant ref \"\"WRONG-REF\"\""));
     assert!(lines[7].contains(",INTEGRITY_FAILED,0,") && lines[7].contains("hmac MISMATCH"));
-    assert!(lines[8].contains(",FAILED,,FAILED,51,4000000,4000050,NGN,"));
+    assert!(lines[8].contains(",FAILED,,,FAILED,51,4000000,40000.00,4000050,40000.50,NGN,"));
+    // The USD row's expected amount is cents: no naira figure for it.
+    assert!(
+        lines[5].contains(",CURRENCY_MISMATCH,0,,SUCCESSFUL,00,4000000,40000.00,4000000,,NGN,"),
+        "{}",
+        lines[5]
+    );
     // CSV injection: the formula is defused with a leading quote.
     assert!(
         lines[10].starts_with("1010,NO-SUCH-1010,\"'=HYPERLINK(\"\"http://evil\"\")\",40000,"),
         "{}",
         lines[10]
     );
-    assert!(lines[11].contains(",DUPLICATE,,,,,4000000,,,\"reference SANDBOX-OK-1002 is already on line 3, verified there\""));
-    assert!(lines[12].contains(",INVALID_ROW,,,,,,,,\"amount \"\"forty\"\" is not a naira amount"));
+    assert!(lines[11].contains(",DUPLICATE,,,,,,,4000000,40000.00,,,\"reference SANDBOX-OK-1002 is already on line 3, verified there\""));
+    assert!(
+        lines[12].contains(",INVALID_ROW,,,,,,,,,,,\"amount \"\"forty\"\" is not a naira amount")
+    );
     // Control characters are escaped, never written raw.
     assert!(lines[13].starts_with("1013,SANDBOX-ERROR-1013,Lola\\e[2K,40000,"));
-    assert!(lines[13].contains(",UNVERIFIED,,,,,4000000,"));
+    assert!(lines[13].contains(",UNVERIFIED,,,,,,,4000000,40000.00,"));
     assert!(!stdout.contains('\u{1b}'));
 }
 
@@ -225,7 +235,8 @@ fn the_table_shows_what_needs_a_look_and_escapes_control_characters() {
     let (out, _dir) = reconcile(ORDERS, &[]);
     assert_eq!(out.status.code(), Some(9));
     let stdout = stdout_of(&out);
-    assert!(stdout.starts_with("Line"), "{stdout}");
+    // Led by the order id, for finance; the file's line after it.
+    assert!(stdout.starts_with("Order ID  Line"), "{stdout}");
     let data: Vec<&str> = stdout.lines().skip(1).collect();
     assert_eq!(data.len(), 11, "MATCHED rows are left out: {stdout}");
     assert!(!stdout.contains("MATCHED  "), "{stdout}");

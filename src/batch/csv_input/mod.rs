@@ -4,7 +4,7 @@
 //! decided at once (INVALID_ROW, DUPLICATE).
 
 use std::collections::VecDeque;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -143,6 +143,8 @@ pub(crate) struct Orders {
     selected: Arc<AtomicU64>,
     /// The order the last rows belong to, while they are its line items.
     order_above: Option<row::OrderAbove>,
+    /// The file starts with a UTF-8 byte-order mark.
+    bom: bool,
     /// The sum of every row's amount so far, per currency: what a totals row is checked
     /// against.
     sums: std::collections::HashMap<String, i128>,
@@ -190,6 +192,10 @@ impl Orders {
         options: &CsvOptions,
     ) -> Result<Orders, Failure> {
         let mut input = BufReader::new(input);
+        // Read before the header drops it: the output keeps it for Excel (`--bom`).
+        let bom = input
+            .fill_buf()
+            .is_ok_and(|start| start.starts_with(b"\xEF\xBB\xBF"));
         let found = find_header(&mut input, &name, options)?;
         let (columns, warnings) = find_columns(&found.cells, options, &name, found.line)?;
         let selection = Selection::find(&options.only, &found.cells, &name)?;
@@ -228,6 +234,7 @@ impl Orders {
             selection,
             selected: Arc::default(),
             order_above: None,
+            bom,
             sums: Default::default(),
             peeked: None,
             pending_failure: None,
@@ -309,6 +316,16 @@ impl Orders {
     /// Where the reference column is.
     pub(crate) fn reference_column(&self) -> usize {
         self.columns.reference
+    }
+
+    /// Where the order id column is, if the file has one.
+    pub(crate) fn order_column(&self) -> Option<usize> {
+        self.columns.order_id
+    }
+
+    /// Whether the file starts with a UTF-8 byte-order mark (Excel's "CSV UTF-8").
+    pub(crate) fn had_bom(&self) -> bool {
+        self.bom
     }
 
     /// The raw bytes of the current record's reference cell.

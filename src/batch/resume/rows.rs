@@ -178,6 +178,18 @@ impl RowRecord {
         };
         let text = |column: &str| Some(get(column).to_owned()).filter(|t| !t.is_empty());
         let (name, exit) = name_and_exit(shape, get(shape.outcome), None)?;
+        // A naira column restates the kobo one beside it, exactly, or is empty: a row
+        // whose two disagree was edited.
+        for naira_column in shape.own_columns().iter().filter(|c| c.ends_with("_naira")) {
+            let stated = get(naira_column);
+            let kobo_column = naira_column.replace("_naira", "_kobo");
+            let restated = number(&kobo_column)?.map(crate::domain::money::naira_decimal_total);
+            if !stated.is_empty() && restated.as_deref() != Some(stated) {
+                return Err("has figures that disagree with each other"
+                    .to_owned()
+                    .into());
+            }
+        }
         let amounts = Amounts {
             expected: kobo(number("expected_amount_kobo")?)?,
             gateway: kobo(number("gateway_amount_kobo")?)?,

@@ -59,6 +59,7 @@ pub(crate) fn run(
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
 
     let (header, reference_column) = (orders.header(), orders.reference_column());
+    let (order_column, had_bom) = (orders.order_column(), orders.had_bom());
     let index = match &args.resume {
         Some(path) => {
             let trust = Trust {
@@ -101,7 +102,9 @@ pub(crate) fn run(
             .sealed(Sealer::new(&verifier.secret))
         }
     }
-    .with_reference_lines(lines_of);
+    .with_reference_lines(lines_of)
+    .with_order_column(order_column)
+    .with_bom(args.bom || (!args.no_bom && had_bom));
     let batch = Batch {
         jobs: usize::from(args.batch.jobs),
         known_len,
