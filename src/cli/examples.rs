@@ -87,7 +87,7 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "payverify reconcile orders.csv -j 16 -o csv > reconciled.csv",
             ),
             (
-                "Nightly: mail only when a row is not MATCHED",
+                "Nightly: mail only when a row needs a look (exit not 0)",
                 "payverify reconcile -q -o csv orders.csv >out.csv || mail -s orders ops <out.csv",
             ),
             (
