@@ -1282,3 +1282,25 @@ mod generated {
         }
     }
 }
+
+/// A customer-typed `Total` in the first cell of the last row (a note, a name) never makes
+/// an order the file's totals row: an order paid by the gateway with no reference is
+/// NO_REFERENCE (exit 4), and one with an order number but no method column is no footer.
+#[test]
+fn a_customer_typed_total_on_the_last_order_is_not_a_totals_row() {
+    let with_method = "Customer Note,Order Number,Order Status,Payment Method,Transaction ID,\
+Order Currency,Order Total Amount\n\
+,4101,Processing,paywithbank3d,4101_1763730000_1250000,NGN,\"12,500.00\"\n\
+Total,4102,Processing,paywithbank3d,,NGN,\"12,500.00\"\n";
+    let (out, rows, _) = reconcile(with_method, &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_eq!(rows[1]["result"], "NO_REFERENCE", "{stderr}");
+    let no_method = "Customer Note,Order Number,Transaction ID,Order Total Amount\n\
+,4101,4101_1763730000_1250000,\"12,500.00\"\n\
+Total,4102,,\"12,500.00\"\n";
+    let (out, rows, _) = reconcile(no_method, &[]);
+    let stderr = stderr_of(&out);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert_ne!(rows[1]["result"], "TOTALS", "{stderr}");
+}

@@ -14,7 +14,8 @@ pub(super) type Peeked = (csv::ByteRecord, Option<u64>, Option<u64>);
 
 impl Orders {
     /// Whether the current record reads as a totals row: no reference, its first filled
-    /// cell `Total` (`TOTAL`, `Totals`, `Grand total`, ...), and an amount that can be read.
+    /// cell `Total` (`TOTAL`, `Totals`, `Grand total`, ...), an amount that can be read, and no
+    /// order id, payment method, status or merchant reference.
     pub(super) fn looks_like_totals(&self) -> bool {
         let text = |i: usize| {
             self.record
@@ -22,12 +23,20 @@ impl Orders {
                 .and_then(|c| std::str::from_utf8(c).ok())
                 .unwrap_or("")
         };
-        let first = self
-            .record
-            .iter()
-            .position(|c| !c.trim_ascii().is_empty())
-            .map(text);
+        let label = self.record.iter().position(|c| !c.trim_ascii().is_empty());
+        let first = label.map(text);
+        // A totals row belongs to no order: a row that names an order, a payment method or
+        // a status besides its label is an order (a customer-typed `Total` in its first
+        // cell makes it no footer; with the gateway as its method it is NO_REFERENCE, never
+        // exit 0). The label itself may stand in the order id column, as a footer's does.
+        let blank = |column: Option<usize>| {
+            column.is_none_or(|i| Some(i) == label || text(i).trim().is_empty())
+        };
         text(self.columns.reference).trim().is_empty()
+            && blank(self.columns.order_id)
+            && blank(self.columns.payment_method)
+            && blank(self.columns.status)
+            && blank(self.columns.merchant_ref)
             && first.is_some_and(|f| TOTAL_LABELS.contains(&columns::normalized(f).as_str()))
             && parse_amount(text(self.columns.amount), self.unit).is_ok()
     }
