@@ -38,16 +38,22 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
     let pair = format!("{client_id}:{secret}");
     let engine = &base64::engine::general_purpose::STANDARD;
     let unpadded = &base64::engine::general_purpose::STANDARD_NO_PAD;
-    for form in [
-        engine.encode(&pair),
-        unpadded.encode(&pair),
-        engine.encode(secret),
-        unpadded.encode(secret),
-    ] {
-        register(&form);
+    let url = &base64::engine::general_purpose::URL_SAFE;
+    let url_unpadded = &base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    for value in [pair.as_str(), secret] {
+        for form in [
+            engine.encode(value),
+            unpadded.encode(value),
+            url.encode(value),
+            url_unpadded.encode(value),
+        ] {
+            register(&form);
+        }
     }
     for value in [secret, pair.as_str()] {
         for form in base64_inside(value) {
+            // The same characters in the URL-safe alphabet (base64url).
+            register(&form.replace('+', "-").replace('/', "_"));
             register(&form);
         }
         register_with_encodings(value);
@@ -66,6 +72,27 @@ pub(crate) fn register_with_encodings(value: &str) {
         register(&url_encoded(&once, upper, false));
         register(&once);
     }
+    // Every byte as %XX (an encoder that escapes all), and a path encoder's form, which
+    // keeps `/` (Python's quote(), many HTTP libraries' path segments).
+    let all: String = value.bytes().map(|b| format!("%{b:02X}")).collect();
+    register(
+        &value
+            .bytes()
+            .map(|b| format!("%{b:02x}"))
+            .collect::<String>(),
+    );
+    register(&all);
+    register(&url_encoded(value, true, false).replace("%2F", "/"));
+    register(&url_encoded(value, false, false).replace("%2f", "/"));
+    // HTML-escaped, as an error page or a JSON message built from HTML may carry it.
+    register(
+        &value
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;"),
+    );
     let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
     register(&hex.to_ascii_uppercase());
     register(&hex);
@@ -259,6 +286,35 @@ mod tests {
             let encoded = engine.encode(format!("{prefix}cid-hex:{secret};rest"));
             assert!(holds_secret(&encoded), "{prefix}: {encoded}");
         }
+    }
+
+    /// Forms an attack on the release binary found unredacted: every byte percent-encoded,
+    /// a path encoder's form keeping `/`, base64url of the pair, HTML-escaped.
+    #[test]
+    fn whole_percent_path_base64url_and_html_forms_are_redacted_too() {
+        let secret = Secret::new("Ab9+dEf/GhI0jK==&<x>\"q'");
+        register_credentials("cid", &secret);
+        let all: String = secret
+            .expose()
+            .bytes()
+            .map(|b| format!("%{b:02X}"))
+            .collect();
+        let url = &base64::engine::general_purpose::URL_SAFE;
+        for echoed in [
+            all.clone(),
+            all.to_ascii_lowercase(),
+            "Ab9%2BdEf/GhI0jK%3D%3D%26%3Cx%3E%22q%27".to_owned(),
+            url.encode(format!("cid:{}", secret.expose())),
+            "Ab9+dEf/GhI0jK==&amp;&lt;x&gt;&quot;q&#39;".to_owned(),
+        ] {
+            let text = format!("bad key {echoed} here");
+            assert_eq!(redact(&text), "bad key <redacted> here", "{echoed}");
+        }
+        // The pair's base64url inside a longer encoded text: what encodes only its bytes goes.
+        let inside = url.encode(format!("auth=cid:{}", secret.expose()));
+        let shown = redact(&inside);
+        assert!(shown.contains(REDACTED), "{shown}");
+        assert!(shown.len() < 24 && inside.len() > 40, "{shown}");
     }
 
     #[test]
