@@ -136,7 +136,8 @@ impl Banner<'_> {
             latency_ms,
             rate_limit,
         } = *self;
-        let mut out = std::io::stdout().lock();
+        // Every error reported: the base URL line is what scripts read.
+        let mut out = crate::render::stdout_writer();
         writeln!(out, "{url}")?;
         if let Some(ca) = ca {
             writeln!(out, "{}", ca.display())?;

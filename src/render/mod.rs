@@ -172,12 +172,12 @@ pub(crate) fn stdout_was_closed() -> bool {
     handle.is_null() || handle.addr() == usize::MAX
 }
 
-/// Stands in for a stdout that was closed at start: every write fails.
-struct ClosedStdout;
+/// Stands in for a stdout that cannot take any output: every write fails, saying why.
+struct ClosedStdout(&'static str);
 
 impl Write for ClosedStdout {
     fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-        Err(io::Error::other("stdout is closed"))
+        Err(io::Error::other(self.0))
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -185,10 +185,43 @@ impl Write for ClosedStdout {
     }
 }
 
+/// Whether fd 1 was opened for reading only (`1<FILE`, `1</dev/null`): every write fails
+/// with EBADF, which std's stdout reports as written.
+#[cfg(unix)]
+fn stdout_read_only() -> bool {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsFd;
+    fcntl(io::stdout().as_fd(), FcntlArg::F_GETFL)
+        .is_ok_and(|flags| OFlag::from_bits_truncate(flags) & OFlag::O_ACCMODE == OFlag::O_RDONLY)
+}
+
+/// The process's stdout as a writer that reports every error. std's stdout reports a
+/// write that fails with EBADF (a descriptor closed, or open for reading only) as done,
+/// so the output would be lost without a trace and the run end 0: writes go through a
+/// duplicate of fd 1 instead, which says so. Each write the sink makes is whole, so no
+/// buffer is needed.
+#[cfg(unix)]
+pub(crate) fn stdout_writer() -> Box<dyn Write + Send> {
+    use std::os::fd::AsFd;
+    if stdout_was_closed() {
+        return Box::new(ClosedStdout("stdout is closed"));
+    }
+    if stdout_read_only() {
+        return Box::new(ClosedStdout(
+            "stdout is open for reading only (1<FILE): send the output to a file with >",
+        ));
+    }
+    match io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(ClosedStdout("stdout is closed")),
+    }
+}
+
 /// The process's stdout, or a stand-in that fails every write when it was closed at start.
-fn stdout_or_closed() -> Box<dyn Write + Send> {
+#[cfg(windows)]
+pub(crate) fn stdout_writer() -> Box<dyn Write + Send> {
     match stdout_was_closed() {
-        true => Box::new(ClosedStdout),
+        true => Box::new(ClosedStdout("stdout is closed")),
         false => Box::new(io::stdout()),
     }
 }
@@ -210,7 +243,7 @@ impl Printer {
             width: tty.then(|| terminal_width(env)).flatten(),
         };
         Printer {
-            out: Sink::closed_on_hurried_exit(stdout_or_closed()),
+            out: Sink::closed_on_hurried_exit(stdout_writer()),
             style,
         }
     }
@@ -229,7 +262,7 @@ impl Printer {
     /// A printer on stdout for output that is never coloured (scripts, roff, help). A
     /// stdout closed at start fails every write, as for [`Printer::stdout`].
     pub(crate) fn plain_stdout() -> Self {
-        Printer::new(stdout_or_closed(), Style::PLAIN)
+        Printer::new(stdout_writer(), Style::PLAIN)
     }
 
     /// Turns the printer into a writer of batch records.

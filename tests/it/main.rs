@@ -42,6 +42,7 @@ mod safe_gate;
 mod sandbox;
 mod setup;
 mod stop;
+mod streams;
 mod tls;
 mod usage;
 mod verify;
