@@ -83,6 +83,10 @@ impl Log {
     }
 
     fn line(&self, text: &str) {
+        // stderr is a file the run was asked to read: a line would be written into it.
+        if crate::files::stderr_is_input() {
+            return;
+        }
         let mut line = scrub(text);
         line.push('\n');
         // One write per line keeps lines whole when worker threads log at once; a closed

@@ -113,7 +113,9 @@ impl Input {
                 InputSource::Stdin if stdin_taken => (Box::new(io::empty()), "stdin".into()),
                 InputSource::Stdin => {
                     stdin_taken = true;
-                    let stdin = crate::files::stdin(&crate::files::REFERENCES);
+                    let stdin = crate::files::stdin(&crate::files::REFERENCES).map_err(|e| {
+                        Failure::usage(format!("cannot read references from stdin: {e}"))
+                    })?;
                     (Box::new(BufReader::new(stdin)), "stdin".into())
                 }
                 InputSource::File(path) => {

@@ -200,6 +200,7 @@ fn read_input(input: Option<&Path>) -> Result<(String, Vec<u8>), Failure> {
             }
             let mut bytes = Vec::new();
             crate::files::stdin(&PAYLOAD)
+                .map_err(|e| Failure::usage(format!("cannot read stdin: {e}")))?
                 .read_to_end(&mut bytes)
                 .map_err(|e| {
                     let message = format!("cannot read stdin: {e}");

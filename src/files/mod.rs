@@ -19,6 +19,7 @@ pub(crate) use read::{
     CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, Unreadable, open,
     read, read_text, stdin,
 };
+pub(crate) use run::stderr_is_input;
 pub(crate) use write::{Pending, Replace, Unwritable, prepare, remove_temporaries, write};
 
 /// `bytes` as people say a cap: `64 KiB`, `1 MiB`, `4 GiB`.

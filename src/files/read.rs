@@ -119,6 +119,27 @@ impl Unreadable {
         }
     }
 
+    /// A regular file that is where `stream` (stdout or stderr) goes: reading it while
+    /// writing it destroys it. When it is stderr, nothing more is written there (see
+    /// [`run::stderr_is_input`]): the message itself would land in the input.
+    fn output(stream: &str) -> Unreadable {
+        let why = match stream {
+            "stdout" => {
+                "it is also where this run's output goes (stdout), which would write over it \
+                 while it is read; write the output to a new file"
+            }
+            _ => {
+                run::stderr_read_as_input();
+                "it is also where this run's messages go (stderr), which would write over it \
+                 while it is read; send them to another file"
+            }
+        };
+        Unreadable {
+            problem: Problem::Output,
+            why: why.into(),
+        }
+    }
+
     fn too_large(limit: &Limit) -> Unreadable {
         Unreadable {
             problem: Problem::TooLarge,
@@ -221,20 +242,7 @@ pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, U
             return Err(Unreadable::too_large(limit));
         }
         if let Some(stream) = run::std_stream(run::file_id(&file, &meta)) {
-            let why = match stream {
-                "stdout" => {
-                    "it is also where this run's output goes (stdout), which would \
-                             write over it while it is read; write the output to a new file"
-                }
-                _ => {
-                    "it is also where this run's messages go (stderr), which would write \
-                      over it while it is read; send them to another file"
-                }
-            };
-            return Err(Unreadable {
-                problem: Problem::Output,
-                why: why.into(),
-            });
+            return Err(Unreadable::output(stream));
         }
     } else {
         blocking(&file).map_err(|e| Unreadable::io(&e))?;
@@ -263,10 +271,15 @@ pub(crate) fn read_text(path: &Path, limit: &'static Limit) -> Result<String, Un
     })
 }
 
-/// Stdin, capped as `limit` says and remembered as an input of the run.
-pub(crate) fn stdin(limit: &'static Limit) -> Capped<io::Stdin> {
+/// Stdin, capped as `limit` says and remembered as an input of the run; refused when it
+/// is a regular file that is where stdout or stderr goes (`- < refs.txt >> refs.txt`
+/// would read its own output back as input).
+pub(crate) fn stdin(limit: &'static Limit) -> Result<Capped<io::Stdin>, Unreadable> {
+    if let Some(stream) = run::std_stream(run::stdin_file_id()) {
+        return Err(Unreadable::output(stream));
+    }
     run::register(run::stdin_id(), limit.what, None);
-    Capped::new(io::stdin(), limit)
+    Ok(Capped::new(io::stdin(), limit))
 }
 
 /// Refuses what is not a regular file (or, for a stream, a named pipe).

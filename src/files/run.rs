@@ -8,6 +8,7 @@ use std::fs::{File, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One file read by this run.
 struct Input {
@@ -39,6 +40,21 @@ impl Input {
 
 /// Every file read so far; outputs are checked against it.
 static INPUTS: Mutex<Vec<Input>> = Mutex::new(Vec::new());
+
+/// Set once an input was refused for being where stderr goes.
+static STDERR_IS_INPUT: AtomicBool = AtomicBool::new(false);
+
+/// Notes that stderr is a file the run was asked to read (`--from refs.txt 2>>refs.txt`).
+pub(super) fn stderr_read_as_input() {
+    STDERR_IS_INPUT.store(true, Ordering::SeqCst);
+}
+
+/// Whether stderr is a file the run was asked to read: then nothing is written to it, not
+/// even the refusal, which would land in that input (the exit status, 2, is all that
+/// says why; docs/verify.md tells).
+pub(crate) fn stderr_is_input() -> bool {
+    STDERR_IS_INPUT.load(Ordering::SeqCst)
+}
 
 /// A file's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +149,17 @@ pub(super) fn stdin_id() -> Option<Id> {
     stream_id(io::stdin().as_fd())
 }
 
+/// What stdin is when it is a regular file (`< refs.txt`): a terminal or a pipe is never
+/// one that stdout or stderr could write over (an interactive shell gives all three the
+/// same terminal).
+#[cfg(unix)]
+pub(super) fn stdin_file_id() -> Option<Id> {
+    use std::os::fd::AsFd;
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then(|| id(&meta))
+}
+
 #[cfg(unix)]
 fn stream_id(fd: std::os::fd::BorrowedFd<'_>) -> Option<Id> {
     let fd = fd.try_clone_to_owned().ok()?;
@@ -153,6 +180,12 @@ fn stderr_id() -> Option<Id> {
 #[cfg(windows)]
 pub(super) fn stdin_id() -> Option<Id> {
     handle_id(io::stdin())
+}
+
+/// A console has no file identity on Windows, so stdin's identity is that of a file.
+#[cfg(windows)]
+pub(super) fn stdin_file_id() -> Option<Id> {
+    stdin_id()
 }
 
 /// `"stdout"` or `"stderr"` when the file `id` names is where that stream goes.

@@ -70,3 +70,169 @@ fn a_stdout_open_for_reading_only_is_exit_10() {
     }
     assert_eq!(std::fs::read_to_string(&somefile).unwrap(), "x\n");
 }
+
+// ---- b, c. A stream that is also an input ------------------------------------------------
+
+/// Where a redirection of the test's points.
+enum To {
+    /// `<FILE`
+    Read,
+    /// `>>FILE`
+    Append,
+    /// The test's own pipe.
+    Pipe,
+}
+
+fn stdio(to: &To, path: &Path) -> Stdio {
+    match to {
+        To::Read => File::open(path).unwrap().into(),
+        To::Append => std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .into(),
+        To::Pipe => Stdio::piped(),
+    }
+}
+
+/// payverify `args` (FILE replaced by the path of `name` in `dir`) against a gateway
+/// that counts requests, with stdin, stdout and stderr as given: the output, and how many
+/// requests it made.
+fn run_on_file(dir: &TempDir, name: &str, args: &str, streams: [To; 3]) -> (Output, usize) {
+    let gateway = gateway::Gateway::start(&[gateway::Txn::paid("REF-1", 4_000_000)]);
+    let path = dir.path().join(name);
+    let path_text = path.to_str().unwrap();
+    let args: Vec<&str> = args
+        .split_whitespace()
+        .map(|a| if a == "FILE" { path_text } else { a })
+        .collect();
+    let [stdin, stdout, stderr] = streams.map(|to| stdio(&to, &path));
+    let out = spawnable()
+        .args(&args)
+        .env("PAYVERIFY_BASE_URL", &gateway.url)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .output()
+        .unwrap();
+    (out, gateway.requests())
+}
+
+const REFS: &str = "REF-1\nREF-2\n";
+const ORDERS: &str = "order_id,reference,total,currency\n1,REF-1,40000,NGN\n";
+
+/// `verify - <refs.txt >>refs.txt` read its own output back as references; `--from` and
+/// `reconcile FILE` were already refused. Each is exit 2 before any request, naming the
+/// clash on stderr, and the file is left byte for byte.
+#[test]
+fn b_stdin_or_an_input_that_is_where_stdout_goes_is_refused_before_any_request() {
+    use To::*;
+    let cases = [
+        (
+            "refs.txt",
+            REFS,
+            "verify -o jsonl -",
+            [Read, Append, Pipe],
+            "references from stdin",
+        ),
+        (
+            "refs.txt",
+            REFS,
+            "verify -o jsonl --from FILE",
+            [Pipe, Append, Pipe],
+            "references from",
+        ),
+        (
+            "orders.csv",
+            ORDERS,
+            "reconcile -o jsonl -",
+            [Read, Append, Pipe],
+            "stdin",
+        ),
+        (
+            "orders.csv",
+            ORDERS,
+            "reconcile -o jsonl FILE",
+            [Pipe, Append, Pipe],
+            "orders.csv",
+        ),
+        (
+            "p.json",
+            "{}",
+            "webhook check -",
+            [Read, Append, Pipe],
+            "stdin",
+        ),
+    ];
+    for (name, text, args, streams, what) in cases {
+        let dir = TempDir::new("streams-stdout-input");
+        dir.write(name, text);
+        let (out, requests) = run_on_file(&dir, name, args, streams);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args}: {stderr}");
+        assert_eq!(requests, 0, "{args}");
+        assert_eq!(own_lines(&stderr).len(), 1, "{args}: {stderr}");
+        assert!(
+            stderr.starts_with("payverify: cannot read ")
+                && stderr.contains(what)
+                && stderr.ends_with(
+                    "it is also where this run's output goes (stdout), which would write over \
+                     it while it is read; write the output to a new file\n"
+                ),
+            "{args}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).unwrap(),
+            text
+        );
+    }
+}
+
+/// `--from refs.txt 2>>refs.txt`: stderr is an input. The refusal itself would be written
+/// into that input, so nothing is: exit 2 alone says it, before any request, and the file
+/// is left byte for byte (even with -v, whose lines would go there too).
+#[test]
+fn c_an_input_that_is_where_stderr_goes_is_refused_and_nothing_written_into_it() {
+    use To::*;
+    let cases = [
+        (
+            "refs.txt",
+            REFS,
+            "verify -v -o jsonl --from FILE",
+            [Pipe, Pipe, Append],
+        ),
+        (
+            "refs.txt",
+            REFS,
+            "verify -v -o jsonl -",
+            [Read, Pipe, Append],
+        ),
+        (
+            "orders.csv",
+            ORDERS,
+            "reconcile -v -o jsonl FILE",
+            [Pipe, Pipe, Append],
+        ),
+        (
+            "orders.csv",
+            ORDERS,
+            "reconcile -o jsonl -",
+            [Read, Pipe, Append],
+        ),
+    ];
+    for (name, text, args, streams) in cases {
+        let dir = TempDir::new("streams-stderr-input");
+        dir.write(name, text);
+        let (out, requests) = run_on_file(&dir, name, args, streams);
+        assert_eq!(out.status.code(), Some(2), "{args}");
+        assert_eq!(requests, 0, "{args}");
+        assert_eq!(stdout_of(&out), "", "{args}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).unwrap(),
+            text,
+            "{args}"
+        );
+    }
+}

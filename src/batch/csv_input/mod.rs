@@ -175,7 +175,9 @@ impl Orders {
     /// column is a usage error (exit 2) before any request.
     pub(crate) fn open(path: &Path, options: &CsvOptions) -> Result<Orders, Failure> {
         let (input, name): (Box<dyn Read + Send>, String) = if path.as_os_str() == "-" {
-            (Box::new(crate::files::stdin(&ORDERS)), "stdin".into())
+            let stdin = crate::files::stdin(&ORDERS)
+                .map_err(|e| Failure::usage(format!("cannot read stdin: {e}")))?;
+            (Box::new(stdin), "stdin".into())
         } else {
             let name = path.display().to_string();
             let file = crate::files::open(path, &ORDERS)
