@@ -297,29 +297,36 @@ pub(crate) fn resume_command(format: OutputFormat) -> String {
             format!("NEXT-RUN.{extension}"),
         ),
     };
-    let mut words = vec!["payverify".to_owned()];
     // Lossy: an argument that is not UTF-8 is shown, never a reason to panic here.
-    let mut args = std::env::args_os()
+    let args = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned());
-    while let Some(arg) = args.next() {
-        if arg == "--resume" {
-            args.next();
-            continue;
-        }
-        if arg.starts_with("--resume=") {
-            continue;
-        }
-        words.push(arg);
-    }
-    words.push("--resume".into());
-    words.push(resume_from);
+    let words = with_resume(args, resume_from);
     let command = words
         .iter()
         .map(|w| shell_word(w))
         .collect::<Vec<_>>()
         .join(" ");
     format!("{command} > {}", shell_word(&next))
+}
+
+/// `payverify ARGS` with any `--resume` of theirs replaced by `--resume FILE`, placed
+/// before a `--` (after it, `--resume` would be a reference, or a file name to reconcile);
+/// every argument after the `--` is kept as it is, `--resume` included.
+fn with_resume(args: impl Iterator<Item = String>, file: String) -> Vec<String> {
+    let mut words = vec!["payverify".to_owned()];
+    let mut args = args.peekable();
+    while let Some(arg) = args.next_if(|arg| arg != "--") {
+        if arg == "--resume" {
+            args.next();
+        } else if !arg.starts_with("--resume=") {
+            words.push(arg);
+        }
+    }
+    words.push("--resume".into());
+    words.push(file);
+    words.extend(args);
+    words
 }
 
 /// `word` as a POSIX shell reads it back: bare when it is plain, else single-quoted.

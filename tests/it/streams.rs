@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use crate::common::*;
 
@@ -235,4 +235,57 @@ fn c_an_input_that_is_where_stderr_goes_is_refused_and_nothing_written_into_it()
             "{args}"
         );
     }
+}
+
+// ---- f. The resume hint ------------------------------------------------------------------
+
+/// The command printed on Ctrl-C to finish the run, run as printed: with `--` before the
+/// references, `--resume FILE` goes before the `--` (after it, `--resume` would be taken as
+/// a reference), and the resumed run completes the output.
+#[test]
+fn f_the_resume_hint_after_a_double_dash_runs_and_finishes_the_run() {
+    let dir = TempDir::new("streams-resume-hint");
+    let args = [
+        "verify",
+        "--sandbox",
+        "-o",
+        "jsonl",
+        "-j",
+        "1",
+        "--",
+        "SANDBOX-OK-1",
+        "SANDBOX-OK-2",
+        "SANDBOX-SLOW-1000-3",
+        "SANDBOX-OK-4",
+        "SANDBOX-OK-5",
+    ];
+    let part = dir.path().join("part.jsonl");
+    let (stderr, _) = interrupted_into(dir.path(), &args, &part, 5);
+    let hint = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("payverify: to finish this run, resume it: "))
+        .unwrap_or_else(|| panic!("no hint: {stderr}"));
+    assert!(
+        hint.starts_with("payverify verify --sandbox -o jsonl -j 1 --resume part.jsonl -- "),
+        "{hint}"
+    );
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    let command = format!(
+        "{}{}",
+        bin.display(),
+        hint.strip_prefix("payverify").unwrap()
+    );
+    let resumed = Command::new("sh")
+        .args(["-c", &command])
+        .current_dir(dir.path())
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr_of(&resumed));
+    let records = std::fs::read(dir.path().join("part-resumed.jsonl")).unwrap();
+    let references: Vec<String> = jsonl(&records)
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(references, &args[7..], "{}", stderr_of(&resumed));
 }
