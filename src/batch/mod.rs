@@ -155,7 +155,7 @@ impl Sink<Carried> for RecordWriter {
     fn write(&mut self, entry: &Entry<Carried>) -> io::Result<()> {
         match entry {
             Entry::Verified(record) => RecordWriter::write(self, record),
-            Entry::Decided(carried) => RecordWriter::write_carried(self, &carried.text),
+            Entry::Decided(carried) => RecordWriter::write_carried(self, &carried.record),
         }
     }
 

@@ -334,7 +334,9 @@ pub(crate) struct VerifyArgs {
 
     /// Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now,
     /// complete or cut short). References whose record there is a final answer are not asked
-    /// again: the record is written again unchanged, in its place. Write to a new file.
+    /// again: the answer it holds is judged again under this run's checks and written in its
+    /// place as a fresh record is (a csv SUCCESSFUL or CHECK_FAILED is asked). Write to a new
+    /// file.
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
 
@@ -424,8 +426,8 @@ pub(crate) struct ReconcileArgs {
     /// Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv,
     /// the same -o as now, complete or cut short). A row whose result there is final
     /// (anything but UNVERIFIED and NOT_FINAL) and that is still the same row is not asked
-    /// again: its earlier output row is written again unchanged, in its place. Write to a
-    /// new file.
+    /// again: its earlier output row is written again by value (redacted and escaped as a
+    /// fresh row is), in its place. Write to a new file.
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
 

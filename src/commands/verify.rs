@@ -87,6 +87,7 @@ pub(crate) fn run(
                         expect: args.expect.expectations(),
                         secret: Some(verifier.secret.clone()),
                         expect_mode: verifier.expect_mode.clone(),
+                        hmac: verifier.hmac,
                     };
                     Some(ResumeIndex::open(
                         path,

@@ -78,11 +78,26 @@ pub(crate) const MAX_DEPTH: usize = 64;
 pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
     // A separate pass that builds nothing: serde_json's Value silently keeps the last
     // duplicate, and its size must be known before it is built.
+    scan(bytes, MAX_VALUES)?;
+    if let Some(key) = reserved_key(bytes) {
+        return Err(BodyError::ReservedKey(key));
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(BodyError::NotAnObject(json_kind(&other))),
+        Err(e) => Err(BodyError::NotJson(e.to_string())),
+    }
+}
+
+/// Walks `bytes` as one JSON document without building it: a key repeated in any object,
+/// more than `max_values` values or nesting past [`MAX_DEPTH`] is refused.
+fn scan(bytes: &[u8], max_values: usize) -> Result<(), BodyError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let count = Cell::new(0);
     let scan = Scan {
         count: &count,
         depth: 0,
+        max: max_values,
     };
     if let Err(e) = scan.deserialize(&mut de).and_then(|_| de.end()) {
         let text = e.to_string();
@@ -96,14 +111,7 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
         }
         return Err(BodyError::NotJson(text));
     }
-    if let Some(key) = reserved_key(bytes) {
-        return Err(BodyError::ReservedKey(key));
-    }
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(BodyError::NotAnObject(json_kind(&other))),
-        Err(e) => Err(BodyError::NotJson(e.to_string())),
-    }
+    Ok(())
 }
 
 const DUPLICATE_PREFIX: &str = "duplicate key ";
@@ -131,6 +139,8 @@ struct Scan<'a> {
     count: &'a Cell<usize>,
     /// Arrays and objects enclosing this value.
     depth: usize,
+    /// Most values the document may hold.
+    max: usize,
 }
 
 impl Scan<'_> {
@@ -138,9 +148,10 @@ impl Scan<'_> {
     fn value<E: de::Error>(self) -> Result<(), E> {
         let n = self.count.get() + 1;
         self.count.set(n);
-        if n > MAX_VALUES {
+        if n > self.max {
             return Err(E::custom(format!(
-                "{TOO_LARGE_PREFIX}it holds more than {MAX_VALUES} JSON values"
+                "{TOO_LARGE_PREFIX}it holds more than {} JSON values",
+                self.max
             )));
         }
         Ok(())
@@ -310,13 +321,33 @@ fn reserved_key(bytes: &[u8]) -> Option<String> {
 /// [`parse_object`] does; no size limits (a record holds a response that passed them).
 pub(crate) fn parse_record(text: &str) -> Result<Map<String, Value>, String> {
     no_private_key(text)?;
+    no_duplicate_key(text)?;
     serde_json::from_str(text).map_err(|e| format!("is not a JSON object ({e})"))
 }
 
-/// `text` read as `T` (a record's typed view), refusing a serde_json private key first.
+/// `text` read as `T` (a record's typed view), refusing a serde_json private key or a key
+/// given twice first.
 pub(crate) fn from_record<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, String> {
     no_private_key(text)?;
+    no_duplicate_key(text)?;
     serde_json::from_str(text).map_err(|e| format!("is not a well-formed record ({e})"))
+}
+
+/// A record's refusal when an object in it, at any depth, has a key twice: payverify never
+/// writes one, and readers differ on which of the two counts (serde_json's `Value` keeps
+/// the last, many others the first), so a record saying FAILED to payverify could say
+/// SUCCESSFUL to the next reader. Records are not bodies: no cap on their values beyond
+/// the cap on a line's length.
+fn no_duplicate_key(text: &str) -> Result<(), String> {
+    match scan(text.as_bytes(), usize::MAX) {
+        Err(BodyError::DuplicateKey(key)) => Err(format!(
+            "has the key {} twice",
+            crate::terminal::quoted(&key)
+        )),
+        Err(BodyError::TooComplex(why)) => Err(format!("is not a record payverify writes ({why})")),
+        // Not JSON at all: the parse after says so.
+        _ => Ok(()),
+    }
 }
 
 /// A record's refusal when it holds a serde_json private key.

@@ -718,13 +718,19 @@ impl ReconcileWriter {
         Ok(())
     }
 
-    /// Writes a row carried over from an earlier run again unchanged
-    /// (a jsonl line or a csv row without its line end; `--resume` needs -o jsonl or csv).
-    pub(crate) fn write_carried(&mut self, text: &str) -> io::Result<()> {
+    /// Writes a row carried over from an earlier run by value, as a fresh row's values are
+    /// written ([`super::records::carried_text`]; `--resume` needs -o jsonl or csv).
+    pub(crate) fn write_carried(
+        &mut self,
+        carried: &super::records::CarriedRecord,
+    ) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }
-        let text = super::records::clean_carried(text, self.format, self.sealer.as_ref());
+        let text = super::records::carried_text(carried, self.format, self.sealer.as_ref())
+            .ok_or_else(|| {
+                io::Error::other("an earlier row cannot be written in this run's format")
+            })?;
         self.element(&format!("{text}\n"))
     }
 

@@ -80,52 +80,53 @@ pub(crate) fn json(record: &Record) -> String {
     crate::terminal::json_text(text)
 }
 
-/// An earlier run's record (a jsonl line or a csv row, as `--resume` carries it) as this run
-/// writes it: unchanged, unless it holds a secret form this run knows (a secret registered
-/// since, such as another profile's or a proxy password). Then its values are redacted, never
-/// its bytes: a jsonl record is parsed, redacted, written again and sealed again by
-/// `sealer`; a csv row is split into its cells, each redacted, and joined again.
-pub(crate) fn clean_carried<'a>(
-    text: &'a str,
+/// An earlier run's record as `--resume` carries it: its values, read back and checked,
+/// never its bytes. Each is written through the path a fresh record takes (redaction and
+/// the terminal sanitiser by value, a csv cell's formula guard, this run's seal), so that
+/// a file anyone could write cannot put onto stdout what a fresh record could not: the
+/// secret in a JSON escape the byte redaction does not know, a raw control or bidi
+/// character, an unguarded formula, a key given twice.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CarriedRecord {
+    /// verify's jsonl record, rebuilt: this run's job with the stored answer judged again.
+    Record(Box<Record>),
+    /// A csv row's cells as read (a written formula guard kept, so written once).
+    Cells(Vec<String>),
+    /// reconcile's jsonl record as a JSON object (its seal left off; this run seals it).
+    Object(Map<String, Value>),
+}
+
+/// A carried record's text in `format` (a csv row or a JSON object, without a line end):
+/// cells through [`csv::row`], an object's strings and keys redacted by value, serialised
+/// and escaped ([`crate::terminal::json_text`]) and sealed by `sealer`. `None` for a record
+/// the format cannot show (a jsonl one in a csv run), which `--resume` never carries.
+pub(crate) fn carried_text(
+    carried: &CarriedRecord,
     format: OutputFormat,
     sealer: Option<&Sealer>,
-) -> Cow<'a, str> {
-    if !crate::secret::holds_secret(text) {
-        return Cow::Borrowed(text);
-    }
-    match format {
-        OutputFormat::Csv => {
-            let mut reader = ::csv::ReaderBuilder::new()
-                .has_headers(false)
-                .from_reader(text.as_bytes());
-            let mut record = ::csv::StringRecord::new();
-            match reader.read_record(&mut record) {
-                Ok(true) => {
-                    let cells: Vec<Cow<'_, str>> = record.iter().map(redact).collect();
-                    let mut row = csv::row(&cells);
-                    row.pop();
-                    Cow::Owned(row)
-                }
-                // Not a row the csv reader can split: nothing of it is shown.
-                _ => Cow::Owned(crate::secret::REDACTED.to_owned()),
-            }
+) -> Option<String> {
+    let seal = |text: String| match sealer {
+        Some(sealer) => sealer.seal(&text),
+        None => text,
+    };
+    match (carried, format) {
+        (CarriedRecord::Cells(cells), OutputFormat::Csv) => {
+            let mut row = csv::row(cells);
+            row.pop();
+            Some(row)
         }
-        _ => match crate::domain::json::parse_record(text).map(serde_json::Value::Object) {
-            Ok(mut value) => {
-                if let serde_json::Value::Object(map) = &mut value {
-                    map.shift_remove("seal");
-                }
-                crate::secret::redact_json(&mut value);
-                let text = crate::terminal::json_text(value.to_string());
-                Cow::Owned(match sealer {
-                    Some(sealer) => sealer.seal(&text),
-                    None => text,
-                })
+        (CarriedRecord::Record(record), OutputFormat::Jsonl | OutputFormat::Json) => {
+            Some(seal(json(record)))
+        }
+        (CarriedRecord::Object(map), OutputFormat::Jsonl | OutputFormat::Json) => {
+            let mut value = Value::Object(map.clone());
+            if let Value::Object(map) = &mut value {
+                map.shift_remove("seal");
             }
-            Err(_) => {
-                Cow::Owned(serde_json::json!({ "error": crate::secret::REDACTED }).to_string())
-            }
-        },
+            crate::secret::redact_json(&mut value);
+            Some(seal(crate::terminal::json_text(value.to_string())))
+        }
+        _ => None,
     }
 }
 
@@ -369,13 +370,19 @@ impl RecordWriter {
         }
     }
 
-    /// Writes an earlier run's record again exactly as it was (`--resume`): a jsonl line or
-    /// a csv row without its line end. Line formats only; `--resume` refuses the others.
-    pub(crate) fn write_carried(&mut self, text: &str) -> io::Result<()> {
+    /// Writes an earlier run's record (`--resume`) as a fresh one is written: a rebuilt
+    /// record through [`RecordWriter::write`], the rest by value ([`carried_text`]). Line
+    /// formats only; `--resume` refuses the others.
+    pub(crate) fn write_carried(&mut self, carried: &CarriedRecord) -> io::Result<()> {
         if self.discard {
             return Ok(());
         }
-        let text = clean_carried(text, self.format, self.sealer.as_ref());
+        if let CarriedRecord::Record(record) = carried {
+            return self.write(record);
+        }
+        let text = carried_text(carried, self.format, self.sealer.as_ref()).ok_or_else(|| {
+            io::Error::other("an earlier record cannot be written in this run's format")
+        })?;
         match self.format {
             OutputFormat::Jsonl | OutputFormat::Csv => self.element(&format!("{text}\n")),
             OutputFormat::Json => self.element(&text),

@@ -36,6 +36,7 @@ mod properties;
 mod reconcile;
 mod reconcile_resume;
 mod resume;
+mod resume_carried;
 mod resume_like_fresh;
 mod resume_trust;
 mod safe_gate;

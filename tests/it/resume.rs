@@ -59,9 +59,10 @@ fn resuming_a_complete_file_asks_only_what_was_not_final() {
 
         let again = run(&dir, &["-o", format, "--resume", earlier.to_str().unwrap()]);
         assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
-        // A csv row holds no response to check again: its SUCCESSFUL records are asked.
+        // A csv row holds no response to judge again under this run's checks: its
+        // SUCCESSFUL and CHECK_FAILED records are asked.
         let (asked, carried) = match format {
-            "csv" => (MIX_NOT_FINAL + 2, 3),
+            "csv" => (MIX_NOT_FINAL + 3, 2),
             _ => (MIX_NOT_FINAL, 5),
         };
         assert_eq!(requests(&again), asked, "{format}: {}", stderr_of(&again));
@@ -347,10 +348,12 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         assert!(stdout_of(&out).contains("CHECK_FAILED"));
         assert!(
             stderr_of(&out).contains(
-                "payverify: warning: 1 SUCCESSFUL records of the --resume file were asked \
-                 again: a record is carried only if it bears payverify's seal under this \
-                 run's secret and its stored response passes this run's checks with an hmac \
-                 valid under this run's secret (a csv record holds neither)\n"
+                "payverify: warning: 1 final records of the --resume file were asked \
+                 again: a jsonl record is carried only if it bears payverify's seal under \
+                 this run's secret; its stored answer is judged again under this run's \
+                 checks, and passes only with an hmac valid under this run's secret; a csv \
+                 record holds no answer to judge, so its SUCCESSFUL and CHECK_FAILED \
+                 records are asked\n"
             ),
             "{}",
             stderr_of(&out)

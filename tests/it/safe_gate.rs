@@ -804,7 +804,7 @@ fn item_02_another_mode_is_exit_4_from_the_flag_or_the_profile() {
     );
     assert_eq!(resumed.status.code(), Some(4), "{}", stderr_of(&resumed));
     assert!(
-        stderr_of(&resumed).contains("2 SUCCESSFUL records of the --resume file were asked again"),
+        stderr_of(&resumed).contains("2 final records of the --resume file were asked again"),
         "{}",
         stderr_of(&resumed)
     );

@@ -360,7 +360,7 @@ impl Orders {
 pub(crate) enum Reconciled {
     /// INVALID_ROW or DUPLICATE.
     Row(Decided),
-    /// An earlier run's final row, written again unchanged.
+    /// An earlier run's final row, written again by value.
     Carried(Carried),
 }
 

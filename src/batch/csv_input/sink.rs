@@ -5,7 +5,7 @@ use super::*;
 /// Reconciled rows go to the engine's ordered writer like verify's records: each entry is
 /// judged and counted in the totals when the engine tallies it (so the totals are exactly
 /// the rows the exit status merges, written or not), and judged again to be written; a
-/// carried row counts from the figures read back from it, and is written as it was.
+/// carried row counts from the figures read back from it, and is written by value.
 impl Sink<Reconciled> for ReconcileWriter {
     fn begin(&mut self) -> io::Result<()> {
         ReconcileWriter::begin(self)
@@ -40,7 +40,7 @@ impl Sink<Reconciled> for ReconcileWriter {
     fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
         match entry {
             Entry::Decided(Reconciled::Carried(carried)) => {
-                ReconcileWriter::write_carried(self, &carried.text)
+                ReconcileWriter::write_carried(self, &carried.record)
             }
             _ => {
                 let mut judged = judge(entry);

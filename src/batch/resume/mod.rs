@@ -1,6 +1,7 @@
 //! `--resume FILE`: an earlier run's output (jsonl or csv, complete or cut short) read into
 //! an index keyed by reference, so that a batch's [`Source`] can hand the references whose
-//! earlier record is a final answer to the writer as they were, and ask only the rest.
+//! earlier record is a final answer to the writer, read back into its values (never its
+//! bytes; see [`carry`]), and ask only the rest.
 //!
 //! The index knows nothing of verify or reconcile beyond a [`Shape`] (columns, where the
 //! reference and the outcome are, outcome names, which are final, and for reconcile the
@@ -13,6 +14,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::marker::PhantomData;
 use std::path::Path;
 
+mod carry;
 mod records;
 mod rows;
 
@@ -25,9 +27,11 @@ use crate::domain::seal::Sealer;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
+use crate::render::records::CarriedRecord;
 use crate::render::{OutputFormat, csv};
 use crate::secret::Secret;
 use crate::transport::client::Response;
+use carry::*;
 use records::*;
 use rows::*;
 
@@ -36,12 +40,12 @@ use rows::*;
 /// text several times longer: a genuine output must never be refused for a long line.
 pub(crate) const MAX_RECORD: usize = 8 << 20;
 
-/// A record carried over from an earlier run: its text exactly as that run wrote it (one
-/// jsonl line or one csv row, without the line end), its exit status and outcome name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A record carried over from an earlier run: its values as read back (never its bytes),
+/// its exit status and outcome name.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Carried {
-    /// The earlier record, written again unchanged.
-    pub(crate) text: String,
+    /// The earlier record, written again through the path a fresh one takes.
+    pub(crate) record: CarriedRecord,
     /// Its exit status, merged into this run's.
     pub(crate) exit: Exit,
     /// Its outcome name, counted in the summary.
@@ -121,15 +125,16 @@ impl Shape {
     }
 }
 
-/// What a SUCCESSFUL record must prove to be carried over, so that a resumed run never
-/// earns exit 0 more cheaply than a fresh one. The file is not the service: anyone who can
-/// write it could write "SUCCESSFUL". So the response the record holds goes through this
-/// run's checks as if the service had just sent it (for this reference, with this run's
-/// expectations), and its hmac must be valid under this run's secret whatever `--hmac`
-/// says: only that signature shows the answer came from the service, and from this
-/// service (not the sandbox, another profile or an edited copy). A csv record holds no
-/// response to check, so its SUCCESSFUL records are always asked again. Records of other
-/// outcomes cannot earn exit 0, and are carried as they are.
+/// What a record must prove to be carried over, so that a resumed run never earns exit 0
+/// more cheaply than a fresh one, nor writes what a fresh one would not. The file is not
+/// the service: anyone who can write it could write "SUCCESSFUL". So a jsonl record is
+/// carried only under payverify's seal for this run's secret, and the response it holds
+/// goes through this run's checks as if the service had just sent it (for this reference,
+/// with this run's expectations and `--hmac`); a verdict of exit 0 also needs its hmac
+/// valid under this run's secret whatever `--hmac` says: only that signature shows the
+/// answer came from the service, and from this service (not the sandbox, another profile
+/// or an edited copy). A csv record holds no response to check, so its SUCCESSFUL and
+/// CHECK_FAILED records are always asked again.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trust {
     /// This run's expectations.
@@ -138,6 +143,8 @@ pub(crate) struct Trust {
     pub(crate) secret: Option<Secret>,
     /// The `mode` this run expects of every answer, if any.
     pub(crate) expect_mode: Option<String>,
+    /// How this run checks the hmac: a carried answer is judged again under it.
+    pub(crate) hmac: HmacMode,
 }
 
 /// [`Trust`] with the seal key derived from its secret once for the whole file, not once
@@ -176,9 +183,15 @@ impl Checker {
         self.trust.expect_mode.as_deref()
     }
 
+    /// How this run checks the hmac.
+    pub(super) fn hmac(&self) -> HmacMode {
+        self.trust.hmac
+    }
+
     /// Whether `response` (a stored response object's JSON text) is a SUCCESSFUL answer
-    /// about `reference`, signed under this run's secret, that passes every check.
-    pub(super) fn carries(&self, reference: &str, response: &str) -> bool {
+    /// about `reference`, signed under this run's secret, that passes every check of
+    /// `expect`.
+    pub(super) fn carries(&self, reference: &str, response: &str, expect: &Expectations) -> bool {
         let Some(secret) = &self.trust.secret else {
             return false;
         };
@@ -191,7 +204,7 @@ impl Checker {
             reference,
             HmacMode::Require,
             secret,
-            &self.trust.expect,
+            expect,
             self.trust.expect_mode.as_deref(),
         );
         verdict.exit() == Exit::Successful
@@ -441,28 +454,17 @@ impl ResumeIndex {
             return None;
         }
         let text = String::from_utf8(text).ok()?;
-        let amounts = match &self.shape.row {
-            None => None,
-            Some(row) => {
-                let held = RowRecord::parse(&text, Some(self.format), &self.shape, row)
-                    .ok()
-                    .and_then(|r| {
-                        r.still_holds(&text, job, row, &self.checker, self.claims.as_ref())
-                    });
-                if held.is_none() {
-                    self.distrusted += 1;
-                    return None;
-                }
-                held
-            }
+        let carried = match &self.shape.row {
+            None => verify_record(&text, self.format, job, &slot, &self.checker),
+            Some(row) => RowRecord::parse(&text, Some(self.format), &self.shape, row)
+                .ok()
+                .and_then(|r| r.still_holds(&text, job, row, &self.checker, self.claims.as_ref()))
+                .and_then(|amounts| reconcile_row(&text, self.format, &slot, amounts)),
         };
-        Some(Carried {
-            text,
-            exit: slot.exit,
-            name: slot.name,
-            warned: slot.warned,
-            amounts,
-        })
+        if carried.is_none() {
+            self.distrusted += 1;
+        }
+        carried
     }
 
     /// Final records left untaken: references the file has and the input does not.
@@ -535,10 +537,11 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
                      row of this input was asked about the same payment"
                 }
                 None => {
-                    "SUCCESSFUL records of the --resume file were asked again: a record is \
-                     carried only if it bears payverify's seal under this run's secret and \
-                     its stored response passes this run's checks with an hmac valid under \
-                     this run's secret (a csv record holds neither)"
+                    "final records of the --resume file were asked again: a jsonl record is \
+                     carried only if it bears payverify's seal under this run's secret; its \
+                     stored answer is judged again under this run's checks, and passes only \
+                     with an hmac valid under this run's secret; a csv record holds no \
+                     answer to judge, so its SUCCESSFUL and CHECK_FAILED records are asked"
                 }
             };
             notes.push(format!("{} {why}", self.index.distrusted));
@@ -600,15 +603,21 @@ mod tests {
     fn a_record_changed_after_it_was_checked_is_asked_again_not_written() {
         let shape = crate::commands::verify::record_shape();
         let dir = crate::testutil::TempDir::new("resume-changed");
+        let secret = Secret::new("secret-one-Zq81");
+        let sealer = Sealer::new(&secret);
         let line = |r: &str| {
-            format!(
+            sealer.seal(&format!(
                 r#"{{"reference":"{r}","outcome":"FAILED","exit_code":1,"response":{{"status":"FAILED"}}}}"#
-            )
+            ))
         };
         let path = dir.write("run.jsonl", format!("{}\n{}\n", line("A"), line("B")));
         let log = Log::new(crate::log::Level::Quiet);
+        let trust = Trust {
+            secret: Some(secret.clone()),
+            ..Trust::default()
+        };
         let mut index =
-            ResumeIndex::open(&path, OutputFormat::Jsonl, &shape, &Trust::default(), &log).unwrap();
+            ResumeIndex::open(&path, OutputFormat::Jsonl, &shape, &trust, &log).unwrap();
         let job = |r: &str| Job {
             reference: Reference::parse(r).unwrap(),
             expect: Default::default(),
@@ -617,10 +626,11 @@ mod tests {
         };
         let a = job("A");
         let carried = index.take(&a).unwrap();
-        assert_eq!(
-            (carried.text, carried.exit, carried.name),
-            (line("A"), Exit::Failed, "FAILED")
-        );
+        assert_eq!((carried.exit, carried.name), (Exit::Failed, "FAILED"));
+        let CarriedRecord::Record(record) = carried.record else {
+            panic!("a jsonl record is rebuilt, not copied");
+        };
+        assert_eq!(record.job, a);
         assert!(index.take(&a).is_none(), "taken once");
         // B's bytes change in place (same length): not written, asked again.
         std::fs::write(&path, format!("{}\n{}\n", line("A"), line("C"))).unwrap();

@@ -9,9 +9,20 @@ use crate::exit::Exit;
 use crate::reference::Reference;
 use crate::render::csv;
 
+/// What a final record comes to, as the index keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Final {
+    /// Its exit status.
+    pub(super) exit: Exit,
+    /// Its outcome name.
+    pub(super) name: &'static str,
+    /// Whether its checks gave warnings.
+    pub(super) warned: bool,
+}
+
 /// A record's key and what it comes to: `None` when not final (asked again),
 /// `Some(None)` when final but no longer trusted by this run's checks.
-pub(super) type Parsed = (String, Option<Option<Carried>>);
+pub(super) type Parsed = (String, Option<Option<Final>>);
 
 pub(super) fn name_and_exit(
     shape: &Shape,
@@ -66,14 +77,12 @@ pub(super) fn json_record(line: &str, shape: &Shape, trust: &Checker) -> Result<
         .and_then(Value::as_str);
     consistent(name, status)?;
     let warnings = map.get("checks").and_then(|c| c.get("warnings"));
-    let carried = Carried {
-        text: line.to_owned(),
+    let carried = Final {
         exit,
         name,
         warned: warnings
             .and_then(Value::as_array)
             .is_some_and(|w| !w.is_empty()),
-        amounts: None,
     };
     if exit != Exit::Successful {
         return Ok((reference.to_owned(), Some(Some(carried))));
@@ -89,7 +98,8 @@ pub(super) fn json_record(line: &str, shape: &Shape, trust: &Checker) -> Result<
     // Its shape is checked first: a record that is not payverify's at all is refused, not
     // quietly asked again.
     let stored = stored_response(line)?;
-    let trusted = trust.sealed(line) && stored.is_some_and(|r| trust.carries(reference, r.get()));
+    let trusted = trust.sealed(line)
+        && stored.is_some_and(|r| trust.carries(reference, r.get(), &trust.trust.expect));
     Ok((reference.to_owned(), Some(trusted.then_some(carried))))
 }
 
@@ -144,21 +154,20 @@ pub(super) fn csv_record(line: &str, shape: &Shape) -> Result<Parsed, String> {
     }
     let status = Some(get("status")).filter(|s| !s.is_empty());
     consistent(name, status)?;
-    let carried = Carried {
-        text: line.to_owned(),
+    let carried = Final {
         exit,
         name,
         warned: warned_in(get("checks")),
-        amounts: None,
     };
-    if exit != Exit::Successful {
-        return Ok((key, Some(Some(carried))));
+    match exit {
+        Exit::Successful if !get("error").is_empty() => Err("is SUCCESSFUL with an error".into()),
+        // No response, no hmac: nothing in a csv row proves it came from the service, and
+        // nothing can be checked again under this run's expectations, which could turn a
+        // CHECK_FAILED into a pass or a pass into a CHECK_FAILED: both are asked again. A
+        // FAILED or NOT_FOUND record is that whatever the checks.
+        Exit::Successful | Exit::CheckFailed => Ok((key, Some(None))),
+        _ => Ok((key, Some(Some(carried)))),
     }
-    if !get("error").is_empty() {
-        return Err("is SUCCESSFUL with an error".into());
-    }
-    // No response, no hmac: nothing in a csv row proves it came from the service.
-    Ok((key, Some(None)))
 }
 
 /// Whether a checks summary (`hmac valid; warning: ...`) came with a warning: it names

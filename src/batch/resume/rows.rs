@@ -242,12 +242,10 @@ impl RowRecord {
         if self.name == row.matched && format == Some(OutputFormat::Csv) {
             return Ok(Some((key, Some(None))));
         }
-        let carried = Carried {
-            text: String::new(),
+        let carried = Final {
             exit: self.exit,
             name: self.name,
             warned: warned_in(&self.checks),
-            amounts: None,
         };
         Ok(Some((key, Some(Some(carried)))))
     }

@@ -67,6 +67,7 @@ pub(crate) fn run(
                 expect: Default::default(),
                 secret: Some(verifier.secret.clone()),
                 expect_mode: verifier.expect_mode.clone(),
+                hmac: verifier.hmac,
             };
             let shape = record_shape(&header, reference_column);
             let index = ResumeIndex::open(path, args.format(), &shape, &trust, log)?;
