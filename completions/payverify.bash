@@ -580,7 +580,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__gate)
-            opts="-j -v -q -h -V --expect-amount --amount --expect-amount-kobo --amount-kobo --expect-merchant-ref --merchant-ref --expect-currency --currency --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --proxy --ca-cert --expect-mode --jobs --rate --hmac --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-j -v -q -h -V --expect-amount --amount --expect-amount-kobo --amount-kobo --expect-merchant-ref --merchant-ref --expect-currency --currency --fail-on --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --proxy --ca-cert --expect-mode --jobs --rate --hmac --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -615,6 +615,10 @@ _payverify() {
                     return 0
                     ;;
                 --expect-currency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1164,7 +1168,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --comments --output --resume --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --comments --output --resume --fail-on --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1183,6 +1187,10 @@ _payverify() {
                     return 0
                     ;;
                 --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

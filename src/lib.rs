@@ -39,10 +39,12 @@ mod terminal;
 // targets (fuzz/) use. Everything else is private to the crate.
 pub use cli::GATE;
 pub use domain::checks::{Expectations, HmacMode, evaluate, signed_message};
+pub use domain::class::Class;
 pub use domain::json::parse_object;
 pub use domain::model::Verification;
 pub use domain::money::Kobo;
 pub use domain::outcome::{OUTCOME_NAMES, Outcome, Verdict, classify_response};
+pub use domain::outcome_table::class_members;
 pub use domain::signature::{sign, verify as verify_signature};
 pub use exit::Exit;
 pub use log::{Level, Log, panic_line};

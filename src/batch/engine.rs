@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 use indicatif::ProgressBar;
 
 use super::{
-    Closing, Entry, Item, Sink, Source, Stopped, Summary, Task, Ticket, Turn, Waiting, Window,
-    WorkQueue, progress_bar,
+    BarCounts, Closing, Entry, Item, Sink, Source, Stopped, Summary, Task, Ticket, Turn, Waiting,
+    Window, WorkQueue, progress_bar,
 };
+use crate::domain::class::FailOn;
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
 use crate::domain::verifier::Verifier;
@@ -55,6 +56,9 @@ pub(crate) struct Batch {
     /// The command that would finish the run if it is interrupted (`--resume`), shown in
     /// the interrupted summary.
     pub(crate) resume_hint: Option<String>,
+    /// `--fail-on`: the outcome classes the exit status counts (`None`: every entry). A
+    /// run that decides one entry only exits with that entry's status whatever it names.
+    pub(crate) fail_on: Option<FailOn>,
 }
 
 pub(super) enum Event<D> {
@@ -142,7 +146,10 @@ impl Batch {
         // What comes before the first record (a CSV header, a JSON `[`) is written with
         // it, so a run that has nothing to verify (a usage error) leaves stdout empty.
         let mut begun = false;
-        let mut failed = 0usize;
+        // What the bar counts: each entry that is not exit 0, by its class (or name).
+        let mut counts = BarCounts::new(writer.names());
+        // Every entry's exit, counted or not: the exit status of a run of one entry.
+        let mut worst = Exit::Successful;
         // The reader read every position of the input (no stop or read error cut it short):
         // `total` is then exact.
         let mut input_complete = false;
@@ -232,7 +239,7 @@ impl Batch {
                 bar.set_message(line);
             }
             if stopped.is_none() {
-                bar_message(&bar, &mut shown, failed, &verifier);
+                bar_message(&bar, &mut shown, &counts, &verifier);
             }
             if total.is_none()
                 && let Some(known) = self.known_len
@@ -249,7 +256,13 @@ impl Batch {
                     // Merged before it is written: output that cannot be written never
                     // lowers the exit status.
                     let tally = writer.tally(&entry);
-                    exit = exit.merge(tally.exit);
+                    worst = worst.merge(tally.exit);
+                    match (&self.fail_on, tally.class) {
+                        (Some(fail_on), Some(class)) if !fail_on.counts(class) => {
+                            summary.leave_out(tally);
+                        }
+                        _ => exit = exit.merge(tally.exit),
+                    }
                     summary.add(tally, matches!(*entry, Entry::Verified(_)));
                     if !stopped.is_some_and(Stopped::output_gone) {
                         if !std::mem::replace(&mut begun, true)
@@ -266,9 +279,9 @@ impl Batch {
                         }
                     }
                     if tally.exit != Exit::Successful {
-                        failed += 1;
+                        counts.add(tally);
                         if stopped.is_none() {
-                            bar_message(&bar, &mut shown, failed, &verifier);
+                            bar_message(&bar, &mut shown, &counts, &verifier);
                         }
                     }
                     bar.inc(1);
@@ -389,7 +402,20 @@ impl Batch {
             log.error(&empty_message);
             return Ok(exit.merge(Exit::Usage));
         }
-        log.info(&summary.line(started.elapsed(), stopped));
+        // One entry is one payment: its exit status is its own, whatever --fail-on names.
+        if summary.total <= 1 && summary.left_out_any() {
+            exit = exit.merge(worst);
+            summary.count_all();
+            log.warn("--fail-on leaves nothing out of a run of one reference: its exit status is its own");
+        }
+        let left_out = match &self.fail_on {
+            Some(fail_on) => summary.left_out_note(exit, fail_on),
+            None => String::new(),
+        };
+        log.info(&format!(
+            "{}{left_out}",
+            summary.line(started.elapsed(), stopped)
+        ));
         Ok(exit)
     }
 
@@ -459,12 +485,14 @@ fn incomplete_line<D>(
     )
 }
 
-/// The bar's message: the failures so far and, once the service has throttled, the pace,
-/// so a slow run says why. Set only when it changes.
-fn bar_message(bar: &ProgressBar, shown: &mut String, failed: usize, verifier: &Verifier) {
+/// The bar's message: the entries so far that are not exit 0, counted by class and, once
+/// the service has throttled, the pace, so a slow run says why. Set only when it changes.
+fn bar_message(bar: &ProgressBar, shown: &mut String, counts: &BarCounts, verifier: &Verifier) {
+    let counted = counts.text();
     let message = match verifier.client.pacing().rate {
-        Some(rate) => format!("{failed} failed  throttled: {}", per_second(rate)),
-        None => format!("{failed} failed"),
+        Some(rate) if counted.is_empty() => format!("throttled: {}", per_second(rate)),
+        Some(rate) => format!("{counted}  throttled: {}", per_second(rate)),
+        None => counted,
     };
     if message != *shown {
         bar.set_message(message.clone());

@@ -17,13 +17,14 @@ mod window;
 
 pub(crate) use engine::{Batch, check_or_record_failure};
 use queue::{Closing, Task, Turn, Waiting, WorkQueue};
-use summary::{Stopped, Summary, progress_bar};
+use summary::{BarCounts, Stopped, Summary, progress_bar};
 use window::{Ticket, Window};
 
 use std::io::{self};
 
+use crate::domain::class::Class;
 use crate::domain::job::Job;
-use crate::domain::outcome::Record;
+use crate::domain::outcome::{Record, outcome_row};
 use crate::exit::{Exit, Failure};
 use crate::render::records::RecordWriter;
 pub(crate) use input::{Input, InputSource};
@@ -86,6 +87,9 @@ pub(crate) struct Tally {
     pub(crate) warned: bool,
     /// Whether it was carried over from an earlier run (`--resume`) rather than asked.
     pub(crate) carried: bool,
+    /// Its outcome class, for verify's records (`--fail-on`, the progress bar); `None` for
+    /// entries that have none (reconcile's rows), which always count.
+    pub(crate) class: Option<Class>,
 }
 
 /// Where a batch's entries go, on the main thread: `begin`, then each entry in input
@@ -142,12 +146,16 @@ impl Sink<Carried> for RecordWriter {
                     .as_ref()
                     .is_some_and(|c| !c.warnings.is_empty()),
                 carried: false,
+                class: Some(record.verdict.class()),
             },
             Entry::Decided(carried) => Tally {
                 exit: carried.exit,
                 name: carried.name,
                 warned: carried.warned,
                 carried: true,
+                // Read back by name; a name the table does not know counts whatever
+                // --fail-on says.
+                class: Some(outcome_row(carried.name).map_or(Class::Fault, |row| row.class)),
             },
         }
     }

@@ -7,6 +7,8 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Tally;
+use crate::domain::class::{Class, FailOn};
+use crate::exit::Exit;
 use crate::log::{Level, Log};
 use crate::transport::gate::{Pacing, per_second};
 
@@ -25,6 +27,49 @@ pub(super) struct Summary {
     pub(super) asked: usize,
     /// What the pacing saw: throttled answers and the rate the run settled on.
     pub(super) pacing: Option<Pacing>,
+    /// Entries not exit 0 that `--fail-on` left out of the exit status, per name.
+    pub(super) left_out: BTreeMap<&'static str, usize>,
+}
+
+/// What the progress bar counts: each entry that is not exit 0, under its outcome class
+/// (`declined`, `mismatch`, ...) or, for an entry with none, its name; in class order, then
+/// the sink's name order.
+#[derive(Debug)]
+pub(super) struct BarCounts {
+    names: &'static [&'static str],
+    counts: BTreeMap<(usize, &'static str), usize>,
+}
+
+impl BarCounts {
+    pub(super) fn new(names: &'static [&'static str]) -> Self {
+        BarCounts {
+            names,
+            counts: BTreeMap::new(),
+        }
+    }
+
+    pub(super) fn add(&mut self, tally: Tally) {
+        let key = match tally.class {
+            Some(class) => (class as usize, class.name()),
+            None => {
+                let at = self.names.iter().position(|n| *n == tally.name);
+                (
+                    Class::ALL.len() + at.unwrap_or(self.names.len()),
+                    tally.name,
+                )
+            }
+        };
+        *self.counts.entry(key).or_default() += 1;
+    }
+
+    /// `3 declined, 1 not_found, 2 mismatch`; empty while every entry is exit 0.
+    pub(super) fn text(&self) -> String {
+        self.counts
+            .iter()
+            .map(|((_, label), n)| format!("{n} {label}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// Why a batch stopped before its input ended.
@@ -66,12 +111,47 @@ pub(super) fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
         };
         bar.set_style(style.with_key("rate", rate));
     }
-    bar.set_message("0 failed");
     bar.enable_steady_tick(Duration::from_millis(100));
     bar
 }
 
 impl Summary {
+    /// Notes an entry `--fail-on` leaves out of the exit status (one of exit 0 changes
+    /// nothing and is not named).
+    pub(super) fn leave_out(&mut self, tally: Tally) {
+        if tally.exit != Exit::Successful {
+            *self.left_out.entry(tally.name).or_default() += 1;
+        }
+    }
+
+    /// Whether `--fail-on` left any entry out.
+    pub(super) fn left_out_any(&self) -> bool {
+        !self.left_out.is_empty()
+    }
+
+    /// Every entry counted after all (a run of one reference).
+    pub(super) fn count_all(&mut self) {
+        self.left_out.clear();
+    }
+
+    /// What the summary line adds when `--fail-on` left entries out, so a person reading a
+    /// cron mail sees them: `; exit 0: 3 FAILED, 1 NOT_FOUND not in --fail-on mismatch`.
+    pub(super) fn left_out_note(&self, exit: Exit, fail_on: &FailOn) -> String {
+        if self.left_out.is_empty() {
+            return String::new();
+        }
+        let counts = self
+            .names
+            .iter()
+            .filter_map(|name| self.left_out.get(name).map(|n| format!("{n} {name}")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "; exit {exit}: {counts} not in --fail-on {}",
+            fail_on.names()
+        )
+    }
+
     pub(super) fn add(&mut self, tally: Tally, asked: bool) {
         *self.counts.entry(tally.name).or_default() += 1;
         self.asked += usize::from(asked);

@@ -6,7 +6,9 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::domain::checks::{Expectations, HmacMode};
+use crate::domain::class::FailOn;
 use crate::domain::money::Kobo;
+use crate::domain::outcome_table::class_table;
 use crate::exit::Exit;
 use crate::settings::Flags;
 use crate::settings::duration;
@@ -340,6 +342,14 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
 
+    /// For a scheduled batch: exit non-zero only for records of these outcome classes (the
+    /// worst exit among them, else 0), so a declined card does not page anyone; the
+    /// classes and their outcomes are listed below. Needs a batch (--from, -, or several
+    /// references) and -o csv, jsonl or json; refused for one reference argument and for
+    /// gate. The summary line names the records it left out [default: every record counts]
+    #[arg(long, value_name = "CLASS[,CLASS...]", value_parser = parse_fail_on)]
+    pub(crate) fail_on: Option<FailOn>,
+
     /// Workers, pacing and the sandbox.
     #[command(flatten)]
     pub(crate) batch: BatchArgs,
@@ -383,6 +393,10 @@ pub(crate) struct GateArgs {
     #[arg(long, visible_alias = "expect-currency", value_name = "CODE", default_value = "NGN",
           value_parser = parse_currency)]
     pub(crate) currency: String,
+
+    /// Refused with its own message: a gate's exit status is its one payment's.
+    #[arg(long, hide = true, value_name = "CLASS", allow_hyphen_values = true)]
+    pub(crate) fail_on: Option<String>,
 
     /// Waiting, pacing and the sandbox, as for verify.
     #[command(flatten)]
@@ -728,6 +742,10 @@ fn parse_merchant_ref(s: &str) -> Result<String, String> {
     }
 }
 
+fn parse_fail_on(s: &str) -> Result<FailOn, String> {
+    FailOn::parse(s)
+}
+
 fn parse_naira(s: &str) -> Result<Kobo, String> {
     Kobo::parse_naira(s).map_err(|e| e.to_string())
 }
@@ -756,6 +774,14 @@ impl VerifyArgs {
     /// The output format: the one asked for, or the table.
     pub(crate) fn format(&self) -> OutputFormat {
         self.output.unwrap_or(OutputFormat::Table)
+    }
+
+    /// Whether the references come as a list: a file, stdin or several arguments (one
+    /// reference argument with `-o jsonl` is a batch of one record, not a list).
+    pub(crate) fn is_list(&self) -> bool {
+        self.from.is_some()
+            || self.arguments().count() > 1
+            || self.arguments().any(|(r, stream)| stream && r == "-")
     }
 
     /// Whether stdout gets the result under `-q`: only when `-o` asked for it explicitly
@@ -851,7 +877,9 @@ pub(crate) fn command() -> clap::Command {
         cmd = cmd.mut_subcommand(name, |c| c.args(hidden.clone()));
     }
     let cmd = cmd
-        .mut_subcommand("verify", |c| c.after_help(Exit::table()))
+        .mut_subcommand("verify", |c| {
+            c.after_help(format!("{}\n{}", Exit::table(), class_table()))
+        })
         // One reference: the workers and the pace do not apply; the hmac is always required.
         .mut_subcommand("gate", |c| {
             c.mut_arg("jobs", |a| a.hide(true))

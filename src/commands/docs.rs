@@ -3,6 +3,8 @@
 use roff::{Roff, bold, italic, roman};
 
 use crate::cli;
+use crate::domain::class::Class;
+use crate::domain::outcome_table::class_members;
 use crate::exit::{Exit, Failure};
 use crate::render::{Printer, write_output};
 use crate::settings::env;
@@ -246,6 +248,26 @@ fn extra_sections() -> String {
          exit status; reconcile's --summary-json says \"complete\": false and \
          rows_not_reached.",
     )]);
+    r.control("SH", ["OUTCOME CLASSES"]);
+    r.text([roman(
+        "verify --fail-on CLASS[,CLASS...], for a scheduled batch: the exit status is the worst \
+         exit among the records of the classes named, else 0, so a declined card does not \
+         page anyone while a payment that fails its checks does. Usage, configuration, \
+         incomplete and interrupted runs (2, 6, 10, 130) are never left out, nor is the fault \
+         class. It needs a batch (--from, -, or several references) and -o csv, jsonl or json, \
+         and is refused (exit 2) for one reference argument and by gate: one payment's exit \
+         status is always its own, so a FAILED payment is never 0. The summary line names \
+         the records left out. Each outcome's class:",
+    )]);
+    for class in Class::ALL {
+        r.control("TP", []);
+        r.text([bold(class.name())]);
+        r.text([roman(format!(
+            "{}: {}",
+            class_members(class).join(", "),
+            class.meaning()
+        ))]);
+    }
     r.control("SH", ["DOCTOR"]);
     r.text([roman(
         "payverify doctor [REFERENCE] checks the set-up in the order a request meets it, one \

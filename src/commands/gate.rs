@@ -27,6 +27,14 @@ pub(crate) fn run(
     log: &Log,
     ctx: &Context,
 ) -> Result<Exit, Failure> {
+    // A gate's exit status is its one payment's: nothing may leave a FAILED one out.
+    if args.fail_on.is_some() {
+        return Err(Failure::usage(
+            "gate decides one payment and exits with its own status: --fail-on is for \
+             scheduled batches of payverify verify"
+                .to_owned(),
+        ));
+    }
     let reference = Reference::parse(&args.reference)
         .map_err(|e| Failure::usage(format!("{e} (give the reference to gate on after --)")))?;
     // Every check is on: a weaker --hmac is a mistake in the calling script, not a choice.

@@ -42,6 +42,9 @@ pub(crate) fn run(
             "--resume needs -o jsonl or -o csv, the format of the earlier run's output".to_owned(),
         ));
     }
+    if args.fail_on.is_some() {
+        fail_on_applies(args)?;
+    }
     // Bad input is refused before anything else happens, and before any request.
     let work = if args.is_batch() {
         let sources = sources(args)?;
@@ -108,6 +111,7 @@ pub(crate) fn run(
                 halt,
                 wait,
                 resume_hint,
+                fail_on: args.fail_on.clone(),
             };
             // -q silences the default table; an explicit -o is data a script asked for.
             let mut writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
@@ -123,6 +127,32 @@ pub(crate) fn run(
             }
         }
     }
+}
+
+/// `--fail-on` leaves records out of the exit status, so it is refused (exit 2) where that
+/// could turn a FAILED payment into exit 0 that someone reads as paid: one reference
+/// argument (its exit status is its own; `gate` refuses the flag too), and output that is
+/// not records a script reads back (the table, or nothing under -q): with the exit status
+/// no longer saying what each reference came to, the records must.
+fn fail_on_applies(args: &VerifyArgs) -> Result<(), Failure> {
+    if !args.is_list() {
+        return Err(Failure::usage(
+            "--fail-on is for a batch (--from FILE, -, or several references): one \
+             reference exits with its own status, so a FAILED payment is never 0; use \
+             payverify gate to decide one payment",
+        ));
+    }
+    if !matches!(
+        args.output,
+        Some(OutputFormat::Csv | OutputFormat::Jsonl | OutputFormat::Json)
+    ) {
+        return Err(Failure::usage(
+            "--fail-on needs -o csv, jsonl or json: the exit status then leaves records out, \
+             so each record must say what its reference came to, in a file a script or a \
+             person reads",
+        ));
+    }
+    Ok(())
 }
 
 /// Verifies one job, waiting while it is not final if `--wait` says so, and reports it:

@@ -2,12 +2,14 @@
 //! signature, the checks, the outcome, and the job and verifier that tie them together.
 
 pub(crate) mod checks;
+pub(crate) mod class;
 pub(crate) mod currency;
 pub(crate) mod job;
 pub(crate) mod json;
 pub(crate) mod model;
 pub(crate) mod money;
 pub(crate) mod outcome;
+pub(crate) mod outcome_table;
 pub(crate) mod reconcile;
 pub(crate) mod seal;
 pub(crate) mod shop;

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::domain::checks::CheckReport;
+use crate::domain::class::Class;
 use crate::domain::job::Job;
 use crate::domain::json::BodyError;
 use crate::domain::model::{Verification, parse_object};
@@ -18,37 +19,8 @@ use crate::secret::{redact, redact_json};
 use crate::terminal::quoted;
 use crate::transport::client::{Ended, Exchange, Response, TransportError, throttle_status};
 
-/// Every outcome name a record can carry, in exit-code order.
-pub const OUTCOME_NAMES: [&str; 9] = [
-    "SUCCESSFUL",
-    "FAILED",
-    "NOT_FOUND",
-    "CHECK_FAILED",
-    "AUTH_REJECTED",
-    "UNAVAILABLE",
-    "BAD_RESPONSE",
-    "NOT_FINAL",
-    "INTERNAL_ERROR",
-];
-
-/// Every outcome name with its exit status, as records carry them.
-pub(crate) const OUTCOME_EXITS: [(&str, Exit); 9] = [
-    ("SUCCESSFUL", Exit::Successful),
-    ("FAILED", Exit::Failed),
-    ("NOT_FOUND", Exit::NotFound),
-    ("CHECK_FAILED", Exit::CheckFailed),
-    ("AUTH_REJECTED", Exit::AuthRejected),
-    ("UNAVAILABLE", Exit::Unavailable),
-    ("BAD_RESPONSE", Exit::BadResponse),
-    ("NOT_FINAL", Exit::NotFinal),
-    ("INTERNAL_ERROR", Exit::Internal),
-];
-
-/// Whether an outcome is the service's final word on the transaction (asking again would
-/// get the same answer), as opposed to trouble asking or a status that can still change.
-pub(crate) fn is_final_name(name: &str) -> bool {
-    matches!(name, "SUCCESSFUL" | "FAILED" | "NOT_FOUND" | "CHECK_FAILED")
-}
+pub use crate::domain::outcome_table::OUTCOME_NAMES;
+pub(crate) use crate::domain::outcome_table::{OUTCOME_EXITS, is_final_name, outcome_row};
 
 /// What verifying one reference established.
 #[derive(Debug, Clone, PartialEq)]
@@ -231,6 +203,11 @@ impl Verdict {
             Exit::CheckFailed => "CHECK_FAILED",
             _ => self.outcome.name(),
         }
+    }
+
+    /// What a person has to do about it: the class of its name in the outcome table.
+    pub fn class(&self) -> Class {
+        outcome_row(self.name()).map_or(Class::Fault, |row| row.class)
     }
 }
 

@@ -561,9 +561,10 @@ fn verify_warns_once_when_the_environment_overrides_the_profile() {
 fn readme_recipes_are_true() {
     let readme = include_str!("../../README.md");
     let docs = common::pages::all_text();
-    // The cron recipe has the command cron_line_writes_the_csv_it_asks_for runs.
+    // The cron recipe is the --fail-on one, which fail_on::every_cron_recipe_runs runs as
+    // written (issue 27 item 3: the one that failed on any declined card mailed nightly).
     assert!(docs.contains(
-        "payverify --profile live verify --from /srv/refs/today.txt -q -o csv > /srv/out/today.csv"
+        "payverify --profile live verify --from /srv/refs/today.txt --fail-on mismatch,unverified -o csv > /srv/out/today.csv"
     ));
     // The example reference is a transaction reference the sandbox knows, not a merchantRef.
     assert!(!docs.contains("verify WQ-506391000507913"));

@@ -20,6 +20,7 @@ mod config_first_hour;
 mod docs;
 mod doctor;
 mod exports;
+mod fail_on;
 mod faults;
 mod files;
 mod first_hour;

@@ -34,6 +34,7 @@ impl Sink<Reconciled> for ReconcileWriter {
             name: judged.result.name(),
             warned,
             carried,
+            class: None,
         }
     }
 

@@ -107,6 +107,7 @@ pub(crate) fn run(
     .with_order_column(order_column)
     .with_bom(args.bom || (!args.no_bom && had_bom));
     let batch = Batch {
+        fail_on: None,
         jobs: usize::from(args.batch.jobs),
         known_len,
         stop: interrupt.flag(),

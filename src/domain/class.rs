@@ -1,0 +1,191 @@
+//! Outcome classes: what a person has to do about a record, for `verify --fail-on`.
+//!
+//! Each outcome belongs to one class (the outcome table in [`crate::domain::outcome`] says
+//! which); `--fail-on CLASS,...` names the classes a scheduled batch's exit status counts,
+//! so a declined card does not page anyone while a payment that fails its checks does.
+
+use std::fmt;
+
+/// What a record's outcome asks of a person, named as `--fail-on` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// A genuine payment that passed every check.
+    Paid,
+    /// The service says the payment did not go through.
+    Declined,
+    /// No transaction has the reference.
+    NotFound,
+    /// A SUCCESSFUL payment that failed a check.
+    Mismatch,
+    /// Not final yet.
+    Pending,
+    /// The service could not be asked, or its answer could not be read.
+    Unverified,
+    /// The run itself is broken: credentials rejected, or payverify failed.
+    Fault,
+}
+
+impl Class {
+    /// Every class, in the order help lists them (the order of their outcomes' exit codes).
+    pub const ALL: [Class; 7] = [
+        Class::Paid,
+        Class::Declined,
+        Class::NotFound,
+        Class::Mismatch,
+        Class::Pending,
+        Class::Unverified,
+        Class::Fault,
+    ];
+
+    /// The name `--fail-on` takes and the progress bar shows.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Class::Paid => "paid",
+            Class::Declined => "declined",
+            Class::NotFound => "not_found",
+            Class::Mismatch => "mismatch",
+            Class::Pending => "pending",
+            Class::Unverified => "unverified",
+            Class::Fault => "fault",
+        }
+    }
+
+    /// What a record of this class means for the person reading the run, one line.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Class::Paid => "a genuine payment, every check passed (exit 0 whatever --fail-on says)",
+            Class::Declined => {
+                "the service says the payment did not go through (a declined card): the \
+                 customer's matter, nothing to fix"
+            }
+            Class::NotFound => {
+                "no transaction has the reference: an abandoned checkout, or a wrong reference"
+            }
+            Class::Mismatch => {
+                "SUCCESSFUL, but a check failed (hmac, code, amount, currency, merchant ref, \
+                 mode): do not ship; look at it"
+            }
+            Class::Pending => "not final yet: verify it again later (--wait, --resume)",
+            Class::Unverified => {
+                "nothing is known: the service could not be asked or its answer could not be \
+                 read; run it again (--resume)"
+            }
+            Class::Fault => {
+                "the run is broken: the credentials were rejected or payverify failed; always \
+                 counted, named or not, as exit 2, 6, 10 and 130 are"
+            }
+        }
+    }
+
+    /// Whether records of this class count toward the exit status whatever `--fail-on`
+    /// names: they say nothing about a payment and everything about the run.
+    pub const fn always_counted(self) -> bool {
+        matches!(self, Class::Fault)
+    }
+
+    /// The class named `name` (any case).
+    pub fn parse(name: &str) -> Option<Class> {
+        Class::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The classes `--fail-on` names: a batch's exit status is the worst exit among records of
+/// these classes (and of the classes always counted), else 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FailOn {
+    /// The classes named, each once, in [`Class::ALL`] order.
+    named: Vec<Class>,
+}
+
+impl FailOn {
+    /// Parses `CLASS[,CLASS...]`: names in any case, spaces around them ignored, a name given
+    /// twice counted once. An empty value or an empty name between commas is refused, as is a
+    /// name that is no class; the message lists the valid names.
+    pub(crate) fn parse(value: &str) -> Result<FailOn, String> {
+        let valid = Class::ALL.map(Class::name).join(", ");
+        if value.trim().is_empty() {
+            return Err(format!(
+                "names no class; give CLASS[,CLASS...] from: {valid}"
+            ));
+        }
+        let mut named = Vec::new();
+        for name in value.split(',').map(str::trim) {
+            if name.is_empty() {
+                return Err(format!(
+                    "{} names an empty class; give CLASS[,CLASS...] from: {valid}",
+                    crate::terminal::quoted(value)
+                ));
+            }
+            let class = Class::parse(name).ok_or_else(|| {
+                format!(
+                    "{} is not an outcome class; the classes are: {valid}",
+                    crate::terminal::quoted(name)
+                )
+            })?;
+            if !named.contains(&class) {
+                named.push(class);
+            }
+        }
+        named.sort();
+        Ok(FailOn { named })
+    }
+
+    /// Whether a record of `class` counts toward the exit status.
+    pub(crate) fn counts(&self, class: Class) -> bool {
+        class.always_counted() || self.named.contains(&class)
+    }
+
+    /// The classes named, comma-separated, as the summary line repeats them.
+    pub(crate) fn names(&self) -> String {
+        self.named
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_in_any_case_and_are_unique() {
+        for class in Class::ALL {
+            assert_eq!(Class::parse(class.name()), Some(class));
+            assert_eq!(Class::parse(&class.name().to_uppercase()), Some(class));
+        }
+        let mut names = Class::ALL.map(Class::name).to_vec();
+        names.dedup();
+        assert_eq!(names.len(), Class::ALL.len());
+    }
+
+    #[test]
+    fn fail_on_parses_lists_and_refuses_empty_and_unknown_names() {
+        let f = FailOn::parse(" Mismatch ,unverified,mismatch").unwrap();
+        assert_eq!(f.names(), "mismatch,unverified");
+        assert!(f.counts(Class::Mismatch) && f.counts(Class::Unverified));
+        assert!(!f.counts(Class::Declined) && !f.counts(Class::Paid));
+        // Fault is counted whether it is named or not.
+        assert!(f.counts(Class::Fault));
+        for bad in ["", " "] {
+            let e = FailOn::parse(bad).unwrap_err();
+            assert!(e.starts_with("names no class"), "{bad:?}: {e}");
+        }
+        for bad in ["mismatch,", ",mismatch", "mismatch,,unverified"] {
+            let e = FailOn::parse(bad).unwrap_err();
+            assert!(e.contains("empty class"), "{bad:?}: {e}");
+            assert!(e.contains("paid, declined, not_found"), "{e}");
+        }
+        let e = FailOn::parse("mismatch,FAILED").unwrap_err();
+        assert!(e.starts_with("\"FAILED\" is not an outcome class"), "{e}");
+    }
+}
