@@ -38,6 +38,7 @@ mod reconcile;
 mod reconcile_resume;
 mod resume;
 mod resume_carried;
+mod resume_differential;
 mod resume_like_fresh;
 mod resume_trust;
 mod safe_gate;
