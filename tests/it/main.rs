@@ -35,6 +35,7 @@ mod pacing;
 mod precedence;
 mod properties;
 mod reconcile;
+mod reconcile_carried;
 mod reconcile_resume;
 mod resume;
 mod resume_carried;

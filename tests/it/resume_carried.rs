@@ -32,7 +32,7 @@ fn serve_failed() -> RawServer {
 /// `record` with its seal made again under `secret`, as a run with that secret seals it
 /// (HMAC-SHA256 keyed by the secret's HMAC of the label; see src/domain/seal.rs): what
 /// someone who holds the secret, or a payverify bug, could write.
-fn sealed(record: &str, secret: &str) -> String {
+pub fn sealed(record: &str, secret: &str) -> String {
     let record = record.trim_end();
     let unsealed = match record.rfind(",\"seal\":\"") {
         Some(at) => format!("{}}}", &record[..at]),
@@ -48,7 +48,7 @@ fn sealed(record: &str, secret: &str) -> String {
 
 /// Every character of `text` as a JSON `\u00XX` escape: the same string to a JSON reader,
 /// and none of its bytes.
-fn escaped(text: &str) -> String {
+pub fn escaped(text: &str) -> String {
     text.chars()
         .map(|c| format!("\\u{:04x}", c as u32))
         .collect()
@@ -83,7 +83,7 @@ fn resume(dir: &TempDir, file: &str, format: &str) -> (std::process::Output, usi
 }
 
 /// Every string in a JSON value, keys included.
-fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+pub fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
     match value {
         serde_json::Value::String(s) => out.push(s.clone()),
         serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
@@ -113,7 +113,7 @@ fn assert_clean_jsonl(stdout: &str, what: &str) {
     assert_terminal_safe(stdout, what);
 }
 
-fn assert_terminal_safe(stdout: &str, what: &str) {
+pub fn assert_terminal_safe(stdout: &str, what: &str) {
     let raw: Vec<char> = stdout
         .chars()
         .filter(|&c| c != '\n' && is_unsafe(c))

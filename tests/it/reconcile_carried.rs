@@ -1,0 +1,160 @@
+//! What a carried reconcile row puts on stdout and stderr (issue 23, the review of
+//! `--resume`): read into its values and written as a fresh row is, whatever bytes the file
+//! held; a key given twice anywhere in a line is exit 2.
+
+use crate::common::{TempDir, payverify, stderr_of, stdout_of};
+use crate::resume_carried::{assert_terminal_safe, escaped, sealed, strings};
+
+/// The sandbox's client secret, which seals the sandbox's records.
+const SANDBOX_SECRET: &str = "sandbox-secret";
+
+const ORDERS: &str = "Order ID,Reference,Customer,Amount,Currency\n\
+                      1001,SANDBOX-FAILED-1001,Ada,40000,NGN\n";
+
+fn reconcile(dir: &TempDir, args: &[&str]) -> std::process::Output {
+    payverify()
+        .current_dir(dir.path())
+        .args([
+            "reconcile",
+            "--sandbox",
+            "--retries",
+            "0",
+            "-v",
+            "orders.csv",
+        ])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn requests(out: &std::process::Output) -> usize {
+    stderr_of(out).matches("payverify: sandbox: GET").count()
+}
+
+/// The FAILED row's output of a first run in `format`.
+fn first_run(dir: &TempDir, format: &str) -> String {
+    dir.write("orders.csv", ORDERS);
+    let first = reconcile(dir, &["-o", format]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr_of(&first));
+    let text = stdout_of(&first);
+    assert!(text.contains("Insufficient Funds"), "{text}");
+    text
+}
+
+#[test]
+fn a_carried_jsonl_row_shows_neither_the_secret_nor_a_raw_control() {
+    let dir = TempDir::new("reconcile-carried-jsonl");
+    let genuine = first_run(&dir, "jsonl");
+    // The service's description and the error: the secret as \u00XX escapes, a bidi
+    // override and a C1 control raw, ESC escaped; the currency with a bidi override.
+    let edited = genuine
+        .replacen(
+            "Insufficient Funds",
+            &format!("{} \u{202e}x\u{85}\\u001b[2J", escaped(SANDBOX_SECRET)),
+            2,
+        )
+        .replacen(
+            "\"gateway_currency\":\"NGN\"",
+            "\"gateway_currency\":\"N\u{202e}GN\"",
+            1,
+        );
+    assert_ne!(edited, genuine);
+    dir.write("run1.jsonl", sealed(&edited, SANDBOX_SECRET));
+    let again = reconcile(&dir, &["-o", "jsonl", "--resume", "run1.jsonl"]);
+    assert_eq!(
+        (again.status.code(), requests(&again)),
+        (Some(1), 0),
+        "{}",
+        stderr_of(&again)
+    );
+    let stdout = stdout_of(&again);
+    assert!(!stdout.contains(SANDBOX_SECRET), "{stdout}");
+    let value: serde_json::Value = serde_json::from_str(stdout.trim_end()).unwrap();
+    let mut texts = Vec::new();
+    strings(&value, &mut texts);
+    assert!(
+        texts.iter().all(|t| !t.contains(SANDBOX_SECRET)),
+        "{stdout}"
+    );
+    assert!(stdout.contains("<redacted>"), "{stdout}");
+    assert_terminal_safe(&stdout, "stdout");
+    assert_terminal_safe(&stderr_of(&again), "stderr");
+}
+
+#[test]
+fn a_carried_csv_row_has_its_formulas_defused_and_controls_escaped() {
+    let dir = TempDir::new("reconcile-carried-csv");
+    let genuine = first_run(&dir, "csv");
+    let edited = genuine.replacen(
+        "transaction 'SANDBOX-FAILED-1001' FAILED (51 Insufficient Funds)",
+        "=HYPERLINK(1)\u{202e}",
+        1,
+    );
+    assert_ne!(edited, genuine);
+    dir.write("run1.csv", &edited);
+    let again = reconcile(&dir, &["-o", "csv", "--resume", "run1.csv"]);
+    assert_eq!(
+        (again.status.code(), requests(&again)),
+        (Some(1), 0),
+        "{}",
+        stderr_of(&again)
+    );
+    let stdout = stdout_of(&again);
+    assert_terminal_safe(&stdout, "stdout");
+    let row = stdout.lines().nth(1).unwrap();
+    assert!(row.ends_with(",'=HYPERLINK(1)\\u{202e}"), "{row}");
+    // A row payverify wrote comes out as it went in.
+    dir.write("run1.csv", &genuine);
+    let again = reconcile(&dir, &["-o", "csv", "--resume", "run1.csv"]);
+    assert_eq!((stdout_of(&again), requests(&again)), (genuine, 0));
+}
+
+#[test]
+fn a_reconcile_resume_line_with_a_key_given_twice_is_refused() {
+    let dir = TempDir::new("reconcile-carried-twice");
+    let genuine = first_run(&dir, "jsonl");
+    for (key, line) in [
+        (
+            "Customer",
+            genuine.replacen(
+                "\"Customer\":\"Ada\"",
+                "\"Customer\":\"Ada\",\"Customer\":\"Ada\"",
+                1,
+            ),
+        ),
+        (
+            "result",
+            genuine.replacen(
+                "\"result\":\"FAILED\"",
+                "\"result\":\"MATCHED\",\"result\":\"FAILED\"",
+                1,
+            ),
+        ),
+        (
+            "expiry",
+            genuine.replacen(
+                "\"expiry\":\"01/30\"",
+                "\"expiry\":\"01/30\",\"expiry\":\"02/30\"",
+                1,
+            ),
+        ),
+    ] {
+        assert_ne!(line, genuine, "{key}");
+        dir.write("run1.jsonl", sealed(&line, SANDBOX_SECRET));
+        let again = reconcile(&dir, &["-o", "jsonl", "--resume", "run1.jsonl"]);
+        assert_eq!(
+            (again.status.code(), requests(&again), stdout_of(&again)),
+            (Some(2), 0, String::new()),
+            "{key}: {}",
+            stderr_of(&again)
+        );
+        assert_eq!(
+            stderr_of(&again),
+            format!(
+                "payverify: --resume run1.jsonl: line 1 has the key \"{key}\" twice; this is \
+                 not an output of payverify reconcile (resume from the earlier run's stdout, \
+                 with the same -o)\n"
+            )
+        );
+    }
+}
