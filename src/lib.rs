@@ -83,7 +83,7 @@ where
         Command::Verify(args) => commands::verify::run(&cli.global, args, &log, &ctx),
         Command::Gate(args) => commands::gate::run(&cli.global, args, &log, &ctx),
         Command::Reconcile(args) => commands::reconcile::run(&cli.global, args, &log, &ctx),
-        Command::Sandbox(args) => commands::sandbox::run(args, &log),
+        Command::Sandbox(args) => commands::sandbox::run(&cli.global, args, &log, &ctx),
         Command::Webhook(WebhookCommand::Check(args)) => {
             commands::webhook::check(&cli.global, args, &log, &ctx)
         }

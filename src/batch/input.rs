@@ -304,10 +304,11 @@ fn count_lines(path: &std::path::Path, comments: bool) -> Option<usize> {
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
-    let file = crate::files::open(path, &crate::files::REFERENCES)
-        .ok()?
-        .into_inner();
-    if !file.metadata().ok()?.is_file() {
+    // Read through its cap, as the run reads it: a file whose size says nothing about what
+    // it holds (`/proc/self/pagemap`: size 0, endless) stops being counted at the cap, and
+    // the run's own read then refuses it, naming the cap.
+    let file = crate::files::open(path, &crate::files::REFERENCES).ok()?;
+    if !file.get_ref().metadata().ok()?.is_file() {
         return None;
     }
     let mut reader = BufReader::with_capacity(64 * 1024, file);

@@ -4,15 +4,35 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::SandboxArgs;
+use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::exit::{Cause, Exit, Failure};
 use crate::log::{Level, Log};
 use crate::sandbox::{self, Sandbox};
+use crate::settings::source::Context;
 use crate::signal::Interrupt;
 
 /// Runs the sandbox until Ctrl-C or SIGTERM.
-pub(crate) fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
+pub(crate) fn run(
+    global: &GlobalArgs,
+    args: &SandboxArgs,
+    log: &Log,
+    ctx: &Context<'_>,
+) -> Result<Exit, Failure> {
     let interrupt = Interrupt::install()?;
+    // Checked before the server starts: a --tls-ca-out that is stdout, stderr or the
+    // config file (which the sandbox does not read, but is the user's) is exit 2 with
+    // nothing started and nothing written.
+    if let Some(location) = ctx.config_location(global.config.as_ref()) {
+        crate::files::keep_safe(&location.path, &crate::files::CONFIG);
+    }
+    let chosen = match args.tls_ca_out.as_deref() {
+        Some(path) => Some((
+            path,
+            crate::files::prepare(path, crate::files::Replace::default())
+                .map_err(|e| unwritable(path, e))?,
+        )),
+        None => None,
+    };
     let rate_limit = args.rate_limit.map(|per_second| sandbox::RateLimit {
         per_second,
         burst: args
@@ -32,7 +52,7 @@ pub(crate) fn run(args: &SandboxArgs, log: &Log) -> Result<Exit, Failure> {
         log.clone(),
     )?;
     let ca = match server.ca_pem() {
-        Some(pem) => Some(CaFile::write(pem, args.tls_ca_out.as_deref())?),
+        Some(pem) => Some(CaFile::write(pem, chosen)?),
         None => None,
     };
     let quiet = log.level() == Level::Quiet;
@@ -65,9 +85,10 @@ struct CaFile {
 }
 
 impl CaFile {
-    /// Writes `pem` to `chosen`, or to a new file in the temporary directory (created
-    /// exclusively, so a planted file or symlink there is never written through).
-    fn write(pem: &str, chosen: Option<&Path>) -> Result<CaFile, Failure> {
+    /// Writes `pem` to `chosen` (prepared before the server started), or to a new file in
+    /// the temporary directory (created exclusively, so a planted file or symlink there is
+    /// never written through).
+    fn write(pem: &str, chosen: Option<(&Path, crate::files::Pending)>) -> Result<CaFile, Failure> {
         let fail = |path: &Path, e: std::io::Error| {
             Failure::config(
                 Cause::Other,
@@ -78,15 +99,10 @@ impl CaFile {
                 ),
             )
         };
-        if let Some(path) = chosen {
-            crate::files::write(path, pem.as_bytes(), crate::files::Replace::default()).map_err(
-                |e| {
-                    Failure::config(
-                        Cause::Other,
-                        format!("cannot write the sandbox CA to {}: {e}", path.display()),
-                    )
-                },
-            )?;
+        if let Some((path, pending)) = chosen {
+            pending
+                .commit(pem.as_bytes())
+                .map_err(|e| unwritable(path, e))?;
             return Ok(CaFile {
                 path: path.to_owned(),
                 temporary: false,
@@ -115,6 +131,16 @@ impl Drop for CaFile {
         if self.temporary {
             let _ = std::fs::remove_file(&self.path);
         }
+    }
+}
+
+/// Exit 2 when `path` is something the run must not write over (stdout, stderr, the config
+/// file), else 6.
+fn unwritable(path: &Path, e: crate::files::Unwritable) -> Failure {
+    let message = format!("cannot write the sandbox CA to {}: {e}", path.display());
+    match e.collision {
+        true => Failure::usage(message),
+        false => Failure::config(Cause::Other, message),
     }
 }
 

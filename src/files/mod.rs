@@ -3,7 +3,7 @@
 //! - **Every read is bounded** ([`open`], [`read`], [`stdin`]): each kind of file has a size
 //!   cap ([`Limit`]); directories, devices and sockets are refused before opening, a named
 //!   pipe is read only where a stream is expected, and never opened in a way that blocks.
-//! - **Every write is atomic or refused** ([`prepare`], [`write`]): a temporary file beside
+//! - **Every write is atomic or refused** ([`prepare`], then [`Pending::commit`]): a temporary file beside
 //!   the target, fsynced and renamed over it; a symlink, a device, a directory or another
 //!   user's file at the target is refused before anything is touched, and a failure leaves
 //!   the old file byte for byte.
@@ -16,11 +16,13 @@ mod run;
 mod write;
 
 pub(crate) use read::{
-    CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, Unreadable, open,
-    read, read_text, stdin,
+    CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, Unreadable,
+    keep_safe, open, read, read_text, stdin,
 };
 pub(crate) use run::stderr_is_input;
-pub(crate) use write::{Pending, Replace, Unwritable, prepare, remove_temporaries, write};
+#[cfg(test)]
+use write::write;
+pub(crate) use write::{Pending, Replace, Unwritable, prepare, remove_temporaries};
 
 /// `bytes` as people say a cap: `64 KiB`, `1 MiB`, `4 GiB`.
 pub(crate) fn size(bytes: u64) -> String {

@@ -156,6 +156,20 @@ fn too_large_why(limit: &Limit) -> String {
     )
 }
 
+/// Why a regular file that reads more than its size said is refused: a kernel file (one of
+/// /proc, whose size is 0 however much it holds: `/proc/self/pagemap` reads on for
+/// gigabytes) or a file being written while it is read; neither is an input to trust, and
+/// reading on to the cap would take as long as the cap is large.
+fn grew_why(size: u64, limit: &Limit) -> String {
+    format!(
+        "it reads more than the {size} bytes its size says (a kernel file, as under /proc, \
+         or a file being written now); a file is read no further than its size, and at most \
+         {}, the cap for the {}",
+        super::size(limit.cap),
+        limit.what
+    )
+}
+
 /// A reader that refuses to go past a cap: reading more than `cap` bytes is an error that
 /// names the cap, never a silent cut.
 #[derive(Debug)]
@@ -163,6 +177,9 @@ pub(crate) struct Capped<R> {
     inner: R,
     left: u64,
     limit: &'static Limit,
+    /// For a regular file, its size when it was opened: reading past it is refused at
+    /// once (see [`grew_why`]) rather than read on to the cap.
+    size: Option<u64>,
 }
 
 impl<R> Capped<R> {
@@ -172,7 +189,22 @@ impl<R> Capped<R> {
             inner,
             left: limit.cap,
             limit,
+            size: None,
         }
+    }
+
+    /// `inner`, a regular file of `size` bytes when opened, read up to that size and to
+    /// `limit`'s cap.
+    fn file(inner: R, limit: &'static Limit, size: u64) -> Self {
+        Capped {
+            size: Some(size),
+            ..Capped::new(inner, limit)
+        }
+    }
+
+    /// The reader itself, still capped.
+    pub(crate) fn get_ref(&self) -> &R {
+        &self.inner
     }
 
     /// The reader itself, for a caller that checked the size up front and reads again
@@ -200,6 +232,11 @@ impl<R: Read> Read for Capped<R> {
             .min(buf.len());
         let n = patient_read(&mut self.inner, &mut buf[..room])?;
         self.left -= n as u64;
+        if let Some(size) = self.size
+            && self.limit.cap - self.left > size
+        {
+            return Err(io::Error::other(grew_why(size, self.limit)));
+        }
         Ok(n)
     }
 }
@@ -248,7 +285,10 @@ pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, U
         blocking(&file).map_err(|e| Unreadable::io(&e))?;
     }
     run::register(run::file_id(&file, &meta), limit.what, Some(path));
-    Ok(Capped::new(file, limit))
+    Ok(match meta.is_file() {
+        true => Capped::file(file, limit, meta.len()),
+        false => Capped::new(file, limit),
+    })
 }
 
 /// The whole of `path`, read as [`open`] says.
@@ -269,6 +309,15 @@ pub(crate) fn read_text(path: &Path, limit: &'static Limit) -> Result<String, Un
         problem: Problem::Io,
         why: "it is not UTF-8 text".into(),
     })
+}
+
+/// Remembers `path`, when something is there, as a file of the kind `limit` names that
+/// this run must not write over although it does not read it (the sandbox leaves the config
+/// file alone, but `--tls-ca-out` must not replace it).
+pub(crate) fn keep_safe(path: &Path, limit: &'static Limit) {
+    if let Ok(meta) = std::fs::metadata(path) {
+        run::register(run::path_id(path, &meta), limit.what, Some(path));
+    }
 }
 
 /// Stdin, capped as `limit` says and remembered as an input of the run; refused when it

@@ -120,6 +120,7 @@ pub(crate) fn prepare(path: &Path, replace: Replace) -> Result<Pending, Unwritab
 }
 
 /// Writes `bytes` to `path` atomically (see the module's documentation).
+#[cfg(test)]
 pub(crate) fn write(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), Unwritable> {
     prepare(path, replace)?.commit(bytes)
 }

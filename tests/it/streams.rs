@@ -289,3 +289,189 @@ fn f_the_resume_hint_after_a_double_dash_runs_and_finishes_the_run() {
         .collect();
     assert_eq!(references, &args[7..], "{}", stderr_of(&resumed));
 }
+
+// ---- g. Reads bounded by the bytes read --------------------------------------------------
+
+/// `/proc/self/pagemap` is a regular file whose size says 0 and that reads on for
+/// gigabytes. Every input refuses it at once, naming the file and its cap (a list of
+/// references was counted for the progress bar without a cap, and never ended), in little
+/// memory.
+#[test]
+fn g_a_file_that_reads_past_its_size_is_refused_at_once_naming_its_cap() {
+    let pagemap = "/proc/self/pagemap";
+    if !Path::new(pagemap).exists() {
+        eprintln!("SKIPPED (needs Linux's {pagemap}): a file whose size says 0");
+        return;
+    }
+    let cases: [(&[&str], i32, &str); 7] = [
+        (
+            &["verify", "--sandbox", "--from", pagemap],
+            2,
+            "1 GiB, the cap for the list of references",
+        ),
+        (
+            &["reconcile", "--sandbox", pagemap],
+            2,
+            "1 GiB, the cap for the orders file",
+        ),
+        (
+            &["webhook", "check", pagemap],
+            2,
+            "1 MiB, the cap for the webhook payload",
+        ),
+        (
+            &["--config", pagemap, "verify", "X"],
+            6,
+            "1 MiB, the cap for the config file",
+        ),
+        (
+            &["--client-secret-file", pagemap, "verify", "X"],
+            6,
+            "64 KiB, the cap for the client secret file",
+        ),
+        (
+            &["verify", "X", "--ca-cert", pagemap],
+            6,
+            "4 MiB, the cap for the CA file",
+        ),
+        (
+            &[
+                "verify",
+                "--sandbox",
+                "-o",
+                "jsonl",
+                "X",
+                "--resume",
+                pagemap,
+            ],
+            2,
+            pagemap,
+        ),
+    ];
+    for (args, code, cap) in cases {
+        let started = std::time::Instant::now();
+        let out = payverify_at("https://gateway.example")
+            .args(args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        let lines = own_lines(&stderr);
+        assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
+        assert!(
+            lines[0].contains(pagemap) && lines[0].contains(cap),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(2),
+            "{args:?} took {took:?}"
+        );
+    }
+}
+
+// ---- h. The sandbox's CA file ------------------------------------------------------------
+
+/// `sandbox --tls --tls-ca-out` naming stdout, the file stderr goes to, or the config file
+/// (by flag or PAYVERIFY_CONFIG; the sandbox does not read it, but it is the user's): exit
+/// 2 before the server starts (no banner), nothing written over.
+#[test]
+fn h_the_sandbox_ca_is_never_written_over_a_stream_or_the_config_file() {
+    let dir = TempDir::new("streams-sandbox-ca");
+    let config_text = "[profiles.live]\nbase_url = \"https://pay.example\"\n";
+    let config = dir.write("config.toml", config_text);
+    let log = dir.write("log.txt", "old\n");
+    let config = config.to_str().unwrap();
+    let log_path = log.to_str().unwrap();
+    // The extra arguments, an environment variable, whether stderr goes to the log file,
+    // and what the refusal says.
+    type Case<'a> = (&'a [&'a str], Option<(&'a str, &'a str)>, bool, &'a str);
+    let cases: [Case; 4] = [
+        (
+            &["--tls-ca-out", "/dev/stdout"],
+            None,
+            false,
+            "it is where stdout goes",
+        ),
+        (
+            &["--tls-ca-out", log_path],
+            None,
+            true,
+            "it is where stderr goes",
+        ),
+        (
+            &["--config", config, "--tls-ca-out", config],
+            None,
+            false,
+            "config file",
+        ),
+        (
+            &["--tls-ca-out", config],
+            Some(("PAYVERIFY_CONFIG", config)),
+            false,
+            "config file",
+        ),
+    ];
+    for (extra, env, stderr_to_log, says) in cases {
+        let mut cmd = spawnable();
+        cmd.args(["sandbox", "--port", "0", "--tls"])
+            .args(extra)
+            .stdin(Stdio::null());
+        if let Some((key, value)) = env {
+            cmd.env(key, value);
+        }
+        if stderr_to_log {
+            let append = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+            cmd.stderr(append);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let status = child.wait_timeout_or_kill();
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+        let stderr = match stderr_to_log {
+            true => std::fs::read_to_string(&log)
+                .unwrap()
+                .replacen("old\n", "", 1),
+            false => {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut text)
+                    .unwrap();
+                text
+            }
+        };
+        assert_eq!(status, Some(2), "{extra:?}: {stderr}");
+        assert_eq!(stdout, "", "{extra:?}: started");
+        assert_eq!(own_lines(&stderr).len(), 1, "{extra:?}: {stderr}");
+        assert!(
+            stderr.starts_with("payverify: cannot write the sandbox CA to ")
+                && stderr.contains(says),
+            "{extra:?}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("config.toml")).unwrap(),
+            config_text
+        );
+    }
+}
+
+/// Waits for a child that should end by itself; one still running after 20 s is killed
+/// (`None`): the sandbox, had it started, runs until a signal.
+trait WaitOrKill {
+    fn wait_timeout_or_kill(&mut self) -> Option<i32>;
+}
+
+impl WaitOrKill for std::process::Child {
+    fn wait_timeout_or_kill(&mut self) -> Option<i32> {
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(20) {
+            if let Some(status) = self.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.kill().unwrap();
+        self.wait().unwrap();
+        None
+    }
+}
