@@ -844,13 +844,16 @@ fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
     }
 }
 
-/// The width clap wraps help text to, found as clap finds it: the first of stdout, stderr
-/// and stdin that is a terminal (so `sandbox --help | less` on an 80-column terminal is 80),
-/// else `COLUMNS`, else 100; at most [`MAX_HELP_WIDTH`].
+/// The width help text is wrapped to, found as clap would find it: the first of stdout,
+/// stderr and stdin that is a terminal (so `sandbox --help | less` on an 80-column terminal
+/// is 80), else `COLUMNS`, else 100; at most [`MAX_HELP_WIDTH`]. A width of 0 (`COLUMNS=0`,
+/// `stty cols 0`) says nothing and is passed over: clap wrapped every word onto a line.
 fn help_width() -> usize {
     let columns = terminal_size::terminal_size()
         .map(|(width, _)| usize::from(width.0))
-        .or_else(|| std::env::var("COLUMNS").ok()?.parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .or_else(|| std::env::var("COLUMNS").ok()?.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
         .unwrap_or(MAX_HELP_WIDTH);
     columns.min(MAX_HELP_WIDTH)
 }
@@ -865,7 +868,9 @@ pub(crate) fn command() -> clap::Command {
         crate::sandbox::CLIENT_ID,
         crate::sandbox::CLIENT_SECRET
     );
-    let mut cmd = Cli::command();
+    // Set, so clap does not find a width of its own (it took COLUMNS=0 as 0); every
+    // subcommand inherits it.
+    let mut cmd = Cli::command().term_width(help_width());
     // A subcommand's own argument of the same id takes the place of a global one, so these
     // hidden copies keep the options accepted but out of the help of commands that ignore them.
     let hidden: Vec<clap::Arg> = cmd

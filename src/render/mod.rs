@@ -73,9 +73,16 @@ pub(crate) fn write_output(result: io::Result<()>) -> Result<(), Failure> {
 pub(crate) fn new_table(style: Style) -> Table {
     let mut table = Table::new();
     if style.tty {
-        table
-            .load_style(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
+        table.load_style(presets::UTF8_FULL_CONDENSED);
+        // Wrapped to the width found, never to one the table would ask the terminal for
+        // itself (0 columns wrapped every value one character a line); of unknown width,
+        // not wrapped at all, as off a terminal.
+        match style.width {
+            Some(width) => table
+                .set_width(width)
+                .set_content_arrangement(ContentArrangement::Dynamic),
+            None => table.set_content_arrangement(ContentArrangement::Disabled),
+        };
     } else {
         table.load_style(presets::NOTHING).force_no_tty();
     }
@@ -108,12 +115,13 @@ impl Style {
 }
 
 /// The width of the terminal on stdout: `COLUMNS` when it is a positive number (so a user
-/// or a test can set it), else what the terminal reports.
+/// or a test can set it), else what the terminal reports when that is positive (a
+/// terminal can say 0 columns: `stty cols 0`, a serial console); `None`: unknown.
 pub(crate) fn terminal_width(env: EnvLookup) -> Option<u16> {
     env("COLUMNS")
         .and_then(|c| c.trim().parse::<u16>().ok())
         .filter(|&c| c > 0)
-        .or_else(|| Table::new().width())
+        .or_else(|| Table::new().width().filter(|&c| c > 0))
 }
 
 /// Decides colour: `--color` first, then NO_COLOR / CLICOLOR_FORCE, then whether stdout is

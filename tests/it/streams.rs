@@ -475,3 +475,51 @@ impl WaitOrKill for std::process::Child {
         None
     }
 }
+
+// ---- i. A terminal of 0 columns ----------------------------------------------------------
+
+/// `COLUMNS=0`, or a terminal that says it has 0 columns (`stty cols 0`: a serial console,
+/// a pane squeezed to nothing): help and tables fall back to a sensible width instead of
+/// wrapping every word, or every character, onto a line of its own.
+#[test]
+fn i_a_width_of_0_columns_falls_back_to_a_sensible_one() {
+    for command in ["verify --help", "sandbox --help"] {
+        let out = payverify()
+            .args(command.split_whitespace())
+            .env("COLUMNS", "0")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let help = stdout_of(&out);
+        let longest = help.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(
+            (80..=100).contains(&longest),
+            "{command}: {longest}\n{help}"
+        );
+    }
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED (needs script(1) for a terminal): the table on a 0-column terminal");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    let run = format!(
+        "stty cols 0; exec {} verify --sandbox --color never SANDBOX-FAILED-1",
+        bin.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &run, "/dev/null"])
+        .env("SHELL", "/bin/sh")
+        .env_remove("COLUMNS")
+        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let screen = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("Transaction ref") && l.contains("SANDBOX-FAILED-1")),
+        "{screen}"
+    );
+}
