@@ -439,9 +439,10 @@ pub(crate) struct ReconcileArgs {
 
     /// Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv,
     /// the same -o as now, complete or cut short). A row whose result there is final
-    /// (anything but UNVERIFIED and NOT_FINAL) and that is still the same row is not asked
-    /// again: its earlier output row is written again by value (redacted and escaped as a
-    /// fresh row is), in its place. Write to a new file.
+    /// (anything but UNVERIFIED and NOT_FINAL), that is still the same row, and whose stored
+    /// answer this run's checks judge to the same result is not asked again (from csv, which
+    /// stores no answer, only FAILED and NOT_FOUND rows): it is written in its place as a
+    /// fresh row is. Write to a new file.
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
 

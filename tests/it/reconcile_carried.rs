@@ -4,6 +4,7 @@
 
 use crate::common::{TempDir, payverify, stderr_of, stdout_of};
 use crate::resume_carried::{assert_terminal_safe, escaped, sealed, strings};
+use crate::resume_like_fresh::Rng;
 
 /// The sandbox's client secret, which seals the sandbox's records.
 const SANDBOX_SECRET: &str = "sandbox-secret";
@@ -157,4 +158,113 @@ fn a_reconcile_resume_line_with_a_key_given_twice_is_refused() {
             )
         );
     }
+}
+
+/// A random orders file: references drawn from a small pool of magic ones (so a reference
+/// repeats, one payment on two orders: DUPLICATE), totals that match or miss.
+fn orders(rng: &mut Rng) -> String {
+    let mut text = String::from("Order ID,Reference,Customer,Amount,Currency\n");
+    for i in 0..3 + rng.below(6) {
+        let k = rng.below(3);
+        let reference = match rng.below(8) {
+            0 => format!("SANDBOX-OK-{k}"),
+            1 => format!("SANDBOX-BADHMAC-{k}"),
+            2 => format!("SANDBOX-NOHMAC-{k}"),
+            3 => format!("SANDBOX-MODE-live-{k}"),
+            4 => format!("SANDBOX-CURRENCY-USD-{k}"),
+            5 => format!("SANDBOX-FAILED-{k}"),
+            6 => format!("NOPE-{k}"),
+            _ => format!("SANDBOX-PENDING-{k}"),
+        };
+        let amount = ["40000", "40000", "39000", "41000"][rng.below(4)];
+        text.push_str(&format!("{},{reference},C{i},{amount},NGN\n", 1000 + i));
+    }
+    text
+}
+
+/// A random set of the run-wide checks (`--hmac`, `--expect-mode`).
+fn run_checks(rng: &mut Rng) -> Vec<&'static str> {
+    let mut args = Vec::new();
+    if let Some(mode) = ["require", "warn", "off"].get(rng.below(4)) {
+        args.extend(["--hmac", mode]);
+    }
+    if let Some(mode) = ["dev", "live"].get(rng.below(3)) {
+        args.extend(["--expect-mode", mode]);
+    }
+    args
+}
+
+/// The output as compared: jsonl byte for byte; csv without each row's last two cells
+/// (`checks`, `error`), which a carried csv FAILED row words as the earlier run did (its
+/// result and figures are this run's: FAILED is FAILED whatever the checks; a csv row holds
+/// no answer to word them again from).
+fn comparable(stdout: &str, format: &str) -> String {
+    if format != "csv" {
+        return stdout.to_owned();
+    }
+    stdout
+        .lines()
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            // The checks and error cells may hold quoted commas; no cell before them does:
+            // keep the 5 input cells and the 10 result cells before `checks`.
+            cells[..cells.len().min(15)].join(",") + "\n"
+        })
+        .collect()
+}
+
+/// Fresh against resumed reconciliation when run 1 and run 2 ask for other run-wide
+/// checks: the same rows, byte for byte, and the same exit, at `-j 1` and `-j 8`.
+fn resumed_equals_fresh(seeds: std::ops::Range<u64>) {
+    let dir = TempDir::new("reconcile-carried-differential");
+    let mut carried = 0;
+    for seed in seeds {
+        let mut rng = Rng(seed ^ 0xca11);
+        let orders = orders(&mut rng);
+        dir.write("orders.csv", &orders);
+        let format = ["jsonl", "jsonl", "csv"][rng.below(3)];
+        let (first, second) = (run_checks(&mut rng), run_checks(&mut rng));
+        let with = |checks: &[&'static str], extra: &[&'static str]| {
+            let mut args = vec!["-o", format];
+            args.extend(checks);
+            args.extend(extra);
+            args
+        };
+        let run1 = reconcile(&dir, &with(&first, &[]));
+        let earlier = format!("run1.{format}");
+        dir.write(&earlier, &run1.stdout);
+        let fresh = reconcile(&dir, &with(&second, &[]));
+        let case = format!(
+            "seed {seed} (-o {format}), run 1 {first:?}, run 2 {second:?}\n{orders}run 1:\n{}",
+            stdout_of(&run1)
+        );
+        for jobs in ["1", "8"] {
+            let mut args = with(&second, &["-j", jobs, "--resume"]);
+            args.push(&earlier);
+            let resumed = reconcile(&dir, &args);
+            assert_eq!(
+                resumed.status.code(),
+                fresh.status.code(),
+                "-j {jobs}: {case}\n{}",
+                stderr_of(&resumed)
+            );
+            assert_eq!(
+                comparable(&stdout_of(&resumed), format),
+                comparable(&stdout_of(&fresh), format),
+                "-j {jobs}: {case}"
+            );
+            carried += usize::from(stderr_of(&resumed).contains(" carried over, "));
+        }
+    }
+    assert!(carried > 4, "{carried} resumed runs carried a row");
+}
+
+#[test]
+fn a_resumed_reconciliation_under_other_checks_is_a_fresh_one_seeds_0_to_7() {
+    resumed_equals_fresh(0..8);
+}
+
+#[test]
+fn a_resumed_reconciliation_under_other_checks_is_a_fresh_one_seeds_8_to_15() {
+    resumed_equals_fresh(8..16);
 }

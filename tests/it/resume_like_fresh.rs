@@ -50,7 +50,7 @@ fn a_carried_match_is_held_against_the_row_asked_now_in_either_order() {
         assert_eq!(resumed.stdout, fresh.stdout, "{stderr}");
         // The carried MATCHED row was asked again, and said so.
         assert!(
-            stderr.contains("no earlier row of this input was asked about the same payment"),
+            stderr.contains("no earlier row of this input asked about the same payment"),
             "{stderr}"
         );
     }

@@ -1,11 +1,15 @@
 //! Reconciled rows on the batch engine: how each is tallied and written.
 
 use super::*;
+use crate::domain::outcome::Record;
+use crate::render::records::CarriedRecord;
 
 /// Reconciled rows go to the engine's ordered writer like verify's records: each entry is
 /// judged and counted in the totals when the engine tallies it (so the totals are exactly
-/// the rows the exit status merges, written or not), and judged again to be written; a
-/// carried row counts from the figures read back from it, and is written by value.
+/// the rows the exit status merges, written or not), and judged again to be written. A
+/// carried row whose stored answer was judged again goes the way of a row asked now (the
+/// one-payment-one-order claim, the totals, the writer); one without an answer (NOT_FOUND,
+/// or any csv row) counts from the figures read back from it, and is written by value.
 impl Sink<Reconciled> for ReconcileWriter {
     fn begin(&mut self) -> io::Result<()> {
         ReconcileWriter::begin(self)
@@ -13,7 +17,7 @@ impl Sink<Reconciled> for ReconcileWriter {
 
     fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
         let mut judged = judge(entry);
-        if let Entry::Verified(record) = entry {
+        if let Some(record) = answered(entry) {
             self.claim(&mut judged, record);
         }
         self.count(&judged);
@@ -40,7 +44,7 @@ impl Sink<Reconciled> for ReconcileWriter {
 
     fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
         match entry {
-            Entry::Decided(Reconciled::Carried(carried)) => {
+            Entry::Decided(Reconciled::Carried(carried)) if answered(entry).is_none() => {
                 ReconcileWriter::write_carried(self, &carried.record)
             }
             _ => {
@@ -73,7 +77,22 @@ impl Sink<Reconciled> for ReconcileWriter {
     }
 }
 
+/// The answer an entry's row is judged from: asked now, or carried and judged again.
+fn answered(entry: &Entry<Reconciled>) -> Option<&Record> {
+    match entry {
+        Entry::Verified(record) => Some(record),
+        Entry::Decided(Reconciled::Carried(Carried {
+            record: CarriedRecord::Record(record),
+            ..
+        })) => Some(record),
+        Entry::Decided(_) => None,
+    }
+}
+
 fn judge(entry: &Entry<Reconciled>) -> Judged<'_> {
+    if let Some(record) = answered(entry) {
+        return Judged::verified(record);
+    }
     match entry {
         Entry::Verified(record) => Judged::verified(record),
         Entry::Decided(Reconciled::Row(decided)) => Judged::decided(decided),

@@ -43,22 +43,68 @@ pub(super) fn verify_record(
     })
 }
 
-/// reconcile's row `text` (indexed as `slot`, its figures `amounts`) as it is written again.
+/// reconcile's row `text` (indexed as `slot`, its figures `amounts`, already found to be
+/// `job`'s row as it was: see [`RowRecord::still_holds`]) as it is carried, or `None` when
+/// it is to be asked again.
+///
+/// A jsonl row that stores an answer is judged again under this run's checks (the row's
+/// expectations, `--expect-mode`, `--hmac`) as a fresh answer would be, and carried only
+/// when that comes to the result it has: then it is written, claimed and counted as a row
+/// asked now (see `csv_input::sink`), its checks as this run words them. A result this
+/// run's checks would change (an INTEGRITY_FAILED under `--hmac require` that `--hmac
+/// off` would let through, an OVERPAID that fails this run's `--expect-mode`) is asked
+/// again: never a result this run would not give. A row without an answer (NOT_FOUND, any
+/// csv row) is written again by value.
 pub(super) fn reconcile_row(
     text: &str,
     format: OutputFormat,
+    job: &Job,
+    row: &RowShape,
     slot: &Slot,
     amounts: Amounts,
+    checker: &Checker,
 ) -> Option<Carried> {
-    let record = match format {
-        OutputFormat::Csv => CarriedRecord::Cells(split_csv(text)?),
-        _ => CarriedRecord::Object(crate::domain::json::parse_record(text).ok()?),
+    let stored = match format {
+        OutputFormat::Csv => None,
+        _ => stored_row_response(text).ok()?,
+    };
+    let record = match (format, stored) {
+        (OutputFormat::Csv, _) => CarriedRecord::Cells(split_csv(text)?),
+        (_, None) => CarriedRecord::Object(crate::domain::json::parse_record(text).ok()?),
+        (_, Some(stored)) => {
+            let verdict = judge(
+                classify_response(&Response {
+                    status: 200,
+                    body: stored.get().as_bytes().to_vec(),
+                }),
+                job.reference.as_str(),
+                checker.hmac(),
+                checker.secret()?,
+                &job.expect,
+                checker.expect_mode(),
+            );
+            if (row.classify)(&verdict, &job.expect) != slot.name {
+                return None;
+            }
+            CarriedRecord::Record(Box::new(Record {
+                job: job.clone(),
+                verdict,
+            }))
+        }
+    };
+    let warned = match &record {
+        CarriedRecord::Record(r) => r
+            .verdict
+            .checks
+            .as_ref()
+            .is_some_and(|c| !c.warnings.is_empty()),
+        _ => slot.warned,
     };
     Some(Carried {
         record,
         exit: slot.exit,
         name: slot.name,
-        warned: slot.warned,
+        warned,
         amounts: Some(amounts),
     })
 }

@@ -459,7 +459,9 @@ impl ResumeIndex {
             Some(row) => RowRecord::parse(&text, Some(self.format), &self.shape, row)
                 .ok()
                 .and_then(|r| r.still_holds(&text, job, row, &self.checker, self.claims.as_ref()))
-                .and_then(|amounts| reconcile_row(&text, self.format, &slot, amounts)),
+                .and_then(|amounts| {
+                    reconcile_row(&text, self.format, job, row, &slot, amounts, &self.checker)
+                }),
         };
         if carried.is_none() {
             self.distrusted += 1;
@@ -531,10 +533,12 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
                 Some(_) => {
                     "rows of the --resume file were asked again: a row is carried only if it \
                      is this input's row as it was (every cell, its line, its expected \
-                     amount) and, if MATCHED, it bears payverify's seal under this run's \
-                     secret, its stored response passes this row's checks with an hmac \
-                     valid under this run's secret (a csv row holds neither) and no earlier \
-                     row of this input was asked about the same payment"
+                     amount), from jsonl only if it bears payverify's seal under this run's \
+                     secret and its stored answer, judged again under this run's checks, \
+                     comes to the same result (MATCHED also needs an hmac valid under this \
+                     run's secret and no earlier row of this input asked about the same \
+                     payment); a csv row holds no answer to judge, so only its FAILED and \
+                     NOT_FOUND rows are carried"
                 }
                 None => {
                     "final records of the --resume file were asked again: a jsonl record is \

@@ -239,7 +239,12 @@ impl RowRecord {
                 self.name
             ));
         }
-        if self.name == row.matched && format == Some(OutputFormat::Csv) {
+        // A csv row holds no answer to judge again under this run's checks, and every
+        // result but FAILED and NOT_FOUND is one a check decides (`--hmac`, `--expect-mode`
+        // and the row's expectations can turn an INTEGRITY_FAILED into a MATCHED, an
+        // OVERPAID into an INTEGRITY_FAILED): those are asked again, like verify's csv
+        // SUCCESSFUL and CHECK_FAILED records.
+        if format == Some(OutputFormat::Csv) && !matches!(self.name, "FAILED" | "NOT_FOUND") {
             return Ok(Some((key, Some(None))));
         }
         let carried = Final {
