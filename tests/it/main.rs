@@ -12,6 +12,7 @@
 
 mod common;
 
+mod around;
 mod attack_review;
 mod base_url;
 mod batch;

@@ -53,6 +53,14 @@ pub fn payverify() -> Command {
     cmd
 }
 
+/// The lines of `stderr` that are payverify's own (`payverify: ...`).
+pub fn own_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("payverify: "))
+        .collect()
+}
+
 /// payverify with credentials for `base_url` in the environment.
 pub fn payverify_at(base_url: &str) -> Command {
     let mut cmd = payverify();
