@@ -37,7 +37,7 @@ mod terminal;
 
 // The library's surface: what the binary, the integration tests (tests/it) and the fuzz
 // targets (fuzz/) use. Everything else is private to the crate.
-pub use cli::GATE;
+pub use cli::{GATE, NIGHTLY};
 pub use domain::checks::{Expectations, HmacMode, evaluate, signed_message};
 pub use domain::class::Class;
 pub use domain::json::parse_object;

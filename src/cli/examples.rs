@@ -10,6 +10,14 @@ pub const GATE: &str =
 pub(crate) const GATE_WHAT: &str =
     "Gate a shipment: exit 0 only for a genuine payment of this order";
 
+/// A scheduled batch that mails only when a person must act: what `--fail-on` is for, in
+/// `verify --help` and the man page (a test runs it).
+pub const NIGHTLY: &str = "payverify verify --from refs.txt --fail-on mismatch,unverified -o csv >out 2>log || mail ops <log";
+
+/// What [`NIGHTLY`] does.
+pub(crate) const NIGHTLY_WHAT: &str =
+    "Nightly: mail only when a payment failed its checks or could not be verified";
+
 /// Examples per command path (`verify`, `webhook check`, ...): a short description, then
 /// the command line.
 pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
@@ -47,6 +55,7 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "Wait up to 5 minutes for a pending payment to become final",
                 "payverify verify --wait 5m -- \"$ref\"",
             ),
+            (NIGHTLY_WHAT, NIGHTLY),
             (
                 "Finish an interrupted run, asking only what is not final yet",
                 "payverify verify --from refs.txt -o jsonl --resume run1.jsonl > run2.jsonl",

@@ -1006,7 +1006,8 @@ where
 }
 
 mod examples;
-pub use examples::GATE;
+pub(crate) use examples::NIGHTLY_WHAT;
+pub use examples::{GATE, NIGHTLY};
 
 #[cfg(test)]
 mod tests;

@@ -344,6 +344,7 @@ fn extra_sections() -> String {
          Create one with payverify config init.",
     )]);
     r.control("SH", ["EXAMPLES"]);
+    let nightly_what = format!("{}:", crate::cli::NIGHTLY_WHAT);
     let examples = [
         (
             "Try it with no account:",
@@ -361,6 +362,7 @@ fn extra_sections() -> String {
             "Reconcile a day's references to CSV:",
             "payverify verify --from refs.txt -j 16 -o csv > verified.csv",
         ),
+        (nightly_what.as_str(), crate::cli::NIGHTLY),
         (
             "Check a webhook payload offline:",
             "payverify webhook check payload.json",

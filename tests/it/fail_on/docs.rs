@@ -192,3 +192,61 @@ fn every_cron_recipe_runs() {
     }
     sandbox.terminate();
 }
+
+/// `verify --help`'s and the man page's nightly example, run as written through sh in a
+/// directory holding refs.txt, with `mail` a stand-in that keeps what it was sent.
+#[test]
+fn the_nightly_example_in_help_and_man_page_runs() {
+    let collapse = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = payverify().args(["verify", "--help"]).output().unwrap();
+    assert!(collapse(&stdout_of(&help)).contains(payverify::NIGHTLY));
+    let man = payverify().arg("man").output().unwrap();
+    assert!(
+        stdout_of(&man)
+            .replace("\\-", "-")
+            .contains(payverify::NIGHTLY)
+    );
+    let sandbox = Standalone::start(&["-q"]);
+    for (refs, mailed) in [
+        ("SANDBOX-OK-1\nSANDBOX-FAILED-2\n", None),
+        (
+            "SANDBOX-FAILED-2\nSANDBOX-CODE-51-3\n",
+            Some("1 FAILED, 1 CHECK_FAILED; exit 4: 1 FAILED not in --fail-on mismatch,unverified"),
+        ),
+    ] {
+        let dir = TempDir::new("nightly");
+        dir.write("refs.txt", refs);
+        let root = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+        let mail = dir.write("bin/mail", format!("#!/bin/sh\ncat > {root}/mail.body\n"));
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&mail, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let bin = assert_cmd::cargo::cargo_bin!("payverify");
+        let path = format!(
+            "{root}/bin:{}:{}",
+            bin.parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let run = StdCommand::new("sh")
+            .args(["-c", payverify::NIGHTLY])
+            .current_dir(dir.path())
+            .env("PATH", path)
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .env_remove("PAYVERIFY_PROFILE")
+            .env_remove("PAYVERIFY_CONFIG")
+            .env("PAYVERIFY_BASE_URL", &sandbox.url)
+            .env("PAYVERIFY_CLIENT_ID", "sandbox")
+            .env("PAYVERIFY_CLIENT_SECRET", "sandbox-secret")
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{}", stderr_of(&run));
+        let csv = std::fs::read_to_string(dir.path().join("out")).unwrap();
+        assert!(csv.contains("\nSANDBOX-FAILED-2,FAILED,1,"), "{csv}");
+        let body = std::fs::read_to_string(dir.path().join("mail.body"));
+        match mailed {
+            None => assert!(body.is_err(), "mailed {body:?}"),
+            Some(line) => assert!(body.unwrap().contains(line)),
+        }
+    }
+    sandbox.terminate();
+}
