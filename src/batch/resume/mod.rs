@@ -11,12 +11,14 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::marker::PhantomData;
 use std::path::Path;
 
 mod carry;
 mod records;
 mod rows;
+mod source;
+
+pub(crate) use source::Resuming;
 
 use super::{Item, Source};
 use crate::domain::checks::{Expectations, HmacMode, Integrity};
@@ -484,170 +486,5 @@ fn format_name(format: OutputFormat) -> &'static str {
     }
 }
 
-/// A batch source with an earlier run's final records in place of their jobs.
-pub(crate) struct Resuming<S, D> {
-    inner: S,
-    index: ResumeIndex,
-    _decided: PhantomData<fn() -> D>,
-}
-
-impl<S, D> Resuming<S, D> {
-    /// `inner`'s items, each job whose reference has a final record in `index` replaced by
-    /// that record.
-    pub(crate) fn new(inner: S, index: ResumeIndex) -> Self {
-        Resuming {
-            inner,
-            index,
-            _decided: PhantomData,
-        }
-    }
-}
-
-impl<S: Source<D>, D: From<Carried>> Iterator for Resuming<S, D> {
-    type Item = Result<Item<D>, Failure>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self.inner.next()? {
-            Ok(Item::Job(job)) => match self.index.take(&job) {
-                Some(carried) => Some(Ok(Item::Decided(D::from(carried)))),
-                None => Some(Ok(Item::Job(job))),
-            },
-            other => Some(other),
-        }
-    }
-}
-
-impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
-    fn empty_message(&self) -> String {
-        self.inner.empty_message()
-    }
-
-    fn end_notes(&self) -> Vec<String> {
-        let mut notes = self.inner.end_notes();
-        let records = match self.index.shape.row {
-            Some(_) => "rows",
-            None => "records",
-        };
-        if self.index.distrusted > 0 {
-            let why = match self.index.shape.row {
-                Some(_) => {
-                    "rows of the --resume file were asked again: a row is carried only if it \
-                     is this input's row as it was (every cell, its line, its expected \
-                     amount), from jsonl only if it bears payverify's seal under this run's \
-                     secret and its stored answer, judged again under this run's checks, \
-                     comes to the same result (MATCHED also needs an hmac valid under this \
-                     run's secret and no earlier row of this input asked about the same \
-                     payment); a csv row holds no answer to judge, so only its FAILED and \
-                     NOT_FOUND rows are carried"
-                }
-                None => {
-                    "final records of the --resume file were asked again: a jsonl record is \
-                     carried only if it bears payverify's seal under this run's secret; its \
-                     stored answer is judged again under this run's checks, and passes only \
-                     with an hmac valid under this run's secret; a csv record holds no \
-                     answer to judge, so its SUCCESSFUL and CHECK_FAILED records are asked"
-                }
-            };
-            notes.push(format!("{} {why}", self.index.distrusted));
-        }
-        if self.index.changed > 0 {
-            notes.push(format!(
-                "{} {records} of the --resume file changed while this run read it; they were \
-                 asked again",
-                self.index.changed
-            ));
-        }
-        if self.index.unused() > 0 {
-            notes.push(format!(
-                "the --resume file has {} final {records} for references not in this input; \
-                 they were not written",
-                self.index.unused()
-            ));
-        }
-        notes
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use crate::reference::Reference;
-
-    use super::*;
-
-    #[test]
-    fn csv_rows_split_as_written() {
-        assert_eq!(split_csv("a,b,,c").unwrap(), ["a", "b", "", "c"]);
-        assert_eq!(
-            split_csv(r#""x, y","say ""hi""",z"#).unwrap(),
-            ["x, y", r#"say "hi""#, "z"]
-        );
-        assert_eq!(split_csv("").unwrap(), [""]);
-        assert!(split_csv(r#""open"#).is_none());
-        assert!(split_csv(r#"a"b"#).is_none());
-        assert!(split_csv(r#""a"b"#).is_none());
-        for fields in [
-            vec!["R-1", "=1+1", "-150", " padded ", "a,b", "q\"q"],
-            vec!["", "", ""],
-        ] {
-            let row = csv::row(&fields);
-            let back = split_csv(row.trim_end()).unwrap();
-            // The `'` that guards a formula-like value is the only change the writer made.
-            let values: Vec<_> = back
-                .iter()
-                .map(|c| match c.strip_prefix('\'') {
-                    Some(rest) if csv::is_formula_like(rest) => rest,
-                    _ => c.as_str(),
-                })
-                .collect();
-            assert_eq!(values, fields);
-        }
-    }
-
-    #[test]
-    fn a_record_changed_after_it_was_checked_is_asked_again_not_written() {
-        let shape = crate::commands::verify::record_shape();
-        let dir = crate::testutil::TempDir::new("resume-changed");
-        let secret = Secret::new("secret-one-Zq81");
-        let sealer = Sealer::new(&secret);
-        let line = |r: &str| {
-            sealer.seal(&format!(
-                r#"{{"reference":"{r}","outcome":"FAILED","exit_code":1,"response":{{"status":"FAILED"}}}}"#
-            ))
-        };
-        let path = dir.write("run.jsonl", format!("{}\n{}\n", line("A"), line("B")));
-        let log = Log::new(crate::log::Level::Quiet);
-        let trust = Trust {
-            secret: Some(secret.clone()),
-            ..Trust::default()
-        };
-        let mut index =
-            ResumeIndex::open(&path, OutputFormat::Jsonl, &shape, &trust, &log).unwrap();
-        let job = |r: &str| Job {
-            reference: Reference::parse(r).unwrap(),
-            expect: Default::default(),
-            origin: String::new(),
-            row: None,
-        };
-        let a = job("A");
-        let carried = index.take(&a).unwrap();
-        assert_eq!((carried.exit, carried.name), (Exit::Failed, "FAILED"));
-        let CarriedRecord::Record(record) = carried.record else {
-            panic!("a jsonl record is rebuilt, not copied");
-        };
-        assert_eq!(record.job, a);
-        assert!(index.take(&a).is_none(), "taken once");
-        // B's bytes change in place (same length): not written, asked again.
-        std::fs::write(&path, format!("{}\n{}\n", line("A"), line("C"))).unwrap();
-        assert!(index.take(&job("B")).is_none());
-        assert_eq!((index.changed, index.unused()), (1, 0));
-    }
-
-    #[test]
-    fn csv_keys_are_the_cell_or_none_when_ambiguous() {
-        assert_eq!(csv_key("REF-1").as_deref(), Some("REF-1"));
-        assert_eq!(csv_key("=cmd").as_deref(), Some("'=cmd"));
-        assert_eq!(csv_key("'=cmd"), None);
-        assert_eq!(csv_key("A\u{200b}"), None);
-        assert_eq!(csv_key("A\\u{200b}"), None);
-    }
-}
+mod tests;

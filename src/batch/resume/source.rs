@@ -1,0 +1,90 @@
+//! The batch source that hands the index's carried records to the writer in their jobs'
+//! places, and the notes it ends a run with.
+
+use std::marker::PhantomData;
+
+use super::*;
+
+/// A batch source with an earlier run's final records in place of their jobs.
+pub(crate) struct Resuming<S, D> {
+    inner: S,
+    index: ResumeIndex,
+    _decided: PhantomData<fn() -> D>,
+}
+
+impl<S, D> Resuming<S, D> {
+    /// `inner`'s items, each job whose reference has a final record in `index` replaced by
+    /// that record.
+    pub(crate) fn new(inner: S, index: ResumeIndex) -> Self {
+        Resuming {
+            inner,
+            index,
+            _decided: PhantomData,
+        }
+    }
+}
+
+impl<S: Source<D>, D: From<Carried>> Iterator for Resuming<S, D> {
+    type Item = Result<Item<D>, Failure>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.inner.next()? {
+            Ok(Item::Job(job)) => match self.index.take(&job) {
+                Some(carried) => Some(Ok(Item::Decided(D::from(carried)))),
+                None => Some(Ok(Item::Job(job))),
+            },
+            other => Some(other),
+        }
+    }
+}
+
+impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
+    fn empty_message(&self) -> String {
+        self.inner.empty_message()
+    }
+
+    fn end_notes(&self) -> Vec<String> {
+        let mut notes = self.inner.end_notes();
+        let records = match self.index.shape.row {
+            Some(_) => "rows",
+            None => "records",
+        };
+        if self.index.distrusted > 0 {
+            let why = match self.index.shape.row {
+                Some(_) => {
+                    "rows of the --resume file were asked again: a row is carried only if it \
+                     is this input's row as it was (every cell, its line, its expected \
+                     amount), from jsonl only if it bears payverify's seal under this run's \
+                     secret and its stored answer, judged again under this run's checks, \
+                     comes to the same result (MATCHED also needs an hmac valid under this \
+                     run's secret and no earlier row of this input asked about the same \
+                     payment); a csv row holds no answer to judge, so only its FAILED and \
+                     NOT_FOUND rows are carried"
+                }
+                None => {
+                    "final records of the --resume file were asked again: a jsonl record is \
+                     carried only if it bears payverify's seal under this run's secret; its \
+                     stored answer is judged again under this run's checks, and passes only \
+                     with an hmac valid under this run's secret; a csv record holds no \
+                     answer to judge, so its SUCCESSFUL and CHECK_FAILED records are asked"
+                }
+            };
+            notes.push(format!("{} {why}", self.index.distrusted));
+        }
+        if self.index.changed > 0 {
+            notes.push(format!(
+                "{} {records} of the --resume file changed while this run read it; they were \
+                 asked again",
+                self.index.changed
+            ));
+        }
+        if self.index.unused() > 0 {
+            notes.push(format!(
+                "the --resume file has {} final {records} for references not in this input; \
+                 they were not written",
+                self.index.unused()
+            ));
+        }
+        notes
+    }
+}
