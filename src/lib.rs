@@ -60,7 +60,6 @@ pub use transport::client::Response;
 mod testutil;
 
 use std::ffi::OsString;
-use std::io::Write;
 
 use crate::cli::{Command, GlobalArgs, WebhookCommand};
 use crate::exit::Failure;
@@ -72,6 +71,11 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    // First: a signal from here on is exit 130 and ends what payverify started.
+    if let Err(failure) = signal::install() {
+        signal::write_stderr(format!("payverify: {}\n", failure.message).as_bytes());
+        return failure.exit;
+    }
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let cli = match cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -153,10 +157,12 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
             "payverify verify" | "payverify gate" => "reference",
             _ => "file name",
         };
-        let _ = writeln!(
-            std::io::stderr(),
-            "payverify: {flag} cannot be combined with other arguments (a {what} that starts \
-             with '-' goes after --; see '{command} --help')"
+        signal::write_stderr(
+            format!(
+                "payverify: {flag} cannot be combined with other arguments (a {what} that \
+                 starts with '-' goes after --; see '{command} --help')\n"
+            )
+            .as_bytes(),
         );
         return Exit::Usage;
     }
@@ -166,21 +172,23 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
         return match render::write_output(written) {
             Ok(()) => Exit::Successful,
             Err(failure) => {
-                let _ = writeln!(std::io::stderr(), "payverify: {}", failure.message);
+                signal::write_stderr(format!("payverify: {}\n", failure.message).as_bytes());
                 failure.exit
             }
         };
     }
     if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        let _ = write!(std::io::stderr(), "{}", e.render());
+        signal::write_stderr(e.render().to_string().as_bytes());
         return Exit::Usage;
     }
     // The message quotes the arguments, which can come from anyone (a reference taken
     // from a return URL): through the one sanitiser like every other stderr line.
-    let _ = writeln!(
-        std::io::stderr(),
-        "payverify: {}",
-        terminal::scrub(&clap_one_line(e, &command))
+    signal::write_stderr(
+        format!(
+            "payverify: {}\n",
+            terminal::scrub(&clap_one_line(e, &command))
+        )
+        .as_bytes(),
     );
     Exit::Usage
 }

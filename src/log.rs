@@ -5,8 +5,6 @@
 //! control characters are escaped, so neither a secret nor an escape sequence echoed by a
 //! service reaches stderr.
 
-use std::io::Write;
-
 use crate::secret;
 use crate::terminal::scrub;
 
@@ -92,7 +90,7 @@ impl Log {
         // One write per line keeps lines whole when worker threads log at once; a closed
         // stderr is not worth failing a verification for. Marked as a write under way, so a
         // stderr nobody reads cannot keep a signalled process alive.
-        let _ = crate::signal::writing(|| std::io::stderr().lock().write_all(line.as_bytes()));
+        crate::signal::write_stderr(line.as_bytes());
     }
 }
 

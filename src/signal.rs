@@ -8,7 +8,7 @@
 //! the process exits 130 within [`HOOK_BUDGET`], without waiting for anything else.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -61,6 +61,13 @@ pub(crate) fn writing<T>(write: impl FnOnce() -> T) -> T {
     result
 }
 
+/// Writes `bytes` to stderr, marked as a write under way for the watchdog (so a stderr
+/// nobody reads cannot keep a signalled process alive); a closed stderr is not an error
+/// worth reporting anywhere.
+pub(crate) fn write_stderr(bytes: &[u8]) {
+    let _ = writing(|| std::io::Write::write_all(&mut std::io::stderr().lock(), bytes));
+}
+
 /// Why a hurried exit happens, for its one stderr line.
 #[derive(Clone, Copy)]
 enum Hurry {
@@ -68,12 +75,15 @@ enum Hurry {
     Again,
     /// The first signal, while a write to stdout or stderr made no progress.
     Stuck,
+    /// The first signal, before any command listens for it.
+    Unheard,
 }
 
 /// Removes temporary files, runs the hooks and says why on stderr within [`HOOK_BUDGET`],
 /// and exits 130.
 fn hurried_exit(why: Hurry) -> ! {
-    // exit() runs no destructors: temporary files go now or never.
+    // exit() runs no destructors: temporary files and child processes go now or never.
+    kill_child_groups();
     crate::files::remove_temporaries();
     let (done, finished) = channel();
     // On their own thread: a hook stuck on a full pipe must not keep the process alive.
@@ -87,6 +97,7 @@ fn hurried_exit(why: Hurry) -> ! {
             }
             let line = match why {
                 Hurry::Again => "payverify: interrupted again: stopped at once\n",
+                Hurry::Unheard => "payverify: interrupted: stopped\n",
                 Hurry::Stuck => {
                     "payverify: interrupted while the output was not being read: stopped at \
                      once\n"
@@ -120,30 +131,144 @@ fn watch_for_stuck_output() {
         });
 }
 
-/// Set once the process is asked to stop (SIGINT, SIGTERM, SIGHUP).
+/// The process-wide state the one handler shares with the command that listens.
+struct Shared {
+    /// Turns true on the first signal.
+    flag: Arc<AtomicBool>,
+    /// Whether a command is listening ([`Interrupt::listen`]): it ends on its own after the
+    /// first signal. Until one does, the first signal is a hurried exit.
+    listening: AtomicBool,
+    /// Told of the first signal, for [`Interrupt::wait`].
+    signalled: Mutex<Option<Sender<()>>>,
+}
+
+static SHARED: OnceLock<Shared> = OnceLock::new();
+
+/// Process groups of commands payverify runs (the secret command), for a hurried exit to
+/// kill: exit runs no destructors, and a password manager left waiting would outlive us.
+#[cfg(unix)]
+static CHILD_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Runs `spawn`, which starts a child leading its own process group, and kills that group
+/// on a hurried exit until [`forget_child_group`]. The list is held while the child starts,
+/// so a signal in between waits for it to be listed rather than miss it.
+#[cfg(unix)]
+pub(crate) fn spawn_group(
+    spawn: impl FnOnce() -> std::io::Result<std::process::Child>,
+) -> std::io::Result<std::process::Child> {
+    let mut groups = CHILD_GROUPS.lock().ok();
+    let child = spawn()?;
+    if let (Some(groups), Ok(pgid)) = (groups.as_mut(), i32::try_from(child.id())) {
+        groups.push(pgid);
+    }
+    Ok(child)
+}
+
+/// The group has been reaped: a hurried exit must not signal a reused id.
+#[cfg(unix)]
+pub(crate) fn forget_child_group(pgid: i32) {
+    if let Ok(mut groups) = CHILD_GROUPS.lock() {
+        groups.retain(|g| *g != pgid);
+    }
+}
+
+fn kill_child_groups() {
+    #[cfg(unix)]
+    if let Ok(groups) = CHILD_GROUPS.lock() {
+        for &pgid in groups.iter() {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+/// Installs the one handler for SIGINT, SIGTERM and SIGHUP, as the first thing a run does:
+/// a signal at any point ends payverify with the documented 130 (never the shell's 143),
+/// killing what it started and removing its temporary files. Idempotent.
+pub(crate) fn install() -> Result<(), Failure> {
+    if SHARED.get().is_some() {
+        return Ok(());
+    }
+    epoch();
+    let shared = SHARED.get_or_init(|| Shared {
+        flag: Arc::new(AtomicBool::new(false)),
+        listening: AtomicBool::new(false),
+        signalled: Mutex::new(None),
+    });
+    ctrlc::set_handler(move || {
+        // A second signal means "now": the user no longer waits for in-flight work.
+        if shared.flag.swap(true, Ordering::SeqCst) {
+            hurried_exit(Hurry::Again);
+        }
+        // Nothing listens (settings being read, a secret command running, doctor, config):
+        // nothing would end the run, so end it here.
+        if !shared.listening.load(Ordering::SeqCst) {
+            hurried_exit(Hurry::Unheard);
+        }
+        watch_for_stuck_output();
+        if let Ok(tx) = shared.signalled.lock()
+            && let Some(tx) = tx.as_ref()
+        {
+            let _ = tx.send(());
+        }
+    })
+    .or_else(|e| match e {
+        // Installed by an earlier run in this process (tests call run() repeatedly).
+        ctrlc::Error::MultipleHandlers => Ok(()),
+        e => Err(Failure::new(
+            Exit::Internal,
+            format!("cannot handle signals: {e}"),
+        )),
+    })
+}
+
+/// Whether the process has been asked to stop: for work below a command (a secret
+/// command) to give up at once. Call [`yield_to_hurried_exit`] before reporting it.
+pub(crate) fn stopping() -> bool {
+    SHARED
+        .get()
+        .is_some_and(|shared| shared.flag.load(Ordering::SeqCst))
+}
+
+/// When no command listens, the first signal's hurried exit is already ending the process
+/// (killing the secret command, saying why): the thread that noticed the stop waits for it
+/// here rather than print its own error or return a status that could win the race.
+pub(crate) fn yield_to_hurried_exit() {
+    let unheard = SHARED.get().is_some_and(|shared| {
+        shared.flag.load(Ordering::SeqCst) && !shared.listening.load(Ordering::SeqCst)
+    });
+    if unheard {
+        // The hurried exit ends the process; park until it does (spurious wake-ups too).
+        loop {
+            thread::park();
+        }
+    }
+}
+
+/// A command that ends on its own after the first signal (finishing what is in flight,
+/// closing its output): set once the process is asked to stop (SIGINT, SIGTERM, SIGHUP).
 pub(crate) struct Interrupt {
     flag: Arc<AtomicBool>,
     signalled: Mutex<Receiver<()>>,
 }
 
 impl Interrupt {
-    /// Installs the handler; the process can have only one.
-    pub(crate) fn install() -> Result<Self, Failure> {
-        epoch();
-        let flag = Arc::new(AtomicBool::new(false));
+    /// Starts listening: from now on the first signal sets the flag instead of ending the
+    /// process. Installs the handler if [`install`] has not.
+    pub(crate) fn listen() -> Result<Self, Failure> {
+        install()?;
+        let shared = SHARED
+            .get()
+            .ok_or_else(|| Failure::new(Exit::Internal, "cannot handle signals"))?;
         let (tx, rx) = channel();
-        let set = flag.clone();
-        ctrlc::set_handler(move || {
-            // A second signal means "now": the user no longer waits for in-flight work.
-            if set.swap(true, Ordering::SeqCst) {
-                hurried_exit(Hurry::Again);
-            }
-            watch_for_stuck_output();
-            let _ = tx.send(());
-        })
-        .map_err(|e| Failure::new(Exit::Internal, format!("cannot handle signals: {e}")))?;
+        if let Ok(mut signalled) = shared.signalled.lock() {
+            *signalled = Some(tx);
+        }
+        shared.listening.store(true, Ordering::SeqCst);
         Ok(Interrupt {
-            flag,
+            flag: shared.flag.clone(),
             signalled: Mutex::new(rx),
         })
     }
@@ -155,6 +280,9 @@ impl Interrupt {
 
     /// Blocks until the signal arrives.
     pub(crate) fn wait(&self) {
+        if self.flag.load(Ordering::SeqCst) {
+            return;
+        }
         if let Ok(rx) = self.signalled.lock() {
             let _ = rx.recv();
         }

@@ -18,7 +18,7 @@ pub(crate) fn run(
     log: &Log,
     ctx: &Context<'_>,
 ) -> Result<Exit, Failure> {
-    let interrupt = Interrupt::install()?;
+    let interrupt = Interrupt::listen()?;
     // Checked before the server starts: a --tls-ca-out that is stdout, stderr or the
     // config file (which the sandbox does not read, but is the user's) is exit 2 with
     // nothing started and nothing written.
@@ -63,7 +63,8 @@ pub(crate) fn run(
         latency_ms: args.latency_ms,
         rate_limit: rate_limit.as_ref(),
     };
-    crate::render::write_output(banner.print(quiet))?;
+    // Marked as a write under way: a stdout nobody reads must not outlast a SIGTERM.
+    crate::render::write_output(crate::signal::writing(|| banner.print(quiet)))?;
     interrupt.wait();
     let (connections, handshakes) = server.counts();
     drop(server);
@@ -118,11 +119,15 @@ impl CaFile {
             .create_new(true)
             .open(&path)
             .map_err(|e| fail(&path, e))?;
-        file.write_all(pem.as_bytes()).map_err(|e| fail(&path, e))?;
-        Ok(CaFile {
+        // From here the file is ours to remove, even on a hurried exit (which runs no Drop).
+        crate::files::track_temporary(&path);
+        let ca = CaFile {
             path,
             temporary: true,
-        })
+        };
+        file.write_all(pem.as_bytes())
+            .map_err(|e| fail(&ca.path, e))?;
+        Ok(ca)
     }
 }
 
@@ -130,6 +135,7 @@ impl Drop for CaFile {
     fn drop(&mut self) {
         if self.temporary {
             let _ = std::fs::remove_file(&self.path);
+            crate::files::untrack_temporary(&self.path);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `payverify verify`: one reference (a table or the service's JSON) or a batch (records),
 //! each as jobs through the shared verifier.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
@@ -252,7 +252,7 @@ impl Service {
         settings.warn_shadowed(log);
         let endpoint = settings.endpoint(log)?;
         // Every path: a signal must end in the documented 130, never the shell's 143.
-        let interrupt = Interrupt::install()?;
+        let interrupt = Interrupt::listen()?;
         let halt = Arc::new(AtomicBool::new(false));
         // A throttled reference is given up at --give-up-after, or at --wait when that
         // comes first: the wait is all the time its user gave it.
@@ -535,14 +535,14 @@ impl StatusLine {
     fn show(&mut self, text: &str) {
         if self.enabled && self.shown.as_deref() != Some(text) {
             let line = format!("\r\x1b[2K{}", crate::terminal::scrub(text));
-            let _ = io::stderr().lock().write_all(line.as_bytes());
+            crate::signal::write_stderr(line.as_bytes());
             self.shown = Some(text.to_owned());
         }
     }
 
     fn clear(&mut self) {
         if self.shown.take().is_some() {
-            let _ = io::stderr().lock().write_all(b"\r\x1b[2K");
+            crate::signal::write_stderr(b"\r\x1b[2K");
         }
     }
 }

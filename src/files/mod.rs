@@ -22,7 +22,9 @@ pub(crate) use read::{
 pub(crate) use run::stderr_is_input;
 #[cfg(test)]
 use write::write;
-pub(crate) use write::{Pending, Replace, Unwritable, prepare, remove_temporaries};
+pub(crate) use write::{
+    Pending, Replace, Unwritable, prepare, remove_temporaries, track_temporary, untrack_temporary,
+};
 
 /// `bytes` as people say a cap: `64 KiB`, `1 MiB`, `4 GiB`.
 pub(crate) fn size(bytes: u64) -> String {

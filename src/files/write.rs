@@ -69,6 +69,21 @@ pub(crate) fn remove_temporaries() {
     }
 }
 
+/// Removes `path` on a hurried exit too, until [`untrack_temporary`]: for a temporary file
+/// made outside [`prepare`] (the sandbox's CA certificate).
+pub(crate) fn track_temporary(path: &Path) {
+    if let Ok(mut temps) = TEMPORARIES.lock() {
+        temps.push(path.to_path_buf());
+    }
+}
+
+/// `path` is removed (or kept on purpose): a hurried exit leaves it alone.
+pub(crate) fn untrack_temporary(path: &Path) {
+    if let Ok(mut temps) = TEMPORARIES.lock() {
+        temps.retain(|t| t != path);
+    }
+}
+
 /// A write under way: the temporary file exists; [`Pending::commit`] puts it in place,
 /// dropping it removes it.
 #[derive(Debug)]

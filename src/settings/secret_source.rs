@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use crate::exit::{Cause, Failure};
+use crate::exit::{Cause, Exit, Failure};
 use crate::io_util::io_reason;
 use crate::log::Log;
 use crate::secret::Secret;
@@ -427,6 +427,12 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
         .stderr(Stdio::null());
     let mut child = ProcessTree::spawn(command)
         .map_err(|e| fail(format!("could not start: {}", io_reason(&e))))?;
+    let interrupted = || {
+        Failure::new(
+            Exit::Interrupted,
+            format!("interrupted while client_secret_command {shown} ran; it was stopped"),
+        )
+    };
     let mut stdout = child
         .take_stdout()
         .ok_or_else(|| fail("has no stdout".into()))?;
@@ -452,6 +458,11 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
+            // Killed by a signal's hurried exit: that, not the kill, is what to report.
+            Ok(Some(status)) if !status.success() && crate::signal::stopping() => {
+                crate::signal::yield_to_hurried_exit();
+                return Err(interrupted());
+            }
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() >= deadline => {
                 child.kill_all();
@@ -459,6 +470,12 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
                     "did not finish within {} s; it and its child processes were stopped",
                     deadline.as_secs_f64()
                 )));
+            }
+            // A password manager waiting for a touch would hold a stopped run for a minute.
+            Ok(None) if crate::signal::stopping() => {
+                child.kill_all();
+                crate::signal::yield_to_hurried_exit();
+                return Err(interrupted());
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => {
@@ -468,6 +485,8 @@ fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Fai
         }
     };
     if !status.success() {
+        // What it left running in its group goes too.
+        child.kill_all();
         let how = status
             .code()
             .map(|c| format!("exited with status {c}"))

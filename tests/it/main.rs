@@ -48,6 +48,7 @@ mod sandbox;
 mod setup;
 mod stop;
 mod streams;
+mod stop_early;
 mod tls;
 mod usage;
 mod verify;

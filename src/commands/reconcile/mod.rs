@@ -2,7 +2,7 @@
 //! (the same workers, pacing, ordered writer, Ctrl-C handling and progress bar as verify),
 //! each judged against its own expected amount, currency and merchant ref.
 
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -161,7 +161,7 @@ pub(crate) fn run(
         };
         let text = format!("payverify: {title}\n{}\n", summary.table(style));
         // A closed stderr is not worth failing a reconciliation for.
-        let _ = io::stderr().lock().write_all(text.as_bytes());
+        crate::signal::write_stderr(text.as_bytes());
     }
     if let Some(file) = summary_file.take() {
         let mut text = serde_json::to_string_pretty(&summary.json(exit)).unwrap_or_default();

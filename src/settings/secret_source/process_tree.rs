@@ -28,7 +28,8 @@ impl ProcessTree {
     #[cfg(unix)]
     pub(super) fn spawn(mut command: Command) -> io::Result<Self> {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        command.spawn().map(ProcessTree)
+        // The group's id is the leader's pid: what a hurried exit kills.
+        crate::signal::spawn_group(|| command.spawn()).map(ProcessTree)
     }
 
     /// Starts `command` suspended, puts it in a new job object, and only then lets it run,
@@ -66,6 +67,9 @@ impl ProcessTree {
             }
             let _ = self.0.kill();
             let _ = self.0.wait();
+            if let Ok(pgid) = i32::try_from(self.0.id()) {
+                crate::signal::forget_child_group(pgid);
+            }
         }
         #[cfg(windows)]
         {

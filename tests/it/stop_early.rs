@@ -1,0 +1,173 @@
+//! Issue 23, "a signal stops everything", before a command listens for it and in what
+//! payverify starts: one SIGTERM or Ctrl-C while a secret command runs (a password manager
+//! waiting for a touch) ends payverify with 130 within a second and ends the command and
+//! what it started; a sandbox's temporary CA file goes even on a hurried exit.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+
+/// Whether the process `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: &str) -> bool {
+    let stat = format!("/proc/{}/stat", pid.trim());
+    std::fs::read_to_string(stat).map_or(true, |s| s.contains(") Z "))
+}
+
+/// The child's status and stderr once it exits; fails the test (killing the child) if it
+/// is still running 10 s after the signal: it ignored the signal.
+fn bounded_status_and_stderr(mut child: std::process::Child) -> (std::process::ExitStatus, String) {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running 10 s after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    status_and_stderr(child)
+}
+
+/// A config whose secret comes from a command that starts a background child, writes both
+/// pids and hangs; for `base_url`.
+fn hanging_secret_config(dir: &TempDir, base_url: &str) -> std::path::PathBuf {
+    let pids = dir.path().join("pids");
+    dir.write(
+        "config.toml",
+        format!(
+            "[profiles.p]\nbase_url = \"{base_url}\"\nclient_id = \"{CLIENT_ID}\"\n\
+             client_secret_command = [\"sh\", \"-c\", \"sleep 300 & echo $! $$ > {}.tmp; \
+             mv {}.tmp {}; exec sleep 300\"]\n",
+            pids.display(),
+            pids.display(),
+            pids.display()
+        ),
+    )
+}
+
+/// Runs `args` with the hanging secret command, signals it once the command runs, and
+/// checks: exit 130 within a second of the signal, one stderr line, nothing on stdout, and
+/// the command and its background child ended.
+fn one_signal_ends_the_secret_command(signal: &str, args: &[&str]) {
+    let dir = TempDir::new("stop-secret");
+    let config = hanging_secret_config(&dir, "http://127.0.0.1:9");
+    std::fs::write(dir.path().join("refs"), "R-1\nR-2\n").unwrap();
+    let child = spawnable()
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .arg("--config")
+        .arg(&config)
+        .args(["--profile", "p"])
+        .args(args)
+        .spawn()
+        .unwrap();
+    let pids_file = dir.path().join("pids");
+    wait_until("the secret command to start", || pids_file.exists());
+    let pids = std::fs::read_to_string(&pids_file).unwrap();
+    let signalled = Instant::now();
+    send_signal(&child, signal);
+    let (status, stderr) = bounded_status_and_stderr(child);
+    let took = signalled.elapsed();
+    assert_eq!(status.code(), Some(130), "{args:?}: {stderr}");
+    assert!(took < Duration::from_secs(1), "{args:?}: took {took:?}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("payverify: interrupted"), "{stderr}");
+    for pid in pids.split_whitespace() {
+        wait_until("the secret command's processes to end", || ended(pid));
+    }
+}
+
+#[test]
+fn sigterm_while_the_secret_command_runs_is_130_and_ends_it() {
+    one_signal_ends_the_secret_command("-TERM", &["verify", "R-1"]);
+}
+
+#[test]
+fn ctrl_c_while_the_secret_command_runs_in_a_batch_is_130_and_ends_it() {
+    one_signal_ends_the_secret_command("-INT", &["verify", "--from", "refs", "-o", "jsonl"]);
+}
+
+#[test]
+fn sigterm_while_doctor_runs_the_secret_command_is_130_and_ends_it() {
+    one_signal_ends_the_secret_command("-TERM", &["doctor"]);
+}
+
+/// The sandbox with a temporary CA file (`--tls`, no `--tls-ca-out`): returns the child and
+/// the CA file's path from the banner's second line, once it exists.
+fn tls_sandbox() -> (std::process::Child, std::path::PathBuf) {
+    let mut child = spawnable()
+        .stdin(Stdio::null())
+        .args(["sandbox", "--tls", "--port", "0"])
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    let ca = line
+        .split_whitespace()
+        .find(|w| w.ends_with(".pem"))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no CA path in the banner's second line: {line:?}"));
+    assert!(ca.exists(), "{}", ca.display());
+    // Keep reading so the banner's rest never blocks the sandbox.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    (child, ca)
+}
+
+fn assert_removed(ca: &Path, how: &str) {
+    assert!(
+        !ca.exists(),
+        "{how}: the temporary CA {} is left",
+        ca.display()
+    );
+}
+
+#[test]
+fn the_sandbox_removes_its_temporary_ca_on_one_signal() {
+    let (child, ca) = tls_sandbox();
+    wait_for_signal_handlers(&child);
+    send_signal(&child, "-TERM");
+    let (status, stderr) = bounded_status_and_stderr(child);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_removed(&ca, "one SIGTERM");
+}
+
+#[test]
+fn one_sigterm_ends_a_sandbox_whose_banner_nobody_reads_and_removes_its_ca() {
+    // stdout is a pipe already nearly full, never read: the banner's write blocks. One
+    // SIGTERM is a hurried exit (130 within a second), which runs no destructor: the
+    // temporary CA file (in this test's TMPDIR) must go all the same.
+    let tmp = TempDir::new("stop-sandbox-ca");
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    // Linux's default pipe holds 64 KiB; leave less room than the banner needs.
+    std::io::Write::write_all(&mut writer, &vec![b'x'; 65536 - 200]).unwrap();
+    let child = spawnable()
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .env("TMPDIR", tmp.path())
+        .args(["sandbox", "--tls", "--port", "0"])
+        .spawn()
+        .unwrap();
+    let pems = || {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".pem"))
+            .count()
+    };
+    wait_until("the CA file", || pems() == 1);
+    wait_until_blocked_on_a_pipe(&child);
+    let signalled = Instant::now();
+    send_signal(&child, "-TERM");
+    let (status, stderr) = bounded_status_and_stderr(child);
+    let took = signalled.elapsed();
+    drop(reader);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert_eq!(pems(), 0, "the temporary CA file is left behind");
+}
