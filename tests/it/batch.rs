@@ -569,8 +569,9 @@ fn interrupted_file_batch_says_what_is_in_flight_and_not_verified() {
     let refs = (0..5).map(|i| format!("SANDBOX-SLOW-3000-{i}\n"));
     let text = format!("# day\n\n{}SANDBOX-SLOW-3000-0\n", refs.collect::<String>());
     std::fs::write(&file, text).unwrap();
-    let child = spawnable()
+    let mut child = spawnable()
         .args([
+            "-v",
             "verify",
             "--sandbox",
             "-o",
@@ -584,17 +585,17 @@ fn interrupted_file_batch_says_what_is_in_flight_and_not_verified() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    // Half a second after its handlers are in place the first request is in flight, with
-    // most of its 3 s to go (a fixed time from the spawn could still be start-up on a loaded
-    // machine).
-    wait_for_signal_handlers(&child);
-    std::thread::sleep(Duration::from_millis(500));
+    // Once -v shows the first request sent, it is in flight with most of its 3 s to go (a
+    // fixed time from the spawn could still be start-up on a loaded machine).
+    let stdout = Captured::start(child.stdout.take().unwrap());
+    let captured = Captured::start(child.stderr.take().unwrap());
+    captured.wait_for(&["payverify: > GET"]);
     send_signal(&child, "-INT");
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let status = child.wait().unwrap();
+    let stderr = String::from_utf8_lossy(&captured.finish()).into_owned();
+    assert_eq!(status.code(), Some(130), "{stderr}");
     // The reference in flight had most of its 3 s to go: not waited for.
-    assert_eq!(jsonl(&out.stdout).len(), 0, "{stderr}");
+    assert_eq!(jsonl(&stdout.finish()).len(), 0, "{stderr}");
     assert!(
         stderr.contains(
             "payverify: stopping: no new requests; 1 in flight get 300 ms to finish; Ctrl-C \
