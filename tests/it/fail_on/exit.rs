@@ -453,3 +453,52 @@ fn records_carried_by_resume_count_by_their_class() {
         assert!(stderr.ends_with(&format!("; {left_out}\n")), "{stderr}");
     }
 }
+
+#[test]
+fn usage_and_incomplete_runs_are_never_left_out() {
+    // Records left out or not, output that cannot be written is exit 10.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = spawnable()
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "--fail-on",
+            "mismatch",
+        ])
+        .args(["SANDBOX-FAILED-1", "SANDBOX-OK-2"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(10), "{}", stderr_of(&out));
+    // A line that cannot be a reference is skipped and makes the run at least 2.
+    let dir = TempDir::new("fail-on-usage");
+    let list = dir.write(
+        "refs.txt",
+        "SANDBOX-FAILED-1\nSANDBOX-\u{7}BELL\nSANDBOX-OK-2\n",
+    );
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "-o",
+            "jsonl",
+            "--fail-on",
+            "mismatch",
+            "--from",
+        ])
+        .arg(&list)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("line 2 skipped: "), "{stderr}");
+    assert!(
+        stderr.ends_with("; exit 2: 1 FAILED not in --fail-on mismatch\n"),
+        "{stderr}"
+    );
+}
