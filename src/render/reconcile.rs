@@ -591,6 +591,9 @@ impl ReconcileWriter {
         reference_column: usize,
         all: bool,
     ) -> Self {
+        if format == OutputFormat::Json {
+            out.empty_document(crate::render::records::EMPTY_ARRAY);
+        }
         ReconcileWriter {
             out,
             format,

@@ -227,6 +227,8 @@ fn checks_cell(record: &Record) -> String {
 
 /// What ends a JSON array that has no element yet, and one that has.
 pub(crate) const CLOSE_EMPTY: &str = "]\n";
+/// An `-o json` output stopped before it began: still one (empty) array.
+pub(crate) const EMPTY_ARRAY: &str = "[]\n";
 pub(crate) const CLOSE: &str = "\n]\n";
 
 /// Writes one whole element of a batch's output on `out`, after `written` others: for
@@ -279,6 +281,9 @@ impl RecordWriter {
 
     /// A writer on `out`.
     pub(crate) fn new(out: Sink, format: OutputFormat, style: Style) -> Self {
+        if format == OutputFormat::Json {
+            out.empty_document(EMPTY_ARRAY);
+        }
         RecordWriter {
             out,
             format,

@@ -16,6 +16,11 @@ struct State {
     closing: Option<&'static str>,
     /// A hurried exit has closed the output: nothing more is written.
     ended: bool,
+    /// The whole document when nothing has been written yet (`[]` for `-o json`), for a
+    /// hurried exit before the first write.
+    empty: Option<&'static str>,
+    /// Whether anything has been written.
+    touched: bool,
 }
 
 /// How long a hurried exit waits for a write under way to finish before it leaves the
@@ -29,7 +34,15 @@ impl Sink {
             out,
             closing: None,
             ended: false,
+            empty: None,
+            touched: false,
         })))
+    }
+
+    /// What a hurried exit writes if nothing has been written yet: an `-o json` run
+    /// stopped before its first record is still one valid (empty) array.
+    pub(crate) fn empty_document(&self, text: &'static str) {
+        self.lock().empty = Some(text);
     }
 
     /// A sink on `out` (the process's stdout) that a hurried exit closes.
@@ -55,6 +68,7 @@ impl Sink {
         if state.ended {
             return Ok(());
         }
+        state.touched = true;
         crate::signal::writing(|| {
             state.out.write_all(bytes)?;
             state.out.flush()
@@ -82,7 +96,11 @@ impl Sink {
             return;
         }
         state.ended = true;
-        if let Some(closing) = state.closing.take() {
+        let closing = match state.touched {
+            true => state.closing.take(),
+            false => state.empty.take(),
+        };
+        if let Some(closing) = closing {
             let _ = state.out.write_all(closing.as_bytes());
             let _ = state.out.flush();
         }
@@ -129,6 +147,18 @@ mod tests {
         let sink = Sink::new(Box::new(bytes.clone()));
         sink.write(b"[", Some("]\n")).unwrap();
         sink.write(b"]\n", None).unwrap();
+        sink.end_now();
+        assert_eq!(
+            String::from_utf8(bytes.0.lock().unwrap().clone()).unwrap(),
+            "[]\n"
+        );
+    }
+
+    #[test]
+    fn ending_now_before_any_write_writes_the_empty_document() {
+        let bytes = Shared::default();
+        let sink = Sink::new(Box::new(bytes.clone()));
+        sink.empty_document("[]\n");
         sink.end_now();
         assert_eq!(
             String::from_utf8(bytes.0.lock().unwrap().clone()).unwrap(),

@@ -171,3 +171,60 @@ fn one_sigterm_ends_a_sandbox_whose_banner_nobody_reads_and_removes_its_ca() {
     assert!(took < Duration::from_secs(1), "took {took:?}");
     assert_eq!(pems(), 0, "the temporary CA file is left behind");
 }
+
+/// A service that never answers: it tells `arrived` of each request and holds it.
+fn silent_service() -> (RawServer, std::sync::mpsc::Receiver<()>) {
+    let (asked, arrived) = std::sync::mpsc::channel();
+    let asked = std::sync::Mutex::new(asked);
+    let server = RawServer::start(move |mut stream| {
+        let _ = read_head(&mut stream);
+        let _ = asked.lock().unwrap().send(());
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    (server, arrived)
+}
+
+#[test]
+fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
+    // Both references hang at the service: nothing is written before the signals, and the
+    // second one is a hurried exit. stdout must still be one valid (empty) array.
+    let (server, arrived) = silent_service();
+    let dir = TempDir::new("stop-json-empty");
+    let orders = dir.write("orders.csv", "reference,amount\nHANG-1,100\nHANG-2,200\n");
+    let runs: [Vec<&str>; 2] = [
+        vec!["verify", "-o", "json", "--retries", "0", "HANG-1", "HANG-2"],
+        vec![
+            "reconcile",
+            "-o",
+            "json",
+            "--retries",
+            "0",
+            orders.to_str().unwrap(),
+        ],
+    ];
+    for args in runs {
+        let mut child = spawnable()
+            .stdin(Stdio::null())
+            .env("PAYVERIFY_BASE_URL", &server.url)
+            .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+            .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+            .args(&args)
+            .spawn()
+            .unwrap();
+        let stdout = Captured::start(child.stdout.take().unwrap());
+        let stderr = Captured::start(child.stderr.take().unwrap());
+        arrived.recv_timeout(Duration::from_secs(60)).unwrap();
+        send_signal(&child, "-TERM");
+        stderr.wait_for(&["payverify: stopping"]);
+        send_signal(&child, "-TERM");
+        let status = child.wait().unwrap();
+        let stderr = String::from_utf8_lossy(&stderr.finish()).into_owned();
+        let stdout = String::from_utf8(stdout.finish()).unwrap();
+        assert_eq!(status.code(), Some(130), "{args:?}: {stderr}");
+        let parsed: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stdout:?}\n{stderr}"));
+        assert_eq!(parsed, serde_json::json!([]), "{args:?}");
+        // The second reference's request may have arrived too.
+        while arrived.try_recv().is_ok() {}
+    }
+}
