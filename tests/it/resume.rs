@@ -418,3 +418,42 @@ fn resume_never_carries_what_this_run_would_not_accept() {
     );
     assert_eq!(std::fs::read_to_string(&own).unwrap(), "");
 }
+
+/// A FAILED csv record is carried with the warning its checks cell states: an hmac verdict
+/// other than valid (or not checked by choice) stands for one, as a warning line does; a
+/// valid one gives none. Pins what resume reads from the stored checks.
+#[test]
+fn a_carried_csv_record_keeps_the_warning_its_checks_state() {
+    let dir = TempDir::new("resume-warned");
+    dir.write("failed.txt", "SANDBOX-FAILED-1\n");
+    let first = verify_from(&dir, "failed.txt", "csv", &[]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr_of(&first));
+    let stored = stdout_of(&first);
+    assert!(stored.ends_with(",hmac valid\n"), "{stored}");
+    let cases = [
+        ("hmac valid", ""),
+        ("hmac not checked (--hmac off)", ""),
+        ("hmac MISMATCH", "; 1 with warnings (see their checks)"),
+        (
+            "hmac not checked (the response has no hmac)",
+            "; 1 with warnings (see their checks)",
+        ),
+        (
+            "hmac valid; warning: mode is live",
+            "; 1 with warnings (see their checks)",
+        ),
+    ];
+    for (checks, warned) in cases {
+        let edited = stored.replace(",hmac valid\n", &format!(",{checks}\n"));
+        dir.write("earlier.csv", &edited);
+        let out = verify_from(&dir, "failed.txt", "csv", &["--resume", "earlier.csv"]);
+        assert_eq!(out.status.code(), Some(1), "{checks}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 0, "{checks}");
+        assert_eq!(stdout_of(&out), edited, "{checks}");
+        assert!(
+            summary(&out).ends_with(&format!("1 FAILED{warned}")),
+            "{checks}: {}",
+            stderr_of(&out)
+        );
+    }
+}

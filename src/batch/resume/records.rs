@@ -5,6 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::*;
+use crate::domain::checks::StoredChecks;
 use crate::exit::Exit;
 use crate::reference::Reference;
 use crate::render::csv;
@@ -170,14 +171,9 @@ pub(super) fn csv_record(line: &str, shape: &Shape) -> Result<Parsed, String> {
     }
 }
 
-/// Whether a checks summary (`hmac valid; warning: ...`) came with a warning: it names
-/// each, except those about the hmac, which its verdict (first) stands for: a verdict
-/// other than valid or not checked by choice came with one.
+/// Whether a stored checks summary came with a warning ([`StoredChecks::warned`]).
 pub(super) fn warned_in(checks: &str) -> bool {
-    checks.contains("warning: ")
-        || !(checks.is_empty()
-            || checks.starts_with("hmac valid")
-            || checks.starts_with("hmac not checked (--hmac off)"))
+    StoredChecks::read(checks).warned()
 }
 
 /// A final outcome must agree with the transaction status its record shows.

@@ -54,6 +54,34 @@ pub enum Integrity {
     NotChecked(String),
 }
 
+impl Integrity {
+    /// The verdict when `--hmac off` asked for no check.
+    fn off() -> Integrity {
+        Integrity::NotChecked(HMAC_OFF.into())
+    }
+
+    /// The verdict as the `checks` summary opens with it.
+    fn summary_text(&self) -> String {
+        match self {
+            Integrity::NotChecked(why) => format!("hmac not checked ({why})"),
+            other => other.to_string(),
+        }
+    }
+
+    /// Whether the verdict stands for no warning of its own: the hmac valid, or not
+    /// checked because `--hmac off` asked for none. Any other verdict (a mismatch, or no
+    /// hmac to check) came with an hmac warning or failure, which the summary leaves to it.
+    fn warns(&self) -> bool {
+        !matches!(self, Integrity::Valid) && *self != Integrity::off()
+    }
+}
+
+/// Why the hmac was not checked when `--hmac off` asked for no check.
+const HMAC_OFF: &str = "--hmac off";
+
+/// How the summary marks a warning line.
+const WARNING: &str = "warning: ";
+
 impl fmt::Display for Integrity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -85,10 +113,7 @@ impl CheckReport {
     /// then each failure and warning that is not about the hmac (the verdict says that),
     /// separated by `; `. E.g. `hmac valid` or `hmac MISMATCH; expected amount ...`.
     pub fn summary(&self) -> String {
-        let integrity = match &self.integrity {
-            Integrity::NotChecked(why) => format!("hmac not checked ({why})"),
-            other => other.to_string(),
-        };
+        let integrity = self.integrity.summary_text();
         let about_hmac = |line: &&String| INTEGRITY_LINES.iter().any(|p| line.starts_with(p));
         std::iter::once(integrity)
             .chain(self.failures.iter().filter(|l| !about_hmac(l)).cloned())
@@ -96,10 +121,43 @@ impl CheckReport {
                 self.warnings
                     .iter()
                     .filter(|l| !about_hmac(l))
-                    .map(|l| format!("warning: {l}")),
+                    .map(|l| format!("{WARNING}{l}")),
             )
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// What a stored `checks` summary ([`CheckReport::summary`]) says of its report, read back
+/// for a record carried over by `--resume`, which keeps no report: the hmac verdict it
+/// opens with, when it is one that warns of nothing, and whether it names a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoredChecks {
+    /// The summary is empty: no checks were run (a record with no answer).
+    empty: bool,
+    /// The verdict the summary opens with, when it is one that warns of nothing (the hmac
+    /// valid, or not checked by choice); `None` for any other opening.
+    verdict: Option<Integrity>,
+    /// The summary names a warning line.
+    warning_lines: bool,
+}
+
+impl StoredChecks {
+    /// Reads a stored summary.
+    pub(crate) fn read(summary: &str) -> StoredChecks {
+        StoredChecks {
+            empty: summary.is_empty(),
+            verdict: [Integrity::Valid, Integrity::off()]
+                .into_iter()
+                .find(|verdict| summary.starts_with(&verdict.summary_text())),
+            warning_lines: summary.contains(WARNING),
+        }
+    }
+
+    /// Whether the checks came with a warning: a warning line, or a verdict that stands
+    /// for one (the summary leaves hmac lines to the verdict).
+    pub(crate) fn warned(&self) -> bool {
+        self.warning_lines || !(self.empty || self.verdict.as_ref().is_some_and(|v| !v.warns()))
     }
 }
 
@@ -119,7 +177,7 @@ pub fn evaluate(
     expect: &Expectations,
 ) -> CheckReport {
     let mut report = CheckReport {
-        integrity: Integrity::NotChecked("--hmac off".into()),
+        integrity: Integrity::off(),
         failures: Vec::new(),
         warnings: Vec::new(),
     };
