@@ -893,7 +893,7 @@ pub(crate) fn command() -> clap::Command {
                 .mut_arg("hmac", |a| a.hide(true))
                 .after_help(Exit::table())
         })
-        .mut_subcommand("reconcile", |c| c.after_help(RECONCILE_EXIT))
+        .mut_subcommand("reconcile", |c| c.after_help(reconcile_exit()))
         .mut_subcommand("sandbox", |c| c.after_help(magic))
         // Doctor makes one attempt per step, each bounded by --timeout: retries do not apply.
         .mut_subcommand("doctor", |c| {
@@ -941,42 +941,18 @@ const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
     "config",
 ];
 
-/// What `payverify reconcile` exits with: each row's code, merged.
-pub(crate) const RECONCILE_EXIT: &str = "Results, in precedence order, with each row's exit code:
-  MATCHED                0  SUCCESSFUL, code 00, hmac per --hmac, this reference, amount,
-                            currency and merchant ref as the row expects
-  UNDERPAID / OVERPAID   4  SUCCESSFUL, the amount differs (difference in kobo and naira)
-  CURRENCY_MISMATCH      4
-  MERCHANT_REF_MISMATCH  4
-  PAID_SHOP_UNPAID       4  SUCCESSFUL at the gateway (any amount), while the order status
-                            says not paid (Cancelled, Failed, Refunded, Pending payment...):
-                            money taken for an order that will not ship
-  INTEGRITY_FAILED       4  hmac (with --hmac require), code not 00, or another reference
-  FAILED                 1  (the order status says paid, or nothing: at risk)
-  BOTH_UNPAID            0  FAILED at the gateway, and the order status says not paid: both
-                            agree, not at risk
-  NOT_FINAL              9
-  NOT_FOUND              3  no such transaction at the gateway
-  DUPLICATE              4  the reference is on an earlier row (verified once, there), or
-                            the payment is, under another of its references
-  LINE_ITEM              0  one order exported one row per item: a row right below the
-                            order's first with its order id, reference, total and currency;
-                            the order's result and total are on its first row
-  NO_REFERENCE           4  no reference, and the payment method column names the gateway
-                            (paywithbank3d): nothing to verify the order's payment by
-  INVALID_ROW            2  empty reference (and no payment method to tell), an amount that
-                            cannot be read, or a currency that is no ISO 4217 code
-  UNVERIFIED       5, 7, 8  credentials rejected, unavailable, bad response: rerun
-  SKIPPED                0  not a gateway payment (no reference, another payment method:
-                            cash on delivery, bank transfer), or left out by --only; never
-                            asked about, counted apart, not at risk
-  TOTALS                 0  the file's last row, no reference, its first cell Total (Grand
-                            total, ...), its amount the sum of the rows above in its currency:
-                            never asked about, never counted
-  TOTALS_MISMATCH        4  such a totals row that does not add up: a row missing, added or
-                            changed
+/// What `payverify reconcile` exits with: each row's code, merged (the results' list from
+/// the result table).
+pub(crate) fn reconcile_exit() -> String {
+    format!(
+        "Results, in precedence order, with each row's exit code:\n{}\n{RECONCILE_EXIT_REST}",
+        crate::domain::result_table::help_table()
+    )
+}
 
-Order status words (case, spaces, punctuation and a wc- prefix aside): paid = processing,
+/// What follows the results' list in [`reconcile_exit`].
+const RECONCILE_EXIT_REST: &str =
+    "Order status words (case, spaces, punctuation and a wc- prefix aside): paid = processing,
 completed, complete, on hold, paid, authorized, authorised, approved, successful, success,
 settled, captured; not paid = cancelled, canceled, failed, refunded, pending, pending
 payment, unpaid, declined, voided, void, reversed, expired, abandoned; any other word leaves

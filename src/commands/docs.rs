@@ -291,7 +291,7 @@ fn extra_sections() -> String {
     )]);
     // The table keeps its columns: no filling, no hyphenation.
     r.control("nf", []);
-    for line in crate::cli::RECONCILE_EXIT.lines() {
+    for line in crate::cli::reconcile_exit().lines() {
         r.text([roman(line)]);
         r.control("br", []);
     }

@@ -11,6 +11,7 @@ pub(crate) mod money;
 pub(crate) mod outcome;
 pub(crate) mod outcome_table;
 pub(crate) mod reconcile;
+pub(crate) mod result_table;
 pub(crate) mod seal;
 pub(crate) mod shop;
 pub(crate) mod signature;

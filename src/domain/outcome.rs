@@ -20,6 +20,7 @@ use crate::terminal::quoted;
 use crate::transport::client::{Ended, Exchange, Response, TransportError, throttle_status};
 
 pub use crate::domain::outcome_table::OUTCOME_NAMES;
+pub(crate) use crate::domain::outcome_table::OutcomeKind;
 pub(crate) use crate::domain::outcome_table::{OUTCOME_EXITS, is_final_name, outcome_row};
 
 /// What verifying one reference established.
@@ -67,30 +68,26 @@ pub enum Outcome {
 impl Outcome {
     /// The exit status for this outcome, before any checks.
     pub fn exit(&self) -> Exit {
+        self.kind().row().exit
+    }
+
+    /// Which outcome of the table it is, before any checks.
+    pub(crate) fn kind(&self) -> OutcomeKind {
         match self {
-            Outcome::Successful(_) => Exit::Successful,
-            Outcome::Failed(_) => Exit::Failed,
-            Outcome::NotFinal(_) => Exit::NotFinal,
-            Outcome::NotFound { .. } => Exit::NotFound,
-            Outcome::AuthRejected { .. } => Exit::AuthRejected,
-            Outcome::Unavailable { .. } => Exit::Unavailable,
-            Outcome::BadResponse { .. } => Exit::BadResponse,
-            Outcome::Internal { .. } => Exit::Internal,
+            Outcome::Successful(_) => OutcomeKind::Successful,
+            Outcome::Failed(_) => OutcomeKind::Failed,
+            Outcome::NotFinal(_) => OutcomeKind::NotFinal,
+            Outcome::NotFound { .. } => OutcomeKind::NotFound,
+            Outcome::AuthRejected { .. } => OutcomeKind::AuthRejected,
+            Outcome::Unavailable { .. } => OutcomeKind::Unavailable,
+            Outcome::BadResponse { .. } => OutcomeKind::BadResponse,
+            Outcome::Internal { .. } => OutcomeKind::InternalError,
         }
     }
 
     /// The machine-readable outcome name used in batch records.
     pub fn name(&self) -> &'static str {
-        match self {
-            Outcome::Successful(_) => "SUCCESSFUL",
-            Outcome::Failed(_) => "FAILED",
-            Outcome::NotFinal(_) => "NOT_FINAL",
-            Outcome::NotFound { .. } => "NOT_FOUND",
-            Outcome::AuthRejected { .. } => "AUTH_REJECTED",
-            Outcome::Unavailable { .. } => "UNAVAILABLE",
-            Outcome::BadResponse { .. } => "BAD_RESPONSE",
-            Outcome::Internal { .. } => "INTERNAL_ERROR",
-        }
+        self.kind().name()
     }
 
     /// The verification result, when the service gave one.
@@ -197,17 +194,22 @@ impl Verdict {
         }
     }
 
-    /// The machine-readable name: the outcome's, or CHECK_FAILED.
-    pub fn name(&self) -> &'static str {
+    /// Which outcome of the table it is: the outcome's, or CHECK_FAILED.
+    pub(crate) fn kind(&self) -> OutcomeKind {
         match self.exit() {
-            Exit::CheckFailed => "CHECK_FAILED",
-            _ => self.outcome.name(),
+            Exit::CheckFailed => OutcomeKind::CheckFailed,
+            _ => self.outcome.kind(),
         }
     }
 
-    /// What a person has to do about it: the class of its name in the outcome table.
+    /// The machine-readable name: the outcome's, or CHECK_FAILED.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// What a person has to do about it: its class in the outcome table.
     pub fn class(&self) -> Class {
-        outcome_row(self.name()).map_or(Class::Fault, |row| row.class)
+        self.kind().row().class
     }
 }
 

@@ -18,34 +18,86 @@ pub(crate) struct OutcomeRow {
     pub(crate) class: Class,
 }
 
-/// The outcome table: every outcome a record can carry, in exit-code order, with its exit
-/// status, finality and class. Names, exits, `--resume`'s finality and `--fail-on`'s
-/// classes (with their help, man page and docs rows) all come from here.
-pub(crate) const OUTCOMES: [OutcomeRow; 9] = {
-    const fn row(name: &'static str, exit: Exit, is_final: bool, class: Class) -> OutcomeRow {
-        OutcomeRow {
-            name,
-            exit,
-            is_final,
-            class,
+/// Declares [`OutcomeKind`] and [`OUTCOMES`] from one list: each outcome with its doc,
+/// name, exit status, finality and class.
+macro_rules! outcome_table {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, $exit:expr, $final:literal, $class:expr; )*) => {
+        /// Every outcome a record can carry, in exit-code order: a verdict's kind.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum OutcomeKind {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl OutcomeKind {
+            /// Every outcome, in exit-code order.
+            pub(crate) const ALL: [OutcomeKind; OUTCOME_COUNT] = [ $( OutcomeKind::$variant, )* ];
+        }
+
+        /// The outcome table: every outcome a record can carry, in exit-code order, with its
+        /// exit status, finality and class. Names, exits, `--resume`'s finality and
+        /// `--fail-on`'s classes (with their help, man page and docs rows) all come from here.
+        pub(crate) const OUTCOMES: [OutcomeRow; OUTCOME_COUNT] = [
+            $( OutcomeRow { name: $name, exit: $exit, is_final: $final, class: $class }, )*
+        ];
+    };
+}
+
+/// How many outcomes there are.
+const OUTCOME_COUNT: usize = 9;
+
+outcome_table! {
+    /// SUCCESSFUL, code 00, every requested check passed.
+    Successful => "SUCCESSFUL", Exit::Successful, true, Class::Paid;
+    /// The gateway says the payment failed.
+    Failed => "FAILED", Exit::Failed, true, Class::Declined;
+    /// The gateway has no transaction with the reference.
+    NotFound => "NOT_FOUND", Exit::NotFound, true, Class::NotFound;
+    /// SUCCESSFUL, but a requested check failed.
+    CheckFailed => "CHECK_FAILED", Exit::CheckFailed, true, Class::Mismatch;
+    /// The credentials were rejected.
+    AuthRejected => "AUTH_REJECTED", Exit::AuthRejected, false, Class::Fault;
+    /// The service could not be reached or did not answer in time.
+    Unavailable => "UNAVAILABLE", Exit::Unavailable, false, Class::Unverified;
+    /// The answer is not the service's.
+    BadResponse => "BAD_RESPONSE", Exit::BadResponse, false, Class::Unverified;
+    /// Not final yet: verify again later.
+    NotFinal => "NOT_FINAL", Exit::NotFinal, false, Class::Pending;
+    /// A failure of payverify itself.
+    InternalError => "INTERNAL_ERROR", Exit::Internal, false, Class::Fault;
+}
+
+impl OutcomeKind {
+    /// Its row of the table.
+    pub(crate) const fn row(self) -> &'static OutcomeRow {
+        &OUTCOMES[self as usize]
+    }
+
+    /// The machine-readable name records carry.
+    pub(crate) const fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The outcome a name stands for: the one reading of an outcome name.
+    pub(crate) fn parse(name: &str) -> Option<OutcomeKind> {
+        OutcomeKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The transaction status a record of this outcome shows: SUCCESSFUL for SUCCESSFUL
+    /// and CHECK_FAILED, FAILED for FAILED; `None` for the rest.
+    pub(crate) fn gateway_status(self) -> Option<&'static str> {
+        match self {
+            OutcomeKind::Successful | OutcomeKind::CheckFailed => {
+                Some(OutcomeKind::Successful.name())
+            }
+            OutcomeKind::Failed => Some(OutcomeKind::Failed.name()),
+            _ => None,
         }
     }
-    [
-        row("SUCCESSFUL", Exit::Successful, true, Class::Paid),
-        row("FAILED", Exit::Failed, true, Class::Declined),
-        row("NOT_FOUND", Exit::NotFound, true, Class::NotFound),
-        row("CHECK_FAILED", Exit::CheckFailed, true, Class::Mismatch),
-        row("AUTH_REJECTED", Exit::AuthRejected, false, Class::Fault),
-        row("UNAVAILABLE", Exit::Unavailable, false, Class::Unverified),
-        row("BAD_RESPONSE", Exit::BadResponse, false, Class::Unverified),
-        row("NOT_FINAL", Exit::NotFinal, false, Class::Pending),
-        row("INTERNAL_ERROR", Exit::Internal, false, Class::Fault),
-    ]
-};
+}
 
 /// Every outcome name a record can carry, in exit-code order (the table's names).
-pub const OUTCOME_NAMES: [&str; 9] = {
-    let mut names = [""; 9];
+pub const OUTCOME_NAMES: [&str; OUTCOME_COUNT] = {
+    let mut names = [""; OUTCOME_COUNT];
     let mut i = 0;
     while i < OUTCOMES.len() {
         names[i] = OUTCOMES[i].name;
@@ -55,8 +107,8 @@ pub const OUTCOME_NAMES: [&str; 9] = {
 };
 
 /// Every outcome name with its exit status, as records carry them (the table's).
-pub(crate) const OUTCOME_EXITS: [(&str, Exit); 9] = {
-    let mut pairs = [("", Exit::Successful); 9];
+pub(crate) const OUTCOME_EXITS: [(&str, Exit); OUTCOME_COUNT] = {
+    let mut pairs = [("", Exit::Successful); OUTCOME_COUNT];
     let mut i = 0;
     while i < OUTCOMES.len() {
         pairs[i] = (OUTCOMES[i].name, OUTCOMES[i].exit);
@@ -67,7 +119,7 @@ pub(crate) const OUTCOME_EXITS: [(&str, Exit); 9] = {
 
 /// The table's row for an outcome name.
 pub(crate) fn outcome_row(name: &str) -> Option<&'static OutcomeRow> {
-    OUTCOMES.iter().find(|row| row.name == name)
+    OutcomeKind::parse(name).map(OutcomeKind::row)
 }
 
 /// Whether an outcome is the service's final word on the transaction (asking again would
@@ -110,6 +162,15 @@ pub(crate) fn class_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_is_its_row() {
+        for (i, kind) in OutcomeKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, i);
+            assert_eq!(OutcomeKind::parse(kind.name()), Some(kind));
+        }
+        assert_eq!(OutcomeKind::parse("MATCHED"), None);
+    }
 
     #[test]
     fn every_class_has_members_and_every_outcome_one_class() {

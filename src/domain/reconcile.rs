@@ -5,9 +5,9 @@ use crate::domain::checks::Expectations;
 pub(crate) use crate::domain::job::Row;
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
-use crate::domain::outcome::{Outcome, Verdict};
+use crate::domain::outcome::{Outcome, OutcomeKind, Verdict};
+pub(crate) use crate::domain::result_table::{RESULT_EXITS, RESULT_NAMES, RowResult};
 use crate::domain::shop::ShopStatus;
-use crate::exit::Exit;
 
 /// A row decided from the file alone, without asking the gateway.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,148 +24,7 @@ pub(crate) struct Decided {
     pub(crate) currency: String,
 }
 
-/// The result of one row, in the precedence (the first that applies wins).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum RowResult {
-    /// SUCCESSFUL, code 00, the hmac as `--hmac` asks, for this reference, and the amount,
-    /// currency and merchant ref the row expects.
-    Matched,
-    /// SUCCESSFUL, but the gateway has less than the row expects.
-    Underpaid,
-    /// SUCCESSFUL, but the gateway has more than the row expects.
-    Overpaid,
-    /// SUCCESSFUL with the expected amount, in another currency.
-    CurrencyMismatch,
-    /// SUCCESSFUL with the expected amount and currency, under another merchant reference.
-    MerchantRefMismatch,
-    /// SUCCESSFUL at the gateway (whatever the amount), while the shop's order status says
-    /// the order is not paid (Cancelled, Failed, Refunded, Pending payment): money taken
-    /// for an order that will not ship; a refund or a re-opened order is due.
-    PaidShopUnpaid,
-    /// SUCCESSFUL as expected, but the answer cannot be trusted: the hmac (with `--hmac
-    /// require`), a code other than 00, or an answer about another reference.
-    IntegrityFailed,
-    /// The gateway says the payment failed.
-    Failed,
-    /// FAILED at the gateway, and the shop's order status says not paid: both sides
-    /// agree, nothing ships, nothing is at risk.
-    BothUnpaid,
-    /// Not final yet: verify again later.
-    NotFinal,
-    /// The gateway has no transaction with this reference.
-    NotFound,
-    /// The reference already appeared on an earlier row, which was verified.
-    Duplicate,
-    /// Another row of the order on the rows just above (one row per item, the same order
-    /// id, reference, total and currency): the order's result and total are on its first
-    /// row; this one adds nothing.
-    LineItem,
-    /// No reference on a row whose payment method is the gateway's: the order says it was
-    /// paid through the gateway, and there is nothing to verify it by.
-    NoReference,
-    /// No usable reference or amount on the row.
-    InvalidRow,
-    /// Nothing could be decided (credentials rejected, service unavailable, a bad
-    /// response, a failure of payverify itself): rerun. Carries that outcome's exit.
-    Unverified(Exit),
-    /// Not a gateway payment (no reference, another payment method), or left out by
-    /// `--only`: listed and counted apart, never at risk, never asked about.
-    Skipped,
-    /// The file's trailing totals row, equal to the sum of the rows above it: never asked
-    /// about, never counted.
-    Totals,
-    /// The file's trailing totals row, unequal to the sum of the rows above it: a row is
-    /// missing, added or changed.
-    TotalsMismatch,
-}
-
-/// Every result name, in precedence order: the order of summaries and counts.
-pub(crate) const RESULT_NAMES: [&str; 19] = [
-    "MATCHED",
-    "UNDERPAID",
-    "OVERPAID",
-    "CURRENCY_MISMATCH",
-    "MERCHANT_REF_MISMATCH",
-    "PAID_SHOP_UNPAID",
-    "INTEGRITY_FAILED",
-    "FAILED",
-    "BOTH_UNPAID",
-    "NOT_FINAL",
-    "NOT_FOUND",
-    "DUPLICATE",
-    "LINE_ITEM",
-    "NO_REFERENCE",
-    "INVALID_ROW",
-    "UNVERIFIED",
-    "SKIPPED",
-    "TOTALS",
-    "TOTALS_MISMATCH",
-];
-
 impl RowResult {
-    /// The machine-readable name, one of [`RESULT_NAMES`].
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            RowResult::Matched => "MATCHED",
-            RowResult::Underpaid => "UNDERPAID",
-            RowResult::Overpaid => "OVERPAID",
-            RowResult::CurrencyMismatch => "CURRENCY_MISMATCH",
-            RowResult::MerchantRefMismatch => "MERCHANT_REF_MISMATCH",
-            RowResult::PaidShopUnpaid => "PAID_SHOP_UNPAID",
-            RowResult::IntegrityFailed => "INTEGRITY_FAILED",
-            RowResult::Failed => "FAILED",
-            RowResult::BothUnpaid => "BOTH_UNPAID",
-            RowResult::NotFinal => "NOT_FINAL",
-            RowResult::NotFound => "NOT_FOUND",
-            RowResult::Duplicate => "DUPLICATE",
-            RowResult::LineItem => "LINE_ITEM",
-            RowResult::NoReference => "NO_REFERENCE",
-            RowResult::InvalidRow => "INVALID_ROW",
-            RowResult::Unverified(_) => "UNVERIFIED",
-            RowResult::Skipped => "SKIPPED",
-            RowResult::Totals => "TOTALS",
-            RowResult::TotalsMismatch => "TOTALS_MISMATCH",
-        }
-    }
-
-    /// The result a name stands for, for a row carried over by `--resume` (UNVERIFIED,
-    /// whose exit varies, is never carried: `None`).
-    pub(crate) fn named(name: &str) -> Option<RowResult> {
-        [
-            RowResult::Matched,
-            RowResult::Underpaid,
-            RowResult::Overpaid,
-            RowResult::CurrencyMismatch,
-            RowResult::MerchantRefMismatch,
-            RowResult::PaidShopUnpaid,
-            RowResult::IntegrityFailed,
-            RowResult::Failed,
-            RowResult::BothUnpaid,
-            RowResult::NotFinal,
-            RowResult::NotFound,
-            RowResult::Duplicate,
-            RowResult::LineItem,
-            RowResult::NoReference,
-            RowResult::InvalidRow,
-            RowResult::Skipped,
-            RowResult::Totals,
-            RowResult::TotalsMismatch,
-        ]
-        .into_iter()
-        .find(|r| r.name() == name)
-    }
-
-    /// Whether a result is final for `--resume`: carried over rather than asked again.
-    /// Everything but UNVERIFIED, NOT_FINAL and BOTH_UNPAID (exit 0 on a FAILED answer,
-    /// which no seal vouches for: asked again, so no edited record can hide a payment the
-    /// shop must refund); the results decided from the input alone
-    /// ([`RowResult::decided_from_input`]) are decided again (they ask nothing).
-    pub(crate) fn is_carried(name: &str) -> bool {
-        RowResult::named(name).is_some_and(|r| {
-            !matches!(r, RowResult::NotFinal | RowResult::BothUnpaid) && !r.decided_from_input()
-        })
-    }
-
     /// Whether the result is decided from the orders file alone, never from an answer: a
     /// resumed run decides it again from the input rather than carrying it.
     pub(crate) fn decided_from_input(self) -> bool {
@@ -217,74 +76,12 @@ impl RowResult {
             | RowResult::CurrencyMismatch
             | RowResult::MerchantRefMismatch
             | RowResult::PaidShopUnpaid
-            | RowResult::IntegrityFailed => Some("SUCCESSFUL"),
-            RowResult::Failed | RowResult::BothUnpaid => Some("FAILED"),
+            | RowResult::IntegrityFailed => Some(OutcomeKind::Successful.name()),
+            RowResult::Failed | RowResult::BothUnpaid => Some(OutcomeKind::Failed.name()),
             _ => None,
         }
     }
-
-    /// The row's exit status; the process exits with the merge of every row's.
-    pub(crate) fn exit(self) -> Exit {
-        match self {
-            RowResult::Matched => Exit::Successful,
-            RowResult::Underpaid
-            | RowResult::Overpaid
-            | RowResult::CurrencyMismatch
-            | RowResult::MerchantRefMismatch
-            | RowResult::PaidShopUnpaid
-            | RowResult::IntegrityFailed
-            | RowResult::Duplicate
-            | RowResult::NoReference
-            | RowResult::TotalsMismatch => Exit::CheckFailed,
-            RowResult::Failed => Exit::Failed,
-            RowResult::NotFinal => Exit::NotFinal,
-            RowResult::NotFound => Exit::NotFound,
-            RowResult::InvalidRow => Exit::Usage,
-            RowResult::Unverified(exit) => exit,
-            RowResult::Skipped
-            | RowResult::LineItem
-            | RowResult::BothUnpaid
-            | RowResult::Totals => Exit::Successful,
-        }
-    }
 }
-
-/// The names of the results decided from the orders file alone
-/// ([`RowResult::decided_from_input`]): a resumed run keys no record of them and decides
-/// them again.
-pub(crate) const FROM_INPUT_NAMES: [&str; 7] = [
-    "DUPLICATE",
-    "LINE_ITEM",
-    "NO_REFERENCE",
-    "INVALID_ROW",
-    "SKIPPED",
-    "TOTALS",
-    "TOTALS_MISMATCH",
-];
-
-/// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
-/// stands for any exit of a row nothing could be decided for.
-pub(crate) const RESULT_EXITS: [(&str, Exit); 19] = [
-    ("MATCHED", Exit::Successful),
-    ("UNDERPAID", Exit::CheckFailed),
-    ("OVERPAID", Exit::CheckFailed),
-    ("CURRENCY_MISMATCH", Exit::CheckFailed),
-    ("MERCHANT_REF_MISMATCH", Exit::CheckFailed),
-    ("PAID_SHOP_UNPAID", Exit::CheckFailed),
-    ("INTEGRITY_FAILED", Exit::CheckFailed),
-    ("FAILED", Exit::Failed),
-    ("BOTH_UNPAID", Exit::Successful),
-    ("NOT_FINAL", Exit::NotFinal),
-    ("NOT_FOUND", Exit::NotFound),
-    ("DUPLICATE", Exit::CheckFailed),
-    ("LINE_ITEM", Exit::Successful),
-    ("NO_REFERENCE", Exit::CheckFailed),
-    ("INVALID_ROW", Exit::Usage),
-    ("UNVERIFIED", Exit::Unavailable),
-    ("SKIPPED", Exit::Successful),
-    ("TOTALS", Exit::Successful),
-    ("TOTALS_MISMATCH", Exit::CheckFailed),
-];
 
 /// What a verified row comes to: `verdict` is the gateway's answer with the checks run
 /// against `expect` (the row's own amount, currency and merchant ref), then held against
@@ -400,6 +197,7 @@ mod tests {
     use super::*;
     use crate::domain::checks::{HmacMode, evaluate};
     use crate::domain::model::parse_object;
+    use crate::exit::Exit;
     use crate::secret::Secret;
 
     const SECRET: &str = "sandbox-secret";
@@ -680,7 +478,18 @@ mod tests {
             .into_iter()
             .filter(|n| RowResult::named(n).is_some_and(RowResult::decided_from_input))
             .collect();
-        assert_eq!(decided_from_input, FROM_INPUT_NAMES);
+        assert_eq!(
+            decided_from_input,
+            [
+                "DUPLICATE",
+                "LINE_ITEM",
+                "NO_REFERENCE",
+                "INVALID_ROW",
+                "SKIPPED",
+                "TOTALS",
+                "TOTALS_MISMATCH"
+            ]
+        );
         let carried: Vec<_> = RESULT_NAMES
             .into_iter()
             .filter(|n| RowResult::is_carried(n))

@@ -7,6 +7,7 @@
 
 use comfy_table::{Attribute, Cell, Color, ContentArrangement};
 
+use crate::domain::outcome::OutcomeKind;
 use crate::render::{Style, new_table, table_text};
 
 /// The column headers, in order; the first two never split.
@@ -32,9 +33,11 @@ fn outcome_cell(outcome: &str, color: bool) -> Cell {
     if !color {
         return cell;
     }
-    match outcome {
-        "SUCCESSFUL" => cell.fg(Color::Green).add_attribute(Attribute::Bold),
-        "FAILED" | "CHECK_FAILED" => cell.fg(Color::Red).add_attribute(Attribute::Bold),
+    match OutcomeKind::parse(outcome) {
+        Some(OutcomeKind::Successful) => cell.fg(Color::Green).add_attribute(Attribute::Bold),
+        Some(OutcomeKind::Failed | OutcomeKind::CheckFailed) => {
+            cell.fg(Color::Red).add_attribute(Attribute::Bold)
+        }
         _ => cell.fg(Color::Yellow),
     }
 }

@@ -346,8 +346,7 @@ impl Summary {
             .currency
             .is_none_or(|c| c.trim().eq_ignore_ascii_case(&currency));
         let block = self.blocks.entry(currency).or_default();
-        let name = judged.result.name();
-        let slot = RESULT_NAMES.iter().position(|n| *n == name).unwrap_or(0);
+        let slot = judged.result.index();
         let expected = match judged.result.counts_amount() {
             true => judged.expected.map_or(0, |k| i128::from(k.0)),
             false => 0,

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::domain::outcome::{Outcome, Record, is_final_name};
+use crate::domain::outcome::{Outcome, OutcomeKind, Record, is_final_name};
 use crate::reference::Reference;
 
 /// verify's record `text` (indexed as `slot`) carried for `job`, or `None` when it is to be
@@ -129,8 +129,10 @@ pub(super) fn rejudge(line: &str, job: &Job, checker: &Checker) -> Option<Verdic
     let map = crate::domain::json::parse_record(line).ok()?;
     let reference = job.reference.as_str();
     let stored = stored_response(line).ok()?;
-    let outcome = match map.get("outcome").and_then(Value::as_str)? {
-        "NOT_FOUND" => not_found(map.get("error").and_then(Value::as_str)?, &job.reference)?,
+    let outcome = match OutcomeKind::parse(map.get("outcome").and_then(Value::as_str)?) {
+        Some(OutcomeKind::NotFound) => {
+            not_found(map.get("error").and_then(Value::as_str)?, &job.reference)?
+        }
         _ => classify_response(&Response {
             status: 200,
             body: stored?.get().as_bytes().to_vec(),

@@ -109,7 +109,7 @@ pub(crate) struct RowShape {
     pub(crate) matched: &'static str,
     /// Outcomes decided from the input alone (`DUPLICATE`, `INVALID_ROW`): never carried,
     /// and not keyed (they share their reference with the row that was verified).
-    pub(crate) unkeyed: &'static [&'static str],
+    pub(crate) unkeyed: fn(&str) -> bool,
     /// The outcome name an answer comes to for a row with these expectations: a stored
     /// MATCHED answer must come to MATCHED again.
     pub(crate) classify: fn(&Verdict, &Expectations) -> &'static str,

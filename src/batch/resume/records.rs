@@ -6,6 +6,8 @@ use serde_json::{Map, Value};
 
 use super::*;
 use crate::domain::checks::StoredChecks;
+use crate::domain::outcome::OutcomeKind;
+use crate::domain::reconcile::RowResult;
 use crate::exit::Exit;
 use crate::reference::Reference;
 use crate::render::csv;
@@ -176,21 +178,12 @@ pub(super) fn warned_in(checks: &str) -> bool {
     StoredChecks::read(checks).warned()
 }
 
-/// A final outcome must agree with the transaction status its record shows.
+/// A final outcome (verify's) or result (reconcile's) must agree with the transaction
+/// status its record shows.
 pub(super) fn consistent(name: &str, status: Option<&str>) -> Result<(), String> {
-    let want = match name {
-        "SUCCESSFUL"
-        | "CHECK_FAILED"
-        | "MATCHED"
-        | "UNDERPAID"
-        | "OVERPAID"
-        | "CURRENCY_MISMATCH"
-        | "MERCHANT_REF_MISMATCH"
-        | "PAID_SHOP_UNPAID"
-        | "INTEGRITY_FAILED" => Some("SUCCESSFUL"),
-        "FAILED" | "BOTH_UNPAID" => Some("FAILED"),
-        _ => None,
-    };
+    let want = OutcomeKind::parse(name)
+        .and_then(OutcomeKind::gateway_status)
+        .or_else(|| RowResult::named(name).and_then(RowResult::gateway_status));
     match (want, status) {
         (Some(w), Some(s)) if w == s => Ok(()),
         (Some(_), _) => Err(format!("is {name} without a matching transaction status")),

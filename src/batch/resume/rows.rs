@@ -7,7 +7,7 @@ use super::*;
 use crate::domain::checks::{HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::classify_response;
-use crate::domain::reconcile::claimed_by;
+use crate::domain::reconcile::{RowResult, claimed_by};
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::reference::Reference;
@@ -222,7 +222,7 @@ impl RowRecord {
         row: &RowShape,
         format: Option<OutputFormat>,
     ) -> Result<Option<Parsed>, String> {
-        if row.unkeyed.contains(&self.name) {
+        if (row.unkeyed)(self.name) {
             return Ok(None);
         }
         let key = self.cells.get(row.reference).cloned().unwrap_or_default();
@@ -244,7 +244,11 @@ impl RowRecord {
         // and the row's expectations can turn an INTEGRITY_FAILED into a MATCHED, an
         // OVERPAID into an INTEGRITY_FAILED): those are asked again, like verify's csv
         // SUCCESSFUL and CHECK_FAILED records.
-        if format == Some(OutputFormat::Csv) && !matches!(self.name, "FAILED" | "NOT_FOUND") {
+        let answer_alone = matches!(
+            RowResult::named(self.name),
+            Some(RowResult::Failed | RowResult::NotFound)
+        );
+        if format == Some(OutputFormat::Csv) && !answer_alone {
             return Ok(Some((key, Some(None))));
         }
         let carried = Final {
@@ -370,10 +374,10 @@ pub(super) fn figures_agree(name: &str, amounts: &Amounts) -> Result<(), String>
             return disagree();
         }
     }
-    match (name, amounts.difference) {
-        ("UNDERPAID", Some(d)) if d < 0 => Ok(()),
-        ("OVERPAID", Some(d)) if d > 0 => Ok(()),
-        ("UNDERPAID" | "OVERPAID", _) => disagree(),
+    match (RowResult::named(name), amounts.difference) {
+        (Some(RowResult::Underpaid), Some(d)) if d < 0 => Ok(()),
+        (Some(RowResult::Overpaid), Some(d)) if d > 0 => Ok(()),
+        (Some(RowResult::Underpaid | RowResult::Overpaid), _) => disagree(),
         _ => Ok(()),
     }
 }

@@ -11,7 +11,7 @@ use crate::batch::csv_input::{Orders, Rows};
 use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
 use crate::commands::verify::{Service, resume_command};
-use crate::domain::reconcile::{FROM_INPUT_NAMES, RESULT_EXITS, RowResult, classify};
+use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
@@ -192,7 +192,7 @@ fn record_shape(header: &[String], reference_column: usize) -> Shape {
             keys: row_keys(header),
             reference: reference_column,
             matched: RowResult::Matched.name(),
-            unkeyed: &FROM_INPUT_NAMES,
+            unkeyed: |name| RowResult::named(name).is_some_and(RowResult::decided_from_input),
             classify: |verdict, expect| classify(verdict, expect).name(),
         }),
     }
