@@ -493,6 +493,7 @@ mod tests {
             integrity: crate::domain::checks::Integrity::Mismatch,
             failures: vec!["x".into()],
             warnings: vec![],
+            hmac_line: None,
         };
         let verdict = |body: &str| Verdict {
             outcome: response(200, body),
