@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::domain::outcome::{Outcome, OutcomeKind, Record, is_final_name};
+use crate::domain::reconcile::RowResult;
 use crate::reference::Reference;
 
 /// verify's record `text` (indexed as `slot`) carried for `job`, or `None` when it is to be
@@ -83,7 +84,7 @@ pub(super) fn reconcile_row(
                 &job.expect,
                 checker.expect_mode(),
             );
-            if (row.classify)(&verdict, &job.expect) != slot.name {
+            if Some((row.classify)(&verdict, &job.expect)) != RowResult::named(slot.name) {
                 return None;
             }
             CarriedRecord::Record(Box::new(Record {

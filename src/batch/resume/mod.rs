@@ -24,7 +24,7 @@ use super::{Item, Source};
 use crate::domain::checks::{Expectations, HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Verdict, classify_response};
-use crate::domain::reconcile::ReferenceLines;
+use crate::domain::reconcile::{ReferenceLines, RowResult};
 use crate::domain::seal::Sealer;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
@@ -104,15 +104,12 @@ pub(crate) struct RowShape {
     pub(crate) keys: Vec<String>,
     /// Which cell is the reference.
     pub(crate) reference: usize,
-    /// The outcome that is exit 0 (`MATCHED`): carried only while it still holds for this
-    /// run's row.
-    pub(crate) matched: &'static str,
     /// Outcomes decided from the input alone (`DUPLICATE`, `INVALID_ROW`): never carried,
     /// and not keyed (they share their reference with the row that was verified).
     pub(crate) unkeyed: fn(&str) -> bool,
-    /// The outcome name an answer comes to for a row with these expectations: a stored
-    /// MATCHED answer must come to MATCHED again.
-    pub(crate) classify: fn(&Verdict, &Expectations) -> &'static str,
+    /// The result an answer comes to for a row with these expectations: a stored MATCHED
+    /// answer must come to MATCHED again.
+    pub(crate) classify: fn(&Verdict, &Expectations) -> RowResult,
 }
 
 impl Shape {

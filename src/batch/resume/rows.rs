@@ -4,7 +4,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::domain::checks::{HmacMode, Integrity};
+use crate::domain::checks::{APPROVED, HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::classify_response;
 use crate::domain::reconcile::{RowResult, claimed_by};
@@ -233,7 +233,8 @@ impl RowRecord {
             return Ok(Some((key, None)));
         }
         consistent(self.name, self.status.as_deref())?;
-        if self.name == row.matched && (self.error || self.code.as_deref() != Some("00")) {
+        let matched = RowResult::named(self.name) == Some(RowResult::Matched);
+        if matched && (self.error || self.code.as_deref() != Some(APPROVED)) {
             return Err(format!(
                 "is {} with an error or a code other than 00",
                 self.name
@@ -292,7 +293,7 @@ impl RowRecord {
         if self.line.is_some() && !trust.sealed(text) {
             return None;
         }
-        if self.name == row.matched {
+        if RowResult::named(self.name) == Some(RowResult::Matched) {
             let secret = trust.secret()?;
             let stored = stored_row_response(text).ok()??;
             let outcome = classify_response(&Response {
@@ -312,7 +313,7 @@ impl RowRecord {
                 .checks
                 .as_ref()
                 .is_some_and(|c| c.integrity == Integrity::Valid);
-            if !signed || (row.classify)(&verdict, &job.expect) != row.matched {
+            if !signed || (row.classify)(&verdict, &job.expect) != RowResult::Matched {
                 return None;
             }
             let answer = verdict.outcome.verification()?;

@@ -191,9 +191,8 @@ fn record_shape(header: &[String], reference_column: usize) -> Shape {
         row: Some(RowShape {
             keys: row_keys(header),
             reference: reference_column,
-            matched: RowResult::Matched.name(),
             unkeyed: |name| RowResult::named(name).is_some_and(RowResult::decided_from_input),
-            classify: |verdict, expect| classify(verdict, expect).name(),
+            classify,
         }),
     }
 }
