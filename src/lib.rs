@@ -58,6 +58,7 @@ pub use transport::client::Response;
 
 #[cfg(test)]
 mod testutil;
+mod unseen;
 
 use std::ffi::OsString;
 

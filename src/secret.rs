@@ -10,6 +10,10 @@ use base64::Engine as _;
 /// Every registered secret form, longest first, process-wide so the panic hook sees them.
 static FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
+/// The registered forms ASCII lower-cased, for the look through case and unseen characters
+/// ([`hidden_forms`]); folded once here rather than on every value.
+static FOLDED: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
 /// What a secret form is replaced with.
 pub(crate) const REDACTED: &str = "<redacted>";
 
@@ -25,6 +29,12 @@ pub(crate) fn register(value: &str) {
         forms.push(value.to_owned());
         // Longest first, so `id:secret` and padded base64 go whole, not in pieces.
         forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        if let Ok(mut folded) = FOLDED.write() {
+            let value = value.to_ascii_lowercase();
+            if !folded.contains(&value) {
+                folded.push(value);
+            }
+        }
     }
 }
 
@@ -150,14 +160,141 @@ pub(crate) fn redact(text: &str) -> Cow<'_, str> {
             out = Cow::Owned(out.replace(form.as_str(), REDACTED));
         }
     }
-    out
+    drop(forms);
+    match hidden_forms(&out) {
+        Some(clean) => Cow::Owned(clean),
+        None => out,
+    }
 }
 
-/// Whether `text` holds any registered secret form.
+/// Whether `text` holds any registered secret form, hidden or not.
 pub(crate) fn holds_secret(text: &str) -> bool {
     FORMS
         .read()
         .is_ok_and(|forms| forms.iter().any(|form| text.contains(form.as_str())))
+        || hidden_forms(text).is_some()
+}
+
+/// `text` with every secret form that is hidden from an exact match redacted: written in
+/// another mix of case (`Sandbox-Secret`), or with characters a reader does not see inside it
+/// (a zero-width space, a soft hyphen, a tag character, a terminal escape sequence such as
+/// `\e[0m`), which the sanitiser would show as a marker in the middle of a readable secret.
+/// The span from the form's first to its last visible character goes, whatever is hidden in
+/// it. `None` when there is nothing to redact (the common case, found without allocating
+/// when the text has no upper case and nothing unseen).
+fn hidden_forms(text: &str) -> Option<String> {
+    let forms = FOLDED.read().ok()?;
+    if forms.is_empty()
+        || !text
+            .chars()
+            .any(|c| c.is_ascii_uppercase() || crate::unseen::is_unsafe(c))
+    {
+        return None;
+    }
+    // Looked for twice: with the terminal sequences the unseen characters start taken out
+    // (`\e[0m` inside the secret), and with only the unseen characters themselves (so a
+    // sequence's final letter that is also the secret's next one is not lost).
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for sequences in [true, false] {
+        let (visible, origin) = visible_text(text, sequences);
+        for form in forms.iter() {
+            let mut from = 0;
+            while let Some(found) = visible[from..].find(form.as_str()) {
+                let first = from + found;
+                let last = first + form.len() - 1;
+                spans.push((origin[first].0, origin[last].1));
+                from = first + form.len();
+            }
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut done = 0;
+    for (start, end) in spans {
+        if end <= done {
+            continue;
+        }
+        if start >= done {
+            out.push_str(&text[done..start]);
+            out.push_str(REDACTED);
+        }
+        done = end;
+    }
+    out.push_str(&text[done..]);
+    Some(out)
+}
+
+/// `text` as a reader sees it, ASCII lower-cased, without its unseen characters (and,
+/// with `sequences`, the terminal sequences they start); and for each of its bytes the
+/// span of the character of `text` it came from.
+fn visible_text(text: &str, sequences: bool) -> (String, Vec<(usize, usize)>) {
+    let mut visible = String::with_capacity(text.len());
+    let mut origin: Vec<(usize, usize)> = Vec::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if crate::unseen::is_unsafe(c) {
+            if sequences {
+                skip_sequence(c, &mut chars);
+            }
+            continue;
+        }
+        let folded = c.to_ascii_lowercase();
+        visible.push(folded);
+        origin.extend(std::iter::repeat_n(
+            (at, at + c.len_utf8()),
+            folded.len_utf8(),
+        ));
+    }
+    (visible, origin)
+}
+
+/// After an unseen character `c`: skips the rest of the terminal sequence it starts, if it
+/// starts one (CSI `\e[...m`, `\u{9b}...m`; OSC `\e]...` up to BEL or `\e\\`; any other
+/// `\e` and the character after it), so its printable parameters do not split a form.
+fn skip_sequence(c: char, chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
+    let csi = match c {
+        '\u{1b}' => match chars.peek().map(|&(_, next)| next) {
+            Some('[') => {
+                chars.next();
+                true
+            }
+            Some(']') => {
+                chars.next();
+                while let Some((_, c)) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' {
+                        chars.next_if(|&(_, c)| c == '\\');
+                        break;
+                    }
+                }
+                return;
+            }
+            Some(_) => {
+                chars.next();
+                return;
+            }
+            None => return,
+        },
+        '\u{9b}' => true,
+        _ => false,
+    };
+    if csi {
+        // Parameter and intermediate bytes, then one final byte.
+        while let Some(&(_, c)) = chars.peek() {
+            chars.next();
+            if ('\u{40}'..='\u{7e}').contains(&c) {
+                break;
+            }
+            if !('\u{20}'..='\u{3f}').contains(&c) {
+                break;
+            }
+        }
+    }
 }
 
 /// Redacts every string (and object key) inside a JSON value, in place: a service that
@@ -236,6 +373,36 @@ impl<'de> serde::Deserialize<'de> for Secret {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_form_hidden_by_unseen_characters_or_case_is_redacted_whole() {
+        register_credentials("hid-1", &Secret::new("hidden-s3cret-42"));
+        for echoed in [
+            "hidden-\u{200b}s3cret-42",
+            "hid\u{ad}den-s3cret-42",
+            "hidden-\u{1b}[0ms3cret-42",
+            "hidden-\u{1b}[1;31ms3cret-42",
+            "hidden-\u{9b}0ms3cret-42",
+            "hidden-\u{1b}]0;title\u{7}s3cret-42",
+            "hidden-\u{1b}s3cret-42",
+            "hidden\u{e0041}-s3cret-42",
+            "Hidden-S3cret-42",
+            "HIDDEN-s3CRET-42",
+        ] {
+            let text = format!("your key was {echoed}, see?");
+            assert_eq!(redact(&text), "your key was <redacted>, see?", "{echoed:?}");
+            assert!(holds_secret(&text), "{echoed:?}");
+        }
+        // Nothing else is touched, and a near miss is not a secret.
+        assert!(matches!(
+            redact("Hidden-S3cret-4 \u{200b}"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            redact("Two: hidden-s3cret-42 Hidden\u{200b}-s3cret-42."),
+            "Two: <redacted> <redacted>."
+        );
+    }
 
     #[test]
     fn every_form_is_redacted_whole_before_anything_else() {

@@ -13,26 +13,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Whether `c` must not reach a terminal raw: C0 controls, DEL, C1 controls, the bidi
-/// embedding, override and isolate marks, the Unicode line and paragraph separators, and
-/// the invisible format characters (zero-width space and joiners, word joiner and
-/// invisible operators, the byte-order mark, the soft hyphen) that make `ABC\u{200b}` look
-/// exactly like `ABC`.
-pub fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{00ad}'
-                | '\u{061c}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{202a}'..='\u{202e}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{feff}'
-        )
-}
+pub use crate::unseen::is_unsafe;
 
 /// `text` from outside as any text output shows it: every registered secret form redacted
 /// (from the whole value, before anything could cut it), then every unsafe character shown
@@ -47,8 +28,8 @@ pub(crate) fn scrub(text: &str) -> String {
 /// inside strings (so a raw newline or tab is the pretty printer's own layout), and outside
 /// strings its output is ASCII, so each character escaped here is inside a string literal:
 /// the escape is the same value to a JSON reader, and a terminal showing the output sees
-/// only ASCII where it was. Every such character is in the Basic Multilingual Plane, so one
-/// escape each is exact.
+/// only ASCII where it was. A character beyond the Basic Multilingual Plane (a tag
+/// character) is written as its UTF-16 surrogate pair, as JSON spells it.
 pub(crate) fn json_text(json: String) -> String {
     let raw = |c: char| c >= '\u{7f}' && is_unsafe(c);
     if !json.chars().any(raw) {
@@ -58,7 +39,9 @@ pub(crate) fn json_text(json: String) -> String {
     for c in json.chars() {
         match raw(c) {
             true => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
             }
             false => out.push(c),
         }
@@ -132,6 +115,26 @@ mod tests {
             "A\\u{200b}B\\u{200d}C\\u{2060}D\\u{2064}E\\u{feff}F\\u{ad}G"
         );
         assert!(matches!(safe("₦40,000.00 ok"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn every_format_character_and_blank_filler_is_escaped() {
+        // Tag characters after ABC ("ASCII smuggling"), Cf outside the common list, blank
+        // fillers and private use: each drawn as nothing or as anything.
+        let hidden = "A\u{e0041}B\u{180e}C\u{206a}D\u{fff9}E\u{1d173}F\u{3164}G\u{2800}H\u{e000}I";
+        let shown = safe(hidden);
+        assert!(shown.is_ascii(), "{shown}");
+        assert_eq!(
+            shown,
+            "A\\u{e0041}B\\u{180e}C\\u{206a}D\\u{fff9}E\\u{1d173}F\\u{3164}G\\u{2800}H\\u{e000}I"
+        );
+        // Emoji keep their variation selector; the naira sign and accents are text.
+        assert!(matches!(safe("\u{2764}\u{fe0f} ₦ é"), Cow::Borrowed(_)));
+        let json = json_text(serde_json::to_string(&serde_json::json!(hidden)).unwrap());
+        assert!(json.is_ascii(), "{json}");
+        assert!(json.contains("A\\udb40\\udc41B"), "{json}");
+        let back: String = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, hidden);
     }
 
     #[test]

@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "terminal",
     "reference",
     "secret",
+    "unseen",
     "exit",
     "io_util",
     "testutil",

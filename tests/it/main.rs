@@ -26,6 +26,7 @@ mod faults;
 mod files;
 mod first_hour;
 mod gate;
+mod hidden;
 mod hostile;
 mod incomplete;
 mod json_markers;
