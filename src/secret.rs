@@ -184,12 +184,19 @@ pub(crate) fn holds_secret(text: &str) -> bool {
 /// when the text has no upper case and nothing unseen).
 fn hidden_forms(text: &str) -> Option<String> {
     let forms = FOLDED.read().ok()?;
-    if forms.is_empty()
-        || !text
-            .chars()
-            .any(|c| c.is_ascii_uppercase() || crate::unseen::is_unsafe(c))
-    {
+    if forms.is_empty() {
         return None;
+    }
+    // The common cases, without allocating: nothing unseen, and no upper case or no form
+    // in another case.
+    if !text.chars().any(crate::unseen::is_unsafe) {
+        if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return None;
+        }
+        let folded = text.to_ascii_lowercase();
+        if !forms.iter().any(|form| folded.contains(form.as_str())) {
+            return None;
+        }
     }
     // Looked for twice: with the terminal sequences the unseen characters start taken out
     // (`\e[0m` inside the secret), and with only the unseen characters themselves (so a
