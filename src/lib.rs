@@ -167,6 +167,18 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
         );
         return Exit::Usage;
     }
+    if let Some(flag) = help_off_a_terminal(e, args, &command) {
+        let sub = command.trim_start_matches("payverify ");
+        signal::write_stderr(
+            format!(
+                "payverify: {flag} alone on '{command}' prints help only to a terminal: to a \
+                 script it would be exit 0 for a reference that starts with '-' (such a \
+                 reference goes after --); run 'payverify help {sub}' for the help\n"
+            )
+            .as_bytes(),
+        );
+        return Exit::Usage;
+    }
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         // Asked-for output like any other: a stdout that cannot take it is exit 10.
         let written = render::Printer::plain_stdout().text(&e.render().to_string());
@@ -204,6 +216,28 @@ const GATES: [&str; 4] = [
     "payverify reconcile",
     "payverify webhook check",
 ];
+
+/// For help or version asked for with its flag (not the `help` subcommand) on one of
+/// [`GATES`] while stdout is not a terminal, the flag to name in the usage error. A script
+/// running `payverify verify "$ref"` with a customer's `$ref` = `--help` (the `--` forgotten)
+/// would otherwise get help on its stdout and exit 0, the status of a paid order; a person
+/// at a terminal gets the help, and `payverify help verify` gives it anywhere.
+fn help_off_a_terminal(e: &clap::Error, args: &[OsString], command: &str) -> Option<String> {
+    use clap::error::ErrorKind;
+    use std::io::IsTerminal;
+    if !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+        || !GATES.contains(&command)
+        || std::io::stdout().is_terminal()
+    {
+        return None;
+    }
+    args.iter().skip(1).find_map(|a| {
+        let a = a.to_str()?;
+        let flag = matches!(a, "--help" | "-h" | "--version" | "-V")
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains(['h', 'V']));
+        flag.then(|| a.to_owned())
+    })
+}
 
 /// For help or version asked for on one of [`GATES`] together with any other argument,
 /// the flag to name in the usage error (`--help`, `-V`, ...); `None` when it is alone (or

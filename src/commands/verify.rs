@@ -335,10 +335,10 @@ pub(crate) fn resume_command(format: OutputFormat) -> String {
     let words = with_resume(args, resume_from);
     let command = words
         .iter()
-        .map(|w| shell_word(w))
+        .map(|w| super::shell_word(w))
         .collect::<Vec<_>>()
         .join(" ");
-    format!("{command} > {}", shell_word(&next))
+    format!("{command} > {}", super::shell_word(&next))
 }
 
 /// `payverify ARGS` with any `--resume` of theirs replaced by `--resume FILE`, placed
@@ -358,18 +358,6 @@ fn with_resume(args: impl Iterator<Item = String>, file: String) -> Vec<String> 
     words.push(file);
     words.extend(args);
     words
-}
-
-/// `word` as a POSIX shell reads it back: bare when it is plain, else single-quoted.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-    match plain {
-        true => word.to_owned(),
-        false => format!("'{}'", word.replace('\'', "'\\''")),
-    }
 }
 
 /// What one run verifies: one reference printed in full, or a batch of records.

@@ -340,7 +340,7 @@ impl WaitOrKill for std::process::Child {
 /// wrapping every word, or every character, onto a line of its own.
 #[test]
 fn i_a_width_of_0_columns_falls_back_to_a_sensible_one() {
-    for command in ["verify --help", "sandbox --help"] {
+    for command in ["help verify", "sandbox --help"] {
         let out = payverify()
             .args(command.split_whitespace())
             .env("COLUMNS", "0")

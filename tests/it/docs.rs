@@ -284,7 +284,7 @@ fn reconcile_help_describes_its_own_output_formats() {
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         String::from_utf8(out.stdout).unwrap()
     };
-    let reconcile = help(&["reconcile", "--help"]);
+    let reconcile = help(&["help", "reconcile"]);
     let output = &reconcile[reconcile.find("--output <FORMAT>").unwrap()..];
     let output = &output[..output.find("\n      --").unwrap()];
     for verify_only in [
@@ -311,7 +311,7 @@ fn reconcile_help_describes_its_own_output_formats() {
         );
     }
     // verify keeps its own.
-    let verify = help(&["verify", "--help"]);
+    let verify = help(&["help", "verify"]);
     assert!(verify.contains("The service's JSON object exactly as received"));
 }
 

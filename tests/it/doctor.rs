@@ -333,10 +333,20 @@ fn the_secret_command_is_run_and_its_secret_used() {
         .unwrap();
     let stdout = stdout_of(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
+    // Never the command's arguments (one can hold a session token), in text or JSON.
     assert!(
-        stdout.contains("client secret printed by `sh -c printf '%s-%s' sandbox secret`"),
+        stdout.contains("client secret printed by `sh` (2 arguments, not shown);")
+            || stdout.contains("client secret printed by `sh` (2 arguments, not shown)\n")
+            || stdout.contains("client secret printed by `sh` (2 arguments, not shown) "),
         "{stdout}"
     );
+    assert!(!stdout.contains("printf"), "{stdout}");
+    let json = payverify()
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["doctor", "-o", "json", "SANDBOX-OK-2"])
+        .output()
+        .unwrap();
+    assert!(!stdout_of(&json).contains("printf"), "{}", stdout_of(&json));
     assert!(
         stdout.contains("hmac         ok: the hmac verifies"),
         "{stdout}"

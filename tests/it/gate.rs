@@ -76,18 +76,55 @@ fn help_or_version_with_any_other_argument_is_a_usage_error_on_the_gates() {
         assert_eq!(out.status.code(), Some(2), "{bundled:?}");
         assert_eq!(stdout_of(&out), "", "{bundled:?}");
     }
-    // Alone they answer as always: help or version on stdout, exit 0.
-    for command in [&["verify"][..], &["reconcile"], &["webhook", "check"]] {
+    // Alone, to a script's stdout (`payverify verify "$ref"` with the `--` forgotten and
+    // `$ref` = `--help`), they are a usage error too: nothing on stdout, exit 2, pointing to
+    // `payverify help`. (On a terminal they answer as always; see below.)
+    for command in [
+        &["verify"][..],
+        &["gate"],
+        &["reconcile"],
+        &["webhook", "check"],
+    ] {
         for flag in ["--help", "-h", "--version", "-V"] {
             let out = payverify().args(command).arg(flag).output().unwrap();
-            assert_eq!(out.status.code(), Some(0), "{command:?} {flag}");
-            let stdout = stdout_of(&out);
+            assert_eq!(out.status.code(), Some(2), "{command:?} {flag}");
+            assert_eq!(stdout_of(&out), "", "{command:?} {flag}");
+            let stderr = stderr_of(&out);
+            assert!(
+                stderr.starts_with(&format!("payverify: {flag} alone on 'payverify "))
+                    && stderr.contains(&format!("run 'payverify help {}'", command.join(" "))),
+                "{command:?} {flag}: {stderr}"
+            );
+        }
+    }
+    // On a terminal, help and version alone answer as always (exit 0).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED (needs script(1) for a terminal): help alone on a terminal");
+    } else {
+        let bin = assert_cmd::cargo::cargo_bin!("payverify");
+        for flag in ["--help", "-V"] {
+            let out = std::process::Command::new("script")
+                .args([
+                    "-qec",
+                    &format!("{} verify {flag}", bin.display()),
+                    "/dev/null",
+                ])
+                .env("SHELL", "/bin/sh")
+                .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            let screen = stdout_of(&out);
+            assert_eq!(out.status.code(), Some(0), "{flag}: {screen}");
             let want = match flag {
-                "--help" | "-h" => "Usage: payverify",
+                "--help" => "Usage: payverify verify",
                 _ => "0.2.0",
             };
-            assert!(stdout.contains(want), "{command:?} {flag}: {stdout}");
-            assert_eq!(stderr_of(&out), "", "{command:?} {flag}");
+            assert!(screen.contains(want), "{flag}: {screen}");
         }
     }
     // So does `payverify help verify`, and help on the commands that gate on nothing.
@@ -224,7 +261,7 @@ fn the_readme_gate_line_never_passes_a_hostile_reference() {
     };
     // Every option verify's help lists, bare and with a value that would read the paid
     // reference back (stdin, the file): the list grows with the options.
-    let help = stdout_of(&payverify().args(["verify", "--help"]).output().unwrap());
+    let help = stdout_of(&payverify().args(["help", "verify"]).output().unwrap());
     let mut options: Vec<String> = Vec::new();
     for word in help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']') {
         let flag = word.split('=').next().unwrap_or("");
@@ -302,8 +339,8 @@ fn every_example_passing_a_reference_puts_double_dash_before_it() {
     let sources = [
         ("README and docs/", readme),
         ("payverify --help", help(&["--help"])),
-        ("payverify verify --help", help(&["verify", "--help"])),
-        ("payverify gate --help", help(&["gate", "--help"])),
+        ("payverify verify --help", help(&["help", "verify"])),
+        ("payverify gate --help", help(&["help", "gate"])),
         ("payverify doctor --help", help(&["doctor", "--help"])),
         ("payverify man", help(&["man"]).replace("\\-", "-")),
     ];

@@ -175,3 +175,31 @@ fn format_characters_and_blank_fillers_reach_no_output_raw() {
         }
     }
 }
+
+#[test]
+fn doctor_quotes_the_mode_it_suggests_for_a_shell() {
+    // A hostile service's mode must not become a command for the operator to paste.
+    let server = RawServer::start(|mut stream| {
+        let _ = read_head(&mut stream);
+        let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+        v["mode"] = "live$(touch pwned)".into();
+        v["transactionRef"] = "R-1".into();
+        let body = v.to_string();
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.write_all(reply.as_bytes());
+    });
+    let out = payverify_at(&server.url)
+        .args(["doctor", "--", "R-1"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert!(
+        stdout.contains("--expect-mode 'live$(touch pwned)'"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("--expect-mode live$"), "{stdout}");
+}

@@ -1318,7 +1318,7 @@ fn help_version_man_and_completions_to_a_closed_or_full_stdout_are_exit_10() {
         "man",
         "--version",
         "--help",
-        "verify --help",
+        "help verify",
         "completions bash",
     ] {
         assert_unwritable_stdout_is_exit_10(args, |stderr| {

@@ -404,7 +404,7 @@ fn an_unwritable_summary_file_is_refused_before_any_request() {
 
 #[test]
 fn help_man_page_and_bad_flags() {
-    let out = payverify().args(["reconcile", "--help"]).output().unwrap();
+    let out = payverify().args(["help", "reconcile"]).output().unwrap();
     let help = stdout_of(&out);
     for needle in [
         "--amount-unit",

@@ -130,8 +130,8 @@ fn item_01_the_gate_is_one_text_in_readme_help_and_man_page() {
         stdout_of(&out)
     };
     for args in [
-        &["verify", "--help"][..],
-        &["gate", "--help"],
+        &["help", "verify"][..],
+        &["help", "gate"],
         &["help", "gate"],
     ] {
         let text = help(args);
@@ -371,7 +371,7 @@ fn item_01_no_reference_a_customer_can_send_passes_the_gate() {
     );
     // Every option the gate's help lists, bare and with a value that reads the paid
     // reference back (stdin, the file).
-    let help = stdout_of(&payverify().args(["gate", "--help"]).output().unwrap());
+    let help = stdout_of(&payverify().args(["help", "gate"]).output().unwrap());
     let mut options: Vec<String> = help
         .split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']')
         .map(|w| w.split('=').next().unwrap_or("").to_owned())

@@ -404,7 +404,7 @@ fn usage_errors_are_one_line_exit_2() {
 #[test]
 fn help_and_version_exit_0_on_stdout() {
     payverify()
-        .args(["verify", "--help"])
+        .args(["help", "verify"])
         .assert()
         .code(0)
         .stdout(predicate::str::contains("Exit status:"))

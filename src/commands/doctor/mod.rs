@@ -352,7 +352,11 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
             let kind = match &source.value {
                 SecretSource::Value(_) => "set".to_owned(),
                 SecretSource::File(path) => format!("read from {}", path.display()),
-                SecretSource::Command(argv) => format!("printed by `{}`", argv.join(" ")),
+                // Never its arguments: one can hold the secret or a session token.
+                SecretSource::Command(argv) => format!(
+                    "printed by {}",
+                    crate::settings::secret_source::shown_command(argv)
+                ),
             };
             // Its warnings (a readable secret file) go into this check, not onto stderr.
             let quiet = Log::new(Level::Quiet);
@@ -365,7 +369,12 @@ fn settings_check(settings: &Settings, timeout: Duration) -> (Check, Option<Secr
                     None
                 }
                 Ok(secret) => {
-                    found.push((format!("client secret {kind} (not shown)"), &source.source));
+                    // A command's description already says what is not shown.
+                    let hidden = match &source.value {
+                        SecretSource::Command(_) => "",
+                        _ => " (not shown)",
+                    };
+                    found.push((format!("client secret {kind}{hidden}"), &source.source));
                     if let SecretSource::File(path) = &source.value
                         && let Some(w) = crate::settings::secret_source::exposed_file_warning(path)
                     {

@@ -323,7 +323,8 @@ fn mode_check(v: &crate::domain::model::Verification, settings: &Settings) -> Ch
                     config.path.display()
                 ),
                 _ => format!(
-                    "add the line {line} to your config profile, or pass --expect-mode {mode}"
+                    "add the line {line} to your config profile, or pass --expect-mode {}",
+                    crate::commands::shell_word(mode)
                 ),
             };
             Check::ok(

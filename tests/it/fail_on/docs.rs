@@ -46,7 +46,7 @@ fn the_progress_bar_counts_each_class_by_name() {
 #[test]
 fn the_class_table_is_the_codes_in_help_man_page_and_docs() {
     let collapse = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let help = payverify().args(["verify", "--help"]).output().unwrap();
+    let help = payverify().args(["help", "verify"]).output().unwrap();
     let help = collapse(&stdout_of(&help));
     let man = payverify().arg("man").output().unwrap();
     let man = collapse(&stdout_of(&man).replace("\\-", "-").replace("\\*(Aq", "'"));
@@ -198,7 +198,7 @@ fn every_cron_recipe_runs() {
 #[test]
 fn the_nightly_example_in_help_and_man_page_runs() {
     let collapse = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let help = payverify().args(["verify", "--help"]).output().unwrap();
+    let help = payverify().args(["help", "verify"]).output().unwrap();
     assert!(collapse(&stdout_of(&help)).contains(payverify::NIGHTLY));
     let man = payverify().arg("man").output().unwrap();
     assert!(
