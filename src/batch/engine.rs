@@ -164,6 +164,8 @@ impl Batch {
         // written: all come back are `next` once `pending` is empty, so no second count.
         let (mut next, mut total) = (0usize, None);
         let mut written_jobs = 0usize;
+        // Records that reached stdout: fewer than the entries decided once the output is gone.
+        let mut records_out = 0usize;
         let mut empty_message = String::new();
         let mut end_notes = Vec::new();
         let mut unshown = Unshown::default();
@@ -271,11 +273,15 @@ impl Batch {
                         {
                             bar.suspend(|| log.error(&line));
                         }
-                        if !stopped.is_some_and(Stopped::output_gone)
-                            && let Some(line) =
-                                self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)
-                        {
-                            bar.suspend(|| log.error(&line));
+                        if !stopped.is_some_and(Stopped::output_gone) {
+                            match self.write(to_stdout(&mut || writer.write(&entry)), &mut stopped)
+                            {
+                                Some(line) => bar.suspend(|| log.error(&line)),
+                                None if !stopped.is_some_and(Stopped::output_gone) => {
+                                    records_out += 1;
+                                }
+                                None => {}
+                            }
                         }
                     }
                     if tally.exit != Exit::Successful {
@@ -348,15 +354,20 @@ impl Batch {
             stopped = Some(Stopped::Interrupted);
         }
         summary.pacing = Some(verifier.client.pacing());
-        // Output that could not be written is exit 10 even when every entry was decided:
-        // what was asked for did not reach its reader.
-        if stopped == Some(Stopped::OutputFailed) {
-            exit = exit.merge(Exit::Internal);
-        }
         // Complete: the input was read to its end and every position of it was decided
         // (tallied). A position a worker skipped after a stop comes back without a result,
         // so a count of positions come back would call a cut-short run complete.
         let complete = input_complete && total == Some(summary.total);
+        // Output that could not be written, or whose reader left (`| head -1`), is exit 10
+        // even when every entry was decided (a reader that left while the writer lagged
+        // behind the workers): what was asked for did not reach its reader, and an exit
+        // status that merges records nobody got must not pass for the whole run's.
+        if stopped.is_some_and(Stopped::output_gone) {
+            exit = exit.merge(Exit::Internal);
+            if complete && stopped == Some(Stopped::OutputClosed) {
+                log.error(&unwritten_line(writer, records_out, summary.total));
+            }
+        }
         if !complete {
             let not_reached = match (input_complete, total) {
                 (true, Some(n)) => Some(n.saturating_sub(summary.total)),
@@ -482,6 +493,18 @@ fn incomplete_line<D>(
     format!(
         "{what} before every {one} was {done} ({counted}), so this run proves nothing about \
          {rest} (exit 10)"
+    )
+}
+
+/// The stderr line for a run that decided every position but whose reader left before
+/// every record was written: how many reached it, and that the exit status is 10.
+fn unwritten_line<D>(writer: &dyn Sink<D>, written: usize, decided: usize) -> String {
+    let (one, _) = writer.noun();
+    let were = if written == 1 { "was" } else { "were" };
+    format!(
+        "output closed before every {one} was written out ({written} of {decided} {were}; all \
+         {decided} were {}), so its reader did not get every record (exit 10)",
+        writer.verb()
     )
 }
 

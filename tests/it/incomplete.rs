@@ -223,7 +223,20 @@ fn verify_cut_short_by_its_reader_is_exit_10_whatever_it_verified() {
                 let cut = cut_after_one_line(&args, &txns, &dir, false);
                 assert_eq!(cut.status.code(), Some(10), "{case}: {}", cut.stderr);
                 let decided = stopped_after(&cut.stderr);
-                assert!(decided >= 1 && decided < total as u64, "{case}");
+                assert!(decided >= 1 && decided <= total as u64, "{case}");
+                if decided == total as u64 {
+                    // The writer, starved on a loaded machine, found the pipe closed only
+                    // after the workers had decided every reference: still exit 10, the
+                    // records after the first never reached the reader (see
+                    // a_reader_that_left_after_every_reference_was_decided_is_exit_10).
+                    let said = format!(
+                        "payverify: output closed before every reference was written out (1 of \
+                         {total} was; all {total} were verified), so its reader did not get \
+                         every record (exit 10)\n"
+                    );
+                    assert!(cut.stderr.contains(&said), "{case}: {said}\n{}", cut.stderr);
+                    continue;
+                }
                 let count = match size {
                     "small" => format!("({decided} of {total} {})", were(decided)),
                     _ => format!(
@@ -417,4 +430,63 @@ fn an_input_unreadable_part_way_is_exit_10_and_incomplete() {
         (&Value::from(1), &Value::from(false), &Value::Null),
         "{summary}"
     );
+}
+
+/// `payverify verify -j 8 ... | slow-reader` where the reader leaves once every reference
+/// is decided but the writer is still blocked on the full pipe: the records it had not
+/// written are lost, so the run is exit 10 all the same (it was the FAILED reference's 1,
+/// as though every record had been delivered). Made certain with a pipe of one page
+/// (F_SETPIPE_SZ) that no one reads: the writer blocks, every answer comes in (-v shows
+/// each), and only then does the read end close.
+#[test]
+fn a_reader_that_left_after_every_reference_was_decided_is_exit_10() {
+    if !cfg!(target_os = "linux") {
+        eprintln!("SKIPPED (needs Linux's F_SETPIPE_SZ): a pipe that fills after a page");
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    for format in ["jsonl", "csv"] {
+        use crate::common::{Captured, spawnable, wait_until, wait_until_blocked_on_a_pipe};
+        use nix::fcntl::{FcntlArg, OFlag, fcntl};
+        // Close-on-exec: a child another test spawns meanwhile must not keep the read end
+        // open (the write would then block, never failing).
+        let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC).unwrap();
+        fcntl(&write_end, FcntlArg::F_SETPIPE_SZ(4096)).unwrap();
+        let mut refs: Vec<String> = (0..60).map(|i| format!("SANDBOX-OK-{i}")).collect();
+        refs.push("SANDBOX-FAILED-1".into());
+        let mut child = spawnable()
+            .args(["verify", "--sandbox", "-v", "-j", "8", "-o", format])
+            .args(&refs)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write_end))
+            .spawn()
+            .unwrap();
+        let stderr = Captured::start(child.stderr.take().unwrap());
+        wait_until_blocked_on_a_pipe(&child);
+        wait_until("every reference answered", || {
+            stderr.text().matches("< GET ").count() == refs.len()
+        });
+        drop(read_end);
+        let status = child.wait().unwrap();
+        let stderr = String::from_utf8(stderr.finish()).unwrap();
+        assert_eq!(status.code(), Some(10), "{format}: {stderr}");
+        let written = stderr
+            .split("output closed before every reference was written out (")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("{format}: no 'written out' line: {stderr}"));
+        assert!(written >= 1 && written < refs.len(), "{format}: {stderr}");
+        let said = format!(
+            "payverify: output closed before every reference was written out ({written} of 61 \
+             {}; all 61 were verified), so its reader did not get every record (exit 10)\n",
+            were(written as u64)
+        );
+        assert!(stderr.contains(&said), "{format}: {said}\n{stderr}");
+        assert!(!stderr.contains("interrupted"), "{format}: {stderr}");
+        assert!(
+            !stderr.contains("output closed before every reference was verified"),
+            "{format}: {stderr}"
+        );
+    }
 }
