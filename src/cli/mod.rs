@@ -415,6 +415,7 @@ impl GateArgs {
             currency: Some(self.currency.clone()),
             merchant_ref: Some(self.merchant_ref.clone()),
             shop: None,
+            order_id: None,
         }
     }
 }
@@ -705,6 +706,7 @@ impl ExpectArgs {
             currency: self.expect_currency.clone(),
             merchant_ref: self.expect_merchant_ref.clone(),
             shop: None,
+            order_id: None,
         }
     }
 }

@@ -89,8 +89,8 @@ impl RowResult {
 ///
 /// A row is MATCHED only when the response is SUCCESSFUL and every check passed; a failed
 /// check is then named by the first of amount, currency, merchant ref that differs, and
-/// otherwise (hmac under `--hmac require`, code not 00, an answer for another reference)
-/// is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
+/// otherwise (hmac under `--hmac require`, code not 00, an answer for another reference,
+/// a WooCommerce merchantRef naming another order than the row's) is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
 /// it is INTEGRITY_FAILED too, never a match.
 pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
     shop_against_gateway(expect.shop, gateway_result(verdict, expect))
@@ -237,6 +237,7 @@ mod tests {
             currency: Some("NGN".into()),
             merchant_ref: None,
             shop: None,
+            order_id: None,
         }
     }
 

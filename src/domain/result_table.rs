@@ -107,9 +107,11 @@ result_table! {
         "money taken for an order that will not ship",
     ]);
     /// SUCCESSFUL as expected, but the answer cannot be trusted: the hmac (with `--hmac
-    /// require`), a code other than 00, or an answer about another reference.
+    /// require`), a code other than 00, an answer about another reference, or a WooCommerce
+    /// merchantRef that names another order than the row's order id.
     IntegrityFailed => "INTEGRITY_FAILED", Exit::CheckFailed, carried: true, Help::Lines(&[
-        "hmac (with --hmac require), code not 00, or another reference",
+        "hmac (with --hmac require), code not 00, another reference,",
+        "or a merchantRef <order id>_<unix time> of another order",
     ]);
     /// The gateway says the payment failed.
     Failed => "FAILED", Exit::Failed, carried: true, Help::Lines(&[

@@ -32,6 +32,7 @@ mod incomplete;
 mod json_markers;
 mod layers;
 mod leaks;
+mod order_ref;
 mod outputs;
 mod pacing;
 mod precedence;

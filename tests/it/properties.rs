@@ -125,6 +125,7 @@ proptest! {
                 currency: Some("NGN".into()),
                 merchant_ref: Some("m".into()),
                 shop: None,
+                order_id: Some("1".into()),
             })
         });
         let verdict = Verdict { outcome, checks };

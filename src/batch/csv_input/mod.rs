@@ -99,8 +99,8 @@ pub(crate) struct Columns {
     pub(crate) amount: usize,
     pub(crate) currency: Option<usize>,
     pub(crate) merchant_ref: Option<usize>,
-    /// Found for what finance reads (one order on several rows, its status against the
-    /// gateway's); no row's result depends on them yet.
+    /// Found for what finance reads and what a row is held to: one order on several rows,
+    /// its status against the gateway's, a WooCommerce merchantRef against the order id.
     pub(crate) order_id: Option<usize>,
     pub(crate) payment_method: Option<usize>,
     pub(crate) status: Option<usize>,

@@ -153,7 +153,7 @@ impl Orders {
             .order_id
             .map(|i| cell(i).trim().to_owned())
             .filter(|id| !id.is_empty());
-        let this = order_id.map(|id| OrderAbove {
+        let this = order_id.clone().map(|id| OrderAbove {
             line: row.line,
             id,
             reference: reference.as_str().to_owned(),
@@ -201,6 +201,7 @@ impl Orders {
                 currency: Some(currency),
                 merchant_ref,
                 shop,
+                order_id,
             }),
             row: Some(Box::new(row)),
         })

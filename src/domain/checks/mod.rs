@@ -41,6 +41,9 @@ pub struct Expectations {
     /// What the shop's order status says (reconcile, with an order status column): held
     /// against the gateway's status, never a check of the answer itself.
     pub shop: Option<crate::domain::shop::ShopStatus>,
+    /// The row's order id, trimmed (reconcile, with an order id column): a WooCommerce
+    /// merchantRef in the answer (`<order id>_<unix time>`) must name this order.
+    pub order_id: Option<String>,
 }
 
 /// The integrity verdict shown in the table's Integrity row.
@@ -360,7 +363,30 @@ pub(crate) fn expectation_failures(v: &Verification, expect: &Expectations) -> V
             says(v.merchant_ref.as_deref().map(terminal::quoted))
         ));
     }
+    // The WooCommerce plugin reads the order from the merchantRef's prefix: a payment
+    // whose merchantRef names another order is that order's, whatever cell holds it.
+    if let Some(want) = &expect.order_id
+        && let Some(merchant_ref) = v.merchant_ref.as_deref()
+        && let Some(order) = woocommerce_order(merchant_ref)
+        && order != want.trim()
+    {
+        failures.push(format!(
+            "the payment is for order {order} (merchantRef {}), not this row's order {}",
+            terminal::quoted(merchant_ref),
+            terminal::quoted(want.trim())
+        ));
+    }
     failures
+}
+
+/// The order id a WooCommerce merchant reference names: the digits before the first `_`
+/// of `<order id>_<unix time>` (ten digits), with anything after a further `_`; `None`
+/// for a merchantRef of any other form.
+pub(crate) fn woocommerce_order(merchant_ref: &str) -> Option<&str> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let (order, rest) = merchant_ref.split_once('_')?;
+    let time = rest.split_once('_').map_or(rest, |(time, _)| time);
+    (digits(order) && time.len() == 10 && digits(time)).then_some(order)
 }
 
 #[cfg(test)]

@@ -91,6 +91,7 @@ fn expectations_compare_exactly() {
         currency: Some("ngn".into()),
         merchant_ref: Some("WQ-506391000507913".into()),
         shop: None,
+        order_id: None,
     };
     assert!(check(&v, HmacMode::Off, &ok).passed());
     let wrong = Expectations {
@@ -98,6 +99,7 @@ fn expectations_compare_exactly() {
         currency: Some("USD".into()),
         merchant_ref: Some("WQ-1".into()),
         shop: None,
+        order_id: None,
     };
     let r = check(&v, HmacMode::Off, &wrong);
     assert_eq!(
@@ -192,4 +194,41 @@ fn a_stored_summary_warned_as_its_report_did() {
             assert_eq!(StoredChecks::read(&r.summary()).warned(), warned, "{r:?}");
         }
     }
+}
+
+#[test]
+fn a_woocommerce_merchant_ref_names_its_order() {
+    use super::woocommerce_order;
+    assert_eq!(woocommerce_order("4101_1795244531"), Some("4101"));
+    assert_eq!(woocommerce_order("4101_1795244531_1450000"), Some("4101"));
+    assert_eq!(
+        woocommerce_order("4101_1795244531_1450000_FAILED"),
+        Some("4101")
+    );
+    for other in [
+        "WQ-506391000507913",
+        "4101",
+        "4101_179524453",
+        "4101_17952445310",
+        "x4101_1795244531",
+        "_1795244531",
+        "4101_1795244531x",
+        "4101-1795244531",
+    ] {
+        assert_eq!(woocommerce_order(other), None, "{other}");
+    }
+    let answer = sample(|v| v["merchantRef"] = "4101_1795244531".into());
+    let order = |id: &str| Expectations {
+        order_id: Some(id.into()),
+        ..Expectations::default()
+    };
+    assert!(check(&answer, HmacMode::Off, &order(" 4101 ")).passed());
+    assert_eq!(
+        check(&answer, HmacMode::Off, &order("4200")).failures,
+        [
+            "the payment is for order 4101 (merchantRef \"4101_1795244531\"), not this row's order \"4200\""
+        ]
+    );
+    // Another form of merchantRef is not held against the order id.
+    assert!(check(&sample(|_| {}), HmacMode::Off, &order("4200")).passed());
 }
