@@ -44,7 +44,7 @@ fn requests(out: &std::process::Output) -> usize {
 #[test]
 fn a_payment_whose_merchant_ref_names_another_order_is_integrity_failed() {
     let dir = TempDir::new("order-ref");
-    dir.write("orders.csv", &format!("{HEADER}{ORDERS}"));
+    dir.write("orders.csv", format!("{HEADER}{ORDERS}"));
     let out = reconcile(&dir, &["-o", "csv"]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
     let stdout = stdout_of(&out);
@@ -95,7 +95,7 @@ fn resume_asks_again_for_a_matched_record_of_another_orders_payment() {
     // wrote it: order 4102's own row, its order id then made 4200's, sealed again.
     dir.write(
         "orders.csv",
-        &format!(
+        format!(
             "{HEADER}4102,Processing,NGN,\"14,500.00\",paywithbank3d,4102_1795244600_1450000\n"
         ),
     );
@@ -110,7 +110,7 @@ fn resume_asks_again_for_a_matched_record_of_another_orders_payment() {
     dir.write("run1.jsonl", sealed(&record, SANDBOX_SECRET));
     dir.write(
         "orders.csv",
-        &format!(
+        format!(
             "{HEADER}4200,Processing,NGN,\"14,500.00\",paywithbank3d,4102_1795244600_1450000\n"
         ),
     );
