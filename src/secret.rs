@@ -190,7 +190,10 @@ fn hidden_forms(text: &str) -> Option<String> {
     // The common cases, without allocating: nothing unseen, and no upper case or no form
     // in another case.
     if !text.chars().any(crate::unseen::is_unsafe) {
-        if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+        // Text without both cases holds a form in another case only as the whole form
+        // upper- or lower-cased, which are registered forms the exact look has found.
+        let upper = text.bytes().any(|b| b.is_ascii_uppercase());
+        if !upper || !text.bytes().any(|b| b.is_ascii_lowercase()) {
             return None;
         }
         let folded = text.to_ascii_lowercase();
