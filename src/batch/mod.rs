@@ -26,7 +26,7 @@ use crate::domain::class::Class;
 use crate::domain::job::Job;
 use crate::domain::outcome::{Record, outcome_row};
 use crate::exit::{Exit, Failure};
-use crate::render::records::RecordWriter;
+use crate::render::records::{CarriedRecord, RecordWriter};
 pub(crate) use input::{Input, InputSource};
 
 /// What a batch's input yields, position by position. Every position but a note becomes
@@ -153,9 +153,13 @@ impl Sink<Carried> for RecordWriter {
                 name: carried.name,
                 warned: carried.warned,
                 carried: true,
-                // Read back by name; a name the table does not know counts whatever
-                // --fail-on says.
-                class: Some(outcome_row(carried.name).map_or(Class::Fault, |row| row.class)),
+                // A record judged again has the class a fresh one would; one read back by
+                // name has its name's (a name the table does not know counts whatever
+                // --fail-on says).
+                class: Some(match &carried.record {
+                    CarriedRecord::Record(record) => record.verdict.class(),
+                    _ => outcome_row(carried.name).map_or(Class::Fault, |row| row.class),
+                }),
             },
         }
     }

@@ -11,11 +11,13 @@ use std::fmt;
 pub enum Class {
     /// A genuine payment that passed every check.
     Paid,
-    /// The service says the payment did not go through.
+    /// The service says the payment did not go through, in an answer that passed every
+    /// check.
     Declined,
     /// No transaction has the reference.
     NotFound,
-    /// A SUCCESSFUL payment that failed a check.
+    /// An answer that failed a check: a SUCCESSFUL payment's (CHECK_FAILED), or a FAILED
+    /// or NOT_FINAL one's, which then says nothing about the payment.
     Mismatch,
     /// Not final yet.
     Pending,
@@ -55,15 +57,17 @@ impl Class {
         match self {
             Class::Paid => "a genuine payment, every check passed (exit 0 whatever --fail-on says)",
             Class::Declined => {
-                "the service says the payment did not go through (a declined card): the \
-                 customer's matter, nothing to fix"
+                "the service says the payment did not go through (a declined card), in an \
+                 answer that passed every check: the customer's matter, nothing to fix"
             }
             Class::NotFound => {
                 "no transaction has the reference: an abandoned checkout, or a wrong reference"
             }
             Class::Mismatch => {
                 "SUCCESSFUL, but a check failed (hmac, code, amount, currency, merchant ref, \
-                 mode): do not ship; look at it"
+                 mode, another reference): do not ship; look at it. A FAILED or NOT_FINAL \
+                 answer that failed a check keeps its name and exit status but is of this \
+                 class: it says nothing about the payment"
             }
             Class::Pending => "not final yet: verify it again later (--wait, --resume)",
             Class::Unverified => {

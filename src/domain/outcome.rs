@@ -207,8 +207,16 @@ impl Verdict {
         self.kind().name()
     }
 
-    /// What a person has to do about it: its class in the outcome table.
+    /// What a person has to do about it: its class in the outcome table, but `mismatch`
+    /// for any answer that failed a check this run asked for, whatever its status. A
+    /// FAILED (or PENDING) answer about another transaction, unsigned under `--hmac
+    /// require`, or of the wrong mode, amount or currency says nothing about this payment:
+    /// it keeps its name and exit status (only a SUCCESSFUL transaction becomes
+    /// CHECK_FAILED), but `--fail-on` never leaves it out as `declined` or `pending`.
     pub fn class(&self) -> Class {
+        if self.checks.as_ref().is_some_and(|c| !c.passed()) {
+            return Class::Mismatch;
+        }
         self.kind().row().class
     }
 }

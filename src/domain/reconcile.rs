@@ -67,7 +67,8 @@ impl RowResult {
 
     /// The gateway's status every row of this result was answered with, when the result
     /// says (a carried row's record was checked to agree): SUCCESSFUL for the results of a
-    /// payment taken, FAILED for FAILED and BOTH_UNPAID.
+    /// payment taken, FAILED for FAILED and BOTH_UNPAID. None for INTEGRITY_FAILED: a
+    /// SUCCESSFUL answer that cannot be trusted, or a FAILED one that failed a check.
     pub(crate) fn gateway_status(self) -> Option<&'static str> {
         match self {
             RowResult::Matched
@@ -75,8 +76,7 @@ impl RowResult {
             | RowResult::Overpaid
             | RowResult::CurrencyMismatch
             | RowResult::MerchantRefMismatch
-            | RowResult::PaidShopUnpaid
-            | RowResult::IntegrityFailed => Some(OutcomeKind::Successful.name()),
+            | RowResult::PaidShopUnpaid => Some(OutcomeKind::Successful.name()),
             RowResult::Failed | RowResult::BothUnpaid => Some(OutcomeKind::Failed.name()),
             _ => None,
         }
@@ -93,7 +93,16 @@ impl RowResult {
 /// a WooCommerce merchantRef naming another order than the row's) is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
 /// it is INTEGRITY_FAILED too, never a match.
 pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
-    shop_against_gateway(expect.shop, gateway_result(verdict, expect))
+    let result = shop_against_gateway(expect.shop, gateway_result(verdict, expect));
+    // Only a FAILED answer that passed every check this run asked for (the reference check
+    // always) says the payment did not go through: BOTH_UNPAID (exit 0) rests on it. One
+    // about another transaction, unsigned under `--hmac require`, or of the wrong mode,
+    // amount or currency proves nothing about this payment, which may have gone through.
+    // (Without a shop status saying unpaid, such a row stays FAILED: exit 1, at risk.)
+    if result == RowResult::BothUnpaid && !verdict.checks.as_ref().is_some_and(|c| c.passed()) {
+        return RowResult::IntegrityFailed;
+    }
+    result
 }
 
 /// The shop's order status against the gateway's: a payment SUCCESSFUL at the gateway

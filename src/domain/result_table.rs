@@ -108,12 +108,15 @@ result_table! {
     ]);
     /// SUCCESSFUL as expected, but the answer cannot be trusted: the hmac (with `--hmac
     /// require`), a code other than 00, an answer about another reference, or a WooCommerce
-    /// merchantRef that names another order than the row's order id.
+    /// merchantRef that names another order than the row's order id; or, for an order the
+    /// shop counts as unpaid, FAILED in an answer that failed any check: nothing is known
+    /// of the payment, which BOTH_UNPAID would call safe.
     IntegrityFailed => "INTEGRITY_FAILED", Exit::CheckFailed, carried: true, Help::Lines(&[
         "hmac (with --hmac require), code not 00, another reference,",
         "or a merchantRef <order id>_<unix time> of another order",
+        "(also FAILED failing a check, for an order the shop says unpaid)",
     ]);
-    /// The gateway says the payment failed.
+    /// The gateway says the payment failed, in an answer that passed every check.
     Failed => "FAILED", Exit::Failed, carried: true, Help::Lines(&[
         "(the order status says paid, or nothing: at risk)",
     ]);

@@ -123,6 +123,21 @@ impl<'a> Judged<'a> {
             (RowResult::BothUnpaid, _) => "FAILED at the gateway, and the shop's order status \
                                            says not paid: both agree, nothing is at risk"
                 .to_owned(),
+            // A FAILED answer that failed its checks proves nothing about this payment.
+            (RowResult::IntegrityFailed, _)
+                if matches!(verdict.outcome, crate::domain::outcome::Outcome::Failed(_)) =>
+            {
+                let failures = verdict
+                    .checks
+                    .as_ref()
+                    .map(|c| c.failures.join("; "))
+                    .unwrap_or_default();
+                format!(
+                    "FAILED at the gateway, but the answer failed its checks ({failures}): it \
+                     proves nothing about this payment; look at it before counting the order \
+                     unpaid"
+                )
+            }
             _ => record.error().unwrap_or_default(),
         };
         Judged {

@@ -52,6 +52,7 @@ mod stop;
 mod stop_early;
 mod streams;
 mod tls;
+mod unchecked_failed;
 mod usage;
 mod verify;
 mod wait;

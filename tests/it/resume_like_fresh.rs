@@ -412,9 +412,12 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
         };
         // The shop's status against the gateway's: a payment taken for an order the
         // shop counts as not paid, or both sides unpaid.
+        // BOTH_UNPAID only on a FAILED answer that passed every check (the amount is one):
+        // one that did not says nothing of this order's payment.
         if txn.status == "FAILED" {
             out.push(match shop_unpaid(row.status) {
-                true => "BOTH_UNPAID",
+                true if txn.amount_kobo == row.expected_kobo() => "BOTH_UNPAID",
+                true => "INTEGRITY_FAILED",
                 false => "FAILED",
             });
             continue;
