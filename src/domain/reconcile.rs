@@ -362,8 +362,17 @@ mod tests {
             RowResult::PaidShopUnpaid
         );
         assert_eq!(
-            result(answer("FAILED", |_| {}), HmacMode::Off, &with(unpaid, 1)),
+            result(
+                answer("FAILED", |_| {}),
+                HmacMode::Off,
+                &with(unpaid, 4_000_000)
+            ),
             RowResult::BothUnpaid
+        );
+        // A FAILED answer that failed a check says nothing of this order's payment.
+        assert_eq!(
+            result(answer("FAILED", |_| {}), HmacMode::Off, &with(unpaid, 1)),
+            RowResult::IntegrityFailed
         );
         // Not final, or not to be trusted: the gateway's result stands.
         assert_eq!(
