@@ -152,6 +152,15 @@ fn fail_on_applies(args: &VerifyArgs) -> Result<(), Failure> {
              person reads",
         ));
     }
+    // A csv row bears no seal: anyone can relabel a CHECK_FAILED row FAILED, and --fail-on
+    // would then leave it out as declined (attack F6).
+    if args.resume.is_some() && args.format() == OutputFormat::Csv {
+        return Err(Failure::usage(
+            "--fail-on cannot take a csv --resume file: a csv row cannot prove what the \
+             service said (an edited row would be left out unasked); resume from -o jsonl \
+             output instead",
+        ));
+    }
     Ok(())
 }
 

@@ -205,3 +205,29 @@ fn verify_fail_on_never_leaves_out_a_failed_or_pending_answer_that_failed_a_chec
         stderr_of(&resumed)
     );
 }
+
+#[test]
+fn fail_on_refuses_a_csv_resume_file() {
+    let dir = TempDir::new("unchecked-failed");
+    dir.write("refs.txt", "SANDBOX-OK-1\nSANDBOX-BADHMAC-2\n");
+    dir.write("run1.csv", "reference,outcome\n");
+    payverify()
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "--fail-on",
+            "mismatch",
+        ])
+        .args(["-o", "csv", "--resume", "run1.csv"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "payverify: --fail-on cannot take a csv --resume file: a csv row cannot prove \
+             what the service said (an edited row would be left out unasked); resume from -o \
+             jsonl output instead\n",
+        );
+}
