@@ -192,6 +192,13 @@ pub(crate) fn install() -> Result<(), Failure> {
         return Ok(());
     }
     epoch();
+    // A write past `ulimit -f` fails (EFBIG) like a full disk instead of killing the process
+    // (exit 153, temporary files left, an -o json array cut).
+    #[cfg(unix)]
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        Arc::new(AtomicBool::new(false)),
+    );
     let shared = SHARED.get_or_init(|| Shared {
         flag: Arc::new(AtomicBool::new(false)),
         listening: AtomicBool::new(false),
