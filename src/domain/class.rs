@@ -134,6 +134,14 @@ impl FailOn {
                     crate::terminal::quoted(name)
                 )
             })?;
+            // A paid record is exit 0 whatever --fail-on says: naming it counts nothing.
+            if class == Class::Paid {
+                return Err(
+                    "\"paid\" can never count (a paid record is exit 0 whatever --fail-on says); \
+                     name the classes a person must act on"
+                        .to_owned(),
+                );
+            }
             if !named.contains(&class) {
                 named.push(class);
             }

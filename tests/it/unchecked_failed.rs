@@ -231,3 +231,13 @@ fn fail_on_refuses_a_csv_resume_file() {
              jsonl output instead\n",
         );
 }
+
+#[test]
+fn fail_on_refuses_paid() {
+    payverify()
+        .args(["verify", "--sandbox", "--fail-on", "paid", "-o", "csv"])
+        .args(["SANDBOX-FAILED-1", "SANDBOX-OK-2"])
+        .assert()
+        .code(2)
+        .stdout("");
+}
