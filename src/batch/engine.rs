@@ -15,7 +15,7 @@ use super::{
     BarCounts, Closing, Entry, Item, Sink, Source, Stopped, Summary, Task, Ticket, Turn, Waiting,
     Window, WorkQueue, progress_bar,
 };
-use crate::domain::class::FailOn;
+use crate::domain::class::{Class, FailOn};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
 use crate::domain::verifier::Verifier;
@@ -150,6 +150,9 @@ impl Batch {
         let mut counts = BarCounts::new(writer.names());
         // Every entry's exit, counted or not: the exit status of a run of one entry.
         let mut worst = Exit::Successful;
+        // Whether the service answered for any reference (a transaction it knows, of any
+        // status): --fail-on's quiet exit needs an answer to be quiet about.
+        let mut answered = false;
         // The reader read every position of the input (no stop or read error cut it short):
         // `total` is then exact.
         let mut input_complete = false;
@@ -259,6 +262,10 @@ impl Batch {
                     // lowers the exit status.
                     let tally = writer.tally(&entry);
                     worst = worst.merge(tally.exit);
+                    answered |= matches!(
+                        tally.class,
+                        Some(Class::Paid | Class::Declined | Class::Mismatch | Class::Pending)
+                    );
                     match (&self.fail_on, tally.class) {
                         (Some(fail_on), Some(class)) if !fail_on.counts(class) => {
                             summary.leave_out(tally);
@@ -418,6 +425,16 @@ impl Batch {
             exit = exit.merge(worst);
             summary.count_all();
             log.warn("--fail-on leaves nothing out of a run of one reference: its exit status is its own");
+        } else if !answered && summary.left_out_any() {
+            // The service down, or the wrong one (every reference NOT_FOUND): a scheduled run
+            // that verified nothing must not read as "nothing to act on".
+            exit = exit.merge(worst);
+            summary.count_all();
+            log.warn(
+                "--fail-on leaves nothing out of a run in which the service answered for no \
+                 reference (every record NOT_FOUND, UNAVAILABLE or BAD_RESPONSE): its exit \
+                 status is its worst record's",
+            );
         }
         let left_out = match &self.fail_on {
             Some(fail_on) => summary.left_out_note(exit, fail_on),

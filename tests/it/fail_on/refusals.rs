@@ -164,3 +164,55 @@ fn class_names_unknown_empty_repeated_and_in_any_case() {
         "{stderr}"
     );
 }
+
+/// A run in which the service answered for no reference (every one NOT_FOUND: the wrong
+/// environment; or unreachable) verified nothing: --fail-on must not make it exit 0. A run
+/// with one answer among the not-found is quiet as before.
+#[test]
+fn a_run_the_service_answered_for_nothing_keeps_its_worst_exit() {
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "--fail-on",
+            "mismatch,unverified",
+            "-o",
+            "csv",
+        ])
+        .args(["NOPE-1", "NOPE-2", "NOPE-3"])
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the service answered for no reference"),
+        "{stderr}"
+    );
+    let out = payverify_at("http://127.0.0.1:1")
+        .args([
+            "verify",
+            "--retries",
+            "0",
+            "--fail-on",
+            "mismatch",
+            "-o",
+            "jsonl",
+        ])
+        .args(["R-1", "R-2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", stderr_of(&out));
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "--fail-on",
+            "mismatch,unverified",
+            "-o",
+            "csv",
+        ])
+        .args(["NOPE-1", "SANDBOX-FAILED-2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}
