@@ -1,4 +1,9 @@
 use super::*;
+use std::time::Duration;
+
+use crate::domain::checks::HmacMode;
+use crate::domain::money::Kobo;
+use crate::render::ColorChoice;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
     try_parse_from(std::iter::once("payverify").chain(args.iter().copied()))

@@ -1,0 +1,185 @@
+//! The options every subcommand takes, and the per-run settings a config profile can also set.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::domain::checks::HmacMode;
+use crate::render::ColorChoice;
+use crate::settings::Flags;
+use crate::settings::duration;
+use crate::transport::client::AuthStyle;
+
+/// Options accepted before or after any subcommand; help lists them under their own heading,
+/// after the subcommand's own options.
+#[derive(Debug, Args, Default, Clone)]
+#[command(next_help_heading = "Global options")]
+pub(crate) struct GlobalArgs {
+    /// Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]
+    #[arg(long, global = true, value_name = "URL")]
+    pub(crate) base_url: Option<String>,
+
+    /// Client id (the dashboard's public key) [env: PAYVERIFY_CLIENT_ID]
+    #[arg(long, global = true, value_name = "ID")]
+    pub(crate) client_id: Option<String>,
+
+    /// Read the client secret from this file. There is no --client-secret flag on purpose:
+    /// argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) client_secret_file: Option<PathBuf>,
+
+    /// Config profile to use [env: PAYVERIFY_PROFILE] [default: the file's default_profile,
+    /// else a profile named default]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+
+    /// Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml;
+    /// macOS ~/Library/Application Support/payverify/config.toml; Windows
+    /// %APPDATA%\payverify\config\config.toml]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// When to colour output; `auto` colours only a terminal and honours NO_COLOR.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub(crate) color: ColorChoice,
+
+    /// Log each attempt (method, URL, status, time, retry decision) to stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub(crate) verbose: u8,
+
+    /// Print nothing on stderr and no default table: the exit status is the answer. An
+    /// explicit -o still writes its data on stdout.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+}
+
+impl GlobalArgs {
+    /// The settings flags of this command line: these global ones and a subcommand's
+    /// per-run ones (`ProfileArgs::default()` for subcommands without them).
+    pub(crate) fn flags(&self, run: &ProfileArgs) -> Flags {
+        Flags {
+            config: self.config.clone(),
+            profile: self.profile.clone(),
+            base_url: self.base_url.clone(),
+            client_id: self.client_id.clone(),
+            client_secret_file: self.client_secret_file.clone(),
+            auth_style: run.auth_style,
+            timeout: run.timeout,
+            retries: run.retries,
+            wait: run.wait,
+            give_up_after: run.give_up_after,
+            hmac: run.hmac,
+            proxy: run.proxy.clone(),
+            ca_cert: run.ca_cert.clone(),
+            expect_mode: run.mode.expect_mode.clone(),
+        }
+    }
+}
+
+/// Per-command settings that a config profile can also set (config key of the same name).
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct ProfileArgs {
+    /// How long each attempt may take, connect to last byte: seconds (30, 2.5) or a duration
+    /// (30s, 500ms, 1m) [default: 30s] [config: timeout]
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, allow_negative_numbers = true)]
+    pub(crate) timeout: Option<Duration>,
+
+    /// Retries after the first attempt, for failures: network errors, timeouts and
+    /// 500/502/504. Throttled answers (429, 503) never use them up: see --give-up-after
+    /// [default: 2] [config: retries]
+    #[arg(long, value_name = "N", value_parser = parse_retries, allow_negative_numbers = true)]
+    pub(crate) retries: Option<u32>,
+
+    /// Ask a not-final (e.g. PENDING) transaction again until it is final or this long has
+    /// passed: 90s, 5m, 1h 30m, or seconds (0: do not wait). A check that gets no answer
+    /// (throttled, failed, whatever --retries) keeps the answer in hand and the wait goes on
+    /// [default: 0] [config: wait]
+    #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
+    pub(crate) wait: Option<Duration>,
+
+    /// How long a reference the service keeps throttling (429, 503) is asked again, paced,
+    /// from its first request, before it is given up as UNAVAILABLE (exit 7); with --wait,
+    /// whichever ends first. e.g. 90s, 5m, 1h (0: do not ask a throttled reference again)
+    /// [default: 10m] [config: give_up_after]
+    #[arg(long, value_name = "DURATION", value_parser = parse_give_up_after,
+          allow_hyphen_values = true)]
+    pub(crate) give_up_after: Option<Duration>,
+
+    /// How the Authorization header carries the credentials [default: standard]
+    /// [config: auth_style]
+    #[arg(long, value_enum, value_name = "STYLE")]
+    pub(crate) auth_style: Option<AuthStyle>,
+
+    /// Check the response's hmac: `warn` on a mismatch or a missing hmac, `require` it
+    /// (exit 4), or `off` [default: warn] [config: hmac]
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(crate) hmac: Option<HmacMode>,
+
+    /// Send requests through this proxy [default: https_proxy, all_proxy or http_proxy from
+    /// the environment, minus NO_PROXY] [config: proxy]
+    #[arg(long, value_name = "URL")]
+    pub(crate) proxy: Option<String>,
+
+    /// Also trust the root certificates in this PEM file, e.g. a corporate TLS-inspection
+    /// CA [config: ca_cert]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) ca_cert: Option<PathBuf>,
+
+    /// The expected mode.
+    #[command(flatten)]
+    pub(crate) mode: ModeArg,
+}
+
+/// `--expect-mode`: a setting a profile can also set, and an expectation.
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct ModeArg {
+    /// Expected `mode` of the transaction, exactly (e.g. live): an answer of another mode,
+    /// or none, fails the checks (exit 4). The interface documents only dev, its test
+    /// sample's; `payverify doctor REFERENCE` shows the mode a real payment carries
+    /// [config: expect_mode]
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub(crate) expect_mode: Option<String>,
+}
+
+/// A mode to expect (see [`crate::settings::mode_problem`]).
+fn parse_mode(s: &str) -> Result<String, String> {
+    match crate::settings::mode_problem(s) {
+        Some(why) => Err(format!(
+            "{why}; give the mode your payments carry, e.g. live"
+        )),
+        None => Ok(s.to_owned()),
+    }
+}
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    duration::TIMEOUT
+        .parse(s)
+        .map_err(|why| format!("'{s}' {why}"))
+}
+
+fn parse_wait(s: &str) -> Result<Duration, String> {
+    duration::WAIT
+        .parse(s)
+        .map_err(|why| format!("'{s}' {why}"))
+}
+
+fn parse_give_up_after(s: &str) -> Result<Duration, String> {
+    duration::GIVE_UP_AFTER
+        .parse(s)
+        .map_err(|why| format!("'{s}' {why}"))
+}
+
+fn parse_retries(s: &str) -> Result<u32, String> {
+    whole_in_range(s, 0, u64::from(crate::settings::MAX_RETRIES))
+        .and_then(|n| u32::try_from(n).map_err(|e| e.to_string()))
+}
+
+/// A whole number from `low` to `high`, or a message naming that range.
+pub(super) fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
+    let t = s.trim();
+    match t.parse::<u64>() {
+        Ok(n) if t.bytes().all(|b| b.is_ascii_digit()) && (low..=high).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from {low} to {high}")),
+    }
+}
