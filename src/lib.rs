@@ -280,6 +280,21 @@ fn help_among_others(e: &clap::Error, args: &[OsString], command: &str) -> Optio
     (!rest.is_empty()).then_some(flag)
 }
 
+/// Whether `args` (the program name first) parse as a payverify command line, with clap's
+/// message when not: what keeps the examples in README and docs/ in step with the flags.
+pub fn parses<I, T>(args: I) -> Result<(), String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    use clap::error::ErrorKind::{DisplayHelp, DisplayVersion};
+    match cli::try_parse_from(args) {
+        Ok(_) => Ok(()),
+        Err(e) if matches!(e.kind(), DisplayHelp | DisplayVersion) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Folds clap's multi-line message into `<what> <details> (<tips>; see '<command> --help')`.
 pub fn clap_one_line(e: &clap::Error, command: &str) -> String {
     let text = e.render().to_string();

@@ -20,6 +20,7 @@ mod checks;
 mod config_first_hour;
 mod docs;
 mod doctor;
+mod examples;
 mod exports;
 mod fail_on;
 mod faults;
