@@ -7,6 +7,7 @@ pub(crate) mod reconcile;
 pub(crate) mod records;
 pub(crate) mod sink;
 pub(crate) mod table;
+pub(crate) mod totals;
 
 use std::io::{self, IsTerminal, Write};
 

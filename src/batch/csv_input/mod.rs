@@ -26,12 +26,14 @@ use crate::domain::checks::Expectations;
 use crate::domain::currency::iso_code;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo, has_naira_mark};
+use crate::domain::reconcile::ReferenceLines;
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
+use crate::domain::row_record::NAIRA;
 use crate::domain::shop::ShopStatus;
 use crate::exit::Failure;
 use crate::files::ORDERS;
 use crate::reference::Reference;
-use crate::render::reconcile::{Judged, ReconcileWriter, ReferenceLines};
+use crate::render::reconcile::ReconcileWriter;
 use crate::terminal;
 use columns::*;
 pub(crate) use columns::{Given, Role};
@@ -40,6 +42,7 @@ use quoting::*;
 use row::parse_amount;
 pub(crate) use select::Only;
 use select::Selection;
+pub(crate) use sink::ReconcileSink;
 
 /// How the amount column is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

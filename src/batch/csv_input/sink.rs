@@ -1,62 +1,121 @@
-//! Reconciled rows on the batch engine: how each is tallied and written.
+//! Reconciled rows on the batch engine: each judged once into its record, claimed and
+//! counted when the engine tallies it, then written as it is.
 
 use super::*;
 use crate::domain::outcome::Record;
+use crate::domain::reconcile::claimed_by;
+use crate::domain::row_record::RowRecord;
+use crate::domain::totals::Summary;
 use crate::render::records::CarriedRecord;
 
-/// Reconciled rows go to the engine's ordered writer like verify's records: each entry is
-/// judged and counted in the totals when the engine tallies it (so the totals are exactly
-/// the rows the exit status merges, written or not), and judged again to be written. A
-/// carried row whose stored answer was judged again goes the way of a row asked now (the
-/// one-payment-one-order claim, the totals, the writer); one without an answer (NOT_FOUND,
-/// or any csv row) counts from the figures read back from it, and is written by value.
-impl Sink<Reconciled> for ReconcileWriter {
+/// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
+/// tallies it (so the totals are exactly the rows the exit status merges, written or not):
+/// a MATCHED row whose payment an earlier row claimed becomes a DUPLICATE, the record is
+/// counted, and kept for its write. A carried row whose stored answer was judged again goes
+/// the way of a row asked now; one without an answer (NOT_FOUND, or any csv row) counts from
+/// the figures read back from it, and is written by value.
+pub(crate) struct ReconcileSink {
+    /// The output.
+    pub(crate) writer: ReconcileWriter,
+    /// The line each reference of the input was first verified on: one payment may answer
+    /// to two references (its transaction and its payment reference), and must count for
+    /// one order only.
+    lines_of: ReferenceLines,
+    /// The totals so far.
+    pub(crate) summary: Summary,
+    /// The record the last tally made, for its write.
+    tallied: Option<RowRecord>,
+}
+
+impl ReconcileSink {
+    /// A sink writing to `writer`, claiming payments by the reader's `lines_of`.
+    pub(crate) fn new(writer: ReconcileWriter, lines_of: ReferenceLines) -> Self {
+        ReconcileSink {
+            writer,
+            lines_of,
+            summary: Summary::default(),
+            tallied: None,
+        }
+    }
+
+    /// The one judgement of an entry: its record, a DUPLICATE when an earlier row claimed
+    /// its payment ([`claimed_by`]).
+    fn record(&self, entry: &Entry<Reconciled>) -> RowRecord {
+        let Some(answered) = answered(entry) else {
+            return match entry {
+                Entry::Decided(Reconciled::Carried(c)) => carried(c),
+                Entry::Decided(Reconciled::Row(decided)) => RowRecord::decided(decided),
+                Entry::Verified(record) => RowRecord::verified(record),
+            };
+        };
+        let mut record = RowRecord::verified(answered);
+        if record.result == RowResult::Matched
+            && let Some(v) = answered.verdict.outcome.verification()
+            && let Some(first) = claimed_by(
+                v,
+                answered.job.reference.as_str(),
+                record.line,
+                self.lines_of.as_ref(),
+            )
+        {
+            record.duplicate_of(first);
+        }
+        record
+    }
+}
+
+/// A row carried by its figures alone: what the totals count of it.
+fn carried(carried: &Carried) -> RowRecord {
+    // Only final results are carried, each with its figures read back.
+    let result = RowResult::named(carried.name).unwrap_or(RowResult::Unverified(carried.exit));
+    let amounts = carried.amounts.clone().unwrap_or_default();
+    RowRecord {
+        expected_amount_kobo: amounts.expected,
+        gateway_amount_kobo: amounts.gateway,
+        difference_kobo: amounts.difference,
+        gateway_currency: amounts.currency,
+        row_currency: amounts.row_currency.unwrap_or_else(|| NAIRA.to_owned()),
+        ..RowRecord::carried(result, carried.warned)
+    }
+}
+
+impl Sink<Reconciled> for ReconcileSink {
     fn begin(&mut self) -> io::Result<()> {
-        ReconcileWriter::begin(self)
+        self.writer.begin()
     }
 
     fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
-        let mut judged = judge(entry);
-        if let Some(record) = answered(entry) {
-            self.claim(&mut judged, record);
-        }
-        self.count(&judged);
-        let (warned, carried) = match entry {
-            Entry::Verified(record) => (
-                record
-                    .verdict
-                    .checks
-                    .as_ref()
-                    .is_some_and(|c| !c.warnings.is_empty()),
-                false,
-            ),
-            Entry::Decided(Reconciled::Row(_)) => (false, false),
-            Entry::Decided(Reconciled::Carried(c)) => (c.warned, true),
-        };
-        Tally {
-            exit: judged.result.exit(),
-            name: judged.result.name(),
-            warned,
+        let record = self.record(entry);
+        self.summary.add(&record);
+        let carried = matches!(entry, Entry::Decided(Reconciled::Carried(_)));
+        let tally = Tally {
+            exit: record.result.exit(),
+            name: record.result.name(),
+            warned: record.warned,
             carried,
             class: None,
-        }
+        };
+        self.tallied = Some(record);
+        tally
     }
 
     fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
         match entry {
             Entry::Decided(Reconciled::Carried(carried)) if answered(entry).is_none() => {
-                ReconcileWriter::write_carried(self, &carried.record)
+                self.writer.write_carried(&carried.record)
             }
             _ => {
-                let mut judged = judge(entry);
-                self.settle(&mut judged);
-                ReconcileWriter::write(self, &judged)
+                let record = match self.tallied.take() {
+                    Some(record) => record,
+                    None => self.record(entry),
+                };
+                self.writer.write(&record)
             }
         }
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        ReconcileWriter::finish(self)
+        self.writer.finish()
     }
 
     fn noun(&self) -> (&'static str, &'static str) {
@@ -73,7 +132,7 @@ impl Sink<Reconciled> for ReconcileWriter {
 
     /// The totals are those of the rows decided, not of the file: the summary says so.
     fn incomplete(&mut self, not_reached: Option<usize>) {
-        self.mark_incomplete(not_reached.map(|n| n as u64));
+        self.summary.incomplete = Some(not_reached.map(|n| n as u64));
     }
 }
 
@@ -86,16 +145,5 @@ fn answered(entry: &Entry<Reconciled>) -> Option<&Record> {
             ..
         })) => Some(record),
         Entry::Decided(_) => None,
-    }
-}
-
-fn judge(entry: &Entry<Reconciled>) -> Judged<'_> {
-    if let Some(record) = answered(entry) {
-        return Judged::verified(record);
-    }
-    match entry {
-        Entry::Verified(record) => Judged::verified(record),
-        Entry::Decided(Reconciled::Row(decided)) => Judged::decided(decided),
-        Entry::Decided(Reconciled::Carried(carried)) => Judged::carried(carried),
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::batch::Batch;
-use crate::batch::csv_input::{Orders, Rows};
+use crate::batch::csv_input::{Orders, ReconcileSink, Rows};
 use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
 use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
 use crate::commands::verify::{Service, resume_command};
@@ -16,6 +16,7 @@ use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_keys};
+use crate::render::totals::{summary_json, summary_table};
 use crate::render::{Printer, Style, terminal_width};
 use crate::settings::{Context, Settings};
 
@@ -88,7 +89,7 @@ pub(crate) fn run(
     log.trace(|| orders.columns_note());
     let lines_of = orders.reference_lines();
     // -q silences the default table; an explicit -o is data a script asked for.
-    let mut writer = match log.level() == Level::Quiet && args.output.is_none() {
+    let writer = match log.level() == Level::Quiet && args.output.is_none() {
         true => ReconcileWriter::discard(header, reference_column),
         false => {
             let (out, style) = Printer::stdout(global.color, ctx.env).into_parts();
@@ -103,9 +104,9 @@ pub(crate) fn run(
             .sealed(Sealer::new(&verifier.secret))
         }
     }
-    .with_reference_lines(lines_of)
     .with_order_column(order_column)
     .with_bom(args.bom || (!args.no_bom && had_bom));
+    let mut sink = ReconcileSink::new(writer, lines_of);
     let batch = Batch {
         fail_on: None,
         jobs: usize::from(args.batch.jobs),
@@ -117,22 +118,17 @@ pub(crate) fn run(
     };
     let verifier = Arc::new(verifier);
     let mut exit = match index {
-        Some(index) => batch.run(
-            verifier,
-            Resuming::new(Rows(orders), index),
-            &mut writer,
-            log,
-        )?,
-        None => batch.run(verifier, Rows(orders), &mut writer, log)?,
+        Some(index) => batch.run(verifier, Resuming::new(Rows(orders), index), &mut sink, log)?,
+        None => batch.run(verifier, Rows(orders), &mut sink, log)?,
     };
 
     if let Some(why) = input_error.lock().ok().and_then(|e| e.clone()) {
-        writer.note_input_error(why);
+        sink.summary.input_error = Some(why);
     }
     // A pattern that matches nothing (a typo) verified nothing: never a clean exit.
     if let Some(selected) = selected
         && selected() == 0
-        && !writer.summary().incomplete()
+        && !sink.summary.incomplete()
     {
         log.error(&format!(
             "--only matched no row of {}: nothing was reconciled",
@@ -140,15 +136,15 @@ pub(crate) fn run(
         ));
         exit = exit.merge(Exit::Usage);
     }
-    if writer.not_shown() > 0 {
+    if sink.writer.not_shown() > 0 {
         log.warn(&format!(
             "{} more rows not shown: the table lists the first {TABLE_ROWS} rows that need a \
              look; -o csv (or jsonl) lists every row",
-            writer.not_shown()
+            sink.writer.not_shown()
         ));
     }
-    let summary = writer.summary();
-    if summary.rows() > 0 && log.level() != Level::Quiet {
+    let summary = &sink.summary;
+    if summary.rows > 0 && log.level() != Level::Quiet {
         let tty = io::stderr().is_terminal();
         let style = Style {
             color: false,
@@ -159,12 +155,13 @@ pub(crate) fn run(
             true => "summary (incomplete: of the rows decided before the run stopped)",
             false => "summary",
         };
-        let text = format!("payverify: {title}\n{}\n", summary.table(style));
+        let text = format!("payverify: {title}\n{}\n", summary_table(summary, style));
         // A closed stderr is not worth failing a reconciliation for.
         crate::signal::write_stderr(text.as_bytes());
     }
     if let Some(file) = summary_file.take() {
-        let mut text = serde_json::to_string_pretty(&summary.json(exit)).unwrap_or_default();
+        let mut text =
+            serde_json::to_string_pretty(&summary_json(summary, exit)).unwrap_or_default();
         text.push('\n');
         if let Err(e) = file.commit(&text) {
             log.error(&e);

@@ -1,0 +1,266 @@
+//! reconcile's record of one row: its result, difference, error text and figures, decided
+//! once, here. Every output format is a view of it (`render::reconcile`), the totals add
+//! what it contributes ([`crate::domain::totals`]), and `--resume` reads its JSON back.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::domain::money::{Kobo, naira_total};
+use crate::domain::outcome::{Outcome, OutcomeKind, Record};
+use crate::domain::reconcile::{self, Decided, RowResult};
+use crate::terminal;
+
+/// One row as reconcile reports it. The serialised fields are jsonl's, in order, between
+/// the row (`line`, `row`) and nothing else; the rest is what the views and the totals need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RowRecord {
+    /// The input row's line (0 for a row carried by its figures alone).
+    #[serde(skip)]
+    pub(crate) line: u64,
+    /// The input row's cells, exactly as read.
+    #[serde(skip)]
+    pub(crate) cells: Vec<String>,
+    /// The row's result.
+    #[serde(serialize_with = "result_name", deserialize_with = "named_result")]
+    pub(crate) result: RowResult,
+    /// The gateway's amount less the expected one (negative when underpaid).
+    pub(crate) difference_kobo: Option<i128>,
+    pub(crate) gateway_status: Option<String>,
+    pub(crate) gateway_code: Option<String>,
+    pub(crate) gateway_amount_kobo: Option<i64>,
+    pub(crate) expected_amount_kobo: Option<i64>,
+    pub(crate) gateway_currency: Option<String>,
+    /// The checks summary; `None` when there was nothing to check.
+    pub(crate) checks: Option<String>,
+    /// Why the row needs a look; `None` when it does not.
+    pub(crate) error: Option<String>,
+    /// The gateway's answer, as received (redacted where it entered).
+    #[serde(default)]
+    pub(crate) response: Option<Map<String, Value>>,
+    /// The currency the row expects: whose totals it counts in.
+    #[serde(skip)]
+    pub(crate) row_currency: String,
+    /// A check gave a warning (the hmac under `--hmac warn`): a MATCHED row that still
+    /// needs a look.
+    #[serde(skip)]
+    pub(crate) warned: bool,
+}
+
+fn result_name<S: Serializer>(result: &RowResult, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(result.name())
+}
+
+fn named_result<'de, D: Deserializer<'de>>(d: D) -> Result<RowResult, D::Error> {
+    let name = String::deserialize(d)?;
+    RowResult::named(&name).ok_or_else(|| serde::de::Error::custom("an unknown result"))
+}
+
+/// The naira, the gateway's own currency, whose totals the summary leads with.
+pub(crate) const NAIRA: &str = "NGN";
+
+/// Whether `currency` is the naira.
+pub(crate) fn is_naira(currency: &str) -> bool {
+    currency.trim().eq_ignore_ascii_case(NAIRA)
+}
+
+/// An amount in minor units with its currency: `₦40,000.00`, `USD 40,000.00`.
+pub(crate) fn money(currency: &str, minor: i128) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    match is_naira(currency) {
+        true => format!("{sign}₦{}", naira_total(minor.abs())),
+        false => format!(
+            "{sign}{} {}",
+            terminal::scrub(&currency.trim().to_ascii_uppercase()),
+            naira_total(minor.abs())
+        ),
+    }
+}
+
+/// Text, or `None` when empty.
+fn some(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
+}
+
+impl RowRecord {
+    /// A row of `result` with nothing else known.
+    pub(crate) fn bare(result: RowResult) -> Self {
+        RowRecord {
+            line: 0,
+            cells: Vec::new(),
+            result,
+            difference_kobo: None,
+            gateway_status: None,
+            gateway_code: None,
+            gateway_amount_kobo: None,
+            expected_amount_kobo: None,
+            gateway_currency: None,
+            checks: None,
+            error: None,
+            response: None,
+            row_currency: NAIRA.to_owned(),
+            warned: false,
+        }
+    }
+
+    /// A row the gateway was asked about (now, or carried and judged again).
+    pub(crate) fn verified(record: &Record) -> Self {
+        let verdict = &record.verdict;
+        let expect = &record.job.expect;
+        let result = reconcile::classify(verdict, expect);
+        let v = verdict.outcome.verification();
+        let difference = reconcile::difference(verdict, expect.amount);
+        let row_currency = expect.currency.as_deref().unwrap_or(NAIRA);
+        let gateway_amount = v.and_then(|v| v.amount);
+        let gateway_currency = v.and_then(|v| v.currency.as_deref());
+        let error = match (result, difference) {
+            (RowResult::Matched, _) => String::new(),
+            (RowResult::Underpaid | RowResult::Overpaid, Some(d)) => {
+                let shown = |k: Option<Kobo>, c: &str| {
+                    k.map_or_else(String::new, |k| money(c, i128::from(k.0)))
+                };
+                let unit = match is_naira(row_currency) {
+                    true => "kobo",
+                    false => "minor units",
+                };
+                format!(
+                    "{} by {} ({} {unit}): the gateway has {}, the row expects {}",
+                    if d < 0 { "underpaid" } else { "overpaid" },
+                    money(row_currency, d.abs()),
+                    d.abs(),
+                    shown(gateway_amount, gateway_currency.unwrap_or(row_currency)),
+                    shown(expect.amount, row_currency)
+                )
+            }
+            (RowResult::PaidShopUnpaid, _) => {
+                let paid = gateway_amount
+                    .map(|k| format!(" {}", money(gateway_currency.unwrap_or(NAIRA), k.0.into())))
+                    .unwrap_or_default();
+                format!(
+                    "paid at the gateway (SUCCESSFUL{paid}), but the shop's order status says \
+                     not paid: money taken for an order that will not ship (refund it, or \
+                     re-open the order)"
+                )
+            }
+            (RowResult::BothUnpaid, _) => "FAILED at the gateway, and the shop's order status \
+                                           says not paid: both agree, nothing is at risk"
+                .to_owned(),
+            // A FAILED answer that failed its checks proves nothing about this payment.
+            (RowResult::IntegrityFailed, _) if matches!(verdict.outcome, Outcome::Failed(_)) => {
+                let failures = verdict
+                    .checks
+                    .as_ref()
+                    .map(|c| c.failures.join("; "))
+                    .unwrap_or_default();
+                format!(
+                    "FAILED at the gateway, but the answer failed its checks ({failures}): it \
+                     proves nothing about this payment; look at it before counting the order \
+                     unpaid"
+                )
+            }
+            _ => record.error().unwrap_or_default(),
+        };
+        let row = record.job.row.as_deref();
+        RowRecord {
+            line: row.map_or(0, |r| r.line),
+            cells: row.map(|r| r.cells.clone()).unwrap_or_default(),
+            result,
+            difference_kobo: difference,
+            gateway_status: v.and_then(|v| v.status.clone()),
+            gateway_code: v.and_then(|v| v.code.clone()),
+            gateway_amount_kobo: gateway_amount.map(|k| k.0),
+            expected_amount_kobo: expect.amount.map(|k| k.0),
+            gateway_currency: gateway_currency.map(str::to_owned),
+            checks: verdict.checks.as_ref().and_then(|c| some(c.summary())),
+            error: some(error),
+            response: v.map(|v| v.raw.clone()),
+            row_currency: row_currency.to_owned(),
+            warned: verdict
+                .checks
+                .as_ref()
+                .is_some_and(|c| !c.warnings.is_empty()),
+        }
+    }
+
+    /// A row decided from the file alone.
+    pub(crate) fn decided(decided: &Decided) -> Self {
+        RowRecord {
+            line: decided.row.line,
+            cells: decided.row.cells.clone(),
+            expected_amount_kobo: decided.expected.map(|k| k.0),
+            error: some(decided.why.clone()),
+            row_currency: decided.currency.clone(),
+            ..RowRecord::bare(decided.result)
+        }
+    }
+
+    /// A row carried from an earlier run by its figures alone (its record is written by
+    /// value; the figures are the caller's to fill in): what the totals count. What a
+    /// carried result says of the gateway's status (its record was checked to agree) is
+    /// what "collected" counts.
+    pub(crate) fn carried(result: RowResult, warned: bool) -> Self {
+        RowRecord {
+            gateway_status: result.gateway_status().map(str::to_owned),
+            warned,
+            ..RowRecord::bare(result)
+        }
+    }
+
+    /// This MATCHED row's answer is the transaction line `first` already matched: one
+    /// payment counts for one order, so it is a DUPLICATE.
+    pub(crate) fn duplicate_of(&mut self, first: u64) {
+        self.result = RowResult::Duplicate;
+        self.error = Some(format!(
+            "the gateway's answer is the transaction line {first} already matched: one \
+             payment counts for one order"
+        ));
+    }
+
+    /// Whether the row needs no look: MATCHED with no warning, a line item of an order, or
+    /// the file's own totals row adding up.
+    pub(crate) fn clean(&self) -> bool {
+        match self.result {
+            RowResult::Matched => !self.warned,
+            RowResult::LineItem | RowResult::Totals => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the gateway's amount is in the currency the row expects (or unstated): only
+    /// then is it added to the row's totals.
+    pub(crate) fn same_currency(&self) -> bool {
+        self.gateway_currency
+            .as_deref()
+            .is_none_or(|c| c.trim().eq_ignore_ascii_case(self.row_currency.trim()))
+    }
+
+    /// Whether the gateway took the money for this row: SUCCESSFUL, in the row's currency,
+    /// and not a payment an earlier row already counts (DUPLICATE).
+    pub(crate) fn collected(&self) -> bool {
+        self.same_currency()
+            && self.gateway_status.as_deref() == Some(OutcomeKind::Successful.name())
+            && self.result != RowResult::Duplicate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_serialises_as_jsonl_states_it_and_reads_back() {
+        let mut record = RowRecord::bare(RowResult::Underpaid);
+        record.difference_kobo = Some(-50);
+        record.gateway_amount_kobo = Some(100);
+        record.expected_amount_kobo = Some(150);
+        let text = serde_json::to_string(&record).unwrap();
+        assert_eq!(
+            text,
+            "{\"result\":\"UNDERPAID\",\"difference_kobo\":-50,\"gateway_status\":null,\
+             \"gateway_code\":null,\"gateway_amount_kobo\":100,\"expected_amount_kobo\":150,\
+             \"gateway_currency\":null,\"checks\":null,\"error\":null,\"response\":null}"
+        );
+        let back: RowRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, record);
+        assert!(serde_json::from_str::<RowRecord>(&text.replace("UNDERPAID", "PAID")).is_err());
+    }
+}
