@@ -13,11 +13,13 @@ use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
 use crate::commands::verify::{Service, resume_command};
 use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
+use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_keys};
 use crate::render::totals::{summary_json, summary_table};
 use crate::render::{Printer, Style, terminal_width};
+use crate::secret::Secret;
 use crate::settings::{Context, Settings};
 
 mod mapping;
@@ -59,26 +61,10 @@ pub(crate) fn run(
         wait,
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
 
-    let (header, reference_column) = (orders.header(), orders.reference_column());
-    let (order_column, had_bom) = (orders.order_column(), orders.had_bom());
-    let index = match &args.resume {
-        Some(path) => {
-            let trust = Trust {
-                // Each row's own expectations are checked when its turn comes.
-                expect: Default::default(),
-                secret: Some(verifier.secret.clone()),
-                expect_mode: verifier.expect_mode.clone(),
-                hmac: verifier.hmac,
-            };
-            let shape = record_shape(&header, reference_column);
-            let index = ResumeIndex::open(path, args.format(), &shape, &trust, log)?;
-            Some(index.with_claims(orders.reference_lines()))
-        }
-        None => None,
-    };
+    let index = resume_index(args, &orders, &verifier, log)?;
     // Checked once every input is open (the orders, config, secret and CA files, the
     // --resume file), before any request; the file itself is replaced only at the end.
-    let mut summary_file = match &args.summary_json {
+    let summary_file = match &args.summary_json {
         Some(path) => Some(SummaryFile::prepare(path)?),
         None => None,
     };
@@ -87,26 +73,8 @@ pub(crate) fn run(
         log.info(&note);
     }
     log.trace(|| orders.columns_note());
-    let lines_of = orders.reference_lines();
-    // -q silences the default table; an explicit -o is data a script asked for.
-    let writer = match log.level() == Level::Quiet && args.output.is_none() {
-        true => ReconcileWriter::discard(header, reference_column),
-        false => {
-            let (out, style) = Printer::stdout(global.color, ctx.env).into_parts();
-            ReconcileWriter::new(
-                out,
-                args.format(),
-                style,
-                header,
-                reference_column,
-                args.all,
-            )
-            .sealed(Sealer::new(&verifier.secret))
-        }
-    }
-    .with_order_column(order_column)
-    .with_bom(args.bom || (!args.no_bom && had_bom));
-    let mut sink = ReconcileSink::new(writer, lines_of);
+    let writer = rows_writer(global, args, &orders, &verifier.secret, log, ctx);
+    let mut sink = ReconcileSink::new(writer, orders.reference_lines());
     let batch = Batch {
         fail_on: None,
         jobs: usize::from(args.batch.jobs),
@@ -136,6 +104,71 @@ pub(crate) fn run(
         ));
         exit = exit.merge(Exit::Usage);
     }
+    Ok(report(&sink, exit, summary_file, log, ctx))
+}
+
+/// The `--resume` index of the earlier run's output, when asked for.
+fn resume_index(
+    args: &ReconcileArgs,
+    orders: &Orders,
+    verifier: &Verifier,
+    log: &Log,
+) -> Result<Option<ResumeIndex>, Failure> {
+    let Some(path) = &args.resume else {
+        return Ok(None);
+    };
+    let trust = Trust {
+        // Each row's own expectations are checked when its turn comes.
+        expect: Default::default(),
+        secret: Some(verifier.secret.clone()),
+        expect_mode: verifier.expect_mode.clone(),
+        hmac: verifier.hmac,
+    };
+    let shape = record_shape(&orders.header(), orders.reference_column());
+    let index = ResumeIndex::open(path, args.format(), &shape, &trust, log)?;
+    Ok(Some(index.with_claims(orders.reference_lines())))
+}
+
+/// The writer of the rows on stdout, sealed with the client secret; under `-q` without
+/// `-o` one that writes nothing (-q silences the default table; an explicit -o is data a
+/// script asked for).
+fn rows_writer(
+    global: &GlobalArgs,
+    args: &ReconcileArgs,
+    orders: &Orders,
+    secret: &Secret,
+    log: &Log,
+    ctx: &Context,
+) -> ReconcileWriter {
+    let (header, reference_column) = (orders.header(), orders.reference_column());
+    match log.level() == Level::Quiet && args.output.is_none() {
+        true => ReconcileWriter::discard(header, reference_column),
+        false => {
+            let (out, style) = Printer::stdout(global.color, ctx.env).into_parts();
+            ReconcileWriter::new(
+                out,
+                args.format(),
+                style,
+                header,
+                reference_column,
+                args.all,
+            )
+            .sealed(Sealer::new(secret))
+        }
+    }
+    .with_order_column(orders.order_column())
+    .with_bom(args.bom || (!args.no_bom && orders.had_bom()))
+}
+
+/// What the run says at its end: rows the table left out, the summary on stderr (not
+/// under `-q`), the `--summary-json` file; the exit status with a failure to write that.
+fn report(
+    sink: &ReconcileSink,
+    mut exit: Exit,
+    summary_file: Option<SummaryFile>,
+    log: &Log,
+    ctx: &Context,
+) -> Exit {
     if sink.writer.not_shown() > 0 {
         log.warn(&format!(
             "{} more rows not shown: the table lists the first {TABLE_ROWS} rows that need a \
@@ -159,7 +192,7 @@ pub(crate) fn run(
         // A closed stderr is not worth failing a reconciliation for.
         crate::signal::write_stderr(text.as_bytes());
     }
-    if let Some(file) = summary_file.take() {
+    if let Some(file) = summary_file {
         let mut text =
             serde_json::to_string_pretty(&summary_json(summary, exit)).unwrap_or_default();
         text.push('\n');
@@ -168,7 +201,7 @@ pub(crate) fn run(
             exit = exit.merge(Exit::Internal);
         }
     }
-    Ok(exit)
+    exit
 }
 
 /// What reconcile's records look like for a file with `header`, for `--resume`.
