@@ -24,9 +24,9 @@ use std::io::{self};
 
 use crate::domain::class::Class;
 use crate::domain::job::Job;
-use crate::domain::outcome::{Record, outcome_row};
+use crate::domain::outcome::Record;
 use crate::exit::{Exit, Failure};
-use crate::render::records::{CarriedRecord, RecordWriter};
+use crate::render::records::RecordWriter;
 pub(crate) use input::{Input, InputSource};
 
 /// What a batch's input yields, position by position. Every position but a note becomes
@@ -136,6 +136,10 @@ impl Sink<Carried> for RecordWriter {
     }
 
     fn tally(&mut self, entry: &Entry<Carried>) -> Tally {
+        self.keep(match entry {
+            Entry::Verified(record) => record,
+            Entry::Decided(carried) => &carried.record,
+        });
         match entry {
             Entry::Verified(record) => Tally {
                 exit: record.verdict.exit(),
@@ -153,13 +157,8 @@ impl Sink<Carried> for RecordWriter {
                 name: carried.name,
                 warned: carried.warned,
                 carried: true,
-                // A record judged again has the class a fresh one would; one read back by
-                // name has its name's (a name the table does not know counts whatever
-                // --fail-on says).
-                class: Some(match &carried.record {
-                    CarriedRecord::Record(record) => record.verdict.class(),
-                    _ => outcome_row(carried.name).map_or(Class::Fault, |row| row.class),
-                }),
+                // A carried record was judged again: the class a fresh one would have.
+                class: Some(carried.record.verdict.class()),
             },
         }
     }
@@ -167,7 +166,7 @@ impl Sink<Carried> for RecordWriter {
     fn write(&mut self, entry: &Entry<Carried>) -> io::Result<()> {
         match entry {
             Entry::Verified(record) => RecordWriter::write(self, record),
-            Entry::Decided(carried) => RecordWriter::write_carried(self, &carried.record),
+            Entry::Decided(carried) => RecordWriter::write(self, &carried.record),
         }
     }
 

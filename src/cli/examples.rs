@@ -100,8 +100,8 @@ pub(crate) const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "payverify reconcile -q -o csv orders.csv >out.csv || mail -s orders ops <out.csv",
             ),
             (
-                "Finish an interrupted reconciliation, asking only what is not final",
-                "payverify reconcile orders.csv -o csv --resume run1.csv > run2.csv",
+                "Keep what each run decided: run it again after a stop, asking only what is not final",
+                "payverify reconcile orders.csv -o csv --state orders.state > reconciled.csv",
             ),
             (
                 "A layout no known name matches: name the columns (or save them in the profile)",

@@ -27,14 +27,21 @@ pub(crate) struct ReconcileArgs {
     #[arg(long)]
     pub(crate) all: bool,
 
-    /// Continue an earlier reconciliation of this file: FILE is its output (-o jsonl or csv,
-    /// the same -o as now, complete or cut short). A row whose result there is final
-    /// (anything but UNVERIFIED and NOT_FINAL), that is still the same row, and whose stored
-    /// answer this run's checks judge to the same result is not asked again (from csv, which
-    /// stores no answer, only FAILED and NOT_FOUND rows): it is written in its place as a
-    /// fresh row is. Write to a new file.
+    /// Continue an earlier reconciliation of this file: FILE is its -o jsonl output,
+    /// complete or cut short (for another -o, see --state). A row whose result there is
+    /// final (anything but UNVERIFIED and NOT_FINAL), that is still the same row, and whose
+    /// stored answer this run's checks judge to the same result is not asked again: it is
+    /// written in its place as a fresh row is. Write to a new file.
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
+
+    /// Keep the run's memory in FILE, whatever -o is: each row, sealed as an -o jsonl line
+    /// is, is written to FILE as it is decided, so a run stopped, killed or cut short by
+    /// `| head` keeps what it decided. Run again with the same --state: rows whose result
+    /// there is final are carried as --resume carries them, and FILE then holds this run's
+    /// rows. Not stdout, an input or the --summary-json file.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub(crate) state: Option<PathBuf>,
 
     /// Also write the summary (rows and totals per result and currency, at risk, net
     /// difference) as JSON to FILE, written whole at the end; `-`, stdout, stderr, a file

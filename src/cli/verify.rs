@@ -44,13 +44,21 @@ pub(crate) struct VerifyArgs {
     #[arg(short, long, value_enum, ignore_case = true, value_name = "FORMAT")]
     pub(crate) output: Option<OutputFormat>,
 
-    /// Continue an earlier run: FILE is its output (-o jsonl or csv, the same -o as now,
-    /// complete or cut short). References whose record there is a final answer are not asked
-    /// again: the answer it holds is judged again under this run's checks and written in its
-    /// place as a fresh record is (a csv SUCCESSFUL or CHECK_FAILED is asked). Write to a new
-    /// file.
+    /// Continue an earlier run: FILE is its -o jsonl output, complete or cut short (for
+    /// another -o, see --state). References whose record there is a final answer are not
+    /// asked again: the answer it holds is judged again under this run's checks and written
+    /// in its place as a fresh record is. Write to a new file.
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
+
+    /// Keep the run's memory in FILE, whatever -o is: each record, sealed as an -o jsonl
+    /// line is, is written to FILE as it is decided, so a run stopped, killed or cut short
+    /// by `| head` keeps what it decided. Run again with the same --state: references
+    /// whose record there is a final answer are not asked again (judged again under this
+    /// run's checks, as --resume does), and FILE then holds this run's records. Not stdout,
+    /// an input or the --summary-json file.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub(crate) state: Option<PathBuf>,
 
     /// For a scheduled batch: exit non-zero only for records of these outcome classes (the
     /// worst exit among them, else 0), so a declined card does not page anyone; the
@@ -227,6 +235,7 @@ impl VerifyArgs {
             || self.arguments().count() != 1
             || self.arguments().any(|(r, stream)| stream && r == "-")
             || matches!(self.output, Some(OutputFormat::Jsonl | OutputFormat::Csv))
+            || self.state.is_some()
     }
 
     /// The reference arguments in order, each with whether `-` there means stdin: only

@@ -8,7 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::batch::input::ListRules;
-use crate::batch::resume::{ResumeIndex, Resuming, Shape, Trust};
+use crate::batch::resume::{Resuming, Shape, Trust, open_memory, resume_needs_jsonl};
 use crate::batch::{Batch, Input, InputSource};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
 use crate::domain::job::Job;
@@ -37,10 +37,8 @@ pub(crate) fn run(
     ctx: &Context,
 ) -> Result<Exit, Failure> {
     let expect = Arc::new(args.expect.expectations());
-    if args.resume.is_some() && !matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv) {
-        return Err(Failure::usage(
-            "--resume needs -o jsonl or -o csv, the format of the earlier run's output".to_owned(),
-        ));
+    if args.resume.is_some() {
+        resume_needs_jsonl(args.format())?;
     }
     if args.fail_on.is_some() {
         fail_on_applies(args)?;
@@ -84,26 +82,20 @@ pub(crate) fn run(
                 sandbox: _sandbox,
                 wait,
             } = service;
-            let index = match &args.resume {
-                Some(path) => {
-                    let trust = Trust {
-                        expect: args.expect.expectations(),
-                        secret: Some(verifier.secret.clone()),
-                        expect_mode: verifier.expect_mode.clone(),
-                        hmac: verifier.hmac,
-                    };
-                    Some(ResumeIndex::open(
-                        path,
-                        args.format(),
-                        &record_shape(),
-                        &trust,
-                        log,
-                    )?)
-                }
-                None => None,
+            let trust = Trust {
+                expect: args.expect.expectations(),
+                secret: Some(verifier.secret.clone()),
+                expect_mode: verifier.expect_mode.clone(),
+                hmac: verifier.hmac,
             };
-            let resume_hint = matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv)
-                .then(|| resume_command(args.format()));
+            let (index, state) = open_memory(
+                args.resume.as_deref(),
+                args.state.as_deref(),
+                &record_shape(),
+                &trust,
+                log,
+            )?;
+            let resume_hint = resume_command(args.format(), args.state.is_some());
             let batch = Batch {
                 jobs: usize::from(args.batch.jobs),
                 known_len,
@@ -116,10 +108,10 @@ pub(crate) fn run(
             // -q silences the default table; an explicit -o is data a script asked for.
             let mut writer = match log.level() == Level::Quiet && !args.writes_when_quiet() {
                 true => RecordWriter::discard(),
-                false => printer
-                    .into_records(args.format())
-                    .sealed(Sealer::new(&verifier.secret)),
-            };
+                false => printer.into_records(args.format()),
+            }
+            .sealed(Sealer::new(&verifier.secret))
+            .with_state(state);
             let verifier = Arc::new(verifier);
             match index {
                 Some(index) => batch.run(verifier, Resuming::new(*input, index), &mut writer, log),
@@ -150,15 +142,6 @@ fn fail_on_applies(args: &VerifyArgs) -> Result<(), Failure> {
             "--fail-on needs -o csv, jsonl or json: the exit status then leaves records out, \
              so each record must say what its reference came to, in a file a script or a \
              person reads",
-        ));
-    }
-    // A csv row bears no seal: anyone can relabel a CHECK_FAILED row FAILED, and --fail-on
-    // would then leave it out as declined (attack F6).
-    if args.resume.is_some() && args.format() == OutputFormat::Csv {
-        return Err(Failure::usage(
-            "--fail-on cannot take a csv --resume file: a csv row cannot prove what the \
-             service said (an edited row would be left out unasked); resume from -o jsonl \
-             output instead",
         ));
     }
     Ok(())
@@ -310,14 +293,11 @@ pub(crate) fn record_shape() -> Shape {
     }
 }
 
-/// The command that finishes this run if it is stopped: the same arguments with `--resume`
+/// The command that finishes this run if it is stopped, if there is one: with `--state`
+/// (`state`), the same command again; with `-o jsonl`, the same arguments with `--resume`
 /// naming this run's output (the file stdout goes to, when it is one) and a new file for
-/// the resumed run's output.
-pub(crate) fn resume_command(format: OutputFormat) -> String {
-    let extension = match format {
-        OutputFormat::Csv => "csv",
-        _ => "jsonl",
-    };
+/// the resumed run's output. Other output cannot be read back.
+pub(crate) fn resume_command(format: OutputFormat, state: bool) -> Option<String> {
     let output = std::fs::read_link("/proc/self/fd/1")
         .ok()
         .filter(|p| p.is_absolute() && p.is_file())
@@ -325,29 +305,38 @@ pub(crate) fn resume_command(format: OutputFormat) -> String {
             let cwd = std::env::current_dir().unwrap_or_default();
             p.strip_prefix(&cwd).map(|r| r.to_path_buf()).unwrap_or(p)
         });
-    let (resume_from, next) = match &output {
-        Some(path) => {
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-            let next =
-                path.with_file_name(format!("{}-resumed.{extension}", stem.unwrap_or_default()));
-            (path.display().to_string(), next.display().to_string())
-        }
-        None => (
-            format!("THIS-RUN.{extension}"),
-            format!("NEXT-RUN.{extension}"),
-        ),
-    };
     // Lossy: an argument that is not UTF-8 is shown, never a reason to panic here.
     let args = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned());
+    let quoted = |words: &[String]| {
+        words
+            .iter()
+            .map(|w| super::shell_word(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if state {
+        let words: Vec<String> = std::iter::once("payverify".to_owned())
+            .chain(args)
+            .collect();
+        let output =
+            output.map(|path| format!(" > {}", super::shell_word(&path.display().to_string())));
+        return Some(format!("{}{}", quoted(&words), output.unwrap_or_default()));
+    }
+    if format != OutputFormat::Jsonl {
+        return None;
+    }
+    let (resume_from, next) = match &output {
+        Some(path) => {
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let next = path.with_file_name(format!("{}-resumed.jsonl", stem.unwrap_or_default()));
+            (path.display().to_string(), next.display().to_string())
+        }
+        None => ("THIS-RUN.jsonl".to_owned(), "NEXT-RUN.jsonl".to_owned()),
+    };
     let words = with_resume(args, resume_from);
-    let command = words
-        .iter()
-        .map(|w| super::shell_word(w))
-        .collect::<Vec<_>>()
-        .join(" ");
-    format!("{command} > {}", super::shell_word(&next))
+    Some(format!("{} > {}", quoted(&words), super::shell_word(&next)))
 }
 
 /// `payverify ARGS` with any `--resume` of theirs replaced by `--resume FILE`, placed

@@ -21,7 +21,7 @@ use crate::transport::client::{Ended, Exchange, Response, TransportError, thrott
 
 pub use crate::domain::outcome_table::OUTCOME_NAMES;
 pub(crate) use crate::domain::outcome_table::OutcomeKind;
-pub(crate) use crate::domain::outcome_table::{OUTCOME_EXITS, is_final_name, outcome_row};
+pub(crate) use crate::domain::outcome_table::{OUTCOME_EXITS, is_final_name};
 
 /// What verifying one reference established.
 #[derive(Debug, Clone, PartialEq)]

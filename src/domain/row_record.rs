@@ -14,7 +14,7 @@ use crate::terminal;
 /// the row (`line`, `row`) and nothing else; the rest is what the views and the totals need.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RowRecord {
-    /// The input row's line (0 for a row carried by its figures alone).
+    /// The input row's line.
     #[serde(skip)]
     pub(crate) line: u64,
     /// The input row's cells, exactly as read.
@@ -190,18 +190,6 @@ impl RowRecord {
             error: some(decided.why.clone()),
             row_currency: decided.currency.clone(),
             ..RowRecord::bare(decided.result)
-        }
-    }
-
-    /// A row carried from an earlier run by its figures alone (its record is written by
-    /// value; the figures are the caller's to fill in): what the totals count. What a
-    /// carried result says of the gateway's status (its record was checked to agree) is
-    /// what "collected" counts.
-    pub(crate) fn carried(result: RowResult, warned: bool) -> Self {
-        RowRecord {
-            gateway_status: result.gateway_status().map(str::to_owned),
-            warned,
-            ..RowRecord::bare(result)
         }
     }
 

@@ -16,14 +16,15 @@ mod run;
 mod write;
 
 pub(crate) use read::{
-    CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, Unreadable,
+    CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, STATE, Unreadable,
     keep_safe, open, read, read_text, stdin,
 };
 pub(crate) use run::stderr_is_input;
 #[cfg(test)]
 use write::write;
 pub(crate) use write::{
-    Pending, Replace, Unwritable, prepare, remove_temporaries, track_temporary, untrack_temporary,
+    Pending, Replace, Unwritable, prepare, remove_temporaries, same_target, track_temporary,
+    untrack_temporary,
 };
 
 /// `bytes` as people say a cap: `64 KiB`, `1 MiB`, `4 GiB`.

@@ -45,6 +45,12 @@ pub(crate) static RESUME: Limit = Limit {
     cap: 4 << 30,
     stream: false,
 };
+/// `--state`: the records a run keeps beside its output, read back as `--resume`'s file.
+pub(crate) static STATE: Limit = Limit {
+    what: "--state file",
+    cap: 4 << 30,
+    stream: false,
+};
 /// `webhook check FILE`: one payload, as large as a verify response may be.
 pub(crate) static PAYLOAD: Limit = Limit {
     what: "webhook payload",

@@ -144,7 +144,23 @@ impl Pending {
     /// Writes `bytes` to the temporary file, fsyncs it and renames it over the target,
     /// which is checked again first (it may have changed while the run went on). On any
     /// error the target is as it was and the temporary file is gone.
-    pub(crate) fn commit(mut self, bytes: &[u8]) -> Result<(), Unwritable> {
+    pub(crate) fn commit(self, bytes: &[u8]) -> Result<(), Unwritable> {
+        self.put(bytes).map(drop)
+    }
+
+    /// Puts an empty file in place of the target as [`Pending::commit`] does and gives it
+    /// back open for writing, remembered as an input of the kind `updating` names, so no
+    /// other output of the run replaces it: `--state`'s file, filled record by record.
+    pub(crate) fn commit_open(self) -> Result<File, Unwritable> {
+        let (path, what) = (self.target.clone(), self.replace.updating);
+        let file = self.put(b"")?;
+        if let (Some(what), Ok(meta)) = (what, file.metadata()) {
+            run::register(run::file_id(&file, &meta), what, Some(&path));
+        }
+        Ok(file)
+    }
+
+    fn put(mut self, bytes: &[u8]) -> Result<File, Unwritable> {
         let Some(mut file) = self.file.take() else {
             return Err(Unwritable::refused("it was already written"));
         };
@@ -152,7 +168,6 @@ impl Pending {
             .and_then(|()| set_mode(&file, self.mode))
             .and_then(|()| file.sync_all())
             .map_err(|e| Unwritable::io(&e))?;
-        drop(file);
         check_target(&self.target, self.replace)?;
         std::fs::rename(&self.temp, &self.target).map_err(|e| Unwritable::io(&e))?;
         self.forget_temp();
@@ -163,7 +178,7 @@ impl Pending {
         {
             let _ = dir.sync_all();
         }
-        Ok(())
+        Ok(file)
     }
 
     fn forget_temp(&self) {
@@ -181,6 +196,16 @@ impl Drop for Pending {
         }
         self.forget_temp();
     }
+}
+
+/// Whether `a` and `b` name one file, whether it exists yet or not: the same name in the
+/// same directory (`x` and `./x` are one), for two outputs of a run.
+pub(crate) fn same_target(a: &Path, b: &Path) -> bool {
+    let dir = |p: &Path| match p.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.canonicalize().ok(),
+        _ => Path::new(".").canonicalize().ok(),
+    };
+    a.file_name() == b.file_name() && dir(a).is_some_and(|d| Some(d) == dir(b))
 }
 
 /// What is at `path` now, when it may be replaced: nothing, or a regular file of this user

@@ -6,6 +6,7 @@ pub(crate) mod json;
 pub(crate) mod reconcile;
 pub(crate) mod records;
 pub(crate) mod sink;
+pub(crate) mod state;
 pub(crate) mod table;
 pub(crate) mod totals;
 

@@ -14,6 +14,7 @@ use crate::domain::row_record::{RowRecord, is_naira, money};
 use crate::domain::seal::Sealer;
 use crate::log::truncate;
 use crate::render::records::{CLOSE, CLOSE_EMPTY, write_element};
+use crate::render::state::StateLog;
 use crate::render::{OutputFormat, Sink, Style, csv, new_table, table_text};
 use crate::secret::redact;
 use crate::terminal;
@@ -121,6 +122,8 @@ pub(crate) struct ReconcileWriter {
     not_shown: u64,
     /// Seals each jsonl/json row, so `--resume` can tell it from an edited copy.
     sealer: Option<Sealer>,
+    /// `--state`: where every row is kept, sealed, whatever the format.
+    state: Option<StateLog>,
 }
 
 impl ReconcileWriter {
@@ -147,6 +150,7 @@ impl ReconcileWriter {
             discard: false,
             written: 0,
             sealer: None,
+            state: None,
             table_rows: Vec::new(),
             order_column: None,
             bom: false,
@@ -199,8 +203,18 @@ impl ReconcileWriter {
         }
     }
 
+    /// Keeps `row` in the `--state` file, if there is one: called for every row the exit
+    /// status merges, written to stdout or not.
+    pub(crate) fn keep(&mut self, row: &RowRecord) {
+        if self.state.is_some() {
+            let text = self.sealed_json(row);
+            self.state.iter_mut().for_each(|state| state.append(&text));
+        }
+    }
+
     /// Writes one row; line formats are flushed at once.
     pub(crate) fn write(&mut self, row: &RowRecord) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::check)?;
         if self.discard {
             return Ok(());
         }
@@ -239,24 +253,9 @@ impl ReconcileWriter {
         Ok(())
     }
 
-    /// Writes a row carried over from an earlier run by value, as a fresh row's values are
-    /// written ([`super::records::carried_text`]; `--resume` needs -o jsonl or csv).
-    pub(crate) fn write_carried(
-        &mut self,
-        carried: &super::records::CarriedRecord,
-    ) -> io::Result<()> {
-        if self.discard {
-            return Ok(());
-        }
-        let text = super::records::carried_text(carried, self.format, self.sealer.as_ref())
-            .ok_or_else(|| {
-                io::Error::other("an earlier row cannot be written in this run's format")
-            })?;
-        self.element(&format!("{text}\n"))
-    }
-
     /// Writes what comes after the last row (JSON `]`, the table).
     pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::check)?;
         if self.discard {
             return Ok(());
         }
@@ -305,6 +304,11 @@ impl ReconcileWriter {
         let mut cells = row.cells.clone();
         cells.resize(self.header.len(), String::new());
         cells
+    }
+
+    /// The same writer, keeping every row in `state` (`--state`).
+    pub(crate) fn with_state(self, state: Option<StateLog>) -> Self {
+        ReconcileWriter { state, ..self }
     }
 
     /// The same writer, sealing each jsonl/json row with `sealer`.

@@ -11,6 +11,7 @@ use crate::domain::outcome::Record;
 use crate::domain::seal::Sealer;
 use crate::log::truncate;
 use crate::render::OutputFormat;
+use crate::render::state::StateLog;
 use crate::render::{Sink, Style, batch_table, csv};
 use crate::secret::redact;
 
@@ -78,56 +79,6 @@ pub(crate) fn json(record: &Record) -> String {
         serde_json::json!({ "reference": shape.reference, "error": e.to_string() }).to_string()
     });
     crate::terminal::json_text(text)
-}
-
-/// An earlier run's record as `--resume` carries it: its values, read back and checked,
-/// never its bytes. Each is written through the path a fresh record takes (redaction and
-/// the terminal sanitiser by value, a csv cell's formula guard, this run's seal), so that
-/// a file anyone could write cannot put onto stdout what a fresh record could not: the
-/// secret in a JSON escape the byte redaction does not know, a raw control or bidi
-/// character, an unguarded formula, a key given twice.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CarriedRecord {
-    /// verify's jsonl record, rebuilt: this run's job with the stored answer judged again.
-    Record(Box<Record>),
-    /// A csv row's cells as read (a written formula guard kept, so written once).
-    Cells(Vec<String>),
-    /// reconcile's jsonl record as a JSON object (its seal left off; this run seals it).
-    Object(Map<String, Value>),
-}
-
-/// A carried record's text in `format` (a csv row or a JSON object, without a line end):
-/// cells through [`csv::row`], an object's strings and keys redacted by value, serialised
-/// and escaped ([`crate::terminal::json_text`]) and sealed by `sealer`. `None` for a record
-/// the format cannot show (a jsonl one in a csv run), which `--resume` never carries.
-pub(crate) fn carried_text(
-    carried: &CarriedRecord,
-    format: OutputFormat,
-    sealer: Option<&Sealer>,
-) -> Option<String> {
-    let seal = |text: String| match sealer {
-        Some(sealer) => sealer.seal(&text),
-        None => text,
-    };
-    match (carried, format) {
-        (CarriedRecord::Cells(cells), OutputFormat::Csv) => {
-            let mut row = csv::row(cells);
-            row.pop();
-            Some(row)
-        }
-        (CarriedRecord::Record(record), OutputFormat::Jsonl | OutputFormat::Json) => {
-            Some(seal(json(record)))
-        }
-        (CarriedRecord::Object(map), OutputFormat::Jsonl | OutputFormat::Json) => {
-            let mut value = Value::Object(map.clone());
-            if let Value::Object(map) = &mut value {
-                map.shift_remove("seal");
-            }
-            crate::secret::redact_json(&mut value);
-            Some(seal(crate::terminal::json_text(value.to_string())))
-        }
-        _ => None,
-    }
 }
 
 /// Each of `texts`, redacted.
@@ -259,6 +210,8 @@ pub(crate) struct RecordWriter {
     discard: bool,
     /// Seals each jsonl/json record, so `--resume` can tell it from an edited copy.
     sealer: Option<Sealer>,
+    /// `--state`: where every record is kept, sealed, whatever the format.
+    state: Option<StateLog>,
 }
 
 impl RecordWriter {
@@ -267,6 +220,20 @@ impl RecordWriter {
         RecordWriter {
             sealer: Some(sealer),
             ..self
+        }
+    }
+
+    /// The same writer, keeping every record in `state` (`--state`).
+    pub(crate) fn with_state(self, state: Option<StateLog>) -> Self {
+        RecordWriter { state, ..self }
+    }
+
+    /// Keeps `record` in the `--state` file, if there is one: called for every record the
+    /// exit status merges, written to stdout or not.
+    pub(crate) fn keep(&mut self, record: &Record) {
+        if self.state.is_some() {
+            let text = self.json_text(record);
+            self.state.iter_mut().for_each(|state| state.append(&text));
         }
     }
 
@@ -290,6 +257,7 @@ impl RecordWriter {
             style,
             written: 0,
             sealer: None,
+            state: None,
             table_rows: Vec::new(),
             discard: false,
         }
@@ -329,6 +297,7 @@ impl RecordWriter {
 
     /// Writes one record; line formats are flushed at once so a reader sees it.
     pub(crate) fn write(&mut self, record: &Record) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::check)?;
         if self.discard {
             return Ok(());
         }
@@ -375,30 +344,9 @@ impl RecordWriter {
         }
     }
 
-    /// Writes an earlier run's record (`--resume`) as a fresh one is written: a rebuilt
-    /// record through [`RecordWriter::write`], the rest by value ([`carried_text`]). Line
-    /// formats only; `--resume` refuses the others.
-    pub(crate) fn write_carried(&mut self, carried: &CarriedRecord) -> io::Result<()> {
-        if self.discard {
-            return Ok(());
-        }
-        if let CarriedRecord::Record(record) = carried {
-            return self.write(record);
-        }
-        let text = carried_text(carried, self.format, self.sealer.as_ref()).ok_or_else(|| {
-            io::Error::other("an earlier record cannot be written in this run's format")
-        })?;
-        match self.format {
-            OutputFormat::Jsonl | OutputFormat::Csv => self.element(&format!("{text}\n")),
-            OutputFormat::Json => self.element(&text),
-            OutputFormat::Table => Err(io::Error::other(
-                "an earlier record cannot be shown in a table (--resume needs -o jsonl or csv)",
-            )),
-        }
-    }
-
     /// Writes what comes after the last record (JSON `]`, the table).
     pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::check)?;
         if self.discard {
             return Ok(());
         }

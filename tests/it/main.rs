@@ -49,6 +49,7 @@ mod resume_trust;
 mod safe_gate;
 mod sandbox;
 mod setup;
+mod state;
 mod stop;
 mod stop_early;
 mod streams;

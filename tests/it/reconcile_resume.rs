@@ -20,12 +20,8 @@ const ORDERS: &str = "Order ID,Reference,Customer,Amount,Currency\n\
 1007,SANDBOX-ERROR-1007,Gbenga,40000,NGN\n\
 1008,SANDBOX-OK-1001,Hauwa,40000,NGN\n\
 1009,SANDBOX-OK-1009,Ife,forty,NGN\n";
-/// How many rows of ORDERS are asked again on resume: NOT_FINAL and UNVERIFIED, and from
-/// csv the MATCHED, UNDERPAID and OVERPAID rows too (a csv row holds no answer to judge
-/// again under this run's checks: only FAILED and NOT_FOUND are carried from it).
-fn asked_again(format: &str) -> usize {
-    if format == "csv" { 5 } else { 2 }
-}
+/// How many rows of ORDERS are asked again on resume: NOT_FINAL and UNVERIFIED.
+const ASKED_AGAIN: usize = 2;
 
 /// `payverify reconcile --sandbox --retries 0 -v FILE ARGS` in `dir`.
 fn reconcile(dir: &TempDir, file: &str, args: &[&str]) -> std::process::Output {
@@ -54,7 +50,8 @@ fn summary_json(dir: &TempDir, name: &str) -> Value {
 
 #[test]
 fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
-    for format in ["csv", "jsonl"] {
+    {
+        let format = "jsonl";
         let dir = TempDir::new("reconcile-resume-complete");
         dir.write("orders.csv", ORDERS);
         let first = reconcile(
@@ -72,7 +69,7 @@ fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
         assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
         assert_eq!(
             requests(&again),
-            asked_again(format),
+            ASKED_AGAIN,
             "{format}: {}",
             stderr_of(&again)
         );
@@ -90,8 +87,8 @@ fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
         assert!(
             stderr_of(&again).contains(&format!(
                 "payverify: 9 rows ({} carried over, {} asked, 2 decided from the input) in ",
-                7 - asked_again(format),
-                asked_again(format)
+                7 - ASKED_AGAIN,
+                ASKED_AGAIN
             )),
             "{}",
             stderr_of(&again)
@@ -102,7 +99,7 @@ fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
         let run2 = format!("run2.{format}");
         let third = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &run2]);
         assert_eq!(third.status.code(), Some(9));
-        assert_eq!(requests(&third), asked_again(format));
+        assert_eq!(requests(&third), ASKED_AGAIN);
         assert_eq!(stdout_of(&third), stdout_of(&first));
     }
 }
@@ -197,7 +194,8 @@ fn resuming_an_interrupted_reconciliation_gives_the_uninterrupted_result() {
 
 #[test]
 fn a_torn_last_line_is_ignored_with_a_warning_and_its_row_asked_again() {
-    for format in ["jsonl", "csv"] {
+    {
+        let format = "jsonl";
         let dir = TempDir::new("reconcile-resume-torn");
         dir.write(
             "orders.csv",
@@ -211,9 +209,8 @@ fn a_torn_last_line_is_ignored_with_a_warning_and_its_row_asked_again() {
         let again = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &torn]);
         assert_eq!(again.status.code(), Some(1), "{}", stderr_of(&again));
         assert_eq!(stdout_of(&again), text);
-        // The torn row, and from csv the MATCHED row too.
-        let asked = if format == "csv" { 2 } else { 1 };
-        assert_eq!(requests(&again), asked, "{format}");
+        // The torn row.
+        assert_eq!(requests(&again), 1, "{format}");
         assert!(
             stderr_of(&again).contains(&format!(
                 "payverify: warning: --resume {torn}: the last line is incomplete (the run \
@@ -259,10 +256,10 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
         ),
         (
             "verify.csv",
-            "csv",
+            "jsonl",
             String::new(),
-            "line 1 is neither a jsonl record nor the csv header; this is not an output of \
-             payverify reconcile",
+            "line 1 is not a jsonl record (a csv output cannot be read back: keep a run's \
+             records with --state FILE); this is not an output of payverify reconcile",
         ),
         (
             "renamed.jsonl",
@@ -271,16 +268,10 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
             "line 1 is a row of an orders file with other columns than this one's header",
         ),
         (
-            "renamed.csv",
-            "csv",
-            String::new(),
-            "line 1 is a row of an orders file with other columns than this one's header",
-        ),
-        (
             "notes.txt",
             "jsonl",
             "SANDBOX-OK-1 was fine\n".into(),
-            "line 1 is neither a jsonl record nor the csv header",
+            "line 1 is not a jsonl record",
         ),
         (
             "unknown-result.jsonl",
@@ -334,13 +325,14 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
         assert!(out.stdout.is_empty(), "{name}");
         assert_eq!(requests(&out), 0, "{name}");
     }
-    // Another -o than the earlier run's, and formats a row cannot be carried in.
+    // Formats --resume does not read back (--state keeps any run's rows).
     let out = reconcile(&dir, "orders.csv", &["-o", "csv", "--resume", "ours.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr_of(&out),
-        "payverify: --resume ours.jsonl: it is jsonl output and this run's -o is csv; resume \
-         with the format of the earlier run\n"
+        "payverify: --resume reads -o jsonl output only (a csv row cannot prove what the \
+         service said); for -o csv, keep the run's records with --state FILE and run it \
+         again with the same --state\n"
     );
     for format in ["table", "json"] {
         let out = reconcile(
@@ -351,8 +343,8 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
         assert_eq!(out.status.code(), Some(2), "{format}");
         assert_eq!(
             stderr_of(&out),
-            "payverify: --resume needs -o jsonl or -o csv, the format of the earlier run's \
-             output\n"
+            "payverify: --resume needs -o jsonl, the format of the earlier run's output; with \
+             another -o, keep the run's records with --state FILE\n"
         );
     }
 }
@@ -363,7 +355,8 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
 /// hmac through.
 #[test]
 fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
-    for format in ["jsonl", "csv"] {
+    {
+        let format = "jsonl";
         let dir = TempDir::new("reconcile-resume-trust");
         dir.write(
             "orders.csv",
@@ -373,9 +366,7 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
         assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
         let run1 = format!("run1.{format}");
         dir.write(&run1, &first.stdout);
-        // A csv row holds no response to check again: its MATCHED rows (both) are always
-        // asked; jsonl carries those whose stored answer still holds.
-        let asked = |jsonl: usize| if format == "jsonl" { jsonl } else { 2 };
+        let asked = |n: usize| n;
 
         // The same file: in jsonl everything carried, nothing asked, exit 0.
         let same = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &run1]);
@@ -400,12 +391,10 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
             stderr_of(&out).contains(&format!(
                 "payverify: warning: {} rows of the --resume file were asked again: a row is \
                  carried only if it is this input's row as it was (every cell, its line, its \
-                 expected amount), from jsonl only if it bears payverify's seal under this \
-                 run's secret and its stored answer, judged again under this run's checks, \
-                 comes to the same result (MATCHED also needs an hmac valid under this run's \
-                 secret and no earlier row of this input asked about the same payment); a csv \
-                 row holds no answer to judge, so only its FAILED and NOT_FOUND rows are \
-                 carried\n",
+                 expected amount), bears payverify's seal under this run's secret and its \
+                 stored answer, judged again under this run's checks, comes to the same \
+                 result (MATCHED also needs an hmac valid under this run's secret and no \
+                 earlier row of this input asked about the same payment)\n",
                 asked(1)
             )),
             "{}",
@@ -413,7 +402,7 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
         );
 
         // A jsonl record edited to answer for another transaction: asked again.
-        if format == "jsonl" {
+        {
             let text = stdout_of(&first).replacen(
                 "\"transactionRef\":\"SANDBOX-OK-1\"",
                 "\"transactionRef\":\"SANDBOX-OK-9\"",
@@ -483,7 +472,7 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
         // A forged file for the ₦45,000 order: the row, its expected amount and the stored
         // response's amount all say ₦45,000, still MATCHED. The hmac no longer signs that
         // answer: asked again, UNDERPAID, never a false exit 0.
-        if format == "jsonl" {
+        {
             let forged = stdout_of(&first)
                 .replacen("\"amount\":\"40000\"", "\"amount\":\"45000\"", 1)
                 .replacen(
@@ -513,7 +502,8 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
     // --hmac warn let a bad hmac through as MATCHED: a row is carried only with a valid
     // hmac whatever --hmac says, so it is asked again (still MATCHED under warn, and
     // INTEGRITY_FAILED under require).
-    for format in ["jsonl", "csv"] {
+    {
+        let format = "jsonl";
         let dir = TempDir::new("reconcile-resume-hmac");
         dir.write("orders.csv", "reference,amount\nSANDBOX-BADHMAC-1,40000\n");
         let first = reconcile(&dir, "orders.csv", &["-o", format, "--hmac", "warn"]);
@@ -586,16 +576,22 @@ fn carried_rows_count_in_their_own_currency() {
 fn carried_rows_with_edited_figures_never_reach_the_totals() {
     let dir = TempDir::new("reconcile-resume-figures");
     dir.write("orders.csv", ORDERS);
-    let first = reconcile(&dir, "orders.csv", &["-o", "csv"]);
-    let csv = stdout_of(&first);
-    let underpaid = csv.lines().find(|l| l.contains(",UNDERPAID,")).unwrap();
+    let first = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
+    let jsonl = stdout_of(&first);
     // gateway 3999950, expected 4000000: the difference written is -50.
-    assert!(underpaid.contains(",UNDERPAID,-50,"), "{underpaid}");
+    assert!(jsonl.contains("\"difference_kobo\":-50,"), "{jsonl}");
     dir.write(
-        "edited.csv",
-        csv.replace(",UNDERPAID,-50,", ",UNDERPAID,-999999950,"),
+        "disagree.jsonl",
+        jsonl.replace(
+            "\"difference_kobo\":-50,",
+            "\"difference_kobo\":-999999950,",
+        ),
     );
-    let out = reconcile(&dir, "orders.csv", &["-o", "csv", "--resume", "edited.csv"]);
+    let out = reconcile(
+        &dir,
+        "orders.csv",
+        &["-o", "jsonl", "--resume", "disagree.jsonl"],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
     assert!(
         stderr_of(&out).contains("has figures that disagree with each other"),
@@ -604,9 +600,6 @@ fn carried_rows_with_edited_figures_never_reach_the_totals() {
     );
     assert_eq!(requests(&out), 0);
 
-    let first = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
-    let jsonl = stdout_of(&first);
-    assert!(jsonl.contains("\"difference_kobo\":-50,"), "{jsonl}");
     // Consistent but false figures: the seal is what tells.
     let edited = jsonl
         .replace("\"difference_kobo\":-50,", "\"difference_kobo\":-1050,")

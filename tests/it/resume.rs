@@ -49,7 +49,8 @@ fn summary(out: &std::process::Output) -> String {
 
 #[test]
 fn resuming_a_complete_file_asks_only_what_was_not_final() {
-    for format in ["jsonl", "csv"] {
+    {
+        let format = "jsonl";
         let dir = TempDir::new("resume-complete");
         dir.write("refs.txt", MIX);
         let first = run(&dir, &["-o", format]);
@@ -59,12 +60,7 @@ fn resuming_a_complete_file_asks_only_what_was_not_final() {
 
         let again = run(&dir, &["-o", format, "--resume", earlier.to_str().unwrap()]);
         assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
-        // A csv row holds no response to judge again under this run's checks: its
-        // SUCCESSFUL and CHECK_FAILED records are asked.
-        let (asked, carried) = match format {
-            "csv" => (MIX_NOT_FINAL + 3, 2),
-            _ => (MIX_NOT_FINAL, 5),
-        };
+        let (asked, carried) = (MIX_NOT_FINAL, 5);
         assert_eq!(requests(&again), asked, "{format}: {}", stderr_of(&again));
         // Same records in the same order: the carried ones byte for byte, and the asked
         // ones as deterministic as the sandbox.
@@ -196,7 +192,8 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
         (
             "refs.jsonl",
             "SANDBOX-OK-1\n".into(),
-            "line 1 is neither a jsonl record nor the csv header",
+            "line 1 is not a jsonl record (a csv output cannot be read back: keep a run's \
+             records with --state FILE)",
         ),
         (
             "other.jsonl",
@@ -229,14 +226,10 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
             "line 1 is not a JSON object",
         ),
         (
-            "control.csv",
-            format!("{header}SANDBOX-OK-1\u{1b},SUCCESSFUL,0,SUCCESSFUL,,,,,,,,,,,\n"),
-            "line 2 holds a control character",
-        ),
-        (
-            "short.csv",
-            format!("{header}SANDBOX-OK-1,SUCCESSFUL,0\n"),
-            "line 2 has 3 fields, not the 15 of the header",
+            "run.csv",
+            header.to_owned(),
+            "line 1 is not a jsonl record (a csv output cannot be read back: keep a run's \
+             records with --state FILE)",
         ),
         (
             "huge.jsonl",
@@ -260,12 +253,7 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
     ];
     for (name, content, why) in cases {
         dir.write(name, &content);
-        let format = if name.ends_with("csv") {
-            "csv"
-        } else {
-            "jsonl"
-        };
-        let out = run(&dir, &["-o", format, "--resume", name]);
+        let out = run(&dir, &["-o", "jsonl", "--resume", name]);
         assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr_of(&out));
         let stderr = stderr_of(&out);
         assert!(
@@ -277,15 +265,6 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
         assert!(out.stdout.is_empty(), "{name}");
     }
 
-    // A format other than this run's -o.
-    dir.write("run.csv", header);
-    let out = run(&dir, &["-o", "jsonl", "--resume", "run.csv"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        stderr_of(&out),
-        "payverify: --resume run.csv: it is csv output and this run's -o is jsonl; resume \
-         with the format of the earlier run\n"
-    );
     // Not a file at all.
     let out = run(&dir, &["-o", "jsonl", "--resume", "."]);
     assert_eq!(out.status.code(), Some(2));
@@ -296,14 +275,14 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
     let out = run(&dir, &["-o", "jsonl", "--resume", "missing.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).starts_with("payverify: --resume missing.jsonl: "));
-    // Formats a record cannot be carried in.
+    // Formats --resume does not read back (--state keeps any run's records).
     for format in ["table", "json"] {
         let out = run(&dir, &["-o", format, "--resume", "run.csv"]);
         assert_eq!(out.status.code(), Some(2), "{format}");
         assert_eq!(
             stderr_of(&out),
-            "payverify: --resume needs -o jsonl or -o csv, the format of the earlier run's \
-             output\n"
+            "payverify: --resume needs -o jsonl, the format of the earlier run's output; with \
+             another -o, keep the run's records with --state FILE\n"
         );
     }
 }
@@ -331,8 +310,9 @@ fn resume_never_carries_what_this_run_would_not_accept() {
     );
 
     // Run 1 had no expectation; run 2 expects another amount: the SUCCESSFUL record is
-    // asked again and fails the check (exit 4), in jsonl and in csv.
-    for format in ["jsonl", "csv"] {
+    // asked again and fails the check (exit 4).
+    {
+        let format = "jsonl";
         let first = verify_from(&dir, "refs.txt", format, &[]);
         assert_eq!(first.status.code(), Some(0));
         let name = format!("ok.{format}");
@@ -351,15 +331,13 @@ fn resume_never_carries_what_this_run_would_not_accept() {
                 "payverify: warning: 1 final records of the --resume file were asked \
                  again: a jsonl record is carried only if it bears payverify's seal under \
                  this run's secret; its stored answer is judged again under this run's \
-                 checks, and passes only with an hmac valid under this run's secret; a csv \
-                 record holds no answer to judge, so its SUCCESSFUL and CHECK_FAILED \
-                 records are asked\n"
+                 checks, and passes only with an hmac valid under this run's secret\n"
             ),
             "{}",
             stderr_of(&out)
         );
-        // The same expectation it met before: carried over from jsonl (its stored response
-        // passes again), asked again from csv (nothing to check).
+        // The same expectation it met before: carried over (its stored response passes
+        // again).
         let same = ["--expect-amount", "40000", "--expect-currency", "ngn"];
         let out = verify_from(
             &dir,
@@ -368,15 +346,16 @@ fn resume_never_carries_what_this_run_would_not_accept() {
             &[&["--resume", &name][..], &same].concat(),
         );
         assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
-        assert_eq!(requests(&out), usize::from(format == "csv"), "{format}");
+        assert_eq!(requests(&out), 0, "{format}");
         assert_eq!(out.stdout, first.stdout);
     }
 
     // Run 1 let an hmac mismatch through as a warning (exit 0): the file cannot show that
     // answer came from the service, so it is asked again, whatever --hmac says now; a run
-    // that requires the hmac then refuses it (exit 4), in both formats.
+    // that requires the hmac then refuses it (exit 4).
     dir.write("badhmac.txt", "SANDBOX-BADHMAC-1\n");
-    for format in ["jsonl", "csv"] {
+    {
+        let format = "jsonl";
         let first = verify_from(&dir, "badhmac.txt", format, &[]);
         assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
         let name = format!("badhmac.{format}");
@@ -417,43 +396,4 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         stderr_of(&out)
     );
     assert_eq!(std::fs::read_to_string(&own).unwrap(), "");
-}
-
-/// A FAILED csv record is carried with the warning its checks cell states: an hmac verdict
-/// other than valid (or not checked by choice) stands for one, as a warning line does; a
-/// valid one gives none. Pins what resume reads from the stored checks.
-#[test]
-fn a_carried_csv_record_keeps_the_warning_its_checks_state() {
-    let dir = TempDir::new("resume-warned");
-    dir.write("failed.txt", "SANDBOX-FAILED-1\n");
-    let first = verify_from(&dir, "failed.txt", "csv", &[]);
-    assert_eq!(first.status.code(), Some(1), "{}", stderr_of(&first));
-    let stored = stdout_of(&first);
-    assert!(stored.ends_with(",hmac valid\n"), "{stored}");
-    let cases = [
-        ("hmac valid", ""),
-        ("hmac not checked (--hmac off)", ""),
-        ("hmac MISMATCH", "; 1 with warnings (see their checks)"),
-        (
-            "hmac not checked (the response has no hmac)",
-            "; 1 with warnings (see their checks)",
-        ),
-        (
-            "hmac valid; warning: mode is live",
-            "; 1 with warnings (see their checks)",
-        ),
-    ];
-    for (checks, warned) in cases {
-        let edited = stored.replace(",hmac valid\n", &format!(",{checks}\n"));
-        dir.write("earlier.csv", &edited);
-        let out = verify_from(&dir, "failed.txt", "csv", &["--resume", "earlier.csv"]);
-        assert_eq!(out.status.code(), Some(1), "{checks}: {}", stderr_of(&out));
-        assert_eq!(requests(&out), 0, "{checks}");
-        assert_eq!(stdout_of(&out), edited, "{checks}");
-        assert!(
-            summary(&out).ends_with(&format!("1 FAILED{warned}")),
-            "{checks}: {}",
-            stderr_of(&out)
-        );
-    }
 }

@@ -458,8 +458,12 @@ fn fresh_equals_resumed(seeds: std::ops::Range<u64>) {
     for seed in seeds {
         let case = generate(seed);
         let gateway = Gateway::start(&case.txns);
-        // jsonl mostly: only a jsonl row can carry a MATCHED result (csv ones are asked).
+        // jsonl resumed from its output; csv from the --state file it kept.
         let format = ["jsonl", "jsonl", "jsonl", "csv"][(seed % 4) as usize];
+        let (flag, memory) = match format {
+            "csv" => ("--state", "run1.state"),
+            _ => ("--resume", "run1.jsonl"),
+        };
         let jobs = ["1", "4"][(seed / 4 % 2) as usize];
         dir.write("orders.csv", file(&case.rows));
         dir.write("earlier.csv", file(&case.earlier));
@@ -470,33 +474,36 @@ fn fresh_equals_resumed(seeds: std::ops::Range<u64>) {
             args.extend(extra);
             reconcile(&gateway, &dir, &args)
         };
-        let earlier = run("earlier.csv", &[]);
-        // The interruption: the earlier run's output cut after some of its lines, perhaps
+        let earlier = run(
+            "earlier.csv",
+            &["--state", "earlier.state"][..2 * usize::from(format == "csv")],
+        );
+        let written = match format {
+            "csv" => std::fs::read(dir.path().join("earlier.state")).unwrap(),
+            _ => earlier.stdout.clone(),
+        };
+        // The interruption: the earlier run's records cut after some of its lines, perhaps
         // in the middle of the next one (the run was killed while writing it).
-        let lines: Vec<&[u8]> = earlier.stdout.split_inclusive(|b| *b == b'\n').collect();
+        let lines: Vec<&[u8]> = written.split_inclusive(|b| *b == b'\n').collect();
         let mut rng = Rng(seed ^ 0x5eed);
-        // Anywhere, the header kept (a csv run writes it first); with a planted pair, mostly
-        // after its second row (a jsonl line per row; csv has the header first).
-        let header = usize::from(format == "csv");
+        // Anywhere; with a planted pair, mostly after its second row (a line per row).
         let keep = match case.planted {
             Some((_, second)) if rng.chance(70) => {
-                let after = second + 1 + header;
+                let after = second + 1;
                 after + rng.below(lines.len() + 1 - after)
             }
             _ => rng.below(lines.len() + 1),
         };
-        let keep = keep.max(header);
         let mut part: Vec<u8> = lines[..keep].concat();
         if keep < lines.len() && rng.chance(30) {
             part.extend_from_slice(&lines[keep][..lines[keep].len() / 2]);
         }
-        let resume_file = format!("run1.{format}");
-        std::fs::write(dir.path().join(&resume_file), &part).unwrap();
+        std::fs::write(dir.path().join(memory), &part).unwrap();
 
         let fresh = run("orders.csv", &["--summary-json", "fresh.json"]);
         let resumed = run(
             "orders.csv",
-            &["--resume", &resume_file, "--summary-json", "resumed.json"],
+            &[flag, memory, "--summary-json", "resumed.json"],
         );
         let case_text = format!(
             "seed {seed} (-o {format} -j {jobs}, earlier output cut after {keep} of {} \

@@ -226,9 +226,9 @@ fn fail_on_refuses_a_csv_resume_file() {
         .code(2)
         .stdout("")
         .stderr(
-            "payverify: --fail-on cannot take a csv --resume file: a csv row cannot prove \
-             what the service said (an edited row would be left out unasked); resume from -o \
-             jsonl output instead\n",
+            "payverify: --resume reads -o jsonl output only (a csv row cannot prove what the \
+             service said); for -o csv, keep the run's records with --state FILE and run it \
+             again with the same --state\n",
         );
 }
 

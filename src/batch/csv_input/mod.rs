@@ -28,7 +28,6 @@ use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo, has_naira_mark};
 use crate::domain::reconcile::ReferenceLines;
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
-use crate::domain::row_record::NAIRA;
 use crate::domain::shop::ShopStatus;
 use crate::exit::Failure;
 use crate::files::ORDERS;

@@ -2,18 +2,15 @@
 //! counted when the engine tallies it, then written as it is.
 
 use super::*;
-use crate::domain::outcome::Record;
 use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
-use crate::render::records::CarriedRecord;
 
 /// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
 /// tallies it (so the totals are exactly the rows the exit status merges, written or not):
 /// a MATCHED row whose payment an earlier row claimed becomes a DUPLICATE, the record is
-/// counted, and kept for its write. A carried row whose stored answer was judged again goes
-/// the way of a row asked now; one without an answer (NOT_FOUND, or any csv row) counts from
-/// the figures read back from it, and is written by value.
+/// counted, kept in the `--state` file, and kept for its write. A carried row, its stored
+/// answer judged again, goes the way of a row asked now.
 pub(crate) struct ReconcileSink {
     /// The output.
     pub(crate) writer: ReconcileWriter,
@@ -41,12 +38,10 @@ impl ReconcileSink {
     /// The one judgement of an entry: its record, a DUPLICATE when an earlier row claimed
     /// its payment ([`claimed_by`]).
     fn record(&self, entry: &Entry<Reconciled>) -> RowRecord {
-        let Some(answered) = answered(entry) else {
-            return match entry {
-                Entry::Decided(Reconciled::Carried(c)) => carried(c),
-                Entry::Decided(Reconciled::Row(decided)) => RowRecord::decided(decided),
-                Entry::Verified(record) => RowRecord::verified(record),
-            };
+        let answered = match entry {
+            Entry::Verified(record) => record,
+            Entry::Decided(Reconciled::Carried(carried)) => &carried.record,
+            Entry::Decided(Reconciled::Row(decided)) => return RowRecord::decided(decided),
         };
         let mut record = RowRecord::verified(answered);
         if record.result == RowResult::Matched
@@ -64,21 +59,6 @@ impl ReconcileSink {
     }
 }
 
-/// A row carried by its figures alone: what the totals count of it.
-fn carried(carried: &Carried) -> RowRecord {
-    // Only final results are carried, each with its figures read back.
-    let result = RowResult::named(carried.name).unwrap_or(RowResult::Unverified(carried.exit));
-    let amounts = carried.amounts.clone().unwrap_or_default();
-    RowRecord {
-        expected_amount_kobo: amounts.expected,
-        gateway_amount_kobo: amounts.gateway,
-        difference_kobo: amounts.difference,
-        gateway_currency: amounts.currency,
-        row_currency: amounts.row_currency.unwrap_or_else(|| NAIRA.to_owned()),
-        ..RowRecord::carried(result, carried.warned)
-    }
-}
-
 impl Sink<Reconciled> for ReconcileSink {
     fn begin(&mut self) -> io::Result<()> {
         self.writer.begin()
@@ -87,6 +67,7 @@ impl Sink<Reconciled> for ReconcileSink {
     fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
         let record = self.record(entry);
         self.summary.add(&record);
+        self.writer.keep(&record);
         let carried = matches!(entry, Entry::Decided(Reconciled::Carried(_)));
         let tally = Tally {
             exit: record.result.exit(),
@@ -100,18 +81,11 @@ impl Sink<Reconciled> for ReconcileSink {
     }
 
     fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
-        match entry {
-            Entry::Decided(Reconciled::Carried(carried)) if answered(entry).is_none() => {
-                self.writer.write_carried(&carried.record)
-            }
-            _ => {
-                let record = match self.tallied.take() {
-                    Some(record) => record,
-                    None => self.record(entry),
-                };
-                self.writer.write(&record)
-            }
-        }
+        let record = match self.tallied.take() {
+            Some(record) => record,
+            None => self.record(entry),
+        };
+        self.writer.write(&record)
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -133,17 +107,5 @@ impl Sink<Reconciled> for ReconcileSink {
     /// The totals are those of the rows decided, not of the file: the summary says so.
     fn incomplete(&mut self, not_reached: Option<usize>) {
         self.summary.incomplete = Some(not_reached.map(|n| n as u64));
-    }
-}
-
-/// The answer an entry's row is judged from: asked now, or carried and judged again.
-fn answered(entry: &Entry<Reconciled>) -> Option<&Record> {
-    match entry {
-        Entry::Verified(record) => Some(record),
-        Entry::Decided(Reconciled::Carried(Carried {
-            record: CarriedRecord::Record(record),
-            ..
-        })) => Some(record),
-        Entry::Decided(_) => None,
     }
 }

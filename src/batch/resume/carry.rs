@@ -1,33 +1,17 @@
 //! A final record read back when its turn comes, into what this run writes in its place:
-//! never its bytes. verify's jsonl record is rebuilt as a fresh one (this run's job, the
-//! stored answer judged again under this run's checks); a csv row becomes its cells and
-//! reconcile's jsonl row its JSON object, each written again value by value.
+//! never its bytes. The stored answer (or a NOT_FOUND's error) is judged again under this
+//! run's checks for this run's job, and the record rebuilt as a fresh one, so it is written
+//! in any output format as a fresh one is.
 
 use serde_json::Value;
 
 use super::*;
-use crate::domain::outcome::{Outcome, OutcomeKind, Record, is_final_name};
+use crate::domain::outcome::{Outcome, OutcomeKind, is_final_name};
 use crate::domain::reconcile::RowResult;
 use crate::reference::Reference;
 
-/// verify's record `text` (indexed as `slot`) carried for `job`, or `None` when it is to be
-/// asked again.
-pub(super) fn verify_record(
-    text: &str,
-    format: OutputFormat,
-    job: &Job,
-    slot: &Slot,
-    checker: &Checker,
-) -> Option<Carried> {
-    if format == OutputFormat::Csv {
-        return Some(Carried {
-            record: CarriedRecord::Cells(split_csv(text)?),
-            exit: slot.exit,
-            name: slot.name,
-            warned: slot.warned,
-            amounts: None,
-        });
-    }
+/// verify's record `text` carried for `job`, or `None` when it is to be asked again.
+pub(super) fn verify_record(text: &str, job: &Job, checker: &Checker) -> Option<Carried> {
     let verdict = rejudge(text, job, checker)?;
     Some(Carried {
         exit: verdict.exit(),
@@ -36,77 +20,63 @@ pub(super) fn verify_record(
             .checks
             .as_ref()
             .is_some_and(|c| !c.warnings.is_empty()),
-        amounts: None,
-        record: CarriedRecord::Record(Box::new(Record {
+        record: Box::new(Record {
             job: job.clone(),
             verdict,
-        })),
+        }),
     })
 }
 
-/// reconcile's row `text` (indexed as `slot`, its figures `amounts`, already found to be
-/// `job`'s row as it was: see [`RowRecord::still_holds`]) as it is carried, or `None` when
-/// it is to be asked again.
+/// reconcile's row `text` (indexed as `slot`, already found to be `job`'s row as it was:
+/// see [`RowRecord::still_holds`]) as it is carried, or `None` when it is to be asked
+/// again.
 ///
-/// A jsonl row that stores an answer is judged again under this run's checks (the row's
-/// expectations, `--expect-mode`, `--hmac`) as a fresh answer would be, and carried only
-/// when that comes to the result it has: then it is written, claimed and counted as a row
-/// asked now (see `csv_input::sink`), its checks as this run words them. A result this
-/// run's checks would change (an INTEGRITY_FAILED under `--hmac require` that `--hmac
-/// off` would let through, an OVERPAID that fails this run's `--expect-mode`) is asked
-/// again: never a result this run would not give. A row without an answer (NOT_FOUND, any
-/// csv row) is written again by value.
+/// Its stored answer (a NOT_FOUND row's: the outcome its error names) is judged again under
+/// this run's checks (the row's expectations, `--expect-mode`, `--hmac`) as a fresh answer
+/// would be, and carried only when that comes to the result it has: then it is written,
+/// claimed and counted as a row asked now (see `csv_input::sink`), its checks as this run
+/// words them. A result this run's checks would change (an INTEGRITY_FAILED under `--hmac
+/// require` that `--hmac off` would let through, an OVERPAID that fails this run's
+/// `--expect-mode`) is asked again: never a result this run would not give.
 pub(super) fn reconcile_row(
     text: &str,
-    format: OutputFormat,
     job: &Job,
     row: &RowShape,
     slot: &Slot,
-    amounts: Amounts,
     checker: &Checker,
 ) -> Option<Carried> {
-    let stored = match format {
-        OutputFormat::Csv => None,
-        _ => stored_row_response(text).ok()?,
-    };
-    let record = match (format, stored) {
-        (OutputFormat::Csv, _) => CarriedRecord::Cells(split_csv(text)?),
-        (_, None) => CarriedRecord::Object(crate::domain::json::parse_record(text).ok()?),
-        (_, Some(stored)) => {
-            let verdict = judge(
-                classify_response(&Response {
-                    status: 200,
-                    body: stored.get().as_bytes().to_vec(),
-                }),
-                job.reference.as_str(),
-                checker.hmac(),
-                checker.secret()?,
-                &job.expect,
-                checker.expect_mode(),
-            );
-            if Some((row.classify)(&verdict, &job.expect)) != RowResult::named(slot.name) {
-                return None;
-            }
-            CarriedRecord::Record(Box::new(Record {
-                job: job.clone(),
-                verdict,
-            }))
+    let outcome = match stored_row_response(text).ok()? {
+        Some(stored) => classify_response(&Response {
+            status: 200,
+            body: stored.get().as_bytes().to_vec(),
+        }),
+        None => {
+            let map = crate::domain::json::parse_record(text).ok()?;
+            not_found(map.get("error").and_then(Value::as_str)?, &job.reference)?
         }
     };
-    let warned = match &record {
-        CarriedRecord::Record(r) => r
-            .verdict
+    let verdict = judge(
+        outcome,
+        job.reference.as_str(),
+        checker.hmac(),
+        checker.secret()?,
+        &job.expect,
+        checker.expect_mode(),
+    );
+    if Some((row.classify)(&verdict, &job.expect)) != RowResult::named(slot.name) {
+        return None;
+    }
+    Some(Carried {
+        warned: verdict
             .checks
             .as_ref()
             .is_some_and(|c| !c.warnings.is_empty()),
-        _ => slot.warned,
-    };
-    Some(Carried {
-        record,
+        record: Box::new(Record {
+            job: job.clone(),
+            verdict,
+        }),
         exit: slot.exit,
         name: slot.name,
-        warned,
-        amounts: Some(amounts),
     })
 }
 

@@ -1,5 +1,6 @@
-//! `--resume FILE`: an earlier run's output (jsonl or csv, complete or cut short) read into
-//! an index keyed by reference, so that a batch's [`Source`] can hand the references whose
+//! `--resume FILE` (an earlier run's `-o jsonl` output, complete or cut short) or `--state
+//! FILE` (the sealed records a run keeps beside any output, see [`state`]) read into an
+//! index keyed by reference, so that a batch's [`Source`] can hand the references whose
 //! earlier record is a final answer to the writer, read back into its values (never its
 //! bytes; see [`carry`]), and ask only the rest.
 //!
@@ -17,20 +18,21 @@ mod carry;
 mod records;
 mod rows;
 mod source;
+mod state;
 
 pub(crate) use source::Resuming;
+pub(crate) use state::{open_memory, resume_needs_jsonl};
 
 use super::{Item, Source};
 use crate::domain::checks::{Expectations, HmacMode, Integrity};
 use crate::domain::job::Job;
+use crate::domain::outcome::Record;
 use crate::domain::outcome::{Verdict, classify_response};
 use crate::domain::reconcile::{ReferenceLines, RowResult};
 use crate::domain::seal::Sealer;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
-use crate::render::records::CarriedRecord;
-use crate::render::{OutputFormat, csv};
 use crate::secret::Secret;
 use crate::transport::client::Response;
 use carry::*;
@@ -46,31 +48,26 @@ pub(crate) const MAX_RECORD: usize = 8 << 20;
 /// its exit status and outcome name.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Carried {
-    /// The earlier record, written again through the path a fresh one takes.
-    pub(crate) record: CarriedRecord,
+    /// The earlier record rebuilt (this run's job, the stored answer judged again), written
+    /// through the path a fresh one takes.
+    pub(crate) record: Box<Record>,
     /// Its exit status, merged into this run's.
     pub(crate) exit: Exit,
     /// Its outcome name, counted in the summary.
     pub(crate) name: &'static str,
     /// Whether its checks gave warnings, counted in the summary.
     pub(crate) warned: bool,
-    /// The kobo figures a reconcile row counts in the totals (`None` for verify records).
-    pub(crate) amounts: Option<Amounts>,
 }
 
-/// The figures of a carried reconcile row, read back exactly as written (kobo integers).
+/// The figures of a stored reconcile row, read back exactly as written (kobo integers).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Amounts {
+struct Amounts {
     /// `expected_amount_kobo`.
-    pub(crate) expected: Option<i64>,
+    expected: Option<i64>,
     /// `gateway_amount_kobo`.
-    pub(crate) gateway: Option<i64>,
+    gateway: Option<i64>,
     /// `difference_kobo`.
-    pub(crate) difference: Option<i128>,
-    /// `gateway_currency`.
-    pub(crate) currency: Option<String>,
-    /// The currency this run's row expects (whose totals the row counts in).
-    pub(crate) row_currency: Option<String>,
+    difference: Option<i128>,
 }
 
 /// What a command's records look like, for reading them back.
@@ -78,7 +75,7 @@ pub(crate) struct Amounts {
 pub(crate) struct Shape {
     /// The command, for messages (`payverify verify`).
     pub(crate) command: &'static str,
-    /// The CSV header; after the input row's columns (reconcile), the keys a jsonl record
+    /// The CSV header: after the input row's columns (reconcile), the keys a jsonl record
     /// may have.
     pub(crate) columns: Vec<String>,
     /// Extra jsonl keys that are not CSV columns.
@@ -132,8 +129,7 @@ impl Shape {
 /// with this run's expectations and `--hmac`); a verdict of exit 0 also needs its hmac
 /// valid under this run's secret whatever `--hmac` says: only that signature shows the
 /// answer came from the service, and from this service (not the sandbox, another profile
-/// or an edited copy). A csv record holds no response to check, so its SUCCESSFUL and
-/// CHECK_FAILED records are always asked again.
+/// or an edited copy).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trust {
     /// This run's expectations.
@@ -218,7 +214,8 @@ impl Checker {
 /// comes, so resuming a run of a million records does not hold the file in memory.
 #[derive(Debug)]
 pub(crate) struct ResumeIndex {
-    format: OutputFormat,
+    /// Which flag named the file, for messages.
+    memory: Memory,
     shape: Shape,
     checker: Checker,
     file: File,
@@ -253,29 +250,53 @@ struct Slot {
     hash: u64,
     exit: Exit,
     name: &'static str,
-    warned: bool,
+}
+
+/// Which flag names the file a run's memory is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Memory {
+    /// `--resume FILE`: an earlier run's `-o jsonl` output.
+    Resume,
+    /// `--state FILE`: the records a run keeps beside any output.
+    State,
+}
+
+impl Memory {
+    /// The flag, for messages.
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            Memory::Resume => "--resume",
+            Memory::State => "--state",
+        }
+    }
+
+    /// What the file must be, for the message refusing one that is not.
+    fn expected(self, command: &str) -> String {
+        match self {
+            Memory::Resume => format!(
+                "this is not an output of {command} (resume from the earlier run's stdout, with \
+                 the same -o)"
+            ),
+            Memory::State => format!("this is not a --state file of {command}"),
+        }
+    }
 }
 
 impl ResumeIndex {
-    /// Reads `path`, which must be an output of `shape.command` in `format` (jsonl or csv,
-    /// told apart by content). A last line without its line end (the run was killed while
-    /// writing it) is ignored with a warning; anything else that is not such a record is a
-    /// usage error (exit 2) naming the line, before any request.
+    /// Reads `path`, which must be jsonl records of `shape.command`: an earlier `-o jsonl`
+    /// output or a `--state` file, as `memory` says. A last line without its line end (the
+    /// run was killed while writing it) is ignored with a warning; anything else that is not
+    /// such a record is a usage error (exit 2) naming the line, before any request.
     pub(crate) fn open(
         path: &Path,
-        format: OutputFormat,
+        memory: Memory,
         shape: &Shape,
         trust: &Trust,
         log: &Log,
     ) -> Result<ResumeIndex, Failure> {
+        let flag = memory.flag();
         let name = path.display().to_string();
-        let refuse = |why: String| Failure::usage(format!("--resume {name}: {why}"));
-        if !matches!(format, OutputFormat::Jsonl | OutputFormat::Csv) {
-            return Err(Failure::usage(
-                "--resume needs -o jsonl or -o csv, the format of the earlier run's output"
-                    .to_owned(),
-            ));
-        }
+        let refuse = |why: String| Failure::usage(format!("{flag} {name}: {why}"));
         if path.as_os_str() == "-" {
             return Err(refuse(
                 "the earlier output must be a file: stdin cannot be read back as records are \
@@ -285,7 +306,11 @@ impl ResumeIndex {
         }
         // A regular file under its cap (its size is checked when it is opened): the
         // records are read back from it as their turns come.
-        let file = crate::files::open(path, &crate::files::RESUME)
+        let limit = match memory {
+            Memory::Resume => &crate::files::RESUME,
+            Memory::State => &crate::files::STATE,
+        };
+        let file = crate::files::open(path, limit)
             .map_err(|e| refuse(e.why))?
             .into_inner();
         let mut reader = BufReader::new(&file);
@@ -296,12 +321,10 @@ impl ResumeIndex {
         let mut lines_of: HashMap<String, usize> = HashMap::new();
         let foreign = |n: usize, why: &str| {
             refuse(format!(
-                "line {n} {why}; this is not an output of {} (resume from the earlier run's \
-                 stdout, with the same -o)",
-                shape.command
+                "line {n} {why}; {}",
+                memory.expected(shape.command)
             ))
         };
-        let mut detected = None;
         let mut buf = Vec::new();
         let mut next_line = 0u64;
         for n in 1.. {
@@ -320,7 +343,7 @@ impl ResumeIndex {
             }
             if buf.last() != Some(&b'\n') {
                 log.warn(&format!(
-                    "--resume {name}: the last line is incomplete (the run was stopped while \
+                    "{flag} {name}: the last line is incomplete (the run was stopped while \
                      writing it); it is ignored and its reference asked again"
                 ));
                 break;
@@ -329,42 +352,22 @@ impl ResumeIndex {
             if buf.last() == Some(&b'\r') {
                 buf.pop();
             }
-            let Ok(mut line) = std::str::from_utf8(&buf) else {
+            let Ok(line) = std::str::from_utf8(&buf) else {
                 return Err(foreign(n, "is not UTF-8"));
             };
-            if n == 1 {
-                line = line.strip_prefix('\u{feff}').unwrap_or(line);
-                let header = csv::row(&shape.columns);
-                let own = csv::row(shape.own_columns());
-                let found = if line.starts_with('{') {
-                    OutputFormat::Jsonl
-                } else if line == header.trim_end() {
-                    OutputFormat::Csv
-                } else if shape.row.is_some() && line.ends_with(&format!(",{}", own.trim_end())) {
-                    return Err(other_layout(&name, 1));
-                } else {
-                    return Err(foreign(1, "is neither a jsonl record nor the csv header"));
-                };
-                if found != format {
-                    return Err(refuse(format!(
-                        "it is {} output and this run's -o is {}; resume with the format of \
-                         the earlier run",
-                        format_name(found),
-                        format_name(format)
-                    )));
-                }
-                detected = Some(found);
-                if found == OutputFormat::Csv {
-                    continue;
-                }
+            if !line.starts_with('{') {
+                return Err(foreign(
+                    n,
+                    "is not a jsonl record (a csv output cannot be read back: keep a run's \
+                     records with --state FILE)",
+                ));
             }
-            let parsed = match (detected, &shape.row) {
-                (Some(OutputFormat::Csv), None) => csv_record(line, shape).map(Some),
-                (_, None) => json_record(line, shape, &checker).map(Some),
-                (format, Some(row)) => match RowRecord::parse(line, format, shape, row) {
-                    Err(RowError::Layout) => return Err(other_layout(&name, n)),
+            let parsed = match &shape.row {
+                None => json_record(line, shape, &checker).map(Some),
+                Some(row) => match RowRecord::from_json(line, shape, row) {
+                    Err(RowError::Layout) => return Err(other_layout(flag, &name, n)),
                     Err(RowError::Foreign(why)) => Err(why),
-                    Ok(record) => record.indexed(shape, row, format),
+                    Ok(record) => record.indexed(shape, row),
                 },
             };
             // Rows decided from the input alone (reconcile's DUPLICATE, INVALID_ROW) share
@@ -390,20 +393,18 @@ impl ResumeIndex {
                 distrusted += 1;
                 continue;
             };
-            let skipped = line.as_ptr() as usize - buf.as_ptr() as usize;
             let slot = Slot {
-                offset: line_start + skipped as u64,
+                offset: line_start,
                 len: line.len(),
                 hash: hasher.hash_one(line.as_bytes()),
                 exit: carried.exit,
                 name: carried.name,
-                warned: carried.warned,
             };
             records.insert(key, slot);
         }
         drop(reader);
         Ok(ResumeIndex {
-            format,
+            memory,
             shape: shape.clone(),
             checker,
             file,
@@ -429,19 +430,11 @@ impl ResumeIndex {
     /// A reconcile record is carried only when it is `job`'s own row, unchanged, judged
     /// against what this row expects (see [`RowRecord::still_holds`]).
     pub(crate) fn take(&mut self, job: &Job) -> Option<Carried> {
-        let reference = job.reference.as_str();
-        let key = match (&self.shape.row, self.format) {
-            (Some(row), format) => {
-                let cell = job.row.as_ref()?.cells.get(row.reference)?;
-                match format {
-                    OutputFormat::Csv => csv::cell_text(cell),
-                    _ => cell.clone(),
-                }
-            }
-            (None, OutputFormat::Csv) => csv_key(reference)?,
-            (None, _) => reference.to_owned(),
+        let key = match &self.shape.row {
+            Some(row) => job.row.as_ref()?.cells.get(row.reference)?,
+            None => job.reference.as_str(),
         };
-        let slot = self.records.remove(&key)?;
+        let slot = self.records.remove(key)?;
         let mut text = vec![0u8; slot.len];
         let read = self
             .file
@@ -454,13 +447,11 @@ impl ResumeIndex {
         }
         let text = String::from_utf8(text).ok()?;
         let carried = match &self.shape.row {
-            None => verify_record(&text, self.format, job, &slot, &self.checker),
-            Some(row) => RowRecord::parse(&text, Some(self.format), &self.shape, row)
+            None => verify_record(&text, job, &self.checker),
+            Some(row) => RowRecord::from_json(&text, &self.shape, row)
                 .ok()
                 .and_then(|r| r.still_holds(&text, job, row, &self.checker, self.claims.as_ref()))
-                .and_then(|amounts| {
-                    reconcile_row(&text, self.format, job, row, &slot, amounts, &self.checker)
-                }),
+                .and_then(|()| reconcile_row(&text, job, row, &slot, &self.checker)),
         };
         if carried.is_none() {
             self.distrusted += 1;
@@ -471,15 +462,6 @@ impl ResumeIndex {
     /// Final records left untaken: references the file has and the input does not.
     pub(crate) fn unused(&self) -> usize {
         self.records.len()
-    }
-}
-
-fn format_name(format: OutputFormat) -> &'static str {
-    match format {
-        OutputFormat::Csv => "csv",
-        OutputFormat::Jsonl => "jsonl",
-        OutputFormat::Json => "json",
-        OutputFormat::Table => "table",
     }
 }
 

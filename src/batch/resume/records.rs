@@ -1,16 +1,14 @@
-//! verify's records read back (jsonl and csv), and the pieces reconcile's rows share with
-//! them: outcome names and exit codes, csv splitting, the status a final outcome implies.
+//! verify's jsonl records read back, and the pieces reconcile's rows share with them:
+//! outcome names and exit codes, the status a final outcome implies.
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::domain::checks::StoredChecks;
 use crate::domain::outcome::OutcomeKind;
 use crate::domain::reconcile::RowResult;
 use crate::exit::Exit;
 use crate::reference::Reference;
-use crate::render::csv;
 
 /// What a final record comes to, as the index keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +17,6 @@ pub(super) struct Final {
     pub(super) exit: Exit,
     /// Its outcome name.
     pub(super) name: &'static str,
-    /// Whether its checks gave warnings.
-    pub(super) warned: bool,
 }
 
 /// A record's key and what it comes to: `None` when not final (asked again),
@@ -79,14 +75,7 @@ pub(super) fn json_record(line: &str, shape: &Shape, trust: &Checker) -> Result<
         .and_then(|r| r.get("status"))
         .and_then(Value::as_str);
     consistent(name, status)?;
-    let warnings = map.get("checks").and_then(|c| c.get("warnings"));
-    let carried = Final {
-        exit,
-        name,
-        warned: warnings
-            .and_then(Value::as_array)
-            .is_some_and(|w| !w.is_empty()),
-    };
+    let carried = Final { exit, name };
     if exit != Exit::Successful {
         return Ok((reference.to_owned(), Some(Some(carried))));
     }
@@ -128,56 +117,6 @@ pub(super) fn stored_response(line: &str) -> Result<Option<&RawValue>, String> {
     crate::domain::json::from_record::<Stored>(line).map(|stored| stored.response)
 }
 
-pub(super) fn csv_record(line: &str, shape: &Shape) -> Result<Parsed, String> {
-    if line.chars().any(char::is_control) {
-        return Err("holds a control character".into());
-    }
-    let fields = split_csv(line).ok_or("is not a well-formed csv row")?;
-    if fields.len() != shape.columns.len() {
-        return Err(format!(
-            "has {} fields, not the {} of the header",
-            fields.len(),
-            shape.columns.len()
-        ));
-    }
-    let get = |column: &str| {
-        shape
-            .columns
-            .iter()
-            .position(|c| *c == column)
-            .map_or("", |i| fields[i].as_str())
-    };
-    let key = get("reference").to_owned();
-    if key.is_empty() {
-        return Err("has no reference".into());
-    }
-    let (name, exit) = name_and_exit(shape, get("outcome"), Some(get("exit_code")))?;
-    if !(shape.is_final)(name) {
-        return Ok((key, None));
-    }
-    let status = Some(get("status")).filter(|s| !s.is_empty());
-    consistent(name, status)?;
-    let carried = Final {
-        exit,
-        name,
-        warned: warned_in(get("checks")),
-    };
-    match exit {
-        Exit::Successful if !get("error").is_empty() => Err("is SUCCESSFUL with an error".into()),
-        // No response, no hmac: nothing in a csv row proves it came from the service, and
-        // nothing can be checked again under this run's expectations, which could turn a
-        // CHECK_FAILED into a pass or a pass into a CHECK_FAILED: both are asked again. A
-        // FAILED or NOT_FOUND record is that whatever the checks.
-        Exit::Successful | Exit::CheckFailed => Ok((key, Some(None))),
-        _ => Ok((key, Some(Some(carried)))),
-    }
-}
-
-/// Whether a stored checks summary came with a warning ([`StoredChecks::warned`]).
-pub(super) fn warned_in(checks: &str) -> bool {
-    StoredChecks::read(checks).warned()
-}
-
 /// A final outcome (verify's) or result (reconcile's) must agree with the transaction
 /// status its record shows.
 pub(super) fn consistent(name: &str, status: Option<&str>) -> Result<(), String> {
@@ -193,65 +132,5 @@ pub(super) fn consistent(name: &str, status: Option<&str>) -> Result<(), String>
         }
         (Some(_), _) => Err(format!("is {name} without a matching transaction status")),
         (None, _) => Ok(()),
-    }
-}
-
-/// The CSV cell a reference is written as, when no other reference is written the same:
-/// references with characters the CSV escapes, or starting with `'`, have none (they are
-/// asked again rather than matched loosely).
-pub(super) fn csv_key(reference: &str) -> Option<String> {
-    if reference.starts_with('\'')
-        || reference.contains('\\')
-        || reference.chars().any(crate::terminal::is_unsafe)
-    {
-        return None;
-    }
-    Some(match csv::is_formula_like(reference) {
-        true => format!("'{reference}"),
-        false => reference.to_owned(),
-    })
-}
-
-/// One RFC 4180 row on one line: fields split at commas, quoted fields unquoted (`""` is a
-/// quote). `None` when a quote is unbalanced or stray.
-pub(super) fn split_csv(line: &str) -> Option<Vec<String>> {
-    let mut fields = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        let mut field = String::new();
-        if chars.peek() == Some(&'"') {
-            chars.next();
-            loop {
-                match chars.next()? {
-                    '"' if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    '"' => break,
-                    c => field.push(c),
-                }
-            }
-            match chars.next() {
-                None => {
-                    fields.push(field);
-                    return Some(fields);
-                }
-                Some(',') => {}
-                Some(_) => return None,
-            }
-        } else {
-            loop {
-                match chars.next() {
-                    None => {
-                        fields.push(field);
-                        return Some(fields);
-                    }
-                    Some(',') => break,
-                    Some('"') => return None,
-                    Some(c) => field.push(c),
-                }
-            }
-        }
-        fields.push(field);
     }
 }

@@ -11,12 +11,11 @@ use crate::domain::reconcile::{RowResult, claimed_by};
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::reference::Reference;
-use crate::render::{OutputFormat, csv};
 
 /// A reconcile record whose input row has other columns than this input's header.
-pub(super) fn other_layout(name: &str, n: usize) -> Failure {
+pub(super) fn other_layout(flag: &str, name: &str, n: usize) -> Failure {
     Failure::usage(format!(
-        "--resume {name}: line {n} is a row of an orders file with other columns than this \
+        "{flag} {name}: line {n} is a row of an orders file with other columns than this \
          one's header; resume from the output of a run on this file's layout"
     ))
 }
@@ -43,32 +42,19 @@ impl From<&str> for RowError {
 
 /// One reconcile record read back: the input row it holds and what it says of it.
 pub(super) struct RowRecord {
-    /// The jsonl `line` (csv has none).
-    pub(super) line: Option<u64>,
-    /// The row's cells: exact values (jsonl) or as written (csv: formula-guarded, escaped).
+    /// The input line the row was on.
+    pub(super) line: u64,
+    /// The row's cells, exact values.
     pub(super) cells: Vec<String>,
     pub(super) name: &'static str,
     pub(super) exit: Exit,
     pub(super) status: Option<String>,
     pub(super) code: Option<String>,
-    pub(super) checks: String,
     pub(super) error: bool,
     pub(super) amounts: Amounts,
 }
 
 impl RowRecord {
-    pub(super) fn parse(
-        line: &str,
-        format: Option<OutputFormat>,
-        shape: &Shape,
-        row: &RowShape,
-    ) -> Result<RowRecord, RowError> {
-        match format {
-            Some(OutputFormat::Csv) => Self::from_csv(line, shape),
-            _ => Self::from_json(line, shape, row),
-        }
-    }
-
     pub(super) fn from_json(
         line: &str,
         shape: &Shape,
@@ -131,102 +117,29 @@ impl RowRecord {
             expected: kobo(number("expected_amount_kobo")?)?,
             gateway: kobo(number("gateway_amount_kobo")?)?,
             difference: number("difference_kobo")?,
-            currency: text("gateway_currency")?,
-            row_currency: None,
         };
         figures_agree(name, &amounts)?;
         Ok(RowRecord {
-            line: Some(line),
+            line,
             cells,
             name,
             exit,
             status: text("gateway_status")?,
             code: text("gateway_code")?,
-            checks: text("checks")?.unwrap_or_default(),
             error: text("error")?.is_some_and(|e| !e.is_empty()),
-            amounts,
-        })
-    }
-
-    pub(super) fn from_csv(line: &str, shape: &Shape) -> Result<RowRecord, RowError> {
-        if line.chars().any(char::is_control) {
-            return Err("holds a control character".into());
-        }
-        let mut fields = split_csv(line).ok_or("is not a well-formed csv row")?;
-        if fields.len() != shape.columns.len() {
-            return Err(format!(
-                "has {} fields, not the {} of the header",
-                fields.len(),
-                shape.columns.len()
-            )
-            .into());
-        }
-        let own = fields.split_off(shape.row_width());
-        let get = |column: &str| {
-            shape
-                .own_columns()
-                .iter()
-                .position(|c| c == column)
-                .map_or("", |i| own[i].as_str())
-        };
-        let number = |column: &str| match get(column) {
-            "" => Ok(None),
-            cell => cell
-                .parse::<i128>()
-                .map(Some)
-                .map_err(|_| format!("has a {column} that is not a whole number")),
-        };
-        let text = |column: &str| Some(get(column).to_owned()).filter(|t| !t.is_empty());
-        let (name, exit) = name_and_exit(shape, get(shape.outcome), None)?;
-        // A naira column restates the kobo one beside it, exactly, or is empty: a row
-        // whose two disagree was edited.
-        for naira_column in shape.own_columns().iter().filter(|c| c.ends_with("_naira")) {
-            let stated = get(naira_column);
-            let kobo_column = naira_column.replace("_naira", "_kobo");
-            let restated = number(&kobo_column)?.map(crate::domain::money::naira_decimal_total);
-            if !stated.is_empty() && restated.as_deref() != Some(stated) {
-                return Err("has figures that disagree with each other"
-                    .to_owned()
-                    .into());
-            }
-        }
-        let amounts = Amounts {
-            expected: kobo(number("expected_amount_kobo")?)?,
-            gateway: kobo(number("gateway_amount_kobo")?)?,
-            difference: number("difference_kobo")?,
-            currency: text("gateway_currency"),
-            row_currency: None,
-        };
-        figures_agree(name, &amounts)?;
-        Ok(RowRecord {
-            line: None,
-            cells: fields,
-            name,
-            exit,
-            status: text("gateway_status"),
-            code: text("gateway_code"),
-            checks: get("checks").to_owned(),
-            error: !get("error").is_empty(),
             amounts,
         })
     }
 
     /// What the index keeps of the record: its key (the reference cell) and, when its
     /// result is final, what it comes to; `None` for a row decided from the input alone
-    /// (DUPLICATE, INVALID_ROW), which is decided again rather than carried. A MATCHED csv
-    /// row holds no response to check again: it is asked, like verify's SUCCESSFUL csv
-    /// records.
-    pub(super) fn indexed(
-        self,
-        shape: &Shape,
-        row: &RowShape,
-        format: Option<OutputFormat>,
-    ) -> Result<Option<Parsed>, String> {
+    /// (DUPLICATE, INVALID_ROW), which is decided again rather than carried.
+    pub(super) fn indexed(self, shape: &Shape, row: &RowShape) -> Result<Option<Parsed>, String> {
         if (row.unkeyed)(self.name) {
             return Ok(None);
         }
         let key = self.cells.get(row.reference).cloned().unwrap_or_default();
-        if key.is_empty() || (self.line.is_some() && Reference::from_line(&key).is_err()) {
+        if key.is_empty() || Reference::from_line(&key).is_err() {
             return Err("has no valid reference".into());
         }
         if !(shape.is_final)(self.name) {
@@ -240,27 +153,14 @@ impl RowRecord {
                 self.name
             ));
         }
-        // A csv row holds no answer to judge again under this run's checks, and every
-        // result but FAILED and NOT_FOUND is one a check decides (`--hmac`, `--expect-mode`
-        // and the row's expectations can turn an INTEGRITY_FAILED into a MATCHED, an
-        // OVERPAID into an INTEGRITY_FAILED): those are asked again, like verify's csv
-        // SUCCESSFUL and CHECK_FAILED records.
-        let answer_alone = matches!(
-            RowResult::named(self.name),
-            Some(RowResult::Failed | RowResult::NotFound)
-        );
-        if format == Some(OutputFormat::Csv) && !answer_alone {
-            return Ok(Some((key, Some(None))));
-        }
         let carried = Final {
             exit: self.exit,
             name: self.name,
-            warned: warned_in(&self.checks),
         };
         Ok(Some((key, Some(Some(carried)))))
     }
 
-    /// The record's figures, when it may stand for `job`'s row in this run: the same row
+    /// `Some` when the record may stand for `job`'s row in this run: the same row
     /// (line and every cell), judged against the same expected amount, and, for a MATCHED
     /// record (exit 0), a stored response (`text`'s, byte for byte) that passes this row's
     /// checks as a fresh answer would, with an hmac valid under this run's secret whatever
@@ -274,23 +174,16 @@ impl RowRecord {
         row: &RowShape,
         trust: &Checker,
         claims: Option<&Claims>,
-    ) -> Option<Amounts> {
+    ) -> Option<()> {
         let input = job.row.as_ref()?;
         let mut cells = input.cells.clone();
         cells.resize(row.keys.len(), String::new());
-        let same_row = match self.line {
-            Some(line) => line == input.line && self.cells == cells,
-            None => cells
-                .iter()
-                .map(|c| csv::cell_text(c))
-                .eq(self.cells.iter().cloned()),
-        };
+        let same_row = self.line == input.line && self.cells == cells;
         if !same_row || self.amounts.expected != job.expect.amount.map(|k| k.0) {
             return None;
         }
-        // A jsonl row counts in the totals only as payverify wrote it: its seal must hold
-        // (a csv row has none; its figures were checked to agree with each other).
-        if self.line.is_some() && !trust.sealed(text) {
+        // A row counts in the totals only as payverify wrote it: its seal must hold.
+        if !trust.sealed(text) {
             return None;
         }
         if RowResult::named(self.name) == Some(RowResult::Matched) {
@@ -324,10 +217,7 @@ impl RowRecord {
                 return None;
             }
         }
-        Some(Amounts {
-            row_currency: job.expect.currency.clone(),
-            ..self.amounts
-        })
+        Some(())
     }
 }
 

@@ -45,6 +45,7 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
 
     fn end_notes(&self) -> Vec<String> {
         let mut notes = self.inner.end_notes();
+        let flag = self.index.memory.flag();
         let records = match self.index.shape.row {
             Some(_) => "rows",
             None => "records",
@@ -52,36 +53,41 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
         if self.index.distrusted > 0 {
             let why = match self.index.shape.row {
                 Some(_) => {
-                    "rows of the --resume file were asked again: a row is carried only if it \
-                     is this input's row as it was (every cell, its line, its expected \
-                     amount), from jsonl only if it bears payverify's seal under this run's \
-                     secret and its stored answer, judged again under this run's checks, \
-                     comes to the same result (MATCHED also needs an hmac valid under this \
-                     run's secret and no earlier row of this input asked about the same \
-                     payment); a csv row holds no answer to judge, so only its FAILED and \
-                     NOT_FOUND rows are carried"
+                    "rows of the {flag} file were asked again: a row is carried only if it is \
+                     this input's row as it was (every cell, its line, its expected amount), \
+                     bears payverify's seal under this run's secret and its stored answer, \
+                     judged again under this run's checks, comes to the same result (MATCHED \
+                     also needs an hmac valid under this run's secret and no earlier row of \
+                     this input asked about the same payment)"
                 }
                 None => {
-                    "final records of the --resume file were asked again: a jsonl record is \
+                    "final records of the {flag} file were asked again: a jsonl record is \
                      carried only if it bears payverify's seal under this run's secret; its \
                      stored answer is judged again under this run's checks, and passes only \
-                     with an hmac valid under this run's secret; a csv record holds no \
-                     answer to judge, so its SUCCESSFUL and CHECK_FAILED records are asked"
+                     with an hmac valid under this run's secret"
                 }
             };
-            notes.push(format!("{} {why}", self.index.distrusted));
+            notes.push(format!(
+                "{} {}",
+                self.index.distrusted,
+                why.replace("{flag}", flag)
+            ));
         }
         if self.index.changed > 0 {
             notes.push(format!(
-                "{} {records} of the --resume file changed while this run read it; they were \
+                "{} {records} of the {flag} file changed while this run read it; they were \
                  asked again",
                 self.index.changed
             ));
         }
         if self.index.unused() > 0 {
+            let fate = match self.index.memory {
+                Memory::State => "it no longer holds them",
+                Memory::Resume => "they were not written",
+            };
             notes.push(format!(
-                "the --resume file has {} final {records} for references not in this input; \
-                 they were not written",
+                "the {flag} file has {} final {records} for references not in this input; \
+                 {fate}",
                 self.index.unused()
             ));
         }

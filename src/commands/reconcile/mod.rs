@@ -8,8 +8,10 @@ use std::sync::Arc;
 
 use crate::batch::Batch;
 use crate::batch::csv_input::{Orders, ReconcileSink, Rows};
-use crate::batch::resume::{ResumeIndex, Resuming, RowShape, Shape, Trust};
-use crate::cli::{GlobalArgs, OutputFormat, ReconcileArgs};
+use crate::batch::resume::{
+    ResumeIndex, Resuming, RowShape, Shape, Trust, open_memory, resume_needs_jsonl,
+};
+use crate::cli::{GlobalArgs, ReconcileArgs};
 use crate::commands::verify::{Service, resume_command};
 use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
@@ -17,6 +19,7 @@ use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_keys};
+use crate::render::state::StateLog;
 use crate::render::totals::{summary_json, summary_table};
 use crate::render::{Printer, Style, terminal_width};
 use crate::secret::Secret;
@@ -40,11 +43,8 @@ pub(crate) fn run(
         false => Settings::resolve(&global.flags(&args.profile_args), ctx)?.reconcile,
     };
     let options = mapping::csv_options(args, table.as_ref())?;
-    let resumable = matches!(args.format(), OutputFormat::Jsonl | OutputFormat::Csv);
-    if args.resume.is_some() && !resumable {
-        return Err(Failure::usage(
-            "--resume needs -o jsonl or -o csv, the format of the earlier run's output".to_owned(),
-        ));
+    if args.resume.is_some() {
+        resume_needs_jsonl(args.format())?;
     }
     let orders = Orders::open(&args.file, &options)?;
     for warning in orders.warnings() {
@@ -61,9 +61,10 @@ pub(crate) fn run(
         wait,
     } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
 
-    let index = resume_index(args, &orders, &verifier, log)?;
+    let (index, state) = memory(args, &orders, &verifier, log)?;
     // Checked once every input is open (the orders, config, secret and CA files, the
-    // --resume file), before any request; the file itself is replaced only at the end.
+    // --resume or --state file), before any request; the file itself is replaced only at
+    // the end.
     let summary_file = match &args.summary_json {
         Some(path) => Some(SummaryFile::prepare(path)?),
         None => None,
@@ -73,7 +74,7 @@ pub(crate) fn run(
         log.info(&note);
     }
     log.trace(|| orders.columns_note());
-    let writer = rows_writer(global, args, &orders, &verifier.secret, log, ctx);
+    let writer = rows_writer(global, args, &orders, &verifier.secret, log, ctx).with_state(state);
     let mut sink = ReconcileSink::new(writer, orders.reference_lines());
     let batch = Batch {
         fail_on: None,
@@ -82,7 +83,7 @@ pub(crate) fn run(
         stop: interrupt.flag(),
         halt,
         wait,
-        resume_hint: resumable.then(|| resume_command(args.format())),
+        resume_hint: resume_command(args.format(), args.state.is_some()),
     };
     let verifier = Arc::new(verifier);
     let mut exit = match index {
@@ -107,16 +108,22 @@ pub(crate) fn run(
     Ok(report(&sink, exit, summary_file, log, ctx))
 }
 
-/// The `--resume` index of the earlier run's output, when asked for.
-fn resume_index(
+/// The index of the earlier run's rows (`--resume`, `--state`), when there is one, and the
+/// `--state` file this run keeps its rows in.
+fn memory(
     args: &ReconcileArgs,
     orders: &Orders,
     verifier: &Verifier,
     log: &Log,
-) -> Result<Option<ResumeIndex>, Failure> {
-    let Some(path) = &args.resume else {
-        return Ok(None);
-    };
+) -> Result<(Option<ResumeIndex>, Option<StateLog>), Failure> {
+    if let (Some(state), Some(summary)) = (&args.state, &args.summary_json)
+        && crate::files::same_target(state, summary)
+    {
+        return Err(Failure::usage(format!(
+            "cannot write --summary-json {}: it is the --state file this run writes",
+            summary.display()
+        )));
+    }
     let trust = Trust {
         // Each row's own expectations are checked when its turn comes.
         expect: Default::default(),
@@ -125,8 +132,10 @@ fn resume_index(
         hmac: verifier.hmac,
     };
     let shape = record_shape(&orders.header(), orders.reference_column());
-    let index = ResumeIndex::open(path, args.format(), &shape, &trust, log)?;
-    Ok(Some(index.with_claims(orders.reference_lines())))
+    let (resume, state) = (args.resume.as_deref(), args.state.as_deref());
+    let (index, state) = open_memory(resume, state, &shape, &trust, log)?;
+    let index = index.map(|index| index.with_claims(orders.reference_lines()));
+    Ok((index, state))
 }
 
 /// The writer of the rows on stdout, sealed with the client secret; under `-q` without
@@ -153,9 +162,9 @@ fn rows_writer(
                 reference_column,
                 args.all,
             )
-            .sealed(Sealer::new(secret))
         }
     }
+    .sealed(Sealer::new(secret))
     .with_order_column(orders.order_column())
     .with_bom(args.bom || (!args.no_bom && orders.had_bom()))
 }

@@ -70,13 +70,6 @@ impl Integrity {
             other => other.to_string(),
         }
     }
-
-    /// Whether the verdict stands for no warning of its own: the hmac valid, or not
-    /// checked because `--hmac off` asked for none. Any other verdict (a mismatch, or no
-    /// hmac to check) came with an hmac warning or failure, which the summary leaves to it.
-    fn warns(&self) -> bool {
-        !matches!(self, Integrity::Valid) && *self != Integrity::off()
-    }
 }
 
 /// Why the hmac was not checked when `--hmac off` asked for no check.
@@ -131,39 +124,6 @@ impl CheckReport {
             )
             .collect::<Vec<_>>()
             .join("; ")
-    }
-}
-
-/// What a stored `checks` summary ([`CheckReport::summary`]) says of its report, read back
-/// for a record carried over by `--resume`, which keeps no report: the hmac verdict it
-/// opens with, when it is one that warns of nothing, and whether it names a warning.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct StoredChecks {
-    /// The summary is empty: no checks were run (a record with no answer).
-    empty: bool,
-    /// The verdict the summary opens with, when it is one that warns of nothing (the hmac
-    /// valid, or not checked by choice); `None` for any other opening.
-    verdict: Option<Integrity>,
-    /// The summary names a warning line.
-    warning_lines: bool,
-}
-
-impl StoredChecks {
-    /// Reads a stored summary.
-    pub(crate) fn read(summary: &str) -> StoredChecks {
-        StoredChecks {
-            empty: summary.is_empty(),
-            verdict: [Integrity::Valid, Integrity::off()]
-                .into_iter()
-                .find(|verdict| summary.starts_with(&verdict.summary_text())),
-            warning_lines: summary.contains(WARNING),
-        }
-    }
-
-    /// Whether the checks came with a warning: a warning line, or a verdict that stands
-    /// for one (the summary leaves hmac lines to the verdict).
-    pub(crate) fn warned(&self) -> bool {
-        self.warning_lines || !(self.empty || self.verdict.as_ref().is_some_and(|v| !v.warns()))
     }
 }
 

@@ -159,44 +159,6 @@ fn summary_names_the_hmac_verdict_once_then_the_other_checks() {
 }
 
 #[test]
-fn a_stored_summary_warned_as_its_report_did() {
-    // What resume decides from a stored summary: pinned on every opening and warning line
-    // a summary can have.
-    let cases = [
-        ("", false),
-        ("hmac valid", false),
-        ("hmac not checked (--hmac off)", false),
-        (
-            "hmac valid; expected amount ₦400.00 (40000 kobo), service says ₦40,000.00",
-            false,
-        ),
-        ("hmac valid; warning: mode is live", true),
-        ("hmac not checked (--hmac off); warning: mode is live", true),
-        ("hmac MISMATCH", true),
-        ("hmac MISMATCH; expected amount ₦400.00", true),
-        ("hmac not checked (the response has no hmac)", true),
-        ("hmac not checked (no merchantRef)", true),
-        ("something else", true),
-    ];
-    for (summary, warned) in cases {
-        assert_eq!(StoredChecks::read(summary).warned(), warned, "{summary:?}");
-    }
-    // And read back from fresh reports: a warning, or an hmac verdict that stood for one.
-    let tampered = sample(|v| v["hmac"] = "0".repeat(64).into());
-    let unsigned = sample(|v| {
-        v.as_object_mut().unwrap().remove("hmac");
-    });
-    for v in [sample(|_| {}), tampered, unsigned] {
-        for mode in [HmacMode::Off, HmacMode::Warn, HmacMode::Require] {
-            let r = check(&v, mode, &Expectations::default());
-            let warned =
-                !r.warnings.is_empty() || r.integrity != Integrity::Valid && mode != HmacMode::Off;
-            assert_eq!(StoredChecks::read(&r.summary()).warned(), warned, "{r:?}");
-        }
-    }
-}
-
-#[test]
 fn a_woocommerce_merchant_ref_names_its_order() {
     use super::woocommerce_order;
     assert_eq!(woocommerce_order("4101_1795244531"), Some("4101"));

@@ -1,0 +1,85 @@
+//! `--state FILE`: a run's memory kept beside any output. Every record the run decides is
+//! written to FILE as it is decided, sealed exactly as an `-o jsonl` line is, whatever `-o`
+//! says (see `render::state`). A run given an existing FILE first reads it as `--resume`
+//! reads a jsonl output (the same trust: seals, records judged again under this run's
+//! checks, one record per reference, one payment for one order) and carries what is final.
+//!
+//! Bounded: when the run keeps its first record, FILE is replaced atomically by a new file,
+//! which this run fills with its own records, the carried ones included, in input order;
+//! the earlier one is read on through the handle already open. So FILE never holds more
+//! than one run's records, and a rerun carries everything the run before it wrote. A run
+//! refused, or stopped before deciding anything, leaves FILE as it was. What a stop costs:
+//! the records of the earlier file the stopped run had not reached yet are asked again by
+//! the next run.
+
+use std::path::Path;
+
+use super::{Memory, ResumeIndex, Shape, Trust};
+use crate::exit::Failure;
+use crate::files::{Pending, Replace, STATE};
+use crate::log::Log;
+use crate::render::OutputFormat;
+use crate::render::state::StateLog;
+
+/// Opens `--state path` for a run whose records look like `shape`: the index of what the
+/// file holds (`None` when there is no file yet), and the new file prepared beside it, for
+/// the run's records. A path that is stdout, stderr or one of the run's inputs is refused
+/// (exit 2) before it is read, and so is anything `--resume` refuses in it.
+fn open_state(
+    path: &Path,
+    shape: &Shape,
+    trust: &Trust,
+    log: &Log,
+) -> Result<(Option<ResumeIndex>, Pending), Failure> {
+    let refuse = |why: String| Failure::usage(format!("--state {}: {why}", path.display()));
+    if path.as_os_str() == "-" {
+        return Err(refuse("stdout carries the output; give a file name".into()));
+    }
+    let replace = Replace {
+        mode: None,
+        updating: Some(STATE.what),
+    };
+    let pending = crate::files::prepare(path, replace).map_err(|e| refuse(e.why))?;
+    let index = match std::fs::symlink_metadata(path) {
+        Ok(_) => Some(ResumeIndex::open(path, Memory::State, shape, trust, log)?),
+        Err(_) => None,
+    };
+    Ok((index, pending))
+}
+
+/// `--resume` reads `-o jsonl` output only: a csv row bears no seal and holds no answer
+/// to judge again, so anyone could turn a CHECK_FAILED row into a FAILED one (exit 2 for
+/// any other `-o`, pointing to `--state`).
+pub(crate) fn resume_needs_jsonl(format: OutputFormat) -> Result<(), Failure> {
+    match format {
+        OutputFormat::Jsonl => Ok(()),
+        OutputFormat::Csv => Err(Failure::usage(
+            "--resume reads -o jsonl output only (a csv row cannot prove what the service \
+             said); for -o csv, keep the run's records with --state FILE and run it again \
+             with the same --state",
+        )),
+        _ => Err(Failure::usage(
+            "--resume needs -o jsonl, the format of the earlier run's output; with another \
+             -o, keep the run's records with --state FILE",
+        )),
+    }
+}
+
+/// What a batch remembers of earlier runs: the index of `--resume FILE` or of `--state
+/// FILE` (when it holds anything), and the `--state` file this run writes.
+pub(crate) fn open_memory(
+    resume: Option<&Path>,
+    state: Option<&Path>,
+    shape: &Shape,
+    trust: &Trust,
+    log: &Log,
+) -> Result<(Option<ResumeIndex>, Option<StateLog>), Failure> {
+    if let Some(path) = state {
+        let (index, pending) = open_state(path, shape, trust, log)?;
+        return Ok((index, Some(StateLog::new(pending))));
+    }
+    let index = resume
+        .map(|path| ResumeIndex::open(path, Memory::Resume, shape, trust, log))
+        .transpose()?;
+    Ok((index, None))
+}

@@ -1,0 +1,285 @@
+//! `--state FILE` (issue 24 item 3): any run keeps its sealed records beside any output, and
+//! a rerun with the same `--state` carries what is final; counted through the in-process
+//! sandbox's `-v` request log.
+
+use std::process::{Output, Stdio};
+
+use crate::common::{TempDir, payverify, send_signal, spawnable, stderr_of, stdout_of, wait_until};
+use crate::resume_like_fresh::Rng;
+
+/// `payverify verify --sandbox --from refs.txt --retries 0 -v ARGS` in `dir`.
+fn verify(dir: &TempDir, args: &[&str]) -> Output {
+    payverify()
+        .current_dir(dir.path())
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "--retries",
+            "0",
+            "-v",
+        ])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn requests(out: &Output) -> usize {
+    stderr_of(out).matches("payverify: sandbox: GET").count()
+}
+
+fn lines(dir: &TempDir, name: &str) -> usize {
+    std::fs::read_to_string(dir.path().join(name)).map_or(0, |t| t.lines().count())
+}
+
+/// A mix of the sandbox's magic references: final answers of every kind and ones asked
+/// again (UNAVAILABLE, NOT_FINAL).
+fn references(rng: &mut Rng) -> Vec<String> {
+    let n = 6 + rng.below(5);
+    (0..n)
+        .map(|i| match rng.below(8) {
+            0..=2 => format!("SANDBOX-OK-{i}"),
+            3 => format!("SANDBOX-FAILED-{i}"),
+            4 => format!("NOPE-{i}"),
+            5 => format!("SANDBOX-CODE-05-{i}"),
+            6 => format!("SANDBOX-PENDING-{i}"),
+            _ => format!("SANDBOX-ERROR-{i}"),
+        })
+        .collect()
+}
+
+/// A csv run killed (SIGKILL: nothing of its own runs) once it kept two records, then run
+/// again with the same --state, writes what a fresh run writes and exits as it does, at
+/// -j 1 and -j 8, asking only what was not kept final; the file then holds one record per
+/// reference.
+#[test]
+fn a_killed_csv_run_rerun_with_its_state_is_a_fresh_run() {
+    let dir = TempDir::new("state-killed");
+    for seed in 0..2 {
+        let refs = references(&mut Rng(seed ^ 0x57a7e));
+        dir.write("refs.txt", refs.join("\n") + "\n");
+        let fresh = verify(&dir, &["-o", "csv"]);
+        for jobs in ["1", "8"] {
+            let _ = std::fs::remove_file(dir.path().join("s.jsonl"));
+            // Paced at 2 requests a second, so it is killed long before its end.
+            let child = spawnable()
+                .current_dir(dir.path())
+                .args(["verify", "--sandbox", "--from", "refs.txt", "-o", "csv"])
+                .args([
+                    "--state",
+                    "s.jsonl",
+                    "--rate",
+                    "2",
+                    "--retries",
+                    "0",
+                    "-j",
+                    jobs,
+                ])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            wait_until("two records kept", || lines(&dir, "s.jsonl") >= 2);
+            send_signal(&child, "-KILL");
+            child.wait_with_output().unwrap();
+            let kept = lines(&dir, "s.jsonl");
+            assert!(kept < refs.len(), "{kept} of {refs:?}");
+
+            let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl", "-j", jobs]);
+            let case = format!("seed {seed} -j {jobs}, {kept} kept: {}", stderr_of(&again));
+            assert_eq!(again.status.code(), fresh.status.code(), "{case}");
+            assert_eq!(stdout_of(&again), stdout_of(&fresh), "{case}");
+            assert!(requests(&again) <= refs.len() + 1 - kept, "{case}");
+            assert!(stderr_of(&again).contains(" carried over, "), "{case}");
+            assert_eq!(lines(&dir, "s.jsonl"), refs.len(), "{case}");
+        }
+    }
+}
+
+/// A record edited by hand (its seal no longer holds) or written without a seal is never
+/// carried: it is asked again, said so, and the file then holds the service's answer.
+#[test]
+fn an_edited_or_unsealed_state_record_is_asked_again() {
+    let dir = TempDir::new("state-edited");
+    dir.write("refs.txt", "SANDBOX-FAILED-1\nSANDBOX-OK-2\nSANDBOX-OK-3\n");
+    let first = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr_of(&first));
+    let kept = std::fs::read_to_string(dir.path().join("s.jsonl")).unwrap();
+    let lines: Vec<&str> = kept.lines().collect();
+    assert_eq!(lines.len(), 3);
+    // The FAILED record made SUCCESSFUL-looking in its description, and a SUCCESSFUL one
+    // with its seal taken off.
+    let edited = lines[0].replacen("Insufficient Funds", "Approved", 1);
+    assert_ne!(edited, lines[0]);
+    let seal = lines[1].rfind(",\"seal\":").unwrap();
+    let unsealed = format!("{}}}", &lines[1][..seal]);
+    dir.write("s.jsonl", format!("{edited}\n{unsealed}\n{}\n", lines[2]));
+
+    let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(again.status.code(), Some(1), "{}", stderr_of(&again));
+    assert_eq!(requests(&again), 2, "{}", stderr_of(&again));
+    assert_eq!(again.stdout, first.stdout);
+    assert!(
+        stderr_of(&again).contains(
+            "payverify: warning: 2 final records of the --state file were asked again: a \
+             jsonl record is carried only if it bears payverify's seal under this run's \
+             secret"
+        ),
+        "{}",
+        stderr_of(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("s.jsonl")).unwrap(),
+        kept
+    );
+}
+
+/// The state file cannot be where stdout goes, an input, or --summary-json's file, nor be a
+/// file of the other command: exit 2, one line, no request, the file as it was.
+#[test]
+fn a_state_file_that_is_another_file_of_the_run_is_refused() {
+    let dir = TempDir::new("state-refused");
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+    dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    let refused = |out: &Output, line: &str| {
+        assert_eq!(out.status.code(), Some(2), "{}", stderr_of(out));
+        assert_eq!(stderr_of(out), format!("{line}\n"));
+        assert!(out.stdout.is_empty());
+    };
+
+    let out_file = dir.write("out.csv", "");
+    let out = spawnable()
+        .current_dir(dir.path())
+        .args(["verify", "--sandbox", "--from", "refs.txt", "-o", "csv"])
+        .args(["--state", "out.csv"])
+        .stdin(Stdio::null())
+        .stdout(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&out_file)
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    refused(
+        &out,
+        "payverify: --state out.csv: it is where stdout goes, which carries this run's output",
+    );
+    let out = verify(&dir, &["-o", "csv", "--state", "refs.txt"]);
+    refused(
+        &out,
+        "payverify: --state refs.txt: it is the list of references this run reads (refs.txt)",
+    );
+    assert_eq!(lines(&dir, "refs.txt"), 1);
+    let reconcile = |args: &[&str]| {
+        payverify()
+            .current_dir(dir.path())
+            .args(["reconcile", "--sandbox", "orders.csv", "-o", "csv"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = reconcile(&["--state", "new.jsonl", "--summary-json", "new.jsonl"]);
+    refused(
+        &out,
+        "payverify: cannot write --summary-json new.jsonl: it is the --state file this run \
+         writes",
+    );
+    assert!(!dir.path().join("new.jsonl").exists());
+
+    // A reconcile state file given to verify (and a verify one to reconcile).
+    let out = reconcile(&["--state", "rows.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let rows = std::fs::read(dir.path().join("rows.jsonl")).unwrap();
+    let out = verify(&dir, &["-o", "csv", "--state", "rows.jsonl"]);
+    refused(
+        &out,
+        "payverify: --state rows.jsonl: line 1 has a field payverify does not write \
+         (\"line\"); this is not a --state file of payverify verify",
+    );
+    assert_eq!(std::fs::read(dir.path().join("rows.jsonl")).unwrap(), rows);
+    let out = verify(&dir, &["-o", "table", "--state", "records.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = reconcile(&["--state", "records.jsonl"]);
+    refused(
+        &out,
+        "payverify: --state records.jsonl: line 1 has a field payverify does not write \
+         (\"reference\"); this is not a --state file of payverify reconcile",
+    );
+}
+
+/// A csv output cannot be read back: `--resume` with -o csv is refused with the way to keep
+/// a csv run's records, for both commands, before any request.
+#[test]
+fn a_csv_resume_is_refused_pointing_to_state() {
+    let dir = TempDir::new("state-csv-resume");
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+    dir.write("orders.csv", "reference,amount\nSANDBOX-OK-1,40000\n");
+    dir.write("run1.csv", "reference,outcome\n");
+    let line = "payverify: --resume reads -o jsonl output only (a csv row cannot prove what the \
+                service said); for -o csv, keep the run's records with --state FILE and run it \
+                again with the same --state\n";
+    let out = verify(&dir, &["-o", "csv", "--resume", "run1.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!((stderr_of(&out).as_str(), out.stdout.len()), (line, 0));
+    let out = payverify()
+        .current_dir(dir.path())
+        .args(["reconcile", "--sandbox", "orders.csv", "-o", "csv"])
+        .args(["--resume", "run1.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!((stderr_of(&out).as_str(), out.stdout.len()), (line, 0));
+}
+
+/// A run whose reader stopped reading (`| head -1`) keeps in --state what it decided; run
+/// again, it asks only the rest, and exits 0 only when every reference is SUCCESSFUL.
+#[test]
+fn a_run_cut_by_head_then_rerun_exits_0_only_when_every_reference_is_paid() {
+    let dir = TempDir::new("state-head");
+    for (refs, exit) in [
+        (
+            "SANDBOX-OK-1\nSANDBOX-OK-2\nSANDBOX-OK-3\nSANDBOX-OK-4\n",
+            0,
+        ),
+        (
+            "SANDBOX-OK-1\nSANDBOX-OK-2\nSANDBOX-FAILED-3\nSANDBOX-OK-4\n",
+            1,
+        ),
+    ] {
+        dir.write("refs.txt", refs);
+        let _ = std::fs::remove_file(dir.path().join("s.jsonl"));
+        let cut = std::process::Command::new("sh")
+            .current_dir(dir.path())
+            .env("P", assert_cmd::cargo::cargo_bin!("payverify"))
+            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+            .args([
+                "-c",
+                "\"$P\" verify --sandbox --from refs.txt -o csv --state s.jsonl --rate 5 | head -1",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            stdout_of(&cut).starts_with("reference,outcome,"),
+            "{}",
+            stdout_of(&cut)
+        );
+        // Every record decided is kept, the one whose write found the reader gone too.
+        let stderr = stderr_of(&cut);
+        let decided = stderr
+            .split_once("output closed; stopped after ")
+            .and_then(|(_, rest)| rest.split_once(" reference"))
+            .and_then(|(n, _)| n.parse::<usize>().ok());
+        let kept = lines(&dir, "s.jsonl");
+        assert_eq!(Some(kept), decided, "{stderr}");
+
+        let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+        assert_eq!(again.status.code(), Some(exit), "{}", stderr_of(&again));
+        assert_eq!(requests(&again), 4 - kept, "{}", stderr_of(&again));
+        assert_eq!(stdout_of(&again).lines().count(), 5);
+        assert_eq!(lines(&dir, "s.jsonl"), 4);
+    }
+}
