@@ -7,16 +7,23 @@
 //! `reconcile` share one reader, one worker pool, one pacing gate and one ordered writer.
 
 pub(crate) mod csv_input;
+mod ending;
 mod engine;
 pub(crate) mod input;
+mod one;
 mod queue;
+mod reader;
 pub(crate) mod resume;
 mod seen;
+mod shared;
 mod summary;
 mod window;
+mod worker;
+mod writer;
 
-pub(crate) use engine::{Batch, check_or_record_failure};
+pub(crate) use one::Answer;
 use queue::{Closing, Task, Turn, Waiting, WorkQueue};
+pub(crate) use shared::Batch;
 use summary::{BarCounts, Stopped, Summary, progress_bar};
 use window::{Ticket, Window};
 
@@ -92,6 +99,23 @@ pub(crate) struct Tally {
     pub(crate) class: Option<Class>,
 }
 
+impl Tally {
+    /// What a record verified in this run counts as.
+    pub(crate) fn of(record: &Record) -> Tally {
+        Tally {
+            exit: record.verdict.exit(),
+            name: record.verdict.name(),
+            warned: record
+                .verdict
+                .checks
+                .as_ref()
+                .is_some_and(|c| !c.warnings.is_empty()),
+            carried: false,
+            class: Some(record.verdict.class()),
+        }
+    }
+}
+
 /// Where a batch's entries go, on the main thread: `begin`, then each entry in input
 /// order, then `finish`.
 pub(crate) trait Sink<D> {
@@ -141,17 +165,7 @@ impl Sink<Carried> for RecordWriter {
             Entry::Decided(carried) => &carried.record,
         });
         match entry {
-            Entry::Verified(record) => Tally {
-                exit: record.verdict.exit(),
-                name: record.verdict.name(),
-                warned: record
-                    .verdict
-                    .checks
-                    .as_ref()
-                    .is_some_and(|c| !c.warnings.is_empty()),
-                carried: false,
-                class: Some(record.verdict.class()),
-            },
+            Entry::Verified(record) => Tally::of(record),
             Entry::Decided(carried) => Tally {
                 exit: carried.exit,
                 name: carried.name,

@@ -39,6 +39,8 @@ pub(super) struct Task {
 pub(super) struct Waiting {
     pub(super) polls: Polls,
     pub(super) last: Verdict,
+    /// Why the last check got no answer, if it did not (the answer in hand stood).
+    pub(super) unanswered: Option<String>,
 }
 
 /// A parked reference and when it is due again; the heap's top is the earliest.
@@ -144,6 +146,15 @@ impl WorkQueue {
             self.work.notify_one();
         }
         true
+    }
+
+    /// `f` of the parked task due first and when it is due, if any is parked.
+    pub(super) fn earliest_parked<R>(&self, f: impl FnOnce(&Task, Instant) -> R) -> Option<R> {
+        let state = self.state.lock().ok()?;
+        state
+            .parked
+            .peek()
+            .map(|parked| f(&parked.task, parked.due))
     }
 
     /// Parks a taken task until `due`; a worker takes it again then (at once when halted).

@@ -69,6 +69,5 @@ pub(crate) fn run(
         row: None,
     };
     // Nothing on stdout, ever: the printer is there for the verdict's lines on stderr only.
-    let mut printer = Printer::plain_stdout();
-    single(service, job, None, log, &mut printer)
+    single(service, job, None, log, Printer::plain_stdout())
 }

@@ -1,32 +1,28 @@
 //! `payverify verify`: one reference (a table or the service's JSON) or a batch (records),
-//! each as jobs through the shared verifier.
+//! each as jobs through the batch engine (one reference is a batch of one).
 
-use std::io::{self, IsTerminal};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use crate::batch::input::ListRules;
 use crate::batch::resume::{Resuming, Shape, Trust, open_memory, resume_needs_jsonl};
-use crate::batch::{Batch, Input, InputSource};
+use crate::batch::{Answer, Batch, Input, InputSource};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs, VerifyArgs};
 use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_EXITS, is_final_name};
-use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::seal::Sealer;
 use crate::domain::verifier::Verifier;
-use crate::domain::wait::{Check, Polls, exact, human, settle};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::reference::Reference;
+use crate::render::Printer;
 use crate::render::records::CSV_COLUMNS;
 use crate::render::records::RecordWriter;
-use crate::render::{Printer, write_output};
 use crate::sandbox::{self, Sandbox};
 use crate::settings::{Context, Settings};
 use crate::signal::Interrupt;
-use crate::transport::client::{self, Client, Ended};
+use crate::transport::client::{self, Client};
 use crate::transport::gate::Gate;
 
 /// Runs `payverify verify`: one reference, or a batch.
@@ -65,14 +61,14 @@ pub(crate) fn run(
     };
 
     let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
-    let mut printer = Printer::stdout(global.color, ctx.env);
+    let printer = Printer::stdout(global.color, ctx.env);
     match work {
         Work::Single(job) => {
             let format = match log.level() == Level::Quiet && !args.writes_when_quiet() {
                 true => None,
                 false => Some(args.format()),
             };
-            single(service, job, format, log, &mut printer)
+            single(service, job, format, log, printer)
         }
         Work::Batch(input, known_len) => {
             let Service {
@@ -147,15 +143,15 @@ fn fail_on_applies(args: &VerifyArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Verifies one job, waiting while it is not final if `--wait` says so, and reports it:
-/// the answer on stdout in `format` (`None`: nothing), why it is not a plain success on
-/// stderr. The exit status is the verdict's (130 when interrupted).
+/// Verifies one job as a batch of one, waiting while it is not final if `--wait` says so,
+/// and reports it: the answer on stdout in `format` (`None`: nothing), why it is not a
+/// plain success on stderr. The exit status is the verdict's (130 when interrupted).
 pub(crate) fn single(
     service: Service,
     job: Job,
     format: Option<OutputFormat>,
     log: &Log,
-    printer: &mut Printer,
+    printer: Printer,
 ) -> Result<Exit, Failure> {
     // The sandbox, when there is one, serves until this returns.
     let Service {
@@ -165,37 +161,17 @@ pub(crate) fn single(
         sandbox: _sandbox,
         wait,
     } = service;
-    let reference = job.reference.clone();
-    let (verdict, ending) = verify_waiting(Arc::new(verifier), job, wait, &interrupt, &halt, log);
-    let Some(verdict) = verdict else {
-        log.error(&format!(
-            "interrupted before '{reference}' was verified; nothing is known about it"
-        ));
-        return Ok(Exit::Interrupted);
+    let batch = Batch {
+        jobs: 1,
+        known_len: Some(1),
+        stop: interrupt.flag(),
+        halt,
+        wait,
+        resume_hint: None,
+        fail_on: None,
     };
-    match ending {
-        Ending::Answered => report(&verdict, &reference, format, log, printer),
-        Ending::Deadline { unanswered } => {
-            report_not_final(&verdict, format, printer)?;
-            let unanswered = unanswered
-                .map(|why| format!(" (the last check got no answer in time: {why})"))
-                .unwrap_or_default();
-            log.error(&format!(
-                "transaction '{reference}' is still not final after {}: status {}{unanswered}",
-                exact(wait),
-                not_final_status(&verdict)
-            ));
-            Ok(verdict.exit())
-        }
-        Ending::Interrupted => {
-            report_not_final(&verdict, format, printer)?;
-            log.error(&format!(
-                "interrupted while waiting for '{reference}': not final, status {}",
-                not_final_status(&verdict)
-            ));
-            Ok(Exit::Interrupted)
-        }
-    }
+    let mut answer = Answer::new(printer, format);
+    batch.run_one(Arc::new(verifier), job, &mut answer, log)
 }
 
 /// What a command that asks the service needs, set up once: the verifier, Ctrl-C
@@ -365,220 +341,6 @@ enum Work {
     Batch(Box<Input>, Option<usize>),
 }
 
-/// How a single verification ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Ending {
-    /// The answer at hand is the answer (final, or not waited for).
-    Answered,
-    /// `--wait` ran out with the transaction still not final.
-    Deadline {
-        /// Why the last check got no answer (the deadline cut its retries short), if so.
-        unanswered: Option<String>,
-    },
-    /// A signal came while waiting or asking.
-    Interrupted,
-}
-
-/// Verifies one reference, asking again while it is not final and `wait` has not run out
-/// since the first request. The pauses are slept here, on the main thread, so a signal ends
-/// them at once and the terminal status line counts down. The verdict is the last answer
-/// (`None` when interrupted before the first).
-fn verify_waiting(
-    verifier: Arc<Verifier>,
-    job: Job,
-    wait: Duration,
-    interrupt: &Interrupt,
-    halt: &Arc<AtomicBool>,
-    log: &Log,
-) -> (Option<Verdict>, Ending) {
-    let started = Instant::now();
-    let mut polls = Polls::new(started, wait);
-    let mut status = StatusLine::new(log);
-    let mut last: Option<Verdict> = None;
-    // Why the check before this one got no answer, for the message at the deadline.
-    let mut unanswered: Option<String> = None;
-    loop {
-        // The first request keeps the ordinary retry rules; a later check has an answer in
-        // hand, so its retries end at the deadline.
-        let deadline = last.is_some().then(|| polls.deadline());
-        if let Some(verdict) = last.take_if(|_| !polls.may_ask(Instant::now())) {
-            // The service's Retry-After holds the reference past the deadline: the answer in
-            // hand is the last.
-            return (Some(verdict), Ending::Deadline { unanswered });
-        }
-        let Some((checked, ended)) =
-            verify_interruptibly(verifier.clone(), job.clone(), deadline, interrupt, halt)
-        else {
-            return (last, Ending::Interrupted);
-        };
-        let verdict;
-        (verdict, unanswered) = match settle(checked, &ended, last.take(), &job.reference) {
-            Check::Answer(verdict) => (verdict, None),
-            Check::Kept {
-                last,
-                why,
-                not_before,
-            } => {
-                log.trace(|| {
-                    format!(
-                        "'{}': this check got no answer ({why}); the last answer stands",
-                        job.reference
-                    )
-                });
-                if let Some(at) = not_before {
-                    polls.hold_until(at);
-                }
-                (last, Some(why))
-            }
-            Check::Stopped(last) => return (last, Ending::Interrupted),
-        };
-        if wait.is_zero() || !matches!(verdict.outcome, Outcome::NotFinal(_)) {
-            return (Some(verdict), Ending::Answered);
-        }
-        let state = not_final_status(&verdict);
-        let asked = polls.requests();
-        let Some(pause) = polls.next_pause(Instant::now()) else {
-            log.trace(|| {
-                format!(
-                    "'{}': status {state} at the deadline, after {asked} requests",
-                    job.reference,
-                )
-            });
-            return (Some(verdict), Ending::Deadline { unanswered });
-        };
-        log.trace(|| {
-            format!(
-                "'{}': status {state} (request {asked}); next check in {}, {} left",
-                job.reference,
-                human(pause),
-                human(polls.deadline().saturating_duration_since(Instant::now()))
-            )
-        });
-        last = Some(verdict);
-        let wake = Instant::now() + pause;
-        let flag = interrupt.flag();
-        while Instant::now() < wake {
-            if flag.load(Ordering::SeqCst) {
-                status.clear();
-                halt.store(true, Ordering::SeqCst);
-                return (last, Ending::Interrupted);
-            }
-            let now = Instant::now();
-            status.show(&format!(
-                "waiting for {}: {}, next check in {}, {} left",
-                job.reference,
-                crate::terminal::scrub(&state),
-                human(wake.saturating_duration_since(now)),
-                human(polls.deadline().saturating_duration_since(now))
-            ));
-            thread::sleep(
-                wake.saturating_duration_since(now)
-                    .min(Duration::from_millis(100)),
-            );
-        }
-        status.clear();
-    }
-}
-
-/// The transaction status of a not-final verdict, quoted, for messages.
-fn not_final_status(verdict: &Verdict) -> String {
-    verdict
-        .outcome
-        .verification()
-        .and_then(|v| v.status.as_deref())
-        .map_or_else(|| "-".to_owned(), crate::terminal::quoted)
-}
-
-/// A not-final answer printed as any answer is (the table or the service's JSON).
-fn report_not_final(
-    verdict: &Verdict,
-    format: Option<OutputFormat>,
-    printer: &mut Printer,
-) -> Result<(), Failure> {
-    let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
-    if let (Some(v), Some(format)) = (verdict.outcome.verification(), format) {
-        write_output(printer.verification(v, integrity, format))?;
-    }
-    Ok(())
-}
-
-/// The one-line `waiting for ...` status, redrawn in place on a terminal's stderr; nothing
-/// elsewhere (a log file gets the `-v` lines instead) and nothing with -q.
-struct StatusLine {
-    /// The text on screen now, if any: redrawn only when it changes.
-    shown: Option<String>,
-    enabled: bool,
-}
-
-impl StatusLine {
-    fn new(log: &Log) -> Self {
-        StatusLine {
-            shown: None,
-            enabled: log.level() != Level::Quiet && io::stderr().is_terminal(),
-        }
-    }
-
-    fn show(&mut self, text: &str) {
-        if self.enabled && self.shown.as_deref() != Some(text) {
-            let line = format!("\r\x1b[2K{}", crate::terminal::scrub(text));
-            crate::signal::write_stderr(line.as_bytes());
-            self.shown = Some(text.to_owned());
-        }
-    }
-
-    fn clear(&mut self) {
-        if self.shown.take().is_some() {
-            crate::signal::write_stderr(b"\r\x1b[2K");
-        }
-    }
-}
-
-/// Verifies one reference on its own thread, so a signal ends the run at once with 130;
-/// `None` when interrupted. A panic while verifying is a record of exit 10, as in a batch.
-fn verify_interruptibly(
-    verifier: Arc<Verifier>,
-    job: Job,
-    deadline: Option<Instant>,
-    interrupt: &Interrupt,
-    halt: &Arc<AtomicBool>,
-) -> Option<(Verdict, Ended)> {
-    let (tx, rx) = mpsc::channel();
-    let spawned = thread::Builder::new().name("verify".into()).spawn(move || {
-        let _ = tx.send(crate::batch::check_or_record_failure(
-            &verifier, &job, deadline,
-        ));
-    });
-    if let Err(e) = spawned {
-        let verdict = Verdict {
-            outcome: Outcome::Internal {
-                reason: format!("cannot start a thread: {e}"),
-            },
-            checks: None,
-        };
-        return Some((verdict, Ended::Finished));
-    }
-    let flag = interrupt.flag();
-    loop {
-        match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(verdict) => return Some(verdict),
-            Err(mpsc::RecvTimeoutError::Timeout) if flag.load(Ordering::SeqCst) => {
-                halt.store(true, Ordering::SeqCst);
-                return None;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let verdict = Verdict {
-                    outcome: Outcome::Internal {
-                        reason: "the verification thread ended without a result".into(),
-                    },
-                    checks: None,
-                };
-                return Some((verdict, Ended::Finished));
-            }
-        }
-    }
-}
-
 /// The batch sources in the order given; argument references are validated here, so a bad
 /// one is a usage error before any request.
 fn sources(args: &VerifyArgs) -> Result<Vec<InputSource>, Failure> {
@@ -600,34 +362,4 @@ fn sources(args: &VerifyArgs) -> Result<Vec<InputSource>, Failure> {
         });
     }
     Ok(sources)
-}
-
-/// Prints the verdict: the result on stdout in `format` when there is one (`None`: not
-/// asked for, as with -q and no -o); on stderr, why it is not a plain success (check
-/// failures and warnings only matter for a SUCCESSFUL transaction).
-pub(crate) fn report(
-    verdict: &Verdict,
-    reference: &Reference,
-    format: Option<OutputFormat>,
-    log: &Log,
-    printer: &mut Printer,
-) -> Result<Exit, Failure> {
-    let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
-    if let Some(v) = verdict.outcome.verification()
-        && let Some(format) = format
-    {
-        write_output(printer.verification(v, integrity, format))?;
-    }
-    match (&verdict.outcome, &verdict.checks) {
-        (Outcome::Successful(_), Some(checks)) => {
-            for warning in &checks.warnings {
-                log.warn(warning);
-            }
-            for failure in &checks.failures {
-                log.error(&format!("check failed for '{reference}': {failure}"));
-            }
-        }
-        (outcome, _) => log.error(&outcome.message(reference)),
-    }
-    Ok(verdict.exit())
 }

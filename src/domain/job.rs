@@ -1,5 +1,5 @@
-//! The unit of work: a reference, what is expected of it, and where it was given. The
-//! single path and every batch worker verify jobs; the reader of a batch makes them.
+//! The unit of work: a reference, what is expected of it, and where it was given. Batch
+//! workers verify jobs (one reference is a batch of one); the reader of a batch makes them.
 
 use std::sync::Arc;
 

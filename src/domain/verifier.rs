@@ -1,5 +1,4 @@
-//! One reference from request to verdict: the step the single path and every batch worker
-//! share.
+//! One reference from request to verdict: the step every batch worker takes.
 
 use std::time::Instant;
 

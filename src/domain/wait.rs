@@ -1,9 +1,8 @@
 //! `--wait`: when a not-final transaction is asked again, when the asking stops, and what
 //! one check comes to when an answer is already in hand.
 //!
-//! The schedule and that rule live here, shared by both paths; the single path sleeps on
-//! the main thread (so Ctrl-C and the status line stay live) and a batch parks the
-//! reference in its work queue (so no worker sleeps).
+//! The schedule and that rule live here; the batch engine (one reference is a batch of
+//! one) parks a waiting reference in its work queue, so no worker sleeps.
 
 use std::hash::{BuildHasher, RandomState};
 use std::time::{Duration, Instant};
@@ -34,7 +33,7 @@ pub(crate) enum Check {
     Stopped(Option<Verdict>),
 }
 
-/// The one rule both paths follow after each request: a signal keeps the answer in hand;
+/// The rule after each request: a signal keeps the answer in hand;
 /// a request that got no answer keeps it too, so `--wait`'s result depends on what the
 /// service said, never on how many retries a failed check had; anything the service did
 /// say replaces it.
@@ -56,6 +55,15 @@ pub(crate) fn settle(
         },
         _ => Check::Answer(checked),
     }
+}
+
+/// The transaction status of a not-final verdict, quoted, for messages.
+pub(crate) fn status_of(verdict: &Verdict) -> String {
+    verdict
+        .outcome
+        .verification()
+        .and_then(|v| v.status.as_deref())
+        .map_or_else(|| "-".to_owned(), crate::terminal::quoted)
 }
 
 /// The pause before the second request for a reference.

@@ -294,8 +294,8 @@ fn ctrl_c_ends_batch_waits_at_once_as_not_final() {
     let stdout = Captured::start(child.stdout.take().unwrap());
     let stderr = Captured::start(child.stderr.take().unwrap());
     stderr.wait_for(&[
-        "'SANDBOX-PENDING-a': not final (request 1)",
-        "'SANDBOX-SETTLES-600000-c': not final (request 1)",
+        "'SANDBOX-PENDING-a': status \"PENDING\" (request 1)",
+        "'SANDBOX-SETTLES-600000-c': status \"PENDING\" (request 1)",
         "SANDBOX-OK-b attempt 1: HTTP 200",
     ]);
     let signalled = Instant::now();

@@ -1,0 +1,216 @@
+//! One reference (`verify REF`, `gate`) is a batch of one through the same reader, worker,
+//! queue and writer: the same `--wait`, Ctrl-C and closed output. What differs is what it
+//! shows: the answer itself (a field/value table or the service's JSON object, not a
+//! record), a countdown while it waits instead of the bar, and instead of a summary line
+//! the lines that say why its exit status is not 0.
+
+use std::convert::Infallible;
+use std::io::{self, IsTerminal};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::shared::Batch;
+use super::{Entry, Item, Sink, Source, Tally, WorkQueue};
+use crate::domain::job::Job;
+use crate::domain::outcome::{OUTCOME_NAMES, Outcome, Record, Verdict};
+use crate::domain::verifier::Verifier;
+use crate::domain::wait::{exact, human, status_of};
+use crate::exit::{Exit, Failure};
+use crate::log::{Level, Log};
+use crate::render::{OutputFormat, Printer, write_output};
+
+/// The one job, as a batch's input.
+struct OneJob(Option<Job>);
+
+impl Iterator for OneJob {
+    type Item = Result<Item<Infallible>, Failure>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.take().map(|job| Ok(Item::Job(job)))
+    }
+}
+
+impl Source<Infallible> for OneJob {
+    fn empty_message(&self) -> String {
+        String::new()
+    }
+}
+
+/// Where the one answer goes: printed as it is, in `format` (`None`: nothing on stdout),
+/// and kept for the lines that follow it.
+pub(crate) struct Answer {
+    printer: Printer,
+    format: Option<OutputFormat>,
+    record: Option<Record>,
+    /// A write that failed (a closed pipe is the reader's choice, not a failure).
+    failed: Option<io::Error>,
+}
+
+impl Answer {
+    pub(crate) fn new(printer: Printer, format: Option<OutputFormat>) -> Self {
+        Answer {
+            printer,
+            format,
+            record: None,
+            failed: None,
+        }
+    }
+}
+
+impl Sink<Infallible> for Answer {
+    fn begin(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn tally(&mut self, entry: &Entry<Infallible>) -> Tally {
+        match entry {
+            Entry::Verified(record) => Tally::of(record),
+            Entry::Decided(never) => match *never {},
+        }
+    }
+
+    fn write(&mut self, entry: &Entry<Infallible>) -> io::Result<()> {
+        let Entry::Verified(record) = entry else {
+            return Ok(());
+        };
+        self.record = Some(record.clone());
+        let verdict = &record.verdict;
+        if let (Some(v), Some(format)) = (verdict.outcome.verification(), self.format) {
+            let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
+            match self.printer.verification(v, integrity, format) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => self.failed = Some(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn names(&self) -> &'static [&'static str] {
+        &OUTCOME_NAMES
+    }
+}
+
+impl Batch {
+    /// Verifies `job` as a batch of one and reports it: the answer on stdout through
+    /// `answer`, why it is not a plain success on stderr. The exit status is the verdict's
+    /// (130 when interrupted, 10 when the answer could not be written).
+    pub(crate) fn run_one(
+        &self,
+        verifier: Arc<Verifier>,
+        job: Job,
+        answer: &mut Answer,
+        log: &Log,
+    ) -> Result<Exit, Failure> {
+        let reference = job.reference.clone();
+        let countdown = Countdown::new(log);
+        let mut run = self.drive(verifier, OneJob(Some(job)), answer, Some(countdown), log)?;
+        if run.lost() > 0 {
+            return Ok(Exit::Internal);
+        }
+        if let Some(e) = answer.failed.take() {
+            write_output(Err(e))?;
+        }
+        let interrupted = self.stop.load(Ordering::SeqCst);
+        let Some(Record { verdict, .. }) = answer.record.take() else {
+            log.error(&format!(
+                "interrupted before '{reference}' was verified; nothing is known about it"
+            ));
+            return Ok(Exit::Interrupted);
+        };
+        let waited = !self.wait.is_zero() && matches!(verdict.outcome, Outcome::NotFinal(_));
+        if !waited {
+            report(&verdict, &reference, log);
+        } else if interrupted {
+            log.error(&format!(
+                "interrupted while waiting for '{reference}': not final, status {}",
+                status_of(&verdict)
+            ));
+            return Ok(Exit::Interrupted);
+        } else {
+            let unanswered = run
+                .unanswered
+                .take()
+                .map(|why| format!(" (the last check got no answer in time: {why})"))
+                .unwrap_or_default();
+            log.error(&format!(
+                "transaction '{reference}' is still not final after {}: status {}{unanswered}",
+                exact(self.wait),
+                status_of(&verdict)
+            ));
+        }
+        Ok(verdict.exit())
+    }
+}
+
+/// Why a verdict is not a plain success, on stderr (check failures and warnings only
+/// matter for a SUCCESSFUL transaction).
+fn report(verdict: &Verdict, reference: &crate::reference::Reference, log: &Log) {
+    match (&verdict.outcome, &verdict.checks) {
+        (Outcome::Successful(_), Some(checks)) => {
+            for warning in &checks.warnings {
+                log.warn(warning);
+            }
+            for failure in &checks.failures {
+                log.error(&format!("check failed for '{reference}': {failure}"));
+            }
+        }
+        (outcome, _) => log.error(&outcome.message(reference)),
+    }
+}
+
+/// The one-line `waiting for ...` status while the reference is parked, redrawn in place on
+/// a terminal's stderr; nothing elsewhere (a log file gets the `-v` lines instead) and
+/// nothing with -q.
+pub(super) struct Countdown {
+    /// The text on screen now, if any: redrawn only when it changes.
+    shown: Option<String>,
+    enabled: bool,
+}
+
+impl Countdown {
+    fn new(log: &Log) -> Self {
+        Countdown {
+            shown: None,
+            enabled: log.level() != Level::Quiet && io::stderr().is_terminal(),
+        }
+    }
+
+    /// Shows when the parked reference is asked again, or clears the line while it is
+    /// being asked.
+    pub(super) fn show(&mut self, queue: &WorkQueue) {
+        if !self.enabled {
+            return;
+        }
+        let now = Instant::now();
+        let text = queue.earliest_parked(|task, due| {
+            let waiting = task.waiting.as_deref()?;
+            Some(format!(
+                "waiting for {}: {}, next check in {}, {} left",
+                task.job.reference,
+                crate::terminal::scrub(&status_of(&waiting.last)),
+                human(due.saturating_duration_since(now)),
+                human(waiting.polls.deadline().saturating_duration_since(now))
+            ))
+        });
+        match text.flatten() {
+            Some(text) if self.shown.as_deref() != Some(&text) => {
+                let line = format!("\r\x1b[2K{}", crate::terminal::scrub(&text));
+                crate::signal::write_stderr(line.as_bytes());
+                self.shown = Some(text);
+            }
+            Some(_) => {}
+            None => self.clear(),
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        if self.shown.take().is_some() {
+            crate::signal::write_stderr(b"\r\x1b[2K");
+        }
+    }
+}
