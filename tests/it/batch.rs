@@ -2,7 +2,7 @@
 //! connection reuse and shared back-off.
 
 use std::io::{BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -403,19 +403,9 @@ fn interrupted_batch_keeps_finished_lines_and_exits_130() {
 /// The batch table as a terminal of `columns` shows it: payverify runs on a pseudo-terminal
 /// (util-linux `script`) with `COLUMNS` set; escapes and carriage returns are removed.
 fn table_on_terminal(columns: u16, refs: &[&str]) -> String {
-    let bin = assert_cmd::cargo::cargo_bin("payverify");
-    let command = format!(
-        "{} verify --sandbox {} 2>/dev/null",
-        bin.display(),
-        refs.join(" ")
-    );
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
+    let out = on_terminal(&format!("verify --sandbox {} 2>/dev/null", refs.join(" ")))
         .env("COLUMNS", columns.to_string())
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .env("HOME", "/nonexistent/payverify-test-home")
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
         .output()
         .expect("util-linux script runs payverify on a pseudo-terminal");
     String::from_utf8_lossy(&out.stdout).replace('\r', "")
@@ -620,20 +610,13 @@ fn progress_bar_shows_total_percent_eta_failures_and_keeps_out_of_rows() {
     let file = dir.join("refs.txt");
     let refs: String = (0..6).map(|i| format!("SANDBOX-SLOW-300-{i}\n")).collect();
     std::fs::write(&file, format!("{refs}SANDBOX-FAILED-1\n")).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("payverify");
-    let command = format!(
-        "{} verify --sandbox -j 2 -o csv --from {}",
-        bin.display(),
+    let out = on_terminal(&format!(
+        "verify --sandbox -j 2 -o csv --from {}",
         file.display()
-    );
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .env("HOME", "/nonexistent/payverify-test-home")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("util-linux script runs payverify on a pseudo-terminal");
+    ))
+    .env("NO_COLOR", "1")
+    .output()
+    .expect("util-linux script runs payverify on a pseudo-terminal");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("/7 ("), "total counted first: {text}");
     assert!(

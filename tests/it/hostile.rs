@@ -754,18 +754,9 @@ fn signal_during(
 fn item_10_a_signal_during_one_reference_is_exit_130() {
     // Signalled once the request is at the service (the handlers are in place from the
     // start, before verify is listening: that the request arrived is what says it is).
-    let (asked, arrived) = std::sync::mpsc::channel();
-    let asked = std::sync::Mutex::new(asked);
-    let server = RawServer::start(move |mut stream| {
-        let _ = read_head(&mut stream);
-        let _ = asked.lock().unwrap().send(());
-        std::thread::sleep(Duration::from_secs(30));
-    });
+    let (server, arrived) = silent_service();
     for signal in ["-TERM", "-INT"] {
-        let mut child = spawnable()
-            .env("PAYVERIFY_BASE_URL", &server.url)
-            .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
-            .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+        let mut child = spawnable_at(&server.url)
             .args(["verify", "--retries", "0", "R-SLOW-x"])
             .spawn()
             .unwrap();

@@ -446,23 +446,12 @@ fn a_reader_that_left_after_every_reference_was_decided_is_exit_10() {
     }
     #[cfg(target_os = "linux")]
     for format in ["jsonl", "csv"] {
-        use crate::common::{Captured, spawnable, wait_until, wait_until_blocked_on_a_pipe};
-        use nix::fcntl::{FcntlArg, OFlag, fcntl};
-        // Close-on-exec: a child another test spawns meanwhile must not keep the read end
-        // open (the write would then block, never failing).
-        let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC).unwrap();
-        fcntl(&write_end, FcntlArg::F_SETPIPE_SZ(4096)).unwrap();
+        use crate::common::{blocked_on_a_full_pipe, wait_until};
         let mut refs: Vec<String> = (0..60).map(|i| format!("SANDBOX-OK-{i}")).collect();
         refs.push("SANDBOX-FAILED-1".into());
-        let mut child = spawnable()
-            .args(["verify", "--sandbox", "-v", "-j", "8", "-o", format])
-            .args(&refs)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(write_end))
-            .spawn()
-            .unwrap();
-        let stderr = Captured::start(child.stderr.take().unwrap());
-        wait_until_blocked_on_a_pipe(&child);
+        let mut args = vec!["verify", "--sandbox", "-v", "-j", "8", "-o", format];
+        args.extend(refs.iter().map(String::as_str));
+        let (mut child, stderr, read_end) = blocked_on_a_full_pipe(&args);
         wait_until("every reference answered", || {
             stderr.text().matches("< GET ").count() == refs.len()
         });

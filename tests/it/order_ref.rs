@@ -3,11 +3,9 @@
 //! names another order is that order's, never a MATCHED for this one, in a fresh run and in
 //! a resumed one.
 
-use crate::common::{TempDir, payverify, stderr_of, stdout_of};
-use crate::resume_carried::sealed;
-
-/// The sandbox's client secret, which seals the sandbox's records.
-const SANDBOX_SECRET: &str = "sandbox-secret";
+use crate::common::{
+    SANDBOX_SECRET, TempDir, sandbox_in, sandbox_requests as requests, sealed, stderr_of, stdout_of,
+};
 
 const HEADER: &str = "Order Number,Order Status,Order Currency,Order Total Amount,\
                       Payment Method,Transaction ID\n";
@@ -21,24 +19,9 @@ const ORDERS: &str = " 4101 ,Processing,NGN,\"14,500.00\",paywithbank3d,4101_179
 const OTHER_ORDER: &str = "the payment is for order 4102 (merchantRef \"\"4102_1795244600_1450000\"\"), \
                            not this row's order \"\"4200\"\"";
 
+/// `payverify reconcile --sandbox -v --retries 0 orders.csv ARGS` in `dir`.
 fn reconcile(dir: &TempDir, args: &[&str]) -> std::process::Output {
-    payverify()
-        .current_dir(dir.path())
-        .args([
-            "reconcile",
-            "--sandbox",
-            "--retries",
-            "0",
-            "-v",
-            "orders.csv",
-        ])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn requests(out: &std::process::Output) -> usize {
-    stderr_of(out).matches("payverify: sandbox: GET").count()
+    sandbox_in(dir, &["reconcile", "--retries", "0", "orders.csv"], args)
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! --retries, --give-up-after, what the run shows, and the throttling sandbox. Every test
 //! judges by counts (the sandbox's own per-second counts, the records), never by how fast.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -294,22 +294,17 @@ fn the_progress_bar_shows_the_pace_when_throttled() {
     let sandbox = quiet_sandbox(&["--rate-limit", "20/s", "--burst", "1"]);
     let dir = TempDir::new("pacing-bar");
     let file = dir.write("refs.txt", references(50, "bar"));
-    let bin = assert_cmd::cargo::cargo_bin!("payverify");
-    let command = format!(
-        "{} verify -j 8 -o csv --from {} > /dev/null",
-        bin.display(),
+    let out = on_terminal(&format!(
+        "verify -j 8 -o csv --from {} > /dev/null",
         file.display()
-    );
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .env("NO_COLOR", "1")
-        .env("PAYVERIFY_BASE_URL", &sandbox.url)
-        .env("PAYVERIFY_CLIENT_ID", "sandbox")
-        .env("PAYVERIFY_CLIENT_SECRET", "sandbox-secret")
-        .stdin(Stdio::null())
-        .output()
-        .expect("util-linux script runs payverify on a pseudo-terminal");
+    ))
+    .env("NO_COLOR", "1")
+    .env("PAYVERIFY_BASE_URL", &sandbox.url)
+    .env("PAYVERIFY_CLIENT_ID", "sandbox")
+    .env("PAYVERIFY_CLIENT_SECRET", "sandbox-secret")
+    .stdin(Stdio::null())
+    .output()
+    .expect("util-linux script runs payverify on a pseudo-terminal");
     let text = String::from_utf8_lossy(&out.stdout);
     // Nothing but SUCCESSFUL: no class counted, the pace alone.
     assert!(text.contains("  throttled: "), "{text}");

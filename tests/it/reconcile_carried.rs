@@ -2,34 +2,18 @@
 //! `--resume`): read into its values and written as a fresh row is, whatever bytes the file
 //! held; a key given twice anywhere in a line is exit 2.
 
-use crate::common::{TempDir, payverify, stderr_of, stdout_of};
-use crate::resume_carried::{assert_terminal_safe, escaped, sealed, strings};
+use crate::common::{
+    SANDBOX_SECRET, TempDir, sandbox_in, sandbox_requests as requests, sealed, stderr_of, stdout_of,
+};
+use crate::resume_carried::{assert_terminal_safe, escaped, strings};
 use crate::resume_like_fresh::Rng;
-
-/// The sandbox's client secret, which seals the sandbox's records.
-const SANDBOX_SECRET: &str = "sandbox-secret";
 
 const ORDERS: &str = "Order ID,Reference,Customer,Amount,Currency\n\
                       1001,SANDBOX-FAILED-1001,Ada,40000,NGN\n";
 
+/// `payverify reconcile --sandbox -v --retries 0 orders.csv ARGS` in `dir`.
 fn reconcile(dir: &TempDir, args: &[&str]) -> std::process::Output {
-    payverify()
-        .current_dir(dir.path())
-        .args([
-            "reconcile",
-            "--sandbox",
-            "--retries",
-            "0",
-            "-v",
-            "orders.csv",
-        ])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn requests(out: &std::process::Output) -> usize {
-    stderr_of(out).matches("payverify: sandbox: GET").count()
+    sandbox_in(dir, &["reconcile", "--retries", "0", "orders.csv"], args)
 }
 
 /// The FAILED row's output of a first run in `format`.

@@ -4,7 +4,10 @@
 
 use serde_json::Value;
 
-use crate::common::{TempDir, interrupted_into, payverify, stderr_of, stdout_of};
+use crate::common::{
+    TempDir, interrupted_into, payverify, sandbox_in, sandbox_requests as requests, stderr_of,
+    stdout_of,
+};
 
 /// One row of every result: MATCHED, UNDERPAID, OVERPAID, FAILED, NOT_FOUND (carried);
 /// NOT_FINAL and UNVERIFIED (asked again); DUPLICATE and INVALID_ROW (decided from the
@@ -23,18 +26,9 @@ const ORDERS: &str = "Order ID,Reference,Customer,Amount,Currency\n\
 /// How many rows of ORDERS are asked again on resume: NOT_FINAL and UNVERIFIED.
 const ASKED_AGAIN: usize = 2;
 
-/// `payverify reconcile --sandbox --retries 0 -v FILE ARGS` in `dir`.
+/// `payverify reconcile --sandbox -v --retries 0 FILE ARGS` in `dir`.
 fn reconcile(dir: &TempDir, file: &str, args: &[&str]) -> std::process::Output {
-    payverify()
-        .current_dir(dir.path())
-        .args(["reconcile", "--sandbox", "--retries", "0", "-v", file])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn requests(out: &std::process::Output) -> usize {
-    stderr_of(out).matches("payverify: sandbox: GET").count()
+    sandbox_in(dir, &["reconcile", "--retries", "0", file], args)
 }
 
 /// The summary table on stderr (from its heading to the end).

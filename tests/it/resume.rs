@@ -1,7 +1,10 @@
 //! `--resume FILE`: an earlier run's output carries its final records over unchanged and
 //! only the rest is asked again; counted through the in-process sandbox's `-v` request log.
 
-use crate::common::{TempDir, interrupted_into, payverify, spawnable, stderr_of, stdout_of};
+use crate::common::{
+    TempDir, interrupted_into, payverify, sandbox_in, sandbox_requests as requests, spawnable,
+    stderr_of, stdout_of,
+};
 
 /// A mix of every kind: final (SUCCESSFUL, FAILED, NOT_FOUND, CHECK_FAILED with the amount
 /// expectation) and not final (UNAVAILABLE, NOT_FINAL).
@@ -10,36 +13,18 @@ const MIX: &str = "SANDBOX-OK-1\nSANDBOX-FAILED-2\nSANDBOX-ERROR-3\nNOPE-4\nSAND
 /// How many of MIX are asked again on resume: the 500 and the PENDING.
 const MIX_NOT_FINAL: usize = 2;
 
+/// `payverify verify --sandbox -v --from refs.txt --retries 0 --expect-amount-kobo 4000000
+/// ARGS` in `dir`.
 fn run(dir: &TempDir, args: &[&str]) -> std::process::Output {
-    payverify()
-        .current_dir(dir.path())
-        .args([
-            "verify",
-            "--sandbox",
-            "--from",
-            "refs.txt",
-            "--retries",
-            "0",
-        ])
-        .args(["--expect-amount-kobo", "4000000", "-v"])
-        .args(args)
-        .output()
-        .unwrap()
+    let command = ["verify", "--from", "refs.txt", "--retries", "0"];
+    let expectation = ["--expect-amount-kobo", "4000000"];
+    sandbox_in(dir, &[&command[..], &expectation].concat(), args)
 }
 
-/// `payverify verify --sandbox --from FILE -o FORMAT -v ARGS` in `dir`, with no
+/// `payverify verify --sandbox -v --from FILE -o FORMAT ARGS` in `dir`, with no
 /// expectation of its own (unlike [`run`]).
 fn verify_from(dir: &TempDir, file: &str, format: &str, args: &[&str]) -> std::process::Output {
-    payverify()
-        .current_dir(dir.path())
-        .args(["verify", "--sandbox", "--from", file, "-o", format, "-v"])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn requests(out: &std::process::Output) -> usize {
-    stderr_of(out).matches("payverify: sandbox: GET").count()
+    sandbox_in(dir, &["verify", "--from", file, "-o", format], args)
 }
 
 fn summary(out: &std::process::Output) -> String {

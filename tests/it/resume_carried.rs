@@ -4,11 +4,11 @@
 //! seal), never copied; a key given twice makes the file foreign (exit 2), as it makes a
 //! response body bad.
 
-use payverify::{Secret, is_unsafe, sign};
+use payverify::is_unsafe;
 
 use crate::common::{
-    RawServer, SAMPLE, SECRET, TempDir, payverify, payverify_at, read_head, respond, stderr_of,
-    stdout_of,
+    RawServer, SAMPLE, SECRET, TempDir, payverify_at, read_head, respond, sandbox_in,
+    sandbox_requests as requests, sealed, stderr_of, stdout_of,
 };
 
 /// The reference of the signed sample response.
@@ -27,23 +27,6 @@ fn serve_failed() -> RawServer {
         read_head(&mut stream);
         respond(&mut stream, "200 OK", body.as_bytes());
     })
-}
-
-/// `record` with its seal made again under `secret`, as a run with that secret seals it
-/// (HMAC-SHA256 keyed by the secret's HMAC of the label; see src/domain/seal.rs): what
-/// someone who holds the secret, or a payverify bug, could write.
-pub fn sealed(record: &str, secret: &str) -> String {
-    let record = record.trim_end();
-    let unsealed = match record.rfind(",\"seal\":\"") {
-        Some(at) => format!("{}}}", &record[..at]),
-        None => record.to_owned(),
-    };
-    let key = sign(&Secret::new(secret), "payverify record seal v1");
-    let seal = sign(&Secret::new(key), &unsealed);
-    format!(
-        "{},\"seal\":\"{seal}\"}}\n",
-        &unsealed[..unsealed.len() - 1]
-    )
 }
 
 /// Every character of `text` as a JSON `\u00XX` escape: the same string to a JSON reader,
@@ -264,26 +247,9 @@ fn a_second_line_for_a_reference_is_refused_whatever_its_outcome() {
     );
 }
 
-/// `verify --sandbox --from refs.txt -o jsonl ARGS` in `dir`.
+/// `verify --sandbox -v --from refs.txt -o jsonl ARGS` in `dir`.
 fn sandbox(dir: &TempDir, args: &[&str]) -> std::process::Output {
-    payverify()
-        .current_dir(dir.path())
-        .args([
-            "verify",
-            "--sandbox",
-            "--from",
-            "refs.txt",
-            "-o",
-            "jsonl",
-            "-v",
-        ])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn requests(out: &std::process::Output) -> usize {
-    stderr_of(out).matches("payverify: sandbox: GET").count()
+    sandbox_in(dir, &["verify", "--from", "refs.txt", "-o", "jsonl"], args)
 }
 
 #[test]

@@ -123,10 +123,7 @@ fn terminate_when(
     reached: Option<&mpsc::Receiver<()>>,
     settle: Duration,
 ) -> Ended {
-    let child = spawnable()
-        .env("PAYVERIFY_BASE_URL", url)
-        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
-        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
+    let child = spawnable_at(url)
         .args(["verify", "--hmac", "off", "--timeout", "60"])
         .args(args)
         .stdin(Stdio::null())

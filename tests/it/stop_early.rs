@@ -172,18 +172,6 @@ fn one_sigterm_ends_a_sandbox_whose_banner_nobody_reads_and_removes_its_ca() {
     assert_eq!(pems(), 0, "the temporary CA file is left behind");
 }
 
-/// A service that never answers: it tells `arrived` of each request and holds it.
-fn silent_service() -> (RawServer, std::sync::mpsc::Receiver<()>) {
-    let (asked, arrived) = std::sync::mpsc::channel();
-    let asked = std::sync::Mutex::new(asked);
-    let server = RawServer::start(move |mut stream| {
-        let _ = read_head(&mut stream);
-        let _ = asked.lock().unwrap().send(());
-        std::thread::sleep(Duration::from_secs(30));
-    });
-    (server, arrived)
-}
-
 #[test]
 fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
     // Both references hang at the service: nothing is written before the signals, and the
@@ -203,11 +191,8 @@ fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
         ],
     ];
     for args in runs {
-        let mut child = spawnable()
+        let mut child = spawnable_at(&server.url)
             .stdin(Stdio::null())
-            .env("PAYVERIFY_BASE_URL", &server.url)
-            .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
-            .env("PAYVERIFY_CLIENT_SECRET", SECRET)
             .args(&args)
             .spawn()
             .unwrap();

@@ -99,11 +99,8 @@ fn run_on_file(dir: &TempDir, name: &str, args: &str, streams: [To; 3]) -> (Outp
         .map(|a| if a == "FILE" { path_text } else { a })
         .collect();
     let [stdin, stdout, stderr] = streams.map(|to| stdio(&to, &path));
-    let out = spawnable()
+    let out = spawnable_at(&gateway.url)
         .args(&args)
-        .env("PAYVERIFY_BASE_URL", &gateway.url)
-        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
-        .env("PAYVERIFY_CLIENT_SECRET", SECRET)
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr)
@@ -242,19 +239,10 @@ fn e_one_sigterm_ends_a_run_blocked_on_a_full_pipe_within_a_second() {
     }
     #[cfg(target_os = "linux")]
     for format in ["jsonl", "json"] {
-        use nix::fcntl::{FcntlArg, fcntl};
-        let (read_end, write_end) = nix::unistd::pipe().unwrap();
-        fcntl(&write_end, FcntlArg::F_SETPIPE_SZ(4096)).unwrap();
         let refs: Vec<String> = (0..200).map(|i| format!("SANDBOX-OK-{i}")).collect();
-        let mut child = spawnable()
-            .args(["verify", "--sandbox", "-o", format])
-            .args(&refs)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(write_end))
-            .spawn()
-            .unwrap();
-        let stderr = Captured::start(child.stderr.take().unwrap());
-        wait_until_blocked_on_a_pipe(&child);
+        let mut args = vec!["verify", "--sandbox", "-o", format];
+        args.extend(refs.iter().map(String::as_str));
+        let (mut child, stderr, read_end) = crate::common::blocked_on_a_full_pipe(&args);
         send_signal(&child, "-TERM");
         let signalled = std::time::Instant::now();
         let status = loop {

@@ -3,7 +3,7 @@
 //! their first request.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -364,19 +364,12 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
 /// answer; -q shows none. payverify runs on a pseudo-terminal (util-linux `script`).
 #[test]
 fn a_terminal_gets_a_one_line_countdown_and_quiet_gets_none() {
-    let bin = assert_cmd::cargo::cargo_bin("payverify");
     let on_terminal = |extra: &str| {
-        let command = format!(
-            "{} verify --sandbox SANDBOX-SETTLES-1500-t --wait 1m -o json {extra} >/dev/null",
-            bin.display()
-        );
-        let out = Command::new("script")
-            .args(["-qec", &command, "/dev/null"])
-            .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-            .env("HOME", "/nonexistent/payverify-test-home")
-            .stdin(Stdio::null())
-            .output()
-            .expect("util-linux script runs payverify on a pseudo-terminal");
+        let out = crate::common::on_terminal(&format!(
+            "verify --sandbox SANDBOX-SETTLES-1500-t --wait 1m -o json {extra} >/dev/null"
+        ))
+        .output()
+        .expect("util-linux script runs payverify on a pseudo-terminal");
         assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
         stdout_of(&out)
     };

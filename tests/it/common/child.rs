@@ -18,6 +18,16 @@ pub fn spawnable() -> Command {
     cmd
 }
 
+/// [`spawnable`] with credentials for `base_url` in the environment, as
+/// [`super::payverify_at`] has them.
+pub fn spawnable_at(base_url: &str) -> Command {
+    let mut cmd = spawnable();
+    cmd.env("PAYVERIFY_BASE_URL", base_url)
+        .env("PAYVERIFY_CLIENT_ID", super::CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", super::SECRET);
+    cmd
+}
+
 /// Sends `signal` (`"-INT"` as Ctrl-C does, `"-TERM"` as a service manager does) to a
 /// running child, with kill(2) at once (no kill(1) to start first: a test whose second
 /// signal must land inside a grace period cannot wait on a fork on a loaded machine).
@@ -194,4 +204,26 @@ pub fn interrupted_into(dir: &Path, args: &[&str], part: &Path, total: usize) ->
     let written = std::fs::read_to_string(part).unwrap().lines().count();
     assert!(written > 0 && written < total, "{written} lines: {stderr}");
     (stderr, written)
+}
+
+/// payverify spawned with `args` (stdin empty), its stdout a pipe of one page
+/// (F_SETPIPE_SZ) that the test holds the read end of and never reads, returned once a
+/// thread of it is blocked writing there: a reader that stops reading. Both ends are
+/// close-on-exec, so that a child another test spawns meanwhile keeps neither open (the
+/// write would then not fail once the test drops the read end). Returns the child, its
+/// stderr as it comes, and the read end (dropped: the reader leaves).
+#[cfg(target_os = "linux")]
+pub fn blocked_on_a_full_pipe(args: &[&str]) -> (Child, Captured, std::os::fd::OwnedFd) {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC).unwrap();
+    fcntl(&write_end, FcntlArg::F_SETPIPE_SZ(4096)).unwrap();
+    let mut child = spawnable()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write_end))
+        .spawn()
+        .unwrap();
+    let stderr = Captured::start(child.stderr.take().unwrap());
+    wait_until_blocked_on_a_pipe(&child);
+    (child, stderr, read_end)
 }

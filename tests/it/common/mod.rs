@@ -13,12 +13,18 @@ use assert_cmd::Command;
 mod child;
 pub mod gateway;
 pub mod pages;
+mod sandbox_runs;
 mod standalone;
+mod terminal;
+#[cfg(target_os = "linux")]
+pub use child::blocked_on_a_full_pipe;
 pub use child::{
-    Captured, finish, interrupted_into, read_lines, send_signal, spawnable, status_and_stderr,
-    wait_for_signal_handlers, wait_until, wait_until_blocked_on_a_pipe,
+    Captured, finish, interrupted_into, read_lines, send_signal, spawnable, spawnable_at,
+    status_and_stderr, wait_for_signal_handlers, wait_until, wait_until_blocked_on_a_pipe,
 };
+pub use sandbox_runs::{SANDBOX_SECRET, sandbox_in, sandbox_requests, sealed};
 pub use standalone::{Standalone, raw_get, raw_request};
+pub use terminal::on_terminal;
 
 /// The documented sample response, as published (signed with the gateway's own secret).
 pub const FIXTURE: &str = include_str!("../../data/verify-success.json");
@@ -101,6 +107,19 @@ impl RawServer {
         });
         RawServer { url, connections }
     }
+}
+
+/// A service that never answers: it sends `()` down the returned channel as each request
+/// arrives (what a test waits on before it signals), and holds the request unanswered.
+pub fn silent_service() -> (RawServer, std::sync::mpsc::Receiver<()>) {
+    let (asked, arrived) = std::sync::mpsc::channel();
+    let asked = std::sync::Mutex::new(asked);
+    let server = RawServer::start(move |mut stream| {
+        let _ = read_head(&mut stream);
+        let _ = asked.lock().unwrap().send(());
+        thread::sleep(Duration::from_secs(30));
+    });
+    (server, arrived)
 }
 
 /// Reads the request head (up to the blank line) and returns it.

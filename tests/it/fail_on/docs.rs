@@ -1,7 +1,7 @@
 //! What a person sees of --fail-on: the progress bar by class, the class table in help, the
 //! man page and docs, and the cron recipe as the docs give it.
 
-use std::process::{Command as StdCommand, Stdio};
+use std::process::Command as StdCommand;
 
 use super::{CLASS_OF, CLASS_ORDER};
 use crate::common::*;
@@ -9,15 +9,9 @@ use crate::common::*;
 /// The batch's stderr as a terminal shows it: payverify on a pseudo-terminal (util-linux
 /// `script`), stdout to /dev/null; escapes and carriage returns left in.
 fn stderr_on_terminal(args: &str) -> String {
-    let bin = assert_cmd::cargo::cargo_bin("payverify");
-    let command = format!("{} verify --sandbox {args} >/dev/null", bin.display());
-    let out = StdCommand::new("script")
-        .args(["-qec", &command, "/dev/null"])
+    let out = on_terminal(&format!("verify --sandbox {args} >/dev/null"))
         .env("COLUMNS", "200")
-        .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .env("HOME", "/nonexistent/payverify-test-home")
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
         .output()
         .expect("util-linux script runs payverify on a pseudo-terminal");
     String::from_utf8_lossy(&out.stdout).into_owned()
