@@ -71,11 +71,41 @@ pub(crate) const FIRST_PAUSE: Duration = Duration::from_secs(2);
 /// The longest pause between two requests for a reference.
 pub(crate) const LONGEST_PAUSE: Duration = Duration::from_secs(30);
 
+/// Test-only, read by debug builds alone: a first pause in milliseconds shorter than
+/// [`FIRST_PAUSE`], so that an end-to-end test sees a reference settle, a countdown or a
+/// check made while waiting without sitting out two seconds each time.
+#[cfg(debug_assertions)]
+const DEBUG_FIRST_PAUSE_VAR: &str = "PAYVERIFY_DEBUG_WAIT_FIRST_PAUSE_MS";
+
+/// The pause before the second request: [`FIRST_PAUSE`].
+///
+/// Debug builds (the binary `cargo test` runs end to end) honour
+/// `PAYVERIFY_DEBUG_WAIT_FIRST_PAUSE_MS`, and only to shorten it; the later pauses double
+/// from it as they do from 2 s. Release builds compile the variable out, so it cannot
+/// change what a shipped binary does (`scripts/check-release.sh` checks that no release
+/// binary holds a `PAYVERIFY_DEBUG_` name).
+fn first_pause() -> Duration {
+    #[cfg(debug_assertions)]
+    let asked = std::env::var(DEBUG_FIRST_PAUSE_VAR).ok();
+    #[cfg(not(debug_assertions))]
+    let asked: Option<String> = None;
+    shortened_first_pause(asked.as_deref())
+}
+
+/// [`FIRST_PAUSE`], or `asked` milliseconds when that is a number and shorter.
+fn shortened_first_pause(asked: Option<&str>) -> Duration {
+    asked
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(FIRST_PAUSE, |ms| Duration::from_millis(ms).min(FIRST_PAUSE))
+}
+
 /// One reference's polling: started at its first request, ending at `limit` after it.
 #[derive(Debug, Clone)]
 pub(crate) struct Polls {
     started: Instant,
     limit: Duration,
+    /// The first pause, which the later ones double from.
+    first: Duration,
     /// Pauses taken so far.
     taken: u32,
     /// Not asked again before this: the service's Retry-After on the last check.
@@ -89,6 +119,7 @@ impl Polls {
         Polls {
             started,
             limit,
+            first: first_pause(),
             taken: 0,
             not_before: None,
             jitter: RandomState::new(),
@@ -127,7 +158,8 @@ impl Polls {
         if left.is_zero() {
             return None;
         }
-        let base = FIRST_PAUSE
+        let base = self
+            .first
             .saturating_mul(1u32 << self.taken.min(8))
             .min(LONGEST_PAUSE);
         // A factor from 0.8 to 1.2.
@@ -187,6 +219,17 @@ mod tests {
         assert_eq!(short.next_pause(near), Some(Duration::from_millis(100)));
         assert_eq!(short.next_pause(start + Duration::from_secs(3)), None);
         assert_eq!(short.next_pause(start + Duration::from_secs(99)), None);
+    }
+
+    #[test]
+    fn the_debug_first_pause_only_shortens() {
+        assert_eq!(shortened_first_pause(None), FIRST_PAUSE);
+        assert_eq!(shortened_first_pause(Some("soon")), FIRST_PAUSE);
+        assert_eq!(shortened_first_pause(Some("60000")), FIRST_PAUSE);
+        assert_eq!(
+            shortened_first_pause(Some(" 200 ")),
+            Duration::from_millis(200)
+        );
     }
 
     #[test]

@@ -115,24 +115,47 @@ struct Ended {
     took: Duration,
 }
 
-/// Runs payverify against `url` with `args`, waits for `reached` (or `settle` after start
-/// when there is none), sends one SIGTERM and collects the end.
-fn terminate_when(
-    url: &str,
-    args: &[&str],
-    reached: Option<&mpsc::Receiver<()>>,
-    settle: Duration,
-) -> Ended {
+/// What [`terminate_when`] waits for before it signals.
+enum Reached<'a> {
+    /// The service reports the state under test.
+    Told(&'a mpsc::Receiver<()>),
+    /// A connection to this loopback port is being opened (SYN sent, never answered).
+    Connecting(u16),
+}
+
+/// Whether a socket in this network namespace is opening a connection to `port` on
+/// loopback: SYN_SENT (state 02) in /proc/net/tcp. Where that file is not to be had, after
+/// a generous second from the start.
+fn connecting_to(port: u16, started: Instant) -> bool {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return started.elapsed() > Duration::from_secs(1);
+    };
+    let remote = format!("0100007F:{port:04X}");
+    table.lines().skip(1).any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        fields.get(2) == Some(&remote.as_str()) && fields.get(3) == Some(&"02")
+    })
+}
+
+/// Runs payverify against `url` with `args`, waits until it has `reached` the state under
+/// test and then `settle` more, sends one SIGTERM and collects the end.
+fn terminate_when(url: &str, args: &[&str], reached: Reached, settle: Duration) -> Ended {
+    let started = Instant::now();
+    // A short first pause: the states met while waiting begin at its end.
     let child = spawnable_at(url)
+        .env(WAIT_FIRST_PAUSE_MS, "200")
         .args(["verify", "--hmac", "off", "--timeout", "60"])
         .args(args)
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    if let Some(reached) = reached {
-        reached
+    match reached {
+        Reached::Told(reached) => reached
             .recv_timeout(Duration::from_secs(30))
-            .expect("the state under test was reached");
+            .expect("the state under test was reached"),
+        Reached::Connecting(port) => {
+            wait_until("a connection being opened", || connecting_to(port, started));
+        }
     }
     // Into the state: the client reads, pauses or waits by now.
     std::thread::sleep(settle);
@@ -160,7 +183,7 @@ fn one_sigterm_ends_it(hang: Hang, extra: &[&str], waiting: bool) {
             let end = terminate_when(
                 &server.url,
                 &args,
-                Some(&reached),
+                Reached::Told(&reached),
                 Duration::from_millis(300),
             );
             (end, requests.load(Ordering::SeqCst), requests)
@@ -172,7 +195,7 @@ fn one_sigterm_ends_it(hang: Hang, extra: &[&str], waiting: bool) {
     let batch = terminate_when(
         &server.url,
         &args,
-        Some(&reached),
+        Reached::Told(&reached),
         Duration::from_millis(300),
     );
     let asked_at_signal = requests.load(Ordering::SeqCst);
@@ -283,9 +306,10 @@ fn unanswered_listener() -> (TcpListener, Vec<TcpStream>) {
 #[test]
 fn one_sigterm_ends_a_connection_that_never_opens() {
     let (listener, _fillers) = unanswered_listener();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    // Nothing to wait on: the request starts within the first second.
-    let single = terminate_when(&url, &["R-1"], None, Duration::from_millis(1000));
+    let port = listener.local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    // Signalled while the connection is being opened: its SYN is sent and never answered.
+    let single = terminate_when(&url, &["R-1"], Reached::Connecting(port), Duration::ZERO);
     assert!(
         single.took < Duration::from_secs(5),
         "took {:?}",
@@ -300,8 +324,8 @@ fn one_sigterm_ends_a_connection_that_never_opens() {
     let batch = terminate_when(
         &url,
         &["R-1", "R-2", "-o", "jsonl"],
-        None,
-        Duration::from_millis(1000),
+        Reached::Connecting(port),
+        Duration::ZERO,
     );
     assert!(batch.took < Duration::from_secs(5), "took {:?}", batch.took);
     assert_eq!(batch.code, Some(130), "{}", batch.stderr);

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{
-    Captured, KeepAliveServer, TempDir, jsonl, payverify, reference_outcomes, send_signal,
-    spawnable, stderr_of, stdout_of,
+    Captured, KeepAliveServer, TempDir, WAIT_FIRST_PAUSE_MS, jsonl, payverify, reference_outcomes,
+    send_signal, spawnable, stderr_of, stdout_of,
 };
 
 #[test]
@@ -36,11 +36,14 @@ fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
     assert!(elapsed >= Duration::from_millis(1500), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
 
+    // The rest of the module shortens the first pause (WAIT_FIRST_PAUSE_MS): what a wait
+    // does, not the 2 s above. 200 ms: 160 to 240 ms, past the 100 ms to settle.
     let failed = payverify()
+        .env(WAIT_FIRST_PAUSE_MS, "200")
         .args([
             "verify",
             "--sandbox",
-            "SANDBOX-SETTLES-FAILED-500-a",
+            "SANDBOX-SETTLES-FAILED-100-a",
             "--wait",
             "1m",
         ])
@@ -53,7 +56,7 @@ fn a_single_reference_that_settles_within_the_wait_is_its_final_answer() {
     // -v shows each poll.
     assert!(
         stderr.contains(
-            "'SANDBOX-SETTLES-FAILED-500-a': status \"PENDING\" (request 1); next check in"
+            "'SANDBOX-SETTLES-FAILED-100-a': status \"PENDING\" (request 1); next check in"
         ),
         "{stderr}"
     );
@@ -71,21 +74,21 @@ fn a_single_reference_still_pending_at_the_deadline_is_exit_9_in_bounded_time() 
         "--sandbox",
         "SANDBOX-SETTLES-600000-b",
         "--wait",
-        "3s",
+        "1s",
     ]));
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert_eq!(
         stderr,
-        "payverify: transaction 'SANDBOX-SETTLES-600000-b' is still not final after 3s: \
+        "payverify: transaction 'SANDBOX-SETTLES-600000-b' is still not final after 1s: \
          status \"PENDING\"\n"
     );
     assert!(
         stdout_of(&out).contains("PENDING"),
         "the last answer is shown"
     );
-    // The last check is at the deadline, never past it.
-    assert!(elapsed >= Duration::from_millis(2900), "{elapsed:?}");
+    // The last check is at the deadline, not before it.
+    assert!(elapsed >= Duration::from_millis(950), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }
 
@@ -168,7 +171,7 @@ fn the_wait_config_key() {
             crate::common::SECRET
         )
     };
-    let config = dir.write("config.toml", profile("2s"));
+    let config = dir.write("config.toml", profile("1s"));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -186,7 +189,7 @@ fn the_wait_config_key() {
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
     assert!(
-        stderr_of(&out).contains("still not final after 2s"),
+        stderr_of(&out).contains("still not final after 1s"),
         "{}",
         stderr_of(&out)
     );
@@ -208,7 +211,11 @@ fn the_wait_config_key() {
         .args(["config", "show"])
         .output()
         .unwrap();
-    assert!(stdout_of(&shown).contains("2s"), "{}", stdout_of(&shown));
+    assert!(
+        stdout_of(&shown).contains("\nwait           1s "),
+        "{}",
+        stdout_of(&shown)
+    );
 
     std::fs::write(&config, profile("a while")).unwrap();
     let out = run(&[]);
@@ -221,20 +228,22 @@ fn the_wait_config_key() {
 }
 
 /// References that settle late hold back only their own place: with one worker, five
-/// references each pending for 3 s and ten quick ones finish in about one wait, not five,
-/// because a waiting reference parks instead of holding the worker.
+/// references each pending for two pauses and ten quick ones finish in about one wait, not
+/// five, because a waiting reference parks instead of holding the worker. The first pause
+/// is 500 ms here (the second 1 s): each settling reference is asked a third time.
 #[test]
 fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
     let mut refs = Vec::new();
     for i in 0..15 {
         refs.push(match i % 3 {
-            0 => format!("SANDBOX-SETTLES-3000-{i}"),
+            0 => format!("SANDBOX-SETTLES-750-{i}"),
             _ => format!("SANDBOX-SLOW-100-{i}"),
         });
     }
-    refs[3] = "SANDBOX-SETTLES-FAILED-2500-3".into();
+    refs[3] = "SANDBOX-SETTLES-FAILED-700-3".into();
     let (out, elapsed) = timed(
         payverify()
+            .env(WAIT_FIRST_PAUSE_MS, "500")
             .args([
                 "verify",
                 "--sandbox",
@@ -263,9 +272,10 @@ fn a_batch_keeps_order_while_late_references_settle_and_workers_stay_free() {
         assert_eq!(record["outcome"], want, "{record}");
     }
     assert!(stderr.ends_with("14 SUCCESSFUL, 1 FAILED\n"), "{stderr}");
-    // Settling takes 2 + 4 s of pauses; a sleeping worker would take five times that.
-    assert!(elapsed >= Duration::from_secs(3), "{elapsed:?}");
-    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    // Settling takes 0.4 to 0.6 s, then 0.8 to 1.2 s of pauses; a sleeping worker would
+    // take five times that (7.5 s), and the ten quick ones 1 s more.
+    assert!(elapsed >= Duration::from_millis(1200), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(6), "{elapsed:?}");
 }
 
 /// Runs `cmd` to its end and says how long it took: a wait is judged by its exit status and
@@ -366,8 +376,9 @@ fn ctrl_c_ends_a_single_wait_at_once_with_the_last_answer() {
 fn a_terminal_gets_a_one_line_countdown_and_quiet_gets_none() {
     let on_terminal = |extra: &str| {
         let out = crate::common::on_terminal(&format!(
-            "verify --sandbox SANDBOX-SETTLES-1500-t --wait 1m -o json {extra} >/dev/null"
+            "verify --sandbox SANDBOX-SETTLES-100-t --wait 30s -o json {extra} >/dev/null"
         ))
+        .env(WAIT_FIRST_PAUSE_MS, "200")
         .output()
         .expect("util-linux script runs payverify on a pseudo-terminal");
         assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
@@ -377,7 +388,7 @@ fn a_terminal_gets_a_one_line_countdown_and_quiet_gets_none() {
     let frames: Vec<&str> = screen.split("\r\u{1b}[2K").collect();
     assert!(
         frames.iter().any(|f| f
-            .starts_with("waiting for SANDBOX-SETTLES-1500-t: \"PENDING\", next check in ")
+            .starts_with("waiting for SANDBOX-SETTLES-100-t: \"PENDING\", next check in ")
             && f.ends_with("s left")),
         "{screen:?}"
     );
@@ -397,12 +408,13 @@ fn reconcile_waits_too() {
     let dir = TempDir::new("wait-reconcile");
     let orders = dir.write(
         "orders.csv",
-        "Order ID,Reference,Amount\n1,SANDBOX-SETTLES-1000-r1,40000\n2,SANDBOX-OK-2,40000\n\
+        "Order ID,Reference,Amount\n1,SANDBOX-SETTLES-100-r1,40000\n2,SANDBOX-OK-2,40000\n\
          3,SANDBOX-PENDING-3,40000\n",
     );
     let (out, elapsed) = timed(
         payverify()
-            .args(["reconcile", "--sandbox", "--wait", "3s", "-o", "csv"])
+            .env(WAIT_FIRST_PAUSE_MS, "200")
+            .args(["reconcile", "--sandbox", "--wait", "1s", "-o", "csv"])
             .arg(&orders),
     );
     assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
@@ -412,7 +424,7 @@ fn reconcile_waits_too() {
         .map(|l| l.split(',').nth(3).unwrap_or("").to_owned())
         .collect();
     assert_eq!(results, ["MATCHED", "MATCHED", "NOT_FINAL"]);
-    assert!(elapsed >= Duration::from_millis(2900), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_millis(950), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }
 
@@ -445,6 +457,7 @@ fn pending_then(then: (&'static str, &'static str, &'static str)) -> KeepAliveSe
 /// A check made while waiting keeps the deadline: a 429 with `Retry-After: 30` is not
 /// waited out past it, and the answer in hand (PENDING) is the result, exit 9, with the
 /// rate limit named. Before, `--wait 5s` ran about 62 s and ended UNAVAILABLE (exit 7).
+/// The first pause is 200 ms here: the 429 comes well inside the 1 s wait.
 #[test]
 fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
     let server = pending_then((
@@ -452,14 +465,18 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
         "Retry-After: 30",
         r#"{"message":"slow down"}"#,
     ));
-    let (out, elapsed) = timed(crate::common::payverify_at(&server.url).args([
-        "verify",
-        "0000000000000044177",
-        "--wait",
-        "5s",
-        "-o",
-        "json",
-    ]));
+    let (out, elapsed) = timed(
+        crate::common::payverify_at(&server.url)
+            .env(WAIT_FIRST_PAUSE_MS, "200")
+            .args([
+                "verify",
+                "0000000000000044177",
+                "--wait",
+                "1s",
+                "-o",
+                "json",
+            ]),
+    );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     let body: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -469,7 +486,7 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
     );
     assert!(
         stderr.starts_with(
-            "payverify: transaction '0000000000000044177' is still not final after 5s: status \
+            "payverify: transaction '0000000000000044177' is still not final after 1s: status \
              \"PENDING\" (the last check got no answer in time: service unavailable: "
         ),
         "{stderr}"
@@ -477,7 +494,7 @@ fn a_429_while_waiting_does_not_carry_the_wait_past_its_deadline() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     // Well under the 30 s Retry-After, let alone two of them; at least the wait itself.
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
-    assert!(elapsed >= Duration::from_millis(4500), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_millis(950), "{elapsed:?}");
     // The first check gets the 429; the one at the deadline is not even sent, because the
     // reference's Retry-After ends after it.
     assert_eq!(server.requests.lock().unwrap().len(), 2);
@@ -490,15 +507,9 @@ fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
     let server = pending_then(("502 Bad Gateway", "", r#"{"message":"busy"}"#));
     let (out, elapsed) = timed(
         crate::common::payverify_at(&server.url)
-            .args([
-                "verify",
-                "0000000000000044177",
-                "--wait",
-                "4s",
-                "--retries",
-                "10",
-            ])
-            .arg("-v"),
+            .env(WAIT_FIRST_PAUSE_MS, "200")
+            .args(["verify", "0000000000000044177", "--wait", "1s"])
+            .args(["--retries", "10", "-v"]),
     );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
@@ -512,7 +523,7 @@ fn server_errors_while_waiting_end_at_the_deadline_with_the_last_answer() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("still not final after 4s: status \"PENDING\" (the last check got no answer in time: service unavailable: HTTP 502"),
+        stderr.contains("still not final after 1s: status \"PENDING\" (the last check got no answer in time: service unavailable: HTTP 502"),
         "{stderr}"
     );
     assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
@@ -529,8 +540,9 @@ fn batch_checks_keep_each_references_deadline_under_429s() {
     ));
     let (out, elapsed) = timed(
         crate::common::payverify_at(&server.url)
+            .env(WAIT_FIRST_PAUSE_MS, "200")
             .args(["verify", "PEND-A-1", "PEND-B-2", "PEND-C-3", "-j", "2"])
-            .args(["--wait", "4s", "-o", "jsonl", "-v"]),
+            .args(["--wait", "1s", "-o", "jsonl", "-v"]),
     );
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
@@ -578,10 +590,10 @@ fn the_wait_config_key_takes_whole_seconds() {
             .output()
             .unwrap()
     };
-    let out = run("2");
+    let out = run("1");
     assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
     assert!(
-        stderr_of(&out).contains("still not final after 2s"),
+        stderr_of(&out).contains("still not final after 1s"),
         "{}",
         stderr_of(&out)
     );
@@ -648,9 +660,10 @@ fn sub_second_waits_are_reported_exactly() {
 }
 
 /// Issue 23 item 14: `--wait`'s exit depends on what the service said, not on --retries.
-/// PENDING, then a check that hangs past the deadline (--timeout 3 against --wait 1s), or
+/// PENDING, then a check that hangs past the deadline (--timeout 1.5 against --wait 1s), or
 /// that fails at once before it (502): with 0, 1 or 3 retries, the answer in hand stands and
 /// the exit is 9, with the same output. Before, it was 7 with --retries 0 and 9 with 1.
+/// The first pause is 200 ms: the check that hangs or fails is well inside the wait.
 #[test]
 fn the_wait_status_depends_on_what_the_service_said_not_on_retries() {
     let hanging = || {
@@ -678,16 +691,18 @@ fn the_wait_status_depends_on_what_the_service_said_not_on_retries() {
         let server = hanging();
         runs.push(std::thread::spawn(move || {
             crate::common::payverify_at(&server.url)
+                .env(WAIT_FIRST_PAUSE_MS, "200")
                 .args(["verify", "0000000000000044177", "-o", "json"])
-                .args(["--wait", "1s", "--timeout", "3", "--retries", retries])
+                .args(["--wait", "1s", "--timeout", "1.5", "--retries", retries])
                 .output()
                 .unwrap()
         }));
         let failing = pending_then(("502 Bad Gateway", "", r#"{"message":"down"}"#));
         runs.push(std::thread::spawn(move || {
             crate::common::payverify_at(&failing.url)
+                .env(WAIT_FIRST_PAUSE_MS, "200")
                 .args(["verify", "0000000000000044177", "-o", "json"])
-                .args(["--wait", "3s", "--retries", retries])
+                .args(["--wait", "1s", "--retries", retries])
                 .output()
                 .unwrap()
         }));

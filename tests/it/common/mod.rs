@@ -45,6 +45,13 @@ pub const CLIENT_ID: &str = "test-client";
 /// `Basic base64(test-client:test-secret-Zq81xv)`.
 pub const AUTH_STANDARD: &str = "Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQtWnE4MXh2";
 
+/// The debug build's knob for `--wait`'s first pause, in milliseconds (src/domain/wait.rs:
+/// it only shortens the 2 s, and the later pauses double from it). Set by the tests that
+/// are about what a wait does, not about how long its first pause is: one test,
+/// wait::a_single_reference_that_settles_within_the_wait_is_its_final_answer, keeps the
+/// real schedule.
+pub const WAIT_FIRST_PAUSE_MS: &str = "PAYVERIFY_DEBUG_WAIT_FIRST_PAUSE_MS";
+
 /// payverify with a clean environment: no PAYVERIFY_* vars, no user config, no colour.
 pub fn payverify() -> Command {
     let mut cmd = Command::cargo_bin("payverify").unwrap();
