@@ -1,0 +1,476 @@
+//! How flags, environment and the config file are resolved into [`Settings`]: the file read
+//! once, the profile selected, then each value from the first source that gives it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::file::{self, ConfigFile, ConfigLocation, Profile};
+use super::problems::{auth_style_key, hmac_key, mode_key, retries_key, secret_ways};
+use super::{
+    BASE_URL, CLIENT_ID, Context, DEFAULT_GIVE_UP_AFTER, DEFAULT_PROFILE, DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT, Flags, Needed, SecretSource, Settings, Source, Sourced, Warning, duration,
+    env, proxy_env, secret_source, unused_profile_warnings,
+};
+use crate::domain::checks::HmacMode;
+use crate::exit::{Cause, Failure};
+use crate::secret::Secret;
+use crate::transport::client::AuthStyle;
+
+impl Settings {
+    /// Resolves settings from the arguments, the environment and the config file; the
+    /// first problem found is the error.
+    pub(crate) fn resolve(flags: &Flags, ctx: &Context) -> Result<Settings, Failure> {
+        Settings::resolve_all(flags, ctx).map_err(|problems| {
+            problems.into_iter().next().unwrap_or_else(|| {
+                Failure::new(
+                    crate::exit::Exit::Internal,
+                    "settings failed without a reason",
+                )
+            })
+        })
+    }
+
+    /// [`Settings::resolve`], reporting every problem rather than the first: each
+    /// setting with a bad value, so `config show` and `doctor` can list them all at once.
+    /// A config file that cannot be read, or a profile that does not exist, ends the
+    /// resolution there (nothing after it can be known).
+    pub(crate) fn resolve_all(flags: &Flags, ctx: &Context) -> Result<Settings, Vec<Failure>> {
+        let config = ctx.config_location(flags.config.as_ref());
+        // The file is read once: its text both registers its secrets (before anything is
+        // validated) and is parsed.
+        let text = match &config {
+            Some(location) => file::read(location),
+            None => Ok(None),
+        };
+        Settings::register_known(flags, ctx, text.as_ref().ok().and_then(Option::as_deref));
+        let path = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
+        let file = text
+            .and_then(|text| text.map(|text| file::parse(&text, &path)).transpose())
+            .map_err(|f| vec![f])?;
+        let profile_name = profile_name(flags, ctx, file.as_ref(), &path);
+        let profile = match &profile_name {
+            Some(name) => {
+                select_profile(file.as_ref(), config.as_ref(), &name.value).map_err(|f| vec![f])?
+            }
+            None => Profile::default(),
+        };
+        let layer = Layer {
+            profile: &profile,
+            name: profile_name.as_ref().map(|n| n.value.clone()),
+            path,
+        };
+        let mut problems = Vec::new();
+        let mut shadowed = Vec::new();
+        let base_url = layer.string(
+            ctx,
+            &mut shadowed,
+            &BASE_URL,
+            &flags.base_url,
+            &profile.base_url,
+        );
+        // Trimmed as the secret is, from every source: a client id pasted with a trailing
+        // space would otherwise be sent as is and earn a bare 401.
+        let client_id = layer.string(
+            ctx,
+            &mut shadowed,
+            &CLIENT_ID,
+            &flags.client_id,
+            &profile.client_id,
+        );
+        let client_id_trimmed = client_id
+            .as_ref()
+            .is_some_and(|id| id.value.trim().len() != id.value.len());
+        let client_id = client_id.map(|id| Sourced::new(id.value.trim().to_owned(), id.source));
+        let client_secret = layer.client_secret(flags, ctx, &mut shadowed, &mut problems);
+        let tuning = layer.tuning(flags, &mut problems);
+        let expect_mode = layer.expect_mode(flags, &mut problems);
+        let warnings = file_warnings(file.as_ref(), config.as_ref(), profile_name.as_ref());
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Settings {
+            config_loaded: file.is_some(),
+            profiles: file.as_ref().map(listing).unwrap_or_default(),
+            config,
+            profile: profile_name,
+            base_url,
+            client_id,
+            client_id_trimmed,
+            client_secret,
+            auth_style: tuning.auth_style,
+            timeout: tuning.timeout,
+            retries: tuning.retries,
+            wait: tuning.wait,
+            give_up_after: tuning.give_up_after,
+            hmac: tuning.hmac,
+            expect_mode,
+            proxy: match &flags.proxy {
+                Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
+                None => layer
+                    .sourced(profile.proxy.clone(), "proxy")
+                    .or_else(|| proxy_env::from_env(ctx.env)),
+            },
+            no_proxy: proxy_env::no_proxy_from_env(ctx.env),
+            ca_cert: match &flags.ca_cert {
+                Some(path) => Some(Sourced::new(path.clone(), Source::Flag("--ca-cert"))),
+                None => layer.sourced(profile.ca_cert.clone(), "ca_cert"),
+            },
+            reconcile: layer.sourced(profile.reconcile.clone(), "reconcile"),
+            shadowed,
+            warnings,
+        })
+    }
+
+    /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
+    /// defaults for the rest; no environment and no config file are read.
+    pub(crate) fn sandbox(flags: &Flags, base_url: &str) -> Result<Settings, Failure> {
+        let ctx = Context {
+            env: &|_| None,
+            default_config: None,
+        };
+        // Only the per-run flags: no config file, profile or service flag takes part.
+        let flags = Flags {
+            config: None,
+            profile: None,
+            base_url: None,
+            client_id: None,
+            client_secret_file: None,
+            ..flags.clone()
+        };
+        let mut settings = Settings::resolve(&flags, &ctx)?;
+        let sandbox = |value: &str| Sourced::new(value.to_owned(), Source::Sandbox);
+        settings.base_url = Some(sandbox(base_url));
+        settings.client_id = Some(sandbox(crate::sandbox::CLIENT_ID));
+        settings.client_secret = Some(Sourced::new(
+            SecretSource::Value(Secret::new(crate::sandbox::CLIENT_SECRET)),
+            Source::Sandbox,
+        ));
+        Ok(settings)
+    }
+}
+
+/// The profile to use: `--profile`, PAYVERIFY_PROFILE, the file's `default_profile`, else a
+/// profile named `default` if the file has one.
+fn profile_name(
+    flags: &Flags,
+    ctx: &Context,
+    file: Option<&ConfigFile>,
+    path: &Path,
+) -> Option<Sourced<String>> {
+    pick(&flags.profile, "--profile", ctx, env::PROFILE)
+        .or_else(|| {
+            let name = file?.default_profile.clone()?;
+            let source = Source::File {
+                path: path.to_owned(),
+                key: "default_profile",
+            };
+            Some(Sourced::new(name, source))
+        })
+        .or_else(|| {
+            file?.has(DEFAULT_PROFILE).then(|| {
+                let source = Source::DefaultProfile {
+                    path: path.to_owned(),
+                };
+                Sourced::new(DEFAULT_PROFILE.to_owned(), source)
+            })
+        })
+}
+
+/// The file's profile names, and the one used when none is named.
+fn listing(file: &ConfigFile) -> (Vec<String>, Option<String>) {
+    let default = (file.default_profile.clone()).or_else(|| {
+        file.has(DEFAULT_PROFILE)
+            .then(|| DEFAULT_PROFILE.to_owned())
+    });
+    (file.names(), default)
+}
+
+/// The file's warnings: it holds a secret and others can read it; a profile not in use
+/// would be refused.
+fn file_warnings(
+    file: Option<&ConfigFile>,
+    config: Option<&ConfigLocation>,
+    profile: Option<&Sourced<String>>,
+) -> Vec<Warning> {
+    let Some(location) = config else {
+        return Vec::new();
+    };
+    let holds_secret = file.is_some_and(|f| f.holds_secret);
+    let mut warnings: Vec<Warning> = match holds_secret {
+        true => secret_source::exposed_file_warning(&location.path)
+            .into_iter()
+            .collect(),
+        false => Vec::new(),
+    };
+    if let Some(f) = file {
+        let selected = profile.map(|n| n.value.as_str());
+        warnings.extend(unused_profile_warnings(f, &location.path, selected));
+    }
+    warnings
+}
+
+/// The settings with a default, each from its flag, else its profile key, else the default.
+struct Tuning {
+    auth_style: Sourced<AuthStyle>,
+    timeout: Sourced<Duration>,
+    retries: Sourced<u32>,
+    wait: Sourced<Duration>,
+    give_up_after: Sourced<Duration>,
+    hmac: Sourced<HmacMode>,
+}
+
+/// The selected profile and where its keys live, for sourcing values.
+struct Layer<'a> {
+    profile: &'a Profile,
+    name: Option<String>,
+    path: PathBuf,
+}
+
+impl Layer<'_> {
+    fn source(&self, key: &'static str) -> Source {
+        match &self.name {
+            Some(profile) => Source::Profile {
+                path: self.path.clone(),
+                profile: profile.clone(),
+                key,
+            },
+            None => Source::Default,
+        }
+    }
+
+    fn sourced<T>(&self, value: Option<T>, key: &'static str) -> Option<Sourced<T>> {
+        value.map(|v| Sourced::new(v, self.source(key)))
+    }
+
+    /// Flag, else the profile's key (validated by `parse`), else the default. A key that
+    /// does not parse is added to `problems`, and the default stands in so resolution can
+    /// go on and find the rest.
+    fn choose<T, R: Copy, E: std::fmt::Display>(
+        &self,
+        problems: &mut Vec<Failure>,
+        flag: (Option<T>, &'static str),
+        raw: Option<R>,
+        key: &'static str,
+        parse: impl Fn(R) -> Result<T, E>,
+        default: T,
+    ) -> Sourced<T> {
+        if let (Some(value), flag) = flag {
+            return Sourced::new(value, Source::Flag(flag));
+        }
+        let Some(raw) = raw else {
+            return Sourced::new(default, Source::Default);
+        };
+        match parse(raw) {
+            Ok(value) => Sourced::new(value, self.source(key)),
+            Err(why) => {
+                // The value is not quoted: config errors never quote values (see config::parse).
+                let message = format!("{key} in {} {why}", self.source(key));
+                problems.push(Failure::config(Cause::SettingInvalid, message));
+                Sourced::new(default, Source::Default)
+            }
+        }
+    }
+}
+
+impl Layer<'_> {
+    /// A string setting: flag, else environment, else the profile's key; an environment
+    /// variable that beats the profile's key is noted in `shadowed`.
+    fn string(
+        &self,
+        ctx: &Context,
+        shadowed: &mut Vec<(&'static str, &'static str)>,
+        needed: &Needed,
+        flag: &Option<String>,
+        value: &Option<String>,
+    ) -> Option<Sourced<String>> {
+        let picked = pick(flag, needed.flag, ctx, needed.env);
+        if matches!(&picked, Some(p) if matches!(p.source, Source::Env(_))) && value.is_some() {
+            shadowed.push((needed.env, needed.key));
+        }
+        picked.or_else(|| self.sourced(value.clone(), needed.key))
+    }
+
+    /// The client secret's source: `--client-secret-file`, else PAYVERIFY_CLIENT_SECRET,
+    /// else the profile's; a profile that sets it more than one way is a problem.
+    fn client_secret(
+        &self,
+        flags: &Flags,
+        ctx: &Context,
+        shadowed: &mut Vec<(&'static str, &'static str)>,
+        problems: &mut Vec<Failure>,
+    ) -> Option<Sourced<SecretSource>> {
+        let profile_secret = profile_secret(self).unwrap_or_else(|failure| {
+            problems.push(failure);
+            None
+        });
+        if let Some(path) = &flags.client_secret_file {
+            return Some(Sourced::new(
+                SecretSource::File(path.clone()),
+                Source::Flag("--client-secret-file"),
+            ));
+        }
+        let Some(value) = (ctx.env)(env::CLIENT_SECRET) else {
+            return profile_secret;
+        };
+        // Set but empty is taken as given, and refused when read: an empty variable is a
+        // mistake worth naming, not a reason to fall back to another source.
+        if profile_secret.is_some() {
+            shadowed.push((env::CLIENT_SECRET, "client_secret"));
+        }
+        Some(Sourced::new(
+            SecretSource::Value(Secret::new(value.trim())),
+            Source::Env(env::CLIENT_SECRET),
+        ))
+    }
+
+    /// The settings with a default; each bad key is added to `problems`.
+    fn tuning(&self, flags: &Flags, problems: &mut Vec<Failure>) -> Tuning {
+        let p = self.profile;
+        Tuning {
+            auth_style: self.choose(
+                problems,
+                (flags.auth_style, "--auth-style"),
+                p.auth_style.as_deref(),
+                "auth_style",
+                auth_style_key,
+                AuthStyle::Standard,
+            ),
+            timeout: self.choose(
+                problems,
+                (flags.timeout, "--timeout"),
+                p.timeout.as_ref(),
+                "timeout",
+                |value| duration::TIMEOUT.read_config(value),
+                DEFAULT_TIMEOUT,
+            ),
+            retries: self.choose(
+                problems,
+                (flags.retries, "--retries"),
+                p.retries,
+                "retries",
+                retries_key,
+                DEFAULT_RETRIES,
+            ),
+            wait: self.choose(
+                problems,
+                (flags.wait, "--wait"),
+                p.wait.as_ref(),
+                "wait",
+                |value| duration::WAIT.read_config(value),
+                Duration::ZERO,
+            ),
+            give_up_after: self.choose(
+                problems,
+                (flags.give_up_after, "--give-up-after"),
+                p.give_up_after.as_ref(),
+                "give_up_after",
+                |value| duration::GIVE_UP_AFTER.read_config(value),
+                DEFAULT_GIVE_UP_AFTER,
+            ),
+            hmac: self.choose(
+                problems,
+                (flags.hmac, "--hmac"),
+                p.hmac.as_deref(),
+                "hmac",
+                hmac_key,
+                HmacMode::Warn,
+            ),
+        }
+    }
+
+    /// `--expect-mode`, else the profile's `expect_mode` (a bad one is a problem).
+    fn expect_mode(&self, flags: &Flags, problems: &mut Vec<Failure>) -> Option<Sourced<String>> {
+        if let Some(mode) = &flags.expect_mode {
+            return Some(Sourced::new(mode.clone(), Source::Flag("--expect-mode")));
+        }
+        match mode_key(self.profile.expect_mode.as_deref()?) {
+            Ok(mode) => Some(Sourced::new(mode, self.source("expect_mode"))),
+            Err(why) => {
+                let message = format!("expect_mode in {} {why}", self.source("expect_mode"));
+                problems.push(Failure::config(Cause::SettingInvalid, message));
+                None
+            }
+        }
+    }
+}
+
+fn pick(
+    flag: &Option<String>,
+    flag_name: &'static str,
+    ctx: &Context,
+    env_name: &'static str,
+) -> Option<Sourced<String>> {
+    match (flag, ctx.var(env_name)) {
+        (Some(value), _) => Some(Sourced::new(value.clone(), Source::Flag(flag_name))),
+        (None, Some(value)) => Some(Sourced::new(value, Source::Env(env_name))),
+        (None, None) => None,
+    }
+}
+
+fn select_profile(
+    file: Option<&ConfigFile>,
+    location: Option<&ConfigLocation>,
+    name: &str,
+) -> Result<Profile, Failure> {
+    let path = location
+        .map(|l| l.path.display().to_string())
+        .unwrap_or_else(|| "(no config path)".into());
+    let Some(file) = file else {
+        return Err(Failure::config(
+            Cause::Profile,
+            format!(
+                "profile '{name}' was requested but there is no config file at {path} \
+             (create one with `payverify config init`, or point --config / PAYVERIFY_CONFIG at it)"
+            ),
+        ));
+    };
+    if let Some(detail) = file.broken.get(name) {
+        return Err(file::invalid(Path::new(&path), detail));
+    }
+    file.profiles.get(name).cloned().ok_or_else(|| {
+        let names = file.names();
+        let known = if names.is_empty() {
+            "it defines no profiles".to_owned()
+        } else {
+            format!("profiles: {}", names.join(", "))
+        };
+        Failure::config(
+            Cause::Profile,
+            format!("no profile '{name}' in {path} ({known})"),
+        )
+    })
+}
+
+fn profile_secret(layer: &Layer) -> Result<Option<Sourced<SecretSource>>, Failure> {
+    let p = layer.profile;
+    if secret_ways(p) > 1 {
+        return Err(Failure::config(
+            Cause::Secret,
+            format!(
+                "more than one of client_secret, client_secret_file and client_secret_command is \
+             set in {}; keep one",
+                layer.source("client_secret")
+            ),
+        ));
+    }
+    if let Some(secret) = &p.client_secret {
+        let value = SecretSource::Value(Secret::new(secret.expose().trim()));
+        return Ok(layer.sourced(Some(value), "client_secret"));
+    }
+    if let Some(path) = &p.client_secret_file {
+        return Ok(layer.sourced(Some(SecretSource::File(path.clone())), "client_secret_file"));
+    }
+    if let Some(spec) = &p.client_secret_command {
+        let argv = spec.argv().map_err(|why| {
+            Failure::config(
+                Cause::Secret,
+                format!(
+                    "client_secret_command in {} {why}",
+                    layer.source("client_secret_command")
+                ),
+            )
+        })?;
+        return Ok(layer.sourced(Some(SecretSource::Command(argv)), "client_secret_command"));
+    }
+    Ok(None)
+}
