@@ -2,6 +2,8 @@
 //! from, as a table for people or one JSON object for scripts (the same rows either way);
 //! never the secret.
 
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
 use crate::cli::{GlobalArgs, ProfileArgs, ShowFormat};
@@ -112,6 +114,28 @@ impl Row {
         }
     }
 
+    /// A row whose source is where its value came from.
+    fn sourced(key: &'static str, shown: String, source: &Source, value: Value) -> Row {
+        Row::new(key, shown, source.to_string(), value)
+    }
+
+    /// A setting named by a word (`standard`, `warn`): its name in lower case.
+    fn lowercase(key: &'static str, v: &Sourced<impl std::fmt::Debug>) -> Row {
+        let word = format!("{:?}", v.value).to_lowercase();
+        Row::sourced(key, word.clone(), &v.source, json!(word))
+    }
+
+    /// A duration as people write it (`30s`, `10m`), with its seconds for scripts; `zero`
+    /// is what the table says of a zero one, if it says more.
+    fn duration(key: &'static str, d: &Sourced<Duration>, zero: Option<&str>) -> Row {
+        let text = humantime::format_duration(d.value).to_string();
+        let shown = match zero {
+            Some(zero) if d.value.is_zero() => zero.to_owned(),
+            _ => text.clone(),
+        };
+        Row::sourced(key, shown, &d.source, json!(text)).with("seconds", d.value.as_secs_f64())
+    }
+
     fn with(mut self, key: &str, value: impl Into<Value>) -> Row {
         self.extra.insert(key.to_owned(), value.into());
         self
@@ -120,143 +144,42 @@ impl Row {
 
 /// Every setting, in the order the table lists them.
 fn rows(s: &Settings) -> Vec<Row> {
-    let src = |source: &Source| source.to_string();
     let text = |key, v: &Option<Sourced<String>>| match v {
-        Some(v) => Row::new(key, v.value.clone(), src(&v.source), json!(v.value)),
+        Some(v) => Row::sourced(key, v.value.clone(), &v.source, json!(v.value)),
         None => Row::unset(key, "not set"),
     };
-    let mut rows = Vec::new();
-    rows.push(match &s.config {
-        Some(c) => {
-            let path = c.path.display().to_string();
-            let state = if s.config_loaded {
-                "loaded"
-            } else {
-                "does not exist"
-            };
-            Row::new("config", path.clone(), state.into(), json!(path))
-                .with("loaded", s.config_loaded)
-        }
-        None => Row::unset("config", "no config directory").with("loaded", false),
-    });
-    rows.push(text("profile", &s.profile));
-    rows.push(match &s.base_url {
-        Some(url) => {
-            let shown = crate::transport::base_url::without_userinfo(&url.value);
-            let mut source = src(&url.source);
-            if shown != url.value {
-                source.push_str(" (refused: credentials belong in client_id and a secret source)");
-            }
-            Row::new("base_url", shown.clone(), source, json!(shown))
-        }
-        None => Row::unset("base_url", "not set"),
-    });
     let mut client_id = text("client_id", &s.client_id).with("trimmed", s.client_id_trimmed);
     if s.client_id_trimmed {
         client_id
             .source
             .push_str(" (the whitespace around it taken off)");
     }
-    rows.push(client_id);
-    rows.push(match &s.client_secret {
-        Some(c) => {
-            let row = Row::new(
-                "client_secret",
-                c.value.describe(),
-                src(&c.source),
-                json!("<redacted>"),
-            );
-            match &c.value {
-                SecretSource::Value(_) => row.with("from", "value"),
-                SecretSource::File(path) => row
-                    .with("from", "file")
-                    .with("path", path.display().to_string()),
-                // The program and a placeholder for each argument: an argument can hold
-                // the secret itself (`printf %s SECRET`).
-                SecretSource::Command(argv) => {
-                    let shown: Vec<&str> = (argv.iter().enumerate())
-                        .map(|(i, arg)| if i == 0 { arg.as_str() } else { "<redacted>" })
-                        .collect();
-                    row.with("from", "command").with("command", shown)
-                }
-            }
-        }
-        None => Row::unset("client_secret", "not set"),
-    });
-    rows.push(Row::new(
-        "auth_style",
-        format!("{:?}", s.auth_style.value).to_lowercase(),
-        src(&s.auth_style.source),
-        json!(format!("{:?}", s.auth_style.value).to_lowercase()),
-    ));
-    let timeout = s.timeout.value;
-    rows.push(
-        Row::new(
-            "timeout",
-            humantime::format_duration(timeout).to_string(),
-            src(&s.timeout.source),
-            json!(humantime::format_duration(timeout).to_string()),
-        )
-        .with("seconds", timeout.as_secs_f64()),
-    );
-    rows.push(Row::new(
-        "retries",
-        s.retries.value.to_string(),
-        src(&s.retries.source),
-        json!(s.retries.value),
-    ));
-    let wait = s.wait.value;
-    rows.push(
-        Row::new(
-            "wait",
-            match wait.is_zero() {
-                true => "0 (not final is an answer)".to_owned(),
-                false => humantime::format_duration(wait).to_string(),
-            },
-            src(&s.wait.source),
-            json!(humantime::format_duration(wait).to_string()),
-        )
-        .with("seconds", wait.as_secs_f64()),
-    );
-    let give_up = s.give_up_after.value;
-    rows.push(
-        Row::new(
-            "give_up_after",
-            humantime::format_duration(give_up).to_string(),
-            src(&s.give_up_after.source),
-            json!(humantime::format_duration(give_up).to_string()),
-        )
-        .with("seconds", give_up.as_secs_f64()),
-    );
-    rows.push(Row::new(
-        "hmac",
-        format!("{:?}", s.hmac.value).to_lowercase(),
-        src(&s.hmac.source),
-        json!(format!("{:?}", s.hmac.value).to_lowercase()),
-    ));
-    rows.push(match &s.expect_mode {
-        Some(mode) => Row::new(
-            "expect_mode",
-            mode.value.clone(),
-            src(&mode.source),
-            json!(mode.value),
+    let retries = &s.retries;
+    let mut rows = vec![
+        config_row(s),
+        text("profile", &s.profile),
+        base_url_row(s),
+        client_id,
+        secret_row(s),
+        Row::lowercase("auth_style", &s.auth_style),
+        Row::duration("timeout", &s.timeout, None),
+        Row::sourced(
+            "retries",
+            retries.value.to_string(),
+            &retries.source,
+            json!(retries.value),
         ),
-        None => Row::unset("expect_mode", "not set (any mode verifies)"),
-    });
-    rows.push(match &s.proxy {
-        Some(p) => {
-            let mut source = src(&p.source);
-            if matches!(p.source, Source::Env(_)) {
-                source.push_str(" (not for loopback)");
-            }
-            // Its password, if any, is never shown.
-            let shown = crate::transport::proxy::shown(&p.value);
-            Row::new("proxy", shown.clone(), source, json!(shown))
-        }
-        None => Row::unset("proxy", "not set"),
-    });
+        Row::duration("wait", &s.wait, Some("0 (not final is an answer)")),
+        Row::duration("give_up_after", &s.give_up_after, None),
+        Row::lowercase("hmac", &s.hmac),
+        match &s.expect_mode {
+            Some(_) => text("expect_mode", &s.expect_mode),
+            None => Row::unset("expect_mode", "not set (any mode verifies)"),
+        },
+        proxy_row(s),
+    ];
     if let Some(list) = &s.no_proxy {
-        let mut source = src(&list.source);
+        let mut source = list.source.to_string();
         if !matches!(s.proxy.as_ref().map(|p| &p.source), Some(Source::Env(_))) {
             source.push_str(" (applies to a proxy from the environment only)");
         }
@@ -270,11 +193,77 @@ fn rows(s: &Settings) -> Vec<Row> {
     rows.push(match &s.ca_cert {
         Some(c) => {
             let path = c.value.display().to_string();
-            Row::new("ca_cert", path.clone(), src(&c.source), json!(path))
+            Row::sourced("ca_cert", path.clone(), &c.source, json!(path))
         }
         None => Row::unset("ca_cert", "built-in Mozilla roots"),
     });
     rows
+}
+
+/// The config file, and whether it was loaded.
+fn config_row(s: &Settings) -> Row {
+    let Some(c) = &s.config else {
+        return Row::unset("config", "no config directory").with("loaded", false);
+    };
+    let path = c.path.display().to_string();
+    let state = match s.config_loaded {
+        true => "loaded",
+        false => "does not exist",
+    };
+    Row::new("config", path.clone(), state.into(), json!(path)).with("loaded", s.config_loaded)
+}
+
+/// The base URL without any credentials in it (which are refused, and never shown).
+fn base_url_row(s: &Settings) -> Row {
+    let Some(url) = &s.base_url else {
+        return Row::unset("base_url", "not set");
+    };
+    let shown = crate::transport::base_url::without_userinfo(&url.value);
+    let mut source = url.source.to_string();
+    if shown != url.value {
+        source.push_str(" (refused: credentials belong in client_id and a secret source)");
+    }
+    Row::new("base_url", shown.clone(), source, json!(shown))
+}
+
+/// Where the client secret comes from; never the secret.
+fn secret_row(s: &Settings) -> Row {
+    let Some(c) = &s.client_secret else {
+        return Row::unset("client_secret", "not set");
+    };
+    let row = Row::sourced(
+        "client_secret",
+        c.value.describe(),
+        &c.source,
+        json!("<redacted>"),
+    );
+    match &c.value {
+        SecretSource::Value(_) => row.with("from", "value"),
+        SecretSource::File(path) => row
+            .with("from", "file")
+            .with("path", path.display().to_string()),
+        // The program and a placeholder for each argument: an argument can hold the secret
+        // itself (`printf %s SECRET`).
+        SecretSource::Command(argv) => {
+            let shown: Vec<&str> = (argv.iter().enumerate())
+                .map(|(i, arg)| if i == 0 { arg.as_str() } else { "<redacted>" })
+                .collect();
+            row.with("from", "command").with("command", shown)
+        }
+    }
+}
+
+/// The proxy, its password never shown.
+fn proxy_row(s: &Settings) -> Row {
+    let Some(p) = &s.proxy else {
+        return Row::unset("proxy", "not set");
+    };
+    let mut source = p.source.to_string();
+    if matches!(p.source, Source::Env(_)) {
+        source.push_str(" (not for loopback)");
+    }
+    let shown = crate::transport::proxy::shown(&p.value);
+    Row::new("proxy", shown.clone(), source, json!(shown))
 }
 
 /// The table: key, value, source; a line with a problem says so after its source
