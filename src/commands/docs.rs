@@ -1,6 +1,6 @@
 //! `payverify completions SHELL` and `payverify man`.
 
-use roff::{Roff, bold, italic, roman};
+use roff::{Inline, Roff, bold, italic, roman};
 
 use crate::cli;
 use crate::domain::class::Class;
@@ -234,61 +234,25 @@ fn extra_sections() -> String {
     let mut r = Roff::new();
     r.control("SH", ["EXIT STATUS"]);
     for exit in Exit::ALL {
-        r.control("TP", []);
-        r.text([bold(exit.code().to_string())]);
-        r.text([roman(exit.meaning())]);
+        item(&mut r, bold(exit.code().to_string()), roman(exit.meaning()));
     }
     r.control("PP", []);
-    r.text([roman(
-        "Incomplete runs are never 0. A batch (verify with several references, a file or \
-         stdin; reconcile) that ends before every input item was verified exits 10 whatever \
-         the items it reached say: a reader of stdout that goes away (| head, even when the \
-         whole input fits the read-ahead window), output that cannot be written, input \
-         unreadable past some point. A signal is 130. -q silences the message, never the \
-         exit status; reconcile's --summary-json says \"complete\": false and \
-         rows_not_reached.",
-    )]);
+    r.text([roman(INCOMPLETE_RUNS)]);
     r.control("SH", ["OUTCOME CLASSES"]);
-    r.text([roman(
-        "verify --fail-on CLASS[,CLASS...], for a scheduled batch: the exit status is the worst \
-         exit among the records of the classes named, else 0, so a declined card does not \
-         page anyone while a payment that fails its checks does. Usage, configuration, \
-         incomplete and interrupted runs (2, 6, 10, 130) are never left out, nor is the fault \
-         class. It needs a batch (--from, -, or several references) and -o csv, jsonl or json, \
-         and is refused (exit 2) for one reference argument and by gate: one payment's exit \
-         status is always its own, so a FAILED payment is never 0. The summary line names \
-         the records left out. Each outcome's class:",
-    )]);
+    r.text([roman(OUTCOME_CLASSES)]);
     for class in Class::ALL {
-        r.control("TP", []);
-        r.text([bold(class.name())]);
-        r.text([roman(format!(
-            "{}: {}",
-            class_members(class).join(", "),
-            class.meaning()
-        ))]);
+        let members = class_members(class).join(", ");
+        item(
+            &mut r,
+            bold(class.name()),
+            roman(format!("{members}: {}", class.meaning())),
+        );
     }
     r.control("SH", ["DOCTOR"]);
-    r.text([roman(
-        "payverify doctor [REFERENCE] checks the set-up in the order a request meets it, one \
-         line per check, each ok, warn or FAIL with what was found and, on warn/FAIL, the fix: \
-         config (file, profile and why), settings (base URL, client id, secret, with sources; \
-         the secret is read, never shown), base_url, resolve, connect, tls (protocol, \
-         certificate subject, issuer and days to expiry, whether --ca-cert was needed), \
-         credentials (a GET for a made-up reference: a JSON 404 means the service is there \
-         and accepted the credentials) and, with REFERENCE, reference, hmac (whether the \
-         hmac verifies under this secret, so hmac = \"require\" is safe) and mode (the mode \
-         the answer carries, and the expect_mode line to add). It stops at the \
-         first failure that makes the rest meaningless, never prompts, and bounds each step \
-         by --timeout. ",
-    )]);
+    r.text([roman(DOCTOR)]);
     r.text([roman(crate::cli::DOCTOR_EXIT)]);
     r.control("SH", ["RECONCILE"]);
-    r.text([roman(
-        "payverify reconcile FILE reads an orders file (CSV with a header row) and verifies \
-         each row's reference, comparing the gateway's answer with the row's own amount, \
-         currency and merchant ref. Rows keep their input order; each gets one result. ",
-    )]);
+    r.text([roman(RECONCILE)]);
     // The table keeps its columns: no filling, no hyphenation.
     r.control("nf", []);
     for line in crate::cli::reconcile_exit().lines() {
@@ -297,52 +261,12 @@ fn extra_sections() -> String {
     }
     r.control("fi", []);
     r.control("SH", ["ENVIRONMENT"]);
-    let vars = [
-        (
-            env::BASE_URL,
-            "Base URL of the service (below --base-url, above the profile).",
-        ),
-        (
-            env::CLIENT_ID,
-            "Client id (the merchant dashboard's public key).",
-        ),
-        (
-            env::CLIENT_SECRET,
-            "Client secret. There is no flag for it: argv is visible to all.",
-        ),
-        (env::PROFILE, "Config profile to use."),
-        (env::CONFIG, "Config file to use."),
-        ("NO_COLOR", "Disables colour when --color is auto."),
-        (
-            "CLICOLOR_FORCE",
-            "Forces colour when --color is auto and NO_COLOR is unset.",
-        ),
-        (
-            "https_proxy, all_proxy, http_proxy, NO_PROXY",
-            "Proxy for remote hosts when neither --proxy nor the profile's proxy key is \
-             given: the first set of https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY, \
-             http_proxy, HTTP_PROXY (HTTP_PROXY is ignored when REQUEST_METHOD is set); \
-             an unusable one is exit 6. NO_PROXY (or no_proxy) lists hosts reached without it.",
-        ),
-        ("XDG_CONFIG_HOME", "Where the default config file lives."),
-    ];
-    for (name, what) in vars {
-        r.control("TP", []);
-        r.text([bold(name)]);
-        r.text([roman(what)]);
+    for (name, what) in ENVIRONMENT {
+        item(&mut r, bold(name), roman(what));
     }
     r.control("SH", ["FILES"]);
-    r.control("TP", []);
-    r.text([italic("$XDG_CONFIG_HOME/payverify/config.toml")]);
-    r.text([roman(
-        "The config file on Linux (usually ~/.config/payverify/config.toml); on macOS \
-         ~/Library/Application Support/payverify/config.toml, on Windows \
-         %APPDATA%\\payverify\\config\\config.toml (payverify config path prints it): \
-         default_profile and [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
-         client_secret_command, auth_style, timeout, retries, wait, give_up_after, hmac, \
-         expect_mode, proxy and ca_cert. \
-         Create one with payverify config init.",
-    )]);
+    let config = italic("$XDG_CONFIG_HOME/payverify/config.toml");
+    item(&mut r, config, roman(CONFIG_FILE));
     r.control("SH", ["EXAMPLES"]);
     let nightly_what = format!("{}:", crate::cli::NIGHTLY_WHAT);
     let examples = [
@@ -377,12 +301,94 @@ fn extra_sections() -> String {
         ),
     ];
     for (what, command) in examples {
-        r.control("TP", []);
-        r.text([roman(what)]);
-        r.text([bold(command)]);
+        item(&mut r, roman(what), bold(command));
     }
     r.render()
 }
+
+/// One entry of a `.TP` list: its tag, then its text indented below.
+fn item(r: &mut Roff, tag: Inline, text: Inline) {
+    r.control("TP", []);
+    r.text([tag]);
+    r.text([text]);
+}
+
+/// After the exit statuses: a run cut short is never 0.
+const INCOMPLETE_RUNS: &str = "Incomplete runs are never 0. A batch (verify with several references, a file or \
+     stdin; reconcile) that ends before every input item was verified exits 10 whatever \
+     the items it reached say: a reader of stdout that goes away (| head, even when the \
+     whole input fits the read-ahead window), output that cannot be written, input \
+     unreadable past some point. A signal is 130. -q silences the message, never the \
+     exit status; reconcile's --summary-json says \"complete\": false and \
+     rows_not_reached.";
+
+/// Before the outcome classes: what --fail-on does with them.
+const OUTCOME_CLASSES: &str = "verify --fail-on CLASS[,CLASS...], for a scheduled batch: the exit status is the worst \
+     exit among the records of the classes named, else 0, so a declined card does not \
+     page anyone while a payment that fails its checks does. Usage, configuration, \
+     incomplete and interrupted runs (2, 6, 10, 130) are never left out, nor is the fault \
+     class. It needs a batch (--from, -, or several references) and -o csv, jsonl or json, \
+     and is refused (exit 2) for one reference argument and by gate: one payment's exit \
+     status is always its own, so a FAILED payment is never 0. The summary line names \
+     the records left out. Each outcome's class:";
+
+/// What doctor checks, before its exit statuses.
+const DOCTOR: &str = "payverify doctor [REFERENCE] checks the set-up in the order a request meets it, one \
+     line per check, each ok, warn or FAIL with what was found and, on warn/FAIL, the fix: \
+     config (file, profile and why), settings (base URL, client id, secret, with sources; \
+     the secret is read, never shown), base_url, resolve, connect, tls (protocol, \
+     certificate subject, issuer and days to expiry, whether --ca-cert was needed), \
+     credentials (a GET for a made-up reference: a JSON 404 means the service is there \
+     and accepted the credentials) and, with REFERENCE, reference, hmac (whether the \
+     hmac verifies under this secret, so hmac = \"require\" is safe) and mode (the mode \
+     the answer carries, and the expect_mode line to add). It stops at the \
+     first failure that makes the rest meaningless, never prompts, and bounds each step \
+     by --timeout. ";
+
+/// What reconcile does, before its results and exit statuses.
+const RECONCILE: &str = "payverify reconcile FILE reads an orders file (CSV with a header row) and verifies \
+     each row's reference, comparing the gateway's answer with the row's own amount, \
+     currency and merchant ref. Rows keep their input order; each gets one result. ";
+
+/// The environment variables payverify reads, each with what it is for.
+const ENVIRONMENT: [(&str, &str); 9] = [
+    (
+        env::BASE_URL,
+        "Base URL of the service (below --base-url, above the profile).",
+    ),
+    (
+        env::CLIENT_ID,
+        "Client id (the merchant dashboard's public key).",
+    ),
+    (
+        env::CLIENT_SECRET,
+        "Client secret. There is no flag for it: argv is visible to all.",
+    ),
+    (env::PROFILE, "Config profile to use."),
+    (env::CONFIG, "Config file to use."),
+    ("NO_COLOR", "Disables colour when --color is auto."),
+    (
+        "CLICOLOR_FORCE",
+        "Forces colour when --color is auto and NO_COLOR is unset.",
+    ),
+    (
+        "https_proxy, all_proxy, http_proxy, NO_PROXY",
+        "Proxy for remote hosts when neither --proxy nor the profile's proxy key is \
+             given: the first set of https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY, \
+             http_proxy, HTTP_PROXY (HTTP_PROXY is ignored when REQUEST_METHOD is set); \
+             an unusable one is exit 6. NO_PROXY (or no_proxy) lists hosts reached without it.",
+    ),
+    ("XDG_CONFIG_HOME", "Where the default config file lives."),
+];
+
+/// The config file, after its path.
+const CONFIG_FILE: &str = "The config file on Linux (usually ~/.config/payverify/config.toml); on macOS \
+     ~/Library/Application Support/payverify/config.toml, on Windows \
+     %APPDATA%\\payverify\\config\\config.toml (payverify config path prints it): \
+     default_profile and [profiles.NAME] tables with base_url, client_id, client_secret, client_secret_file, \
+     client_secret_command, auth_style, timeout, retries, wait, give_up_after, hmac, \
+     expect_mode, proxy and ca_cert. \
+     Create one with payverify config init.";
 
 /// Prints the man page.
 pub(crate) fn man() -> Result<Exit, Failure> {
