@@ -11,14 +11,14 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::shared::Batch;
-use super::{Entry, Item, Sink, Source, Tally, WorkQueue};
+use super::{Entry, Item, Sink, Source, Stopped, Tally, WorkQueue};
 use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_NAMES, Outcome, Record, Verdict};
 use crate::domain::verifier::Verifier;
 use crate::domain::wait::{exact, human, status_of};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::render::{OutputFormat, Printer, write_output};
+use crate::render::{OutputFormat, Printer};
 
 /// The one job, as a batch's input.
 struct OneJob(Option<Job>);
@@ -43,8 +43,6 @@ pub(crate) struct Answer {
     printer: Printer,
     format: Option<OutputFormat>,
     record: Option<Record>,
-    /// A write that failed (a closed pipe is the reader's choice, not a failure).
-    failed: Option<io::Error>,
 }
 
 impl Answer {
@@ -53,7 +51,6 @@ impl Answer {
             printer,
             format,
             record: None,
-            failed: None,
         }
     }
 }
@@ -78,10 +75,7 @@ impl Sink<Infallible> for Answer {
         let verdict = &record.verdict;
         if let (Some(v), Some(format)) = (verdict.outcome.verification(), self.format) {
             let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
-            match self.printer.verification(v, integrity, format) {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => self.failed = Some(e),
-                _ => {}
-            }
+            self.printer.verification(v, integrity, format)?;
         }
         Ok(())
     }
@@ -98,7 +92,8 @@ impl Sink<Infallible> for Answer {
 impl Batch {
     /// Verifies `job` as a batch of one and reports it: the answer on stdout through
     /// `answer`, why it is not a plain success on stderr. The exit status is the verdict's
-    /// (130 when interrupted, 10 when the answer could not be written).
+    /// (130 when interrupted, 10 when the answer could not be written; a reader of stdout
+    /// that left changes nothing).
     pub(crate) fn run_one(
         &self,
         verifier: Arc<Verifier>,
@@ -112,8 +107,10 @@ impl Batch {
         if run.lost() > 0 {
             return Ok(Exit::Internal);
         }
-        if let Some(e) = answer.failed.take() {
-            write_output(Err(e))?;
+        // The answer could not be written: the writer said why (exit 10). A reader that
+        // left is its choice, and the exit status is still the answer's.
+        if run.stopped == Some(Stopped::OutputFailed) {
+            return Ok(Exit::Internal);
         }
         let interrupted = self.stop.load(Ordering::SeqCst);
         let Some(Record { verdict, .. }) = answer.record.take() else {

@@ -269,3 +269,48 @@ fn e_one_sigterm_ends_a_run_blocked_on_a_full_pipe_within_a_second() {
         );
     }
 }
+
+// ---- f. One reference whose reader left --------------------------------------------------
+
+/// `payverify verify REF | true`: the reader of stdout left before the answer was written.
+/// One reference exits with its own answer's status, its lines on stderr as ever (a closed
+/// pipe is the reader's choice, and one reference's exit status is the answer a script
+/// reads); a batch, even of one, is exit 10 (its records are what was asked for). One
+/// reference is a batch of one inside, so this is where the two could have come apart.
+#[cfg(unix)]
+#[test]
+fn f_one_reference_whose_reader_left_exits_with_its_own_status() {
+    let cases: [(&[&str], i32, &str); 3] = [
+        (&["SANDBOX-OK-1"], 0, ""),
+        (
+            &["-o", "json", "SANDBOX-FAILED-x"],
+            1,
+            "payverify: transaction 'SANDBOX-FAILED-x' FAILED (51 Insufficient Funds)\n",
+        ),
+        (
+            &["-o", "jsonl", "SANDBOX-OK-1"],
+            10,
+            "payverify: output closed before every reference was written out (0 of 1 were; all \
+             1 were verified), so its reader did not get every record (exit 10)\n",
+        ),
+    ];
+    for (args, code, says) in cases {
+        // The read end is closed before payverify starts: its first write fails with EPIPE.
+        let (read_end, write_end) = nix::unistd::pipe().unwrap();
+        drop(read_end);
+        let out = spawnable()
+            .args(["verify", "--sandbox"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write_end))
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.starts_with(says), "{args:?}: {stderr}");
+        if code != 10 {
+            assert_eq!(stderr, says, "{args:?}");
+        }
+    }
+}
