@@ -191,4 +191,9 @@ impl Sink<Carried> for RecordWriter {
     fn names(&self) -> &'static [&'static str] {
         &crate::domain::outcome::OUTCOME_NAMES
     }
+
+    /// A stopped run's `--state` file gets the earlier records it did not write.
+    fn incomplete(&mut self, _: Option<usize>) {
+        self.stopped();
+    }
 }

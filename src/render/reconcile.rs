@@ -208,8 +208,20 @@ impl ReconcileWriter {
     pub(crate) fn keep(&mut self, row: &RowRecord) {
         if self.state.is_some() {
             let text = self.sealed_json(row);
-            self.state.iter_mut().for_each(|state| state.append(&text));
+            let key = row
+                .cells
+                .get(self.reference_column)
+                .map_or("", String::as_str);
+            self.state
+                .iter_mut()
+                .for_each(|state| state.append(key, &text));
         }
+    }
+
+    /// The run stopped part way: the `--state` file gets the earlier rows it did not write
+    /// ([`StateLog::stopped`]).
+    pub(crate) fn stopped(&mut self) {
+        self.state.iter_mut().for_each(StateLog::stopped);
     }
 
     /// Writes one row; line formats are flushed at once.

@@ -233,8 +233,17 @@ impl RecordWriter {
     pub(crate) fn keep(&mut self, record: &Record) {
         if self.state.is_some() {
             let text = self.json_text(record);
-            self.state.iter_mut().for_each(|state| state.append(&text));
+            let key = record.job.reference.as_str();
+            self.state
+                .iter_mut()
+                .for_each(|state| state.append(key, &text));
         }
+    }
+
+    /// The run stopped part way: the `--state` file gets the earlier records it did not
+    /// write ([`StateLog::stopped`]).
+    pub(crate) fn stopped(&mut self) {
+        self.state.iter_mut().for_each(StateLog::stopped);
     }
 
     /// A record as one JSON object, sealed when this writer seals.

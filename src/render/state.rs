@@ -2,17 +2,29 @@
 //! of its own as the record is decided, whatever the output's format: what a later run with
 //! the same `--state` reads back to carry what is final (see `batch::resume`).
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Write};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::files::Pending;
 
-/// The `--state` file. It replaces the earlier one (atomically) when the first record is
-/// kept, so a run refused or stopped before deciding anything leaves the earlier file as it
-/// was. Each record is then one whole `write` of its line, so a run killed at any point
-/// (SIGKILL included) leaves every record before it whole, and at most a last line cut
-/// short, which the reader ignores.
-pub(crate) struct StateLog {
+/// The `--state` file, shared by the writer (each record this run decides) and the resume
+/// index (at a stop, the earlier records this run did not reach). It replaces the earlier
+/// file (atomically) when the first record is kept, so a run refused or stopped before
+/// deciding anything leaves the earlier file as it was. Each record is then one whole
+/// `write` of its line, so a run killed at any point (SIGKILL included) leaves every record
+/// before it whole, and at most a last line cut short, which the reader ignores.
+#[derive(Clone)]
+pub(crate) struct StateLog(Arc<Mutex<Inner>>);
+
+impl std::fmt::Debug for StateLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateLog")
+    }
+}
+
+struct Inner {
     /// The new file, prepared beside the target and not yet in place.
     pending: Option<Pending>,
     file: Option<File>,
@@ -20,54 +32,116 @@ pub(crate) struct StateLog {
     /// hole), and the writer reports it at its next write.
     failed: Option<io::Error>,
     done: bool,
+    /// The references of the records kept, when an earlier file's records may be added at
+    /// a stop (see [`StateLog::remembering`]).
+    kept: Option<HashSet<String>>,
+    /// The earlier file's records this run did not write, given at a stop.
+    earlier: Option<Arc<dyn Earlier>>,
+}
+
+/// The earlier `--state` file's final records a run stopped part way did not write (never
+/// reached, or read ahead and not written), each with its reference.
+pub(crate) trait Earlier: Send + Sync {
+    /// The records, once, as they were written.
+    fn unwritten(&self) -> Vec<(String, String)>;
 }
 
 impl StateLog {
     /// A log that puts `pending` in place when it keeps its first record.
     pub(crate) fn new(pending: Pending) -> StateLog {
-        StateLog {
+        StateLog(Arc::new(Mutex::new(Inner {
             pending: Some(pending),
             file: None,
             failed: None,
             done: false,
+            kept: None,
+            earlier: None,
+        })))
+    }
+
+    /// Where the earlier file's records come from at a stop ([`StateLog::stopped`]).
+    pub(crate) fn set_earlier(&self, earlier: Arc<dyn Earlier>) {
+        self.lock().earlier = Some(earlier);
+    }
+
+    /// The run stopped before every position of its input was decided: once this run's
+    /// file is in place (before that, the earlier file is still FILE), the earlier file's
+    /// final records this run did not write are added to it, as they were written (they are
+    /// judged again whenever they are read), so a stop costs nothing an earlier run decided.
+    pub(crate) fn stopped(&mut self) {
+        let earlier = match self.lock() {
+            inner if inner.file.is_some() => inner.earlier.clone(),
+            _ => None,
+        };
+        for (key, line) in earlier.map(|e| e.unwritten()).unwrap_or_default() {
+            self.add_earlier(&key, &line);
         }
     }
 
-    /// Appends `record` (one sealed JSON object) as a line.
-    pub(crate) fn append(&mut self, record: &str) {
-        if self.done {
+    /// Remembers the reference of each record kept from now on, so that an earlier record
+    /// added at a stop ([`StateLog::stopped`]) never gives a reference a second record.
+    pub(crate) fn remembering(&self) {
+        self.lock().kept = Some(HashSet::new());
+    }
+
+    /// Adds an earlier run's record `line` for `key` (verbatim: it is judged again whenever
+    /// it is read), unless this run kept a record for `key`.
+    fn add_earlier(&mut self, key: &str, line: &str) {
+        let known = self
+            .lock()
+            .kept
+            .as_ref()
+            .is_some_and(|kept| kept.contains(key));
+        if !known {
+            self.append(key, line);
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // Each append is one write under the lock: a panic elsewhere leaves whole lines.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Appends `record` (one sealed JSON object, for the reference `key`) as a line.
+    pub(crate) fn append(&mut self, key: &str, record: &str) {
+        let mut inner = self.lock();
+        if inner.done {
             return;
+        }
+        if let Some(kept) = inner.kept.as_mut() {
+            kept.insert(key.to_owned());
         }
         let mut line = String::with_capacity(record.len() + 1);
         line.push_str(record);
         line.push('\n');
-        let written = match (&mut self.file, self.pending.take()) {
-            (Some(file), _) => file
-                .write_all(line.as_bytes())
-                .map_err(|e| crate::io_util::io_reason(&e)),
-            (None, Some(pending)) => {
+        let reason = |e: io::Error| crate::io_util::io_reason(&e);
+        let written = match (inner.file.is_some(), inner.pending.take()) {
+            (true, _) => inner.file.as_mut().map_or(Ok(()), |file| {
+                file.write_all(line.as_bytes()).map_err(reason)
+            }),
+            (false, Some(pending)) => {
                 pending
                     .commit_open()
                     .map_err(|e| e.why)
                     .and_then(|mut file| {
-                        let written = file
-                            .write_all(line.as_bytes())
-                            .map_err(|e| crate::io_util::io_reason(&e));
-                        self.file = Some(file);
+                        let written = file.write_all(line.as_bytes()).map_err(reason);
+                        inner.file = Some(file);
                         written
                     })
             }
-            (None, None) => Ok(()),
+            (false, None) => Ok(()),
         };
         if let Err(why) = written {
-            self.done = true;
-            self.failed = Some(io::Error::other(format!("--state file: {why}")));
+            inner.done = true;
+            inner.failed = Some(io::Error::other(format!("--state file: {why}")));
         }
     }
 
     /// The failed write, once: the writer's next write fails with it, which stops the run
     /// like output that cannot be written.
     pub(crate) fn check(&mut self) -> io::Result<()> {
-        self.failed.take().map_or(Ok(()), Err)
+        self.lock().failed.take().map_or(Ok(()), Err)
     }
 }

@@ -283,3 +283,44 @@ fn a_run_cut_by_head_then_rerun_exits_0_only_when_every_reference_is_paid() {
         assert_eq!(lines(&dir, "s.jsonl"), 4);
     }
 }
+
+/// A rerun stopped part way (Ctrl-C) keeps in --state what it decided and the earlier
+/// file's final records it had not written (its reader had not reached them, or read them
+/// ahead), so the next run asks only what is still not final.
+#[test]
+fn a_stopped_rerun_keeps_the_earlier_records_it_did_not_write() {
+    let dir = TempDir::new("state-stopped");
+    // More references to ask than the reader reads ahead at -j 1, then final ones.
+    let mut refs: Vec<String> = (0..20).map(|i| format!("SANDBOX-PENDING-{i}")).collect();
+    refs.extend((20..80).map(|i| format!("SANDBOX-OK-{i}")));
+    dir.write("refs.txt", refs.join("\n") + "\n");
+    let first = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+    assert_eq!(lines(&dir, "s.jsonl"), 80);
+
+    let child = spawnable()
+        .current_dir(dir.path())
+        .args(["verify", "--sandbox", "--from", "refs.txt", "-o", "csv"])
+        .args(["--state", "s.jsonl", "--rate", "1", "-j", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The new file is in place once the first record is kept.
+    wait_until("the first record kept", || {
+        (1..80).contains(&lines(&dir, "s.jsonl"))
+    });
+    send_signal(&child, "-INT");
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", stderr_of(&stopped));
+
+    let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
+    assert_eq!(requests(&again), 20, "{}", stderr_of(&again));
+    assert!(
+        stderr_of(&again).contains("80 references (60 carried over, 20 asked)"),
+        "{}",
+        stderr_of(&again)
+    );
+    assert_eq!(lines(&dir, "s.jsonl"), 80);
+}

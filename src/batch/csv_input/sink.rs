@@ -107,5 +107,6 @@ impl Sink<Reconciled> for ReconcileSink {
     /// The totals are those of the rows decided, not of the file: the summary says so.
     fn incomplete(&mut self, not_reached: Option<usize>) {
         self.summary.incomplete = Some(not_reached.map(|n| n as u64));
+        self.writer.stopped();
     }
 }

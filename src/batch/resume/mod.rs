@@ -33,6 +33,7 @@ use crate::domain::seal::Sealer;
 use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
+use crate::render::state::StateLog;
 use crate::secret::Secret;
 use crate::transport::client::Response;
 use carry::*;
@@ -231,6 +232,16 @@ pub(crate) struct ResumeIndex {
     /// MATCHED row whose payment an earlier row claimed is not carried (see
     /// [`crate::domain::reconcile::claimed_by`]).
     claims: Option<Claims>,
+    /// `--state`: this run's file, to which a run that stops before the end of its input
+    /// hands the earlier records it did not reach (see [`state`]).
+    state: Option<StateLog>,
+    /// Whether the input was read to its end: then a record not taken is for a reference
+    /// the input does not have.
+    input_read: bool,
+    /// With `--state`: the records given out, which a stopped run may not have written.
+    taken: Vec<(String, Slot)>,
+    /// A stopped run took back what it did not write: nothing more is given out.
+    closed: bool,
 }
 
 /// The reader's record of which line each reference was first asked about on.
@@ -413,28 +424,36 @@ impl ResumeIndex {
             distrusted,
             changed: 0,
             claims: None,
+            state: None,
+            input_read: false,
+            taken: Vec::new(),
+            closed: false,
         })
     }
 
     /// Reconcile: the reader's record of which line each reference of the input was first
     /// asked about on. A MATCHED row is carried only when no earlier row of this input
     /// claimed its payment, as a fresh run would judge it; otherwise it is asked again.
-    pub(crate) fn with_claims(self, lines_of: ReferenceLines) -> Self {
-        ResumeIndex {
-            claims: Some(Claims(lines_of)),
-            ..self
-        }
+    pub(crate) fn with_claims(mut self, lines_of: ReferenceLines) -> Self {
+        self.claims = Some(Claims(lines_of));
+        self
     }
 
     /// The earlier final record of `job`'s reference, once; `None` when it is to be asked.
     /// A reconcile record is carried only when it is `job`'s own row, unchanged, judged
     /// against what this row expects (see [`RowRecord::still_holds`]).
     pub(crate) fn take(&mut self, job: &Job) -> Option<Carried> {
+        if self.closed {
+            return None;
+        }
         let key = match &self.shape.row {
             Some(row) => job.row.as_ref()?.cells.get(row.reference)?,
             None => job.reference.as_str(),
         };
         let slot = self.records.remove(key)?;
+        if self.state.is_some() {
+            self.taken.push((key.to_owned(), slot));
+        }
         let mut text = vec![0u8; slot.len];
         let read = self
             .file
@@ -457,6 +476,16 @@ impl ResumeIndex {
             self.distrusted += 1;
         }
         carried
+    }
+
+    /// The same index, handing the records it did not give out to `state` if the input is
+    /// not read to its end (see [`state`]).
+    pub(crate) fn keeping(mut self, state: Option<StateLog>) -> Self {
+        if let Some(state) = &state {
+            state.remembering();
+        }
+        self.state = state;
+        self
     }
 
     /// Final records left untaken: references the file has and the input does not.

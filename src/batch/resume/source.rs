@@ -2,25 +2,36 @@
 //! places, and the notes it ends a run with.
 
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::*;
 
 /// A batch source with an earlier run's final records in place of their jobs.
 pub(crate) struct Resuming<S, D> {
     inner: S,
-    index: ResumeIndex,
+    index: Arc<Mutex<ResumeIndex>>,
     _decided: PhantomData<fn() -> D>,
 }
 
 impl<S, D> Resuming<S, D> {
     /// `inner`'s items, each job whose reference has a final record in `index` replaced by
-    /// that record.
+    /// that record. With `--state`, the state file asks the index at a stop for what the
+    /// run did not write ([`state::Shared`]).
     pub(crate) fn new(inner: S, index: ResumeIndex) -> Self {
+        let state = index.state.clone();
+        let index = Arc::new(Mutex::new(index));
+        if let Some(state) = state {
+            state.set_earlier(Arc::new(state::Shared(index.clone())));
+        }
         Resuming {
             inner,
             index,
             _decided: PhantomData,
         }
+    }
+
+    fn index(&self) -> MutexGuard<'_, ResumeIndex> {
+        state::Shared::lock_of(&self.index)
     }
 }
 
@@ -28,8 +39,12 @@ impl<S: Source<D>, D: From<Carried>> Iterator for Resuming<S, D> {
     type Item = Result<Item<D>, Failure>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.inner.next()? {
-            Ok(Item::Job(job)) => match self.index.take(&job) {
+        let Some(item) = self.inner.next() else {
+            self.index().input_read = true;
+            return None;
+        };
+        match item {
+            Ok(Item::Job(job)) => match self.index().take(&job) {
                 Some(carried) => Some(Ok(Item::Decided(D::from(carried)))),
                 None => Some(Ok(Item::Job(job))),
             },
@@ -45,13 +60,14 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
 
     fn end_notes(&self) -> Vec<String> {
         let mut notes = self.inner.end_notes();
-        let flag = self.index.memory.flag();
-        let records = match self.index.shape.row {
+        let index = self.index();
+        let flag = index.memory.flag();
+        let records = match index.shape.row {
             Some(_) => "rows",
             None => "records",
         };
-        if self.index.distrusted > 0 {
-            let why = match self.index.shape.row {
+        if index.distrusted > 0 {
+            let why = match index.shape.row {
                 Some(_) => {
                     "rows of the {flag} file were asked again: a row is carried only if it is \
                      this input's row as it was (every cell, its line, its expected amount), \
@@ -69,26 +85,26 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
             };
             notes.push(format!(
                 "{} {}",
-                self.index.distrusted,
+                index.distrusted,
                 why.replace("{flag}", flag)
             ));
         }
-        if self.index.changed > 0 {
+        if index.changed > 0 {
             notes.push(format!(
                 "{} {records} of the {flag} file changed while this run read it; they were \
                  asked again",
-                self.index.changed
+                index.changed
             ));
         }
-        if self.index.unused() > 0 {
-            let fate = match self.index.memory {
+        if index.unused() > 0 {
+            let fate = match index.memory {
                 Memory::State => "it no longer holds them",
                 Memory::Resume => "they were not written",
             };
             notes.push(format!(
                 "the {flag} file has {} final {records} for references not in this input; \
                  {fate}",
-                self.index.unused()
+                index.unused()
             ));
         }
         notes

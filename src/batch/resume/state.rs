@@ -8,18 +8,22 @@
 //! which this run fills with its own records, the carried ones included, in input order;
 //! the earlier one is read on through the handle already open. So FILE never holds more
 //! than one run's records, and a rerun carries everything the run before it wrote. A run
-//! refused, or stopped before deciding anything, leaves FILE as it was. What a stop costs:
-//! the records of the earlier file the stopped run had not reached yet are asked again by
-//! the next run.
+//! refused, or stopped before deciding anything, leaves FILE as it was; a run stopped part
+//! way adds the earlier file's final records it did not write (see [`Shared`]). What a
+//! SIGKILL of a rerun costs: those records, asked again by the next run.
 
 use std::path::Path;
 
-use super::{Memory, ResumeIndex, Shape, Trust};
+use std::hash::BuildHasher;
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::{Memory, ResumeIndex, Shape, Slot, Trust};
 use crate::exit::Failure;
 use crate::files::{Pending, Replace, STATE};
 use crate::log::Log;
 use crate::render::OutputFormat;
-use crate::render::state::StateLog;
+use crate::render::state::{Earlier, StateLog};
 
 /// Opens `--state path` for a run whose records look like `shape`: the index of what the
 /// file holds (`None` when there is no file yet), and the new file prepared beside it, for
@@ -76,10 +80,56 @@ pub(crate) fn open_memory(
 ) -> Result<(Option<ResumeIndex>, Option<StateLog>), Failure> {
     if let Some(path) = state {
         let (index, pending) = open_state(path, shape, trust, log)?;
-        return Ok((index, Some(StateLog::new(pending))));
+        let state = StateLog::new(pending);
+        let index = index.map(|index| index.keeping(Some(state.clone())));
+        return Ok((index, Some(state)));
     }
     let index = resume
         .map(|path| ResumeIndex::open(path, Memory::Resume, shape, trust, log))
         .transpose()?;
     Ok((index, None))
+}
+
+/// The index as the reader takes from it and a stopped run's `--state` file asks it for
+/// what was not written ([`Earlier`]).
+pub(super) struct Shared(pub(super) Arc<Mutex<ResumeIndex>>);
+
+impl Shared {
+    /// The index, whatever a panic elsewhere left it as (each take is whole under the lock).
+    pub(super) fn lock_of(index: &Mutex<ResumeIndex>) -> MutexGuard<'_, ResumeIndex> {
+        index
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// What a run stopped part way gives back to its own `--state` file: the earlier file's
+/// final records it never reached (unless the input was read to its end: then they are for
+/// references it does not have) and those it read ahead, all as they were written, in the
+/// earlier file's order; nothing is given out after (the run is stopping).
+impl Earlier for Shared {
+    fn unwritten(&self) -> Vec<(String, String)> {
+        let mut index = Shared::lock_of(&self.0);
+        index.closed = true;
+        let mut slots: Vec<(String, Slot)> = std::mem::take(&mut index.taken);
+        if !index.input_read {
+            slots.extend(index.records.drain());
+        }
+        slots.sort_by_key(|(_, slot)| slot.offset);
+        let mut lines = Vec::new();
+        for (key, slot) in slots {
+            let mut text = vec![0u8; slot.len];
+            let read = index
+                .file
+                .seek(SeekFrom::Start(slot.offset))
+                .and_then(|_| index.file.read_exact(&mut text));
+            // One that changed since it was read is left out (and asked next time).
+            if read.is_ok() && index.hasher.hash_one(&text[..]) == slot.hash {
+                if let Ok(line) = String::from_utf8(text) {
+                    lines.push((key, line));
+                }
+            }
+        }
+        lines
+    }
 }
