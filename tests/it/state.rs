@@ -4,29 +4,19 @@
 
 use std::process::{Output, Stdio};
 
-use crate::common::{TempDir, payverify, send_signal, spawnable, stderr_of, stdout_of, wait_until};
+use crate::common::{
+    TempDir, payverify, sandbox_in, sandbox_requests as requests, send_signal, spawnable,
+    stderr_of, stdout_of, wait_until,
+};
 use crate::resume_like_fresh::Rng;
 
-/// `payverify verify --sandbox --from refs.txt --retries 0 -v ARGS` in `dir`.
+/// `payverify verify --sandbox -v --from refs.txt --retries 0 ARGS` in `dir`.
 fn verify(dir: &TempDir, args: &[&str]) -> Output {
-    payverify()
-        .current_dir(dir.path())
-        .args([
-            "verify",
-            "--sandbox",
-            "--from",
-            "refs.txt",
-            "--retries",
-            "0",
-            "-v",
-        ])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn requests(out: &Output) -> usize {
-    stderr_of(out).matches("payverify: sandbox: GET").count()
+    sandbox_in(
+        dir,
+        &["verify", "--from", "refs.txt", "--retries", "0"],
+        args,
+    )
 }
 
 fn lines(dir: &TempDir, name: &str) -> usize {
