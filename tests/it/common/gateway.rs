@@ -85,11 +85,13 @@ pub struct Gateway {
 
 impl Gateway {
     pub fn start(txns: &[Txn]) -> Gateway {
+        // Each body is made (and signed) when it is asked for: a run that a reader leaves
+        // asks for a few of a large file's thousands.
         let mut by_reference = HashMap::new();
         for txn in txns {
-            by_reference.insert(txn.transaction_ref.clone(), txn.body());
+            by_reference.insert(txn.transaction_ref.clone(), txn.clone());
             if let Some(p) = &txn.payment_ref {
-                by_reference.insert(p.clone(), txn.body());
+                by_reference.insert(p.clone(), txn.clone());
             }
         }
         let gate = Arc::new((Mutex::new(false), Condvar::new()));
@@ -107,7 +109,7 @@ impl Gateway {
                 std::thread::sleep(Duration::from_millis(50));
             }
             match by_reference.get(&reference) {
-                Some(body) => ("200 OK".into(), vec![], body.clone()),
+                Some(txn) => ("200 OK".into(), vec![], txn.body()),
                 None => (
                     "404 Not Found".into(),
                     vec![],
