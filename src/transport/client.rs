@@ -15,6 +15,14 @@ use crate::reference::Reference;
 use crate::secret::Secret;
 use crate::transport::Endpoint;
 use crate::transport::base_url::BaseUrl;
+pub use crate::transport::exchange::Response;
+use crate::transport::exchange::{BACKOFF_BASE, BACKOFF_CAP, Next, plain_framing, seed, tls_error};
+pub(crate) use crate::transport::exchange::{
+    Ended, Exchange, MAX_BODY_BYTES, TransportError, parse_retry_after, should_retry,
+    throttle_status,
+};
+#[cfg(test)]
+use crate::transport::exchange::{MAX_RETRY_AFTER, parse_retry_after_at};
 use crate::transport::gate::{Gate, Refused, sleep_until};
 use crate::transport::network;
 
@@ -33,124 +41,6 @@ impl AuthStyle {
     pub(crate) fn from_config(s: &str) -> Option<Self> {
         <AuthStyle as ValueEnum>::from_str(s, true).ok()
     }
-}
-
-/// The most body payverify reads; a verification result is well under a kilobyte.
-pub(crate) const MAX_BODY_BYTES: u64 = 1024 * 1024;
-/// The longest `Retry-After` honoured.
-pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
-/// First back-off delay; it doubles each retry.
-const BACKOFF_BASE: Duration = Duration::from_millis(200);
-/// Largest back-off delay before jitter.
-const BACKOFF_CAP: Duration = Duration::from_secs(5);
-
-/// A complete HTTP response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Response {
-    /// HTTP status code.
-    pub status: u16,
-    /// The body, at most [`MAX_BODY_BYTES`].
-    pub body: Vec<u8>,
-}
-
-/// Why no complete response was had.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum TransportError {
-    /// The attempt ran past `--timeout`.
-    Timeout(Duration),
-    /// No connection, or it broke: refused, reset, DNS failure.
-    Network(String),
-    /// The TLS handshake failed (not TLS at the other end, no common protocol).
-    Tls(String),
-    /// The server's certificate was refused: unknown CA, another host's, or out of date.
-    Certificate(String),
-    /// The server did not speak HTTP properly.
-    Protocol(String),
-    /// The body is larger than [`MAX_BODY_BYTES`].
-    TooLarge,
-    /// The body came with a `Content-Encoding` payverify did not ask for (it asks for
-    /// none), so it is not read, let alone decoded.
-    Encoded(String),
-    /// Both `Transfer-Encoding` and `Content-Length`: where the body ends is ambiguous
-    /// (RFC 9112 section 6.3), the shape of a request-smuggling proxy.
-    AmbiguousLength,
-    /// No attempt was started: the pacing (after throttling, or `--rate`) had no turn
-    /// before the exchange's deadline (`--wait`).
-    PastDeadline,
-}
-
-impl TransportError {
-    fn retryable(&self) -> bool {
-        matches!(
-            self,
-            TransportError::Timeout(_) | TransportError::Network(_)
-        )
-    }
-}
-
-impl std::fmt::Display for TransportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TransportError::Timeout(t) => write!(f, "no complete answer within {}", secs(*t)),
-            TransportError::Network(e) => write!(f, "network error: {e}"),
-            TransportError::Tls(e) => write!(
-                f,
-                "TLS error: {e} (does the base URL's scheme match the server? behind TLS \
-                 inspection, --ca-cert adds its root)"
-            ),
-            TransportError::Certificate(e) => write!(
-                f,
-                "TLS certificate refused: {e} (is it issued for the base URL's host and in \
-                 date? a private or TLS-inspection CA needs --ca-cert PATH)"
-            ),
-            TransportError::Protocol(e) => write!(f, "not a valid HTTP response: {e}"),
-            TransportError::TooLarge => {
-                write!(f, "the body is larger than {} KiB", MAX_BODY_BYTES / 1024)
-            }
-            TransportError::Encoded(encoding) => write!(
-                f,
-                "the body has Content-Encoding {encoding}, which payverify did not ask for \
-                 (it sends no Accept-Encoding and reads only plain bodies)"
-            ),
-            TransportError::AmbiguousLength => f.write_str(
-                "the response has both Transfer-Encoding and Content-Length, so where its body \
-                 ends is ambiguous",
-            ),
-            TransportError::PastDeadline => f.write_str(
-                "no request could start before the --wait deadline: the pacing (after \
-                 throttling, or --rate) had no turn for it before then",
-            ),
-        }
-    }
-}
-
-/// The result of all attempts for one reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Exchange {
-    /// The URL called (a base URL never carries credentials, so it can be shown).
-    pub(crate) url: String,
-    /// The last response, or why there was none.
-    pub(crate) result: Result<Response, TransportError>,
-    /// How many attempts were made.
-    pub(crate) attempts: u32,
-    /// How many of them the service throttled (429, 503).
-    pub(crate) throttled: u32,
-    /// Why the asking stopped.
-    pub(crate) ended: Ended,
-}
-
-/// Why an exchange stopped asking.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Ended {
-    /// An answer came, or the retries (`--retries`) for failures were spent.
-    Finished,
-    /// The deadline came first: a pause (Retry-After, back-off, the pacing's turn) would
-    /// have ended past it. The text names it, e.g. `the --wait deadline`; the time is when
-    /// the service's Retry-After lets the reference be asked again, when that was the pause.
-    Deadline(&'static str, Option<Instant>),
-    /// The run is stopping (a signal, or the reader of stdout went away): no further
-    /// attempt was started.
-    Stopped,
 }
 
 /// How a client behaves beyond the endpoint.
@@ -278,17 +168,7 @@ impl Client {
         let url = self.base_url.verify_url(reference);
         let stop = self.options.stop.as_deref();
         let retries = self.options.retries;
-        let first = Instant::now();
-        let (until, by) = match deadline {
-            Some(d) => (d, "the --wait deadline"),
-            None => (
-                first + self.options.give_up_after.0,
-                match self.options.give_up_after.1 {
-                    "--wait" => "the --wait deadline",
-                    _ => "the --give-up-after deadline",
-                },
-            ),
-        };
+        let (until, by) = self.until(deadline);
         self.log.trace(|| {
             format!(
                 "> GET {url}; Accept: application/json; Content-Type: application/json; \
@@ -314,23 +194,8 @@ impl Client {
                 0 => deadline,
                 _ => Some(until),
             };
-            match self.options.gate.admit(turn_by, stop) {
-                Ok(()) => {}
-                Err(Refused::Stopped) => {
-                    self.log
-                        .trace(|| format!("  {url}: stopping, no attempt started"));
-                    return end(previous, attempts, throttled, Ended::Stopped);
-                }
-                Err(Refused::PastDeadline) => {
-                    self.log.trace(|| {
-                        format!(
-                            "  {url}: not starting attempt {}: the pacing has no turn before \
-                             {by}",
-                            attempts + 1
-                        )
-                    });
-                    return end(previous, attempts, throttled, Ended::Deadline(by, None));
-                }
+            if let Err(ended) = self.turn(&url, turn_by, attempts, by) {
+                return end(previous, attempts, throttled, ended);
             }
             attempts += 1;
             let sent = Instant::now();
@@ -357,36 +222,14 @@ impl Client {
                     failures += 1;
                     Next::Retry(retry_after.unwrap_or_else(|| self.backoff(failures)))
                 }
-            };
-            // A pause that would end after the deadline is not taken.
-            let next = match next {
-                Next::Retry(delay) if Instant::now() + delay > until => Next::PastDeadline(delay),
-                other => other,
-            };
+            }
+            .by(until);
             self.log.trace(|| {
                 let what = match &result {
                     Ok(r) => format!("HTTP {}", r.status),
                     Err(e) => e.to_string(),
                 };
-                let next = match (&next, throttle) {
-                    (Next::Done, _) => "done".to_owned(),
-                    (Next::Stop, _) => "interrupted, not retrying".to_owned(),
-                    (Next::NoRetriesLeft, _) => format!("no retries left ({retries})"),
-                    (Next::Retry(d), Some(_)) if !d.is_zero() => format!(
-                        "throttled; asking again in {} ms (Retry-After), in the pacing's turn",
-                        d.as_millis()
-                    ),
-                    (Next::Retry(_), Some(_)) => {
-                        "throttled; asking again in the pacing's turn".to_owned()
-                    }
-                    (Next::Retry(d), None) => {
-                        format!("retry {failures}/{retries} in {} ms", d.as_millis())
-                    }
-                    (Next::PastDeadline(d), _) => format!(
-                        "not retrying: the {} ms pause would end after {by}",
-                        d.as_millis()
-                    ),
-                };
+                let next = next.describe(throttle.is_some(), (failures, retries), by);
                 format!("< GET {url} attempt {attempts}: {what} in {elapsed} ms; {next}")
             });
             let delay = match next {
@@ -411,6 +254,53 @@ impl Client {
                 return end(Some(result), attempts, throttled, Ended::Stopped);
             }
             previous = Some(result);
+        }
+    }
+
+    /// The pacing's turn for the next attempt (`turn_by` the latest it may come), or why
+    /// none comes.
+    fn turn(
+        &self,
+        url: &str,
+        turn_by: Option<Instant>,
+        attempts: u32,
+        by: &'static str,
+    ) -> Result<(), Ended> {
+        match self
+            .options
+            .gate
+            .admit(turn_by, self.options.stop.as_deref())
+        {
+            Ok(()) => Ok(()),
+            Err(Refused::Stopped) => {
+                self.log
+                    .trace(|| format!("  {url}: stopping, no attempt started"));
+                Err(Ended::Stopped)
+            }
+            Err(Refused::PastDeadline) => {
+                self.log.trace(|| {
+                    format!(
+                        "  {url}: not starting attempt {}: the pacing has no turn before {by}",
+                        attempts + 1
+                    )
+                });
+                Err(Ended::Deadline(by, None))
+            }
+        }
+    }
+
+    /// When an exchange must end, and that deadline's name: `deadline` (`--wait`'s), else
+    /// `--give-up-after` (or `--wait`'s, when it is the shorter) from now.
+    fn until(&self, deadline: Option<Instant>) -> (Instant, &'static str) {
+        match deadline {
+            Some(d) => (d, "the --wait deadline"),
+            None => (
+                Instant::now() + self.options.give_up_after.0,
+                match self.options.give_up_after.1 {
+                    "--wait" => "the --wait deadline",
+                    _ => "the --give-up-after deadline",
+                },
+            ),
         }
     }
 
@@ -495,14 +385,6 @@ impl Client {
     }
 }
 
-/// A refused certificate apart from other handshake failures: they need different fixes.
-fn tls_error(e: &rustls::Error) -> TransportError {
-    match e {
-        rustls::Error::InvalidCertificate(_) => TransportError::Certificate(e.to_string()),
-        other => TransportError::Tls(other.to_string()),
-    }
-}
-
 /// The Authorization header value for the endpoint's style.
 pub(crate) fn authorization(endpoint: &Endpoint) -> Secret {
     let pair = format!("{}:{}", endpoint.client_id, endpoint.client_secret.expose());
@@ -512,91 +394,6 @@ pub(crate) fn authorization(endpoint: &Endpoint) -> Secret {
             base64::engine::general_purpose::STANDARD.encode(pair)
         )),
         AuthStyle::Literal => Secret::new(format!("Basic {pair}")),
-    }
-}
-
-/// Refuses a body payverify cannot take at face value: one with a `Content-Encoding` other
-/// than `identity`, or with both `Transfer-Encoding` and `Content-Length`.
-fn plain_framing(headers: &ureq::http::HeaderMap) -> Result<(), TransportError> {
-    for value in headers.get_all("content-encoding") {
-        let text = String::from_utf8_lossy(value.as_bytes());
-        let text = text.trim();
-        if !text.eq_ignore_ascii_case("identity") && !text.is_empty() {
-            // The name is the service's text: redacted whole, then cut to a readable length.
-            let shown = crate::log::truncate(&crate::secret::redact(text), 40);
-            return Err(TransportError::Encoded(shown));
-        }
-    }
-    if headers.contains_key("transfer-encoding") && headers.contains_key("content-length") {
-        return Err(TransportError::AmbiguousLength);
-    }
-    Ok(())
-}
-
-/// What to do after an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Next {
-    Done,
-    Stop,
-    NoRetriesLeft,
-    Retry(Duration),
-    PastDeadline(Duration),
-}
-
-/// The status of a throttled answer: 429, or 503 (with or without Retry-After), which
-/// gateways send for the same reason.
-pub(crate) fn throttle_status(result: &Result<Response, TransportError>) -> Option<u16> {
-    match result {
-        Ok(r) if matches!(r.status, 429 | 503) => Some(r.status),
-        _ => None,
-    }
-}
-
-/// Whether a result is worth another attempt: network trouble, throttling (429, 503) and
-/// 500/502/504.
-pub(crate) fn should_retry(result: &Result<Response, TransportError>) -> bool {
-    match result {
-        Ok(r) => matches!(r.status, 429 | 500 | 502 | 503 | 504),
-        Err(e) => e.retryable(),
-    }
-}
-
-/// `Retry-After` as seconds or as an HTTP date (RFC 9110 section 10.2.3), capped at 30 s;
-/// a date in the past means "now".
-pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
-    parse_retry_after_at(value, std::time::SystemTime::now())
-}
-
-/// [`parse_retry_after`] as of `now`.
-pub(crate) fn parse_retry_after_at(value: &str, now: std::time::SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    let delay = match value.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs >= 0.0 => {
-            Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64()))
-        }
-        Ok(_) => return None,
-        Err(_) => {
-            let at = httpdate::parse_http_date(value).ok()?;
-            at.duration_since(now).unwrap_or(Duration::ZERO)
-        }
-    };
-    Some(delay.min(MAX_RETRY_AFTER))
-}
-
-fn seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0x9E37_79B9_7F4A_7C15);
-    (nanos ^ u64::from(std::process::id()).rotate_left(32)) | 1
-}
-
-fn secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0}s")
-    } else {
-        format!("{s}s")
     }
 }
 

@@ -4,6 +4,7 @@
 pub(crate) mod base_url;
 pub(crate) mod client;
 mod endpoint;
+mod exchange;
 pub(crate) mod gate;
 pub(crate) mod network;
 pub(crate) mod proxy;
