@@ -3,54 +3,26 @@
 //! Resolution records the source; the value is read on use, so `config show` can report a
 //! secret command without running a password manager.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::exit::{Cause, Exit, Failure};
-use crate::io_util::io_reason;
+use crate::exit::{Cause, Failure};
 use crate::log::Log;
 use crate::secret::Secret;
-use crate::settings::{EnvLookup, Fix, Warning};
+use crate::settings::EnvLookup;
 
+mod command;
+mod exposure;
 mod process_tree;
-use process_tree::ProcessTree;
-
-/// How long a secret command may take (a password manager waiting on an unlock prompt).
-pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Test-only, read by debug builds alone: a secret-command deadline in milliseconds shorter
-/// than [`COMMAND_TIMEOUT`], so that an end-to-end test sees the deadline stop a hung command
-/// without waiting a minute.
-#[cfg(debug_assertions)]
-const DEBUG_TIMEOUT_VAR: &str = "PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS";
-
-/// The deadline [`SecretSource::read`] gives a secret command: [`COMMAND_TIMEOUT`].
-///
-/// Debug builds (the binary `cargo test` runs end to end) honour
-/// `PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS`, and only to shorten the deadline. Release
-/// builds compile the variable out, so it cannot change what a shipped binary does;
-/// `scripts/check-release.sh` checks that no release binary holds its name and that setting
-/// it there changes nothing.
-fn command_timeout() -> Duration {
-    #[cfg(debug_assertions)]
-    let asked = std::env::var(DEBUG_TIMEOUT_VAR).ok();
-    #[cfg(not(debug_assertions))]
-    let asked: Option<String> = None;
-    shortened_timeout(asked.as_deref())
-}
-
-/// [`COMMAND_TIMEOUT`], or `asked` milliseconds when that is a number and shorter.
-fn shortened_timeout(asked: Option<&str>) -> Duration {
-    asked
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(COMMAND_TIMEOUT, |ms| {
-            Duration::from_millis(ms).min(COMMAND_TIMEOUT)
-        })
-}
+#[cfg(test)]
+use command::{COMMAND_TIMEOUT, shortened_timeout};
+use command::{command_timeout, run_command_within};
+pub(crate) use command::{shown_command, split_words};
+#[cfg(test)]
+use exposure::broad_readers;
+pub(crate) use exposure::exposed_file_warning;
 
 /// A configured source of the client secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,225 +275,6 @@ pub(crate) fn register_known(
     }
 }
 
-/// A warning when `path` (which holds a secret) is readable by group or others.
-#[cfg(unix)]
-pub(crate) fn exposed_file_warning(path: &Path) -> Option<Warning> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o077 != 0).then(|| Warning {
-        what: format!(
-            "{} holds a client secret and is readable by others (mode {:o})",
-            path.display(),
-            mode & 0o777,
-        ),
-        fix: Fix::Run(format!("chmod 600 {}", path.display())),
-    })
-}
-
-/// A warning when `path` (which holds a secret) is readable by everyone on the machine: its
-/// access list lets a broad group (Everyone, Users, Authenticated Users, Guests, anonymous
-/// or network logons) read it, as files under `C:\` outside a user profile are by default.
-/// Files under the user's profile inherit an access list of the user, SYSTEM and the
-/// Administrators only, which is not warned about.
-#[cfg(windows)]
-pub(crate) fn exposed_file_warning(path: &Path) -> Option<Warning> {
-    use windows_acl::acl::{ACL, AceType};
-    let entries = ACL::from_file_path(path.to_str()?, false)
-        .ok()?
-        .all()
-        .ok()?;
-    let aces: Vec<(bool, &str, u32)> = entries
-        .iter()
-        .filter_map(|e| match e.entry_type {
-            AceType::AccessAllow => Some((true, e.string_sid.as_str(), e.mask)),
-            AceType::AccessDeny => Some((false, e.string_sid.as_str(), e.mask)),
-            _ => None,
-        })
-        .collect();
-    let readers = broad_readers(&aces);
-    // The user's name itself: `%USERNAME%` means nothing to PowerShell.
-    let user = std::env::var("USERNAME").unwrap_or_else(|_| "%USERNAME%".into());
-    (!readers.is_empty()).then(|| Warning {
-        what: format!(
-            "{} holds a client secret and is readable by {} (its access list)",
-            path.display(),
-            readers.join(", "),
-        ),
-        fix: Fix::Run(format!(
-            "icacls \"{}\" /inheritance:r /grant:r \"{user}:F\"",
-            path.display()
-        )),
-    })
-}
-
-/// The broad groups, by well-known SID, that an allow entry must not let read a secret file.
-#[cfg(any(windows, test))]
-const BROAD_GROUPS: [(&str, &str); 7] = [
-    ("S-1-1-0", "Everyone"),
-    ("S-1-5-11", "Authenticated Users"),
-    ("S-1-5-32-545", "Users"),
-    ("S-1-5-32-546", "Guests"),
-    ("S-1-5-7", "Anonymous Logon"),
-    ("S-1-5-2", "Network"),
-    ("S-1-5-4", "Interactive"),
-];
-
-/// Which broad groups an access list, as (allow?, SID, access mask) entries in order, lets
-/// read the file: an allow entry granting read data, generic read or generic all, unless an
-/// earlier deny entry for that group already refused it (Windows stops at the first entry
-/// that decides).
-#[cfg(any(windows, test))]
-fn broad_readers(aces: &[(bool, &str, u32)]) -> Vec<&'static str> {
-    // FILE_READ_DATA, GENERIC_ALL, GENERIC_READ.
-    const READ: u32 = 0x1 | 0x1000_0000 | 0x8000_0000;
-    let mut denied: Vec<&str> = Vec::new();
-    let mut readers = Vec::new();
-    for &(allow, sid, mask) in aces {
-        if mask & READ == 0 {
-            continue;
-        }
-        let Some(&(_, name)) = BROAD_GROUPS.iter().find(|(known, _)| *known == sid) else {
-            continue;
-        };
-        if !allow {
-            denied.push(sid);
-        } else if !denied.contains(&sid) && !readers.contains(&name) {
-            readers.push(name);
-        }
-    }
-    readers
-}
-
-/// How long a secret command's stdout may stay open after the command exited 0 (a
-/// background child it started still holding it) before its output is taken as complete.
-const AFTER_EXIT_GRACE: Duration = Duration::from_secs(1);
-
-/// Runs the secret command; `deadline` bounds everything: the command's run and the read
-/// of its output.
-///
-/// The command gets its own process group (a job object on Windows). If it has not exited by
-/// the deadline, the whole group is killed (background children too) and this fails (exit 6). If it exits 0 but a
-/// background child keeps its stdout open, what the command printed before exiting is its
-/// whole output (a process writes to a pipe before it exits); it is used after at most
-/// [`AFTER_EXIT_GRACE`]. Either way nothing of the group outlives the read: a leftover
-/// child would hold payverify's stdout or stderr open. (A daemonising agent starts its own
-/// session, so it is not in the group.)
-///
-/// The command's stderr is discarded: a failing password manager can print the secret, or
-/// anything else, there. A failure names the command and its exit status only. (Prompts
-/// such as pinentry talk to the terminal directly, not through stderr.)
-fn run_command_within(argv: &[String], deadline: Duration) -> Result<Secret, Failure> {
-    let shown = shown_command(argv);
-    let fail = |why: String| {
-        Failure::config(
-            Cause::Secret,
-            format!("client_secret_command {shown} {why}"),
-        )
-    };
-    let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = ProcessTree::spawn(command)
-        .map_err(|e| fail(format!("could not start: {}", io_reason(&e))))?;
-    let interrupted = || {
-        Failure::new(
-            Exit::Interrupted,
-            format!("interrupted while client_secret_command {shown} ran; it was stopped"),
-        )
-    };
-    let mut stdout = child
-        .take_stdout()
-        .ok_or_else(|| fail("has no stdout".into()))?;
-    // Read on a thread so a command that fills the pipe cannot deadlock the wait below;
-    // what has been read is shared, so it is available even while the pipe stays open.
-    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let (done_tx, done) = std::sync::mpsc::channel::<()>();
-    let sink = output.clone();
-    std::thread::spawn(move || {
-        let mut chunk = [0u8; 4096];
-        let mut total = 0usize;
-        while let Ok(n) = stdout.read(&mut chunk) {
-            if n == 0 || total >= 64 * 1024 {
-                break;
-            }
-            total += n;
-            if let Ok(mut out) = sink.lock() {
-                out.extend_from_slice(&chunk[..n]);
-            }
-        }
-        let _ = done_tx.send(());
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            // Killed by a signal's hurried exit: that, not the kill, is what to report.
-            Ok(Some(status)) if !status.success() && crate::signal::stopping() => {
-                crate::signal::yield_to_hurried_exit();
-                return Err(interrupted());
-            }
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() >= deadline => {
-                child.kill_all();
-                return Err(fail(format!(
-                    "did not finish within {} s; it and its child processes were stopped",
-                    deadline.as_secs_f64()
-                )));
-            }
-            // A password manager waiting for a touch would hold a stopped run for a minute.
-            Ok(None) if crate::signal::stopping() => {
-                child.kill_all();
-                crate::signal::yield_to_hurried_exit();
-                return Err(interrupted());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => {
-                child.kill_all();
-                return Err(fail(format!("could not be waited for: {e}")));
-            }
-        }
-    };
-    if !status.success() {
-        // What it left running in its group goes too.
-        child.kill_all();
-        let how = status
-            .code()
-            .map(|c| format!("exited with status {c}"))
-            .unwrap_or_else(|| "was killed by a signal".into());
-        return Err(fail(how));
-    }
-    let left = deadline.saturating_sub(started.elapsed());
-    // End of output, or the grace for a background child holding the pipe, whichever first.
-    let _ = done.recv_timeout(left.min(AFTER_EXIT_GRACE));
-    // Whatever the command left behind in its group would hold payverify's stdout or
-    // stderr open (a caller reading them would hang); daemons leave the group themselves.
-    child.kill_all();
-    let out = output.lock().map(|o| o.clone()).unwrap_or_default();
-    let text =
-        String::from_utf8(out).map_err(|_| fail("printed something that is not UTF-8".into()))?;
-    let secret = Secret::new(text.trim());
-    if secret.is_empty() {
-        return Err(fail("printed nothing".into()));
-    }
-    Ok(secret)
-}
-
-/// A secret command as it may be shown: its program, and how many arguments follow, never
-/// what they are (`printf %s SECRET` holds the secret in one; `op read op://vault/item` names
-/// where it is kept). The program itself is shown only when it is found (see
-/// [`register_unproven_paths`]).
-pub(crate) fn shown_command(argv: &[String]) -> String {
-    let program = argv.first().map(String::as_str).unwrap_or("");
-    match argv.len().saturating_sub(1) {
-        0 => format!("`{program}`"),
-        1 => format!("`{program}` (1 argument, not shown)"),
-        n => format!("`{program}` ({n} arguments, not shown)"),
-    }
-}
-
 /// Which settings name a file or a program rather than hold a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Names {
@@ -577,63 +330,11 @@ pub(crate) fn register_unproven_command(spec: &toml::Value, env: EnvLookup) {
     register_unproven_paths(&program, Names::Program, env);
 }
 
-/// Splits a command line into words: whitespace separates, '…' and "…" quote, \ escapes.
-/// No variables, globs or other shell expansion happen.
-pub(crate) fn split_words(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(ch) => word.push(ch),
-                        None => return Err("has an unclosed ' quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(ch) => word.push(ch),
-                            None => return Err("ends with a backslash".into()),
-                        },
-                        Some(ch) => word.push(ch),
-                        None => return Err("has an unclosed \" quote".into()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next().ok_or("ends with a backslash")?);
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
-}
-
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
+    use std::time::Instant;
+
     use super::*;
 
     #[test]
