@@ -349,7 +349,6 @@ pub(super) fn find_columns(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let column = |i: usize| format!("{} ({})", i + 1, terminal::quoted(&header[i]));
     let mut missing = Vec::new();
     let mut problems = Vec::new();
     let mut flags = Vec::new();
@@ -384,45 +383,7 @@ pub(super) fn find_columns(
         }
     }
     if !missing.is_empty() {
-        let normal: Vec<String> = header.iter().map(|h| normalized(h)).collect();
-        let whats: Vec<String> = missing
-            .iter()
-            .map(|r| format!("no {} column", r.what()))
-            .collect();
-        let mut hints = Vec::new();
-        for (role, not, why) in NOT_THE_COLUMN {
-            let not = normalized(not);
-            for (i, _) in normal.iter().enumerate().filter(|(_, n)| **n == not) {
-                if missing.contains(&role) {
-                    hints.push(format!("{} is {why}", terminal::quoted(&header[i])));
-                }
-            }
-        }
-        let known = missing
-            .iter()
-            .map(|r| {
-                let names = r.names();
-                format!(
-                    "{} names such as {} (reconcile --help lists them)",
-                    r.what(),
-                    names
-                        .iter()
-                        .take(4)
-                        .map(|n| format!("'{n}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ");
-        let hints = match hints.is_empty() {
-            true => String::new(),
-            false => format!(" ({})", hints.join("; ")),
-        };
-        problems.insert(
-            0,
-            format!("{} (looked for {known}){hints}", and_list(&whats)),
-        );
+        problems.insert(0, missing_columns(header, &missing));
     }
     if !problems.is_empty() {
         let flags: Vec<String> = flags
@@ -450,21 +411,7 @@ pub(super) fn find_columns(
     let warnings = assessment
         .doubts
         .iter()
-        .map(|(role, used, others)| {
-            format!(
-                "{name}: columns {} and {} could both be the {} column; column {} is used \
-                 (choose with {} NAME)",
-                used + 1,
-                others
-                    .iter()
-                    .map(|i| column(*i))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                role.what(),
-                column(*used),
-                role.flag().unwrap_or("a flag"),
-            )
-        })
+        .map(|(role, used, others)| doubt(header, name, *role, *used, others))
         .collect();
     Ok((
         Columns {
@@ -478,6 +425,65 @@ pub(super) fn find_columns(
         },
         warnings,
     ))
+}
+
+/// What the header row lacks: each required column not found, the names looked for, and
+/// a hint for a column that is there but is not the one (a net amount, an RRN).
+fn missing_columns(header: &[String], missing: &[Role]) -> String {
+    let normal: Vec<String> = header.iter().map(|h| normalized(h)).collect();
+    let whats: Vec<String> = missing
+        .iter()
+        .map(|r| format!("no {} column", r.what()))
+        .collect();
+    let mut hints = Vec::new();
+    for (role, not, why) in NOT_THE_COLUMN {
+        let not = normalized(not);
+        for (i, _) in normal.iter().enumerate().filter(|(_, n)| **n == not) {
+            if missing.contains(&role) {
+                hints.push(format!("{} is {why}", terminal::quoted(&header[i])));
+            }
+        }
+    }
+    let known = missing
+        .iter()
+        .map(|r| {
+            let names = r.names();
+            format!(
+                "{} names such as {} (reconcile --help lists them)",
+                r.what(),
+                names
+                    .iter()
+                    .take(4)
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let hints = match hints.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", hints.join("; ")),
+    };
+    format!("{} (looked for {known}){hints}", and_list(&whats))
+}
+
+/// The warning that columns `used` and `others` could all be `role`'s, and which is used.
+fn doubt(header: &[String], name: &str, role: Role, used: usize, others: &[usize]) -> String {
+    let column = |i: usize| format!("{} ({})", i + 1, terminal::quoted(&header[i]));
+    format!(
+        "{name}: columns {} and {} could both be the {} column; column {} is used (choose with \
+         {} NAME)",
+        used + 1,
+        others
+            .iter()
+            .map(|i| column(*i))
+            .collect::<Vec<_>>()
+            .join(", "),
+        role.what(),
+        column(used),
+        role.flag().unwrap_or("a flag"),
+    )
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -10,48 +10,13 @@ impl Orders {
         // line item) or replaced by a row that is asked about.
         let above = self.order_above.take();
         let width = self.header.len();
-        let not_utf8 = self
-            .record
-            .iter()
-            .position(|c| std::str::from_utf8(c).is_err());
-        let mut texts: Vec<String> = self
-            .record
-            .iter()
-            .map(|c| String::from_utf8_lossy(c).into_owned())
-            .collect();
-        // Extra empty cells (a spreadsheet's trailing separators) are not data.
-        while texts.len() > width && texts.last().is_some_and(|c| c.trim().is_empty()) {
-            texts.pop();
-        }
-        let fields = texts.len();
-        texts.resize(width.max(fields), String::new());
-        let row = Row { line, cells: texts };
+        let (row, fields, not_utf8) = self.cells(line);
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
-        let amount = parse_amount(cell(self.columns.amount), self.unit);
+        let amount_cell = cell(self.columns.amount);
+        let amount = parse_amount(amount_cell, self.unit);
         let reference = Reference::from_line(cell(self.columns.reference));
-        // The row's currency: its cell, read as an ISO 4217 code; `--currency` only when the
-        // file has no currency column. An empty cell is the naira an amount marked `₦`
-        // states, or else `--currency`, said on stderr at the end (never silently).
-        let mut no_currency = false;
-        let (currency, bad_currency) = match self.columns.currency.map(|i| cell(i).trim()) {
-            None => (self.currency.to_string(), None),
-            Some("") if has_naira_mark(cell(self.columns.amount)) => ("NGN".to_owned(), None),
-            Some("") => {
-                no_currency = true;
-                (self.currency.to_string(), None)
-            }
-            Some(code) => match iso_code(code) {
-                Some(alpha) => (alpha.to_owned(), None),
-                None => (
-                    shown_code(code),
-                    Some(format!(
-                        "currency {} is not an ISO 4217 currency code (such as NGN, or 566 as \
-                         settlement files write it)",
-                        terminal::quoted(code)
-                    )),
-                ),
-            },
-        };
+        let (currency, bad_currency, no_currency) =
+            self.row_currency(self.columns.currency.map(|i| cell(i).trim()), amount_cell);
         // Every amount that can be read counts in its currency's column sum, whatever the
         // row comes to: what a trailing totals row is checked against.
         if let Ok(kobo) = &amount
@@ -59,36 +24,14 @@ impl Orders {
         {
             *self.sums.entry(currency.clone()).or_default() += i128::from(kobo.0);
         }
-        // Why the row cannot be asked about, in the order the messages name it; the first
-        // that applies is the one given.
-        let refused = if let Some(i) = not_utf8 {
-            Some(format!("column {} is not UTF-8 text", i + 1))
-        } else if fields != width {
-            // The usual cause: `40,000.00` unquoted in a comma-separated file.
-            let hint = match self.delimiter == b',' && fields > width {
-                true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
-                false => "",
-            };
-            Some(format!(
-                "the row has {fields} fields; the header has {width}{hint}"
-            ))
-        } else if let Err(e) = &reference {
-            Some(e.to_string())
-        } else if let Err(why) = &amount {
-            Some(why.clone())
-        } else if let Some(why) = bad_currency {
-            Some(why)
-        } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(cell(self.columns.amount))
-        {
-            // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
-            Some(format!(
-                "amount {} is marked as naira, but the row's currency is {}",
-                terminal::quoted(cell(self.columns.amount)),
-                terminal::quoted(&currency)
-            ))
-        } else {
-            None
-        };
+        let refused = self.refused(
+            (not_utf8, fields),
+            reference.as_ref().err().map(ToString::to_string),
+            amount.as_ref().err().cloned(),
+            bad_currency,
+            &currency,
+            amount_cell,
+        );
         if no_currency && refused.is_none() {
             self.no_currency.0 += 1;
             if self.no_currency.1.len() < NOTED_LINES {
@@ -104,33 +47,8 @@ impl Orders {
         }
         self.selected
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let no_reference = cell(self.columns.reference)
-            .trim_matches([' ', '\t', '\r'])
-            .is_empty();
-        if whole
-            && no_reference
-            && let Some(i) = self.columns.payment_method
-        {
-            let method = cell(i);
-            let shown = terminal::quoted(method.trim());
-            let column = terminal::quoted(&self.header[i]);
-            if select::is_gateway_method(method) {
-                let why = format!(
-                    "no reference, but the payment method is the gateway ({column} {shown}): \
-                     nothing to verify this order's payment by"
-                );
-                return decided(
-                    row,
-                    RowResult::NoReference,
-                    why,
-                    expected_of(&amount),
-                    currency,
-                );
-            }
-            if !method.trim().is_empty() {
-                let why = format!("not a gateway payment: no reference, {column} is {shown}");
-                return decided(row, RowResult::Skipped, why, expected_of(&amount), currency);
-            }
+        if whole && let Some((result, why)) = self.paid_otherwise(&row) {
+            return decided(row, result, why, expected_of(&amount), currency);
         }
         // The reference as the row gives it, when it is one: a reference cell that is not
         // UTF-8 text is no reference to compare with the earlier rows'.
@@ -181,20 +99,143 @@ impl Orders {
         if let Some(why) = refused {
             return decided(row, RowResult::InvalidRow, why, expected, currency);
         }
+        self.order_above = this;
+        self.job(row, reference, expected, currency, order_id)
+    }
+
+    /// Why the row cannot be asked about, in the order the messages name it; the first that
+    /// applies is the one given. `shape`: the first cell that is not UTF-8, and how many
+    /// fields the row has.
+    fn refused(
+        &self,
+        shape: (Option<usize>, usize),
+        reference: Option<String>,
+        amount: Option<String>,
+        bad_currency: Option<String>,
+        currency: &str,
+        amount_cell: &str,
+    ) -> Option<String> {
+        let (not_utf8, fields) = shape;
+        let width = self.header.len();
+        if let Some(i) = not_utf8 {
+            Some(format!("column {} is not UTF-8 text", i + 1))
+        } else if fields != width {
+            // The usual cause: `40,000.00` unquoted in a comma-separated file.
+            let hint = match self.delimiter == b',' && fields > width {
+                true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
+                false => "",
+            };
+            Some(format!(
+                "the row has {fields} fields; the header has {width}{hint}"
+            ))
+        } else if reference.is_some() {
+            reference
+        } else if amount.is_some() {
+            amount
+        } else if bad_currency.is_some() {
+            bad_currency
+        } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(amount_cell) {
+            // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
+            Some(format!(
+                "amount {} is marked as naira, but the row's currency is {}",
+                terminal::quoted(amount_cell),
+                terminal::quoted(currency)
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The record's cells as text, as many as the header has (a spreadsheet's trailing
+    /// empty cells dropped), with how many fields the row had and the first that is not
+    /// UTF-8.
+    fn cells(&self, line: u64) -> (Row, usize, Option<usize>) {
+        let width = self.header.len();
+        let not_utf8 = self
+            .record
+            .iter()
+            .position(|c| std::str::from_utf8(c).is_err());
+        let mut texts: Vec<String> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        // Extra empty cells (a spreadsheet's trailing separators) are not data.
+        while texts.len() > width && texts.last().is_some_and(|c| c.trim().is_empty()) {
+            texts.pop();
+        }
+        let fields = texts.len();
+        texts.resize(width.max(fields), String::new());
+        (Row { line, cells: texts }, fields, not_utf8)
+    }
+
+    /// The row's currency: its cell (`cell`, if the file has the column), read as an ISO
+    /// 4217 code; `--currency` only when the file has no currency column. An empty cell is
+    /// the naira an amount marked `₦` states, or else `--currency`, said on stderr at the
+    /// end (never silently). With why a cell is no currency, and whether it was empty.
+    fn row_currency(&self, cell: Option<&str>, amount: &str) -> (String, Option<String>, bool) {
+        match cell {
+            None => (self.currency.to_string(), None, false),
+            Some("") if has_naira_mark(amount) => ("NGN".to_owned(), None, false),
+            Some("") => (self.currency.to_string(), None, true),
+            Some(code) => match iso_code(code) {
+                Some(alpha) => (alpha.to_owned(), None, false),
+                None => {
+                    let why = format!(
+                        "currency {} is not an ISO 4217 currency code (such as NGN, or 566 as \
+                         settlement files write it)",
+                        terminal::quoted(code)
+                    );
+                    (shown_code(code), Some(why), false)
+                }
+            },
+        }
+    }
+
+    /// A row with no reference whose payment method says it was paid some other way
+    /// (SKIPPED), or through the gateway with nothing to verify it by (NO_REFERENCE).
+    fn paid_otherwise(&self, row: &Row) -> Option<(RowResult, String)> {
+        let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
+        let no_reference = cell(self.columns.reference)
+            .trim_matches([' ', '\t', '\r'])
+            .is_empty();
+        let i = self.columns.payment_method.filter(|_| no_reference)?;
+        let method = cell(i);
+        let shown = terminal::quoted(method.trim());
+        let column = terminal::quoted(&self.header[i]);
+        if select::is_gateway_method(method) {
+            let why = format!(
+                "no reference, but the payment method is the gateway ({column} {shown}): \
+                 nothing to verify this order's payment by"
+            );
+            return Some((RowResult::NoReference, why));
+        }
+        let why = format!("not a gateway payment: no reference, {column} is {shown}");
+        (!method.trim().is_empty()).then_some((RowResult::Skipped, why))
+    }
+
+    /// The job that asks the gateway about a row, with the row's own expectations.
+    fn job(
+        &self,
+        row: Row,
+        reference: Reference,
+        expected: Option<Kobo>,
+        currency: String,
+        order_id: Option<String>,
+    ) -> Item<Decided> {
         let merchant_ref = self
             .columns
             .merchant_ref
             .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
             .filter(|m| !m.is_empty())
             .map(str::to_owned);
-        self.order_above = this;
         // The shop's order status, when the file has one and it is a known word.
         let shop = self
             .columns
             .status
             .and_then(|i| ShopStatus::read(row.cells.get(i).map_or("", String::as_str)));
         Item::Job(Job {
-            origin: format!("{} line {line}", self.name),
+            origin: format!("{} line {}", self.name, row.line),
             reference,
             expect: Arc::new(Expectations {
                 amount: expected,
