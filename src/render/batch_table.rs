@@ -25,7 +25,7 @@ pub(crate) const HEADERS: [&str; 7] = [
 const MIN_COLUMN: usize = 8;
 
 /// One row's cells, in [`HEADERS`] order, already made safe for a terminal.
-pub(crate) type Row = [String; 7];
+pub(crate) type Row = Vec<String>;
 
 /// The outcome cell, coloured as the single table colours its Status.
 fn outcome_cell(outcome: &str, color: bool) -> Cell {

@@ -21,21 +21,6 @@ fn is_plain_number(value: &str) -> bool {
     digits(whole) && digits(fraction)
 }
 
-/// One field: formula-like cells prefixed with `'`, control characters escaped, then
-/// quoted when it holds a comma, a quote, CR or LF (quotes doubled), or leading/trailing
-/// spaces a spreadsheet would trim.
-pub(crate) fn field(value: &str) -> String {
-    let value = cell_text(value);
-    let value = value.as_str();
-    let needs_quotes =
-        value.contains([',', '"', '\r', '\n']) || value.starts_with(' ') || value.ends_with(' ');
-    if needs_quotes {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_owned()
-    }
-}
-
 /// A field's text before quoting: formula-like values prefixed with `'`, secrets redacted
 /// and control characters escaped ([`terminal::scrub`]): what a CSV reader gets back.
 pub(crate) fn cell_text(value: &str) -> String {
@@ -46,20 +31,73 @@ pub(crate) fn cell_text(value: &str) -> String {
     }
 }
 
-/// One row, newline-terminated.
+/// One row, newline-terminated: each cell defused ([`cell_text`]), then written by
+/// `csv::Writer` ([`quote`]).
 pub(crate) fn row<S: AsRef<str>>(fields: &[S]) -> String {
-    let mut line = fields
+    let cells: Vec<String> = fields
         .iter()
-        .map(|f| field(f.as_ref()))
-        .collect::<Vec<_>>()
-        .join(",");
+        .map(|f| quote(&cell_text(f.as_ref())))
+        .collect();
+    let mut line = cells.join(",");
     line.push('\n');
     line
+}
+
+/// A defused cell as `csv::Writer` writes it: quoted when it holds a comma or a quote
+/// (quotes doubled; CR and LF never reach it, escaped), and when it starts or ends with a
+/// space a spreadsheet would trim, which no `QuoteStyle` says: such a cell is written by a
+/// writer that quotes always. Each cell is its own one-field record (an empty one needs
+/// no writer: `csv::Writer` quotes a record of one empty field).
+fn quote(cell: &str) -> String {
+    if cell.is_empty() {
+        return String::new();
+    }
+    let style = match cell.starts_with(' ') || cell.ends_with(' ') {
+        true => csv::QuoteStyle::Always,
+        false => csv::QuoteStyle::Necessary,
+    };
+    let mut out = csv::WriterBuilder::new()
+        .quote_style(style)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .buffer_capacity(cell.len() + 8)
+        .from_writer(Vec::new());
+    // Writing text to memory cannot fail; an empty cell stands in if it ever does.
+    let bytes = out
+        .write_record([cell])
+        .ok()
+        .and_then(|()| out.into_inner().ok())
+        .unwrap_or_default();
+    let mut text = String::from_utf8(bytes).unwrap_or_default();
+    text.pop();
+    text
+}
+
+/// The values of a record's CSV view `value` (a struct of scalars), in field order, and
+/// their names: a CSV header and its cells are both derived from the one struct.
+pub(crate) fn named_cells<T: serde::Serialize>(value: &T) -> Vec<(String, String)> {
+    let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) else {
+        return Vec::new();
+    };
+    map.into_iter()
+        .map(|(name, value)| {
+            let cell = match value {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            (name, cell)
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One cell as a row writes it.
+    fn field(value: &str) -> String {
+        row(&[value]).trim_end_matches('\n').to_owned()
+    }
 
     #[test]
     fn quoting() {
@@ -73,6 +111,8 @@ mod tests {
             "escaped, like the table"
         );
         assert_eq!(field(" pad"), "\" pad\"");
+        assert_eq!(field("pad "), "\"pad \"");
+        assert_eq!(field("mid space"), "mid space");
         assert_eq!(row(&["a", "b,c", ""]), "a,\"b,c\",\n");
     }
 

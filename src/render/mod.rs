@@ -9,6 +9,7 @@ pub(crate) mod sink;
 pub(crate) mod state;
 pub(crate) mod table;
 pub(crate) mod totals;
+pub(crate) mod writer;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -277,7 +278,7 @@ impl Printer {
 
     /// Turns the printer into a writer of batch records.
     pub(crate) fn into_records(self, format: OutputFormat) -> records::RecordWriter {
-        records::RecordWriter::new(self.out, format, self.style)
+        records::RecordWriter::new(self.out, format, self.style, records::VerifyView)
     }
 
     /// The sink and its style, for a writer of its own (reconcile's rows).

@@ -1,6 +1,5 @@
-//! Batch output: one record per reference as JSON lines, CSV, a JSON array, or a table.
-
-use std::io;
+//! verify's record in each output format: JSON (jsonl, json), its flat CSV view, the
+//! batch table's row; and an earlier run's record as `--resume` carries it.
 
 use std::borrow::Cow;
 
@@ -8,11 +7,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::domain::outcome::Record;
-use crate::domain::seal::Sealer;
 use crate::log::truncate;
-use crate::render::OutputFormat;
-use crate::render::state::StateLog;
-use crate::render::{Sink, Style, batch_table, csv};
+use crate::render::writer::{View, Writer};
+use crate::render::{Style, batch_table, csv};
 use crate::secret::redact;
 
 /// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`
@@ -86,8 +83,10 @@ fn redact_all(texts: &[String]) -> Vec<Cow<'_, str>> {
     texts.iter().map(|t| redact(t)).collect()
 }
 
-/// A record's flat fields, one per CSV column: what the CSV row and the batch table show.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+/// A record's flat fields, one per CSV column, named as the columns (the header and the
+/// cells are both derived from it: [`csv::named_cells`]): what the CSV row and the batch
+/// table show.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Fields {
     pub(crate) reference: String,
     pub(crate) outcome: &'static str,
@@ -133,36 +132,6 @@ impl Fields {
             checks: checks_cell(record),
         }
     }
-
-    /// The CSV row's cells, in [`CSV_COLUMNS`] order.
-    pub(crate) fn csv_cells(&self) -> [&str; 15] {
-        [
-            &self.reference,
-            self.outcome,
-            exit_code_text(self.exit_code),
-            &self.status,
-            &self.code,
-            &self.amount_kobo,
-            &self.amount,
-            &self.currency,
-            &self.merchant_ref,
-            &self.transaction_ref,
-            &self.payment_ref,
-            &self.transaction_date,
-            &self.payment_date,
-            &self.error,
-            &self.checks,
-        ]
-    }
-}
-
-/// An exit code as text without allocating: every code payverify has is below 256.
-fn exit_code_text(code: u8) -> &'static str {
-    const TEXT: [&str; 11] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
-    match code {
-        130 => "130",
-        c => TEXT.get(usize::from(c)).copied().unwrap_or("?"),
-    }
 }
 
 /// The `checks` cell: the hmac verdict and every failed check or warning (see
@@ -176,207 +145,76 @@ fn checks_cell(record: &Record) -> String {
         .unwrap_or_default()
 }
 
-/// What ends a JSON array that has no element yet, and one that has.
-pub(crate) const CLOSE_EMPTY: &str = "]\n";
-/// An `-o json` output stopped before it began: still one (empty) array.
-pub(crate) const EMPTY_ARRAY: &str = "[]\n";
-pub(crate) const CLOSE: &str = "\n]\n";
-
-/// Writes one whole element of a batch's output on `out`, after `written` others: for
-/// `-o json` one array element with its separator, after which the array still needs its
-/// `]` (what a hurried exit writes); for the line formats, the line.
-pub(crate) fn write_element(
-    out: &Sink,
-    format: OutputFormat,
-    written: usize,
-    text: &str,
-) -> io::Result<()> {
-    match format {
-        OutputFormat::Json => {
-            let sep = if written == 0 { "\n  " } else { ",\n  " };
-            out.write(format!("{sep}{text}").as_bytes(), Some(CLOSE))
-        }
-        _ => out.write(text.as_bytes(), None),
-    }
-}
-
-/// Writes records as they come, in the chosen format.
-pub(crate) struct RecordWriter {
-    out: Sink,
-    format: OutputFormat,
-    style: Style,
-    written: usize,
-    table_rows: Vec<[String; 7]>,
-    discard: bool,
-    /// Seals each jsonl/json record, so `--resume` can tell it from an edited copy.
-    sealer: Option<Sealer>,
-    /// `--state`: where every record is kept, sealed, whatever the format.
-    state: Option<StateLog>,
-}
+/// Writes verify's records.
+pub(crate) type RecordWriter = Writer<VerifyView>;
 
 impl RecordWriter {
-    /// The same writer, sealing each jsonl/json record with `sealer`.
-    pub(crate) fn sealed(self, sealer: Sealer) -> Self {
-        RecordWriter {
-            sealer: Some(sealer),
-            ..self
-        }
-    }
-
-    /// The same writer, keeping every record in `state` (`--state`).
-    pub(crate) fn with_state(self, state: Option<StateLog>) -> Self {
-        RecordWriter { state, ..self }
-    }
-
-    /// Keeps `record` in the `--state` file, if there is one: called for every record the
-    /// exit status merges, written to stdout or not.
-    pub(crate) fn keep(&mut self, record: &Record) {
-        if self.state.is_some() {
-            let text = self.json_text(record);
-            let key = record.job.reference.as_str();
-            self.state
-                .iter_mut()
-                .for_each(|state| state.append(key, &text));
-        }
-    }
-
-    /// The run stopped part way: the `--state` file gets the earlier records it did not
-    /// write ([`StateLog::stopped`]).
-    pub(crate) fn stopped(&mut self) {
-        self.state.iter_mut().for_each(StateLog::stopped);
-    }
-
-    /// A record as one JSON object, sealed when this writer seals.
-    fn json_text(&self, record: &Record) -> String {
-        let text = json(record);
-        match &self.sealer {
-            Some(sealer) => sealer.seal(&text),
-            None => text,
-        }
-    }
-
-    /// A writer on `out`.
-    pub(crate) fn new(out: Sink, format: OutputFormat, style: Style) -> Self {
-        if format == OutputFormat::Json {
-            out.empty_document(EMPTY_ARRAY);
-        }
-        RecordWriter {
-            out,
-            format,
-            style,
-            written: 0,
-            sealer: None,
-            state: None,
-            table_rows: Vec::new(),
-            discard: false,
-        }
-    }
-
-    /// A writer that formats nothing and keeps nothing: for `-q`, where formatting every
-    /// record only to throw it away was a tenth of a batch's CPU (and a table kept every row).
+    /// A writer that formats nothing and keeps nothing (`-q`).
     pub(crate) fn discard() -> Self {
-        RecordWriter {
-            discard: true,
-            ..RecordWriter::new(
-                Sink::new(Box::new(io::sink())),
-                OutputFormat::Jsonl,
-                Style::PLAIN,
-            )
-        }
+        Writer::discarding(VerifyView)
+    }
+}
+
+/// verify's record in each format.
+pub(crate) struct VerifyView;
+
+impl View for VerifyView {
+    type Record = Record;
+
+    fn csv_header(&self) -> Vec<String> {
+        let names = csv::named_cells(&Fields::default());
+        names.into_iter().map(|(name, _)| name).collect()
     }
 
-    /// Writes one whole element of the output ([`write_element`]).
-    fn element(&mut self, text: &str) -> io::Result<()> {
-        write_element(&self.out, self.format, self.written, text)?;
-        self.written += 1;
-        Ok(())
+    fn csv_cells(&self, record: &Record) -> Vec<String> {
+        let cells = csv::named_cells(&Fields::of(record));
+        cells.into_iter().map(|(_, cell)| cell).collect()
     }
 
-    /// Writes what comes before the first record (CSV header, JSON `[`).
-    pub(crate) fn begin(&mut self) -> io::Result<()> {
-        if self.discard {
-            return Ok(());
-        }
-        match self.format {
-            OutputFormat::Csv => self.out.write(csv::row(&CSV_COLUMNS).as_bytes(), None),
-            OutputFormat::Json => self.out.write(b"[", Some(CLOSE_EMPTY)),
-            OutputFormat::Jsonl | OutputFormat::Table => Ok(()),
-        }
+    fn json(&self, record: &Record) -> String {
+        json(record)
     }
 
-    /// Writes one record; line formats are flushed at once so a reader sees it.
-    pub(crate) fn write(&mut self, record: &Record) -> io::Result<()> {
-        self.state.iter_mut().try_for_each(StateLog::check)?;
-        if self.discard {
-            return Ok(());
-        }
-        match self.format {
-            OutputFormat::Jsonl => {
-                let mut line = self.json_text(record);
-                line.push('\n');
-                self.element(&line)
-            }
-            OutputFormat::Csv => {
-                let fields = Fields::of(record);
-                self.element(&csv::row(&fields.csv_cells()))
-            }
-            OutputFormat::Json => {
-                let text = self.json_text(record);
-                self.element(&text)
-            }
-            OutputFormat::Table => {
-                let f = Fields::of(record);
-                let amount = record
-                    .verdict
-                    .outcome
-                    .verification()
-                    .and_then(|v| {
-                        v.amount
-                            .map(|a| a.display_with_currency(v.currency.as_deref()))
-                    })
-                    .unwrap_or_default();
-                self.table_rows.push(
-                    [
-                        f.reference,
-                        f.outcome.to_owned(),
-                        f.code,
-                        amount,
-                        f.merchant_ref,
-                        truncate(&f.checks, 80),
-                        truncate(&record.row_error().unwrap_or_default(), 80),
-                    ]
-                    .map(|cell| crate::terminal::scrub(&cell)),
-                );
-                self.written += 1;
-                Ok(())
-            }
-        }
+    fn table_row(&self, record: &Record) -> Option<Vec<String>> {
+        let f = Fields::of(record);
+        let amount = record
+            .verdict
+            .outcome
+            .verification()
+            .and_then(|v| {
+                v.amount
+                    .map(|a| a.display_with_currency(v.currency.as_deref()))
+            })
+            .unwrap_or_default();
+        let row = [
+            f.reference,
+            f.outcome.to_owned(),
+            f.code,
+            amount,
+            f.merchant_ref,
+            truncate(&f.checks, 80),
+            truncate(&record.row_error().unwrap_or_default(), 80),
+        ];
+        Some(row.map(|cell| crate::terminal::scrub(&cell)).into())
     }
 
-    /// Writes what comes after the last record (JSON `]`, the table).
-    pub(crate) fn finish(&mut self) -> io::Result<()> {
-        self.state.iter_mut().try_for_each(StateLog::check)?;
-        if self.discard {
-            return Ok(());
-        }
-        match self.format {
-            OutputFormat::Json => {
-                let close = if self.written == 0 {
-                    CLOSE_EMPTY
-                } else {
-                    CLOSE
-                };
-                self.out.write(close.as_bytes(), None)
-            }
-            // No records, no table: a header alone reads like a result.
-            OutputFormat::Table if self.written == 0 => Ok(()),
-            OutputFormat::Table => {
-                let mut text = batch_table::render(&self.table_rows, self.style);
-                self.table_rows.clear();
-                text.push('\n');
-                self.out.write(text.as_bytes(), None)
-            }
-            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
-        }
+    fn table(&self, rows: &[Vec<String>], style: Style) -> String {
+        batch_table::render(rows, style)
+    }
+
+    fn key<'a>(&self, record: &'a Record) -> &'a str {
+        record.job.reference.as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CSV header is the field names of [`Fields`]: a field added without its column
+    /// (or a column without its field) fails here.
+    #[test]
+    fn the_csv_header_is_the_fields_of_the_record() {
+        assert_eq!(VerifyView.csv_header(), CSV_COLUMNS);
     }
 }

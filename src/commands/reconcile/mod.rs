@@ -18,7 +18,7 @@ use crate::domain::seal::Sealer;
 use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, TABLE_ROWS, row_keys};
+use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, RowView, TABLE_ROWS, row_keys};
 use crate::render::state::StateLog;
 use crate::render::totals::{summary_json, summary_table};
 use crate::render::{Printer, Style, terminal_width};
@@ -149,23 +149,20 @@ fn rows_writer(
     log: &Log,
     ctx: &Context,
 ) -> ReconcileWriter {
-    let (header, reference_column) = (orders.header(), orders.reference_column());
+    let view = RowView::new(
+        orders.header(),
+        orders.reference_column(),
+        args.all,
+        orders.order_column(),
+    );
     match log.level() == Level::Quiet && args.output.is_none() {
-        true => ReconcileWriter::discard(header, reference_column),
+        true => ReconcileWriter::discarding(view),
         false => {
             let (out, style) = Printer::stdout(global.color, ctx.env).into_parts();
-            ReconcileWriter::new(
-                out,
-                args.format(),
-                style,
-                header,
-                reference_column,
-                args.all,
-            )
+            ReconcileWriter::new(out, args.format(), style, view)
         }
     }
     .sealed(Sealer::new(secret))
-    .with_order_column(orders.order_column())
     .with_bom(args.bom || (!args.no_bom && orders.had_bom()))
 }
 

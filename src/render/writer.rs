@@ -1,0 +1,240 @@
+//! The one writer frame of a batch's records, for every command: the CSV header, the JSON
+//! array's brackets and separators, the seal of each jsonl/json record, the table kept to
+//! the end, the `--state` file, and `-q`'s writer of nothing. What a record looks like in each format is its
+//! command's [`View`] (verify's in `records.rs`, reconcile's in `reconcile.rs`).
+
+use std::io;
+
+use crate::domain::seal::Sealer;
+use crate::render::state::StateLog;
+use crate::render::{OutputFormat, Sink, Style, csv};
+
+/// One command's record in each output format.
+pub(crate) trait View {
+    /// The record.
+    type Record;
+    /// The most rows the table keeps (it is laid out at the end, so it holds its rows).
+    const TABLE_ROWS: usize = usize::MAX;
+    /// The CSV header's names.
+    fn csv_header(&self) -> Vec<String>;
+    /// The record's CSV cells, in header order, before formula defusing.
+    fn csv_cells(&self, record: &Self::Record) -> Vec<String>;
+    /// The record as one JSON object (values redacted, text escaped), without its seal.
+    fn json(&self, record: &Self::Record) -> String;
+    /// The record's table row, made safe for a terminal; `None` when the table leaves it
+    /// out.
+    fn table_row(&self, record: &Self::Record) -> Option<Vec<String>>;
+    /// The table of `rows`, without a trailing newline.
+    fn table(&self, rows: &[Vec<String>], style: Style) -> String;
+    /// The reference the record is about, which the `--state` file keys it by.
+    fn key<'a>(&self, record: &'a Self::Record) -> &'a str;
+}
+
+/// What ends a JSON array that has no element yet, and one that has.
+pub(crate) const CLOSE_EMPTY: &str = "]\n";
+/// An `-o json` output stopped before it began: still one (empty) array.
+pub(crate) const EMPTY_ARRAY: &str = "[]\n";
+pub(crate) const CLOSE: &str = "\n]\n";
+
+/// Writes records as they come, in the chosen format; line formats are flushed at once
+/// so a reader sees each.
+pub(crate) struct Writer<V> {
+    out: Sink,
+    format: OutputFormat,
+    style: Style,
+    view: V,
+    written: usize,
+    /// Formats nothing and keeps nothing: for `-q`, where formatting every record only to
+    /// throw it away was a tenth of a batch's CPU (and a table kept every row).
+    discard: bool,
+    /// Seals each jsonl/json record, so `--resume` can tell it from an edited copy.
+    sealer: Option<Sealer>,
+    /// `--state`: where every record is kept, sealed, whatever the format.
+    state: Option<StateLog>,
+    /// `-o csv` starts with a UTF-8 byte-order mark, so Excel on Windows reads the naira
+    /// sign as UTF-8.
+    bom: bool,
+    /// The table's rows, kept until the end to lay it out: at most [`View::TABLE_ROWS`].
+    table_rows: Vec<Vec<String>>,
+    /// Rows the table would list beyond [`View::TABLE_ROWS`]: counted, not kept.
+    not_shown: u64,
+}
+
+impl<V: View> Writer<V> {
+    /// A writer on `out`.
+    pub(crate) fn new(out: Sink, format: OutputFormat, style: Style, view: V) -> Self {
+        if format == OutputFormat::Json {
+            out.empty_document(EMPTY_ARRAY);
+        }
+        Writer {
+            out,
+            format,
+            style,
+            view,
+            written: 0,
+            discard: false,
+            sealer: None,
+            state: None,
+            bom: false,
+            table_rows: Vec::new(),
+            not_shown: 0,
+        }
+    }
+
+    /// A writer that writes nothing.
+    pub(crate) fn discarding(view: V) -> Self {
+        Writer {
+            discard: true,
+            ..Writer::new(
+                Sink::new(Box::new(io::sink())),
+                OutputFormat::Jsonl,
+                Style::PLAIN,
+                view,
+            )
+        }
+    }
+
+    /// The same writer, sealing each jsonl/json record with `sealer`.
+    pub(crate) fn sealed(self, sealer: Sealer) -> Self {
+        Writer {
+            sealer: Some(sealer),
+            ..self
+        }
+    }
+
+    /// The same writer, keeping every record in `state` (`--state`).
+    pub(crate) fn with_state(self, state: Option<StateLog>) -> Self {
+        Writer { state, ..self }
+    }
+
+    /// Keeps `record` in the `--state` file, if there is one: called for every record the
+    /// exit status merges, written to stdout or not.
+    pub(crate) fn keep(&mut self, record: &V::Record) {
+        if self.state.is_some() {
+            let text = self.sealed_json(record);
+            let key = self.view.key(record);
+            self.state
+                .iter_mut()
+                .for_each(|state| state.append(key, &text));
+        }
+    }
+
+    /// The run stopped part way: the `--state` file gets the earlier records it did not
+    /// write ([`StateLog::stopped`]).
+    pub(crate) fn stopped(&mut self) {
+        self.state.iter_mut().for_each(StateLog::stopped);
+    }
+
+    /// The same writer, its CSV output starting with a UTF-8 byte-order mark when `bom`.
+    pub(crate) fn with_bom(self, bom: bool) -> Self {
+        Writer { bom, ..self }
+    }
+
+    /// Rows the table did not list because it already had [`View::TABLE_ROWS`].
+    pub(crate) fn not_shown(&self) -> u64 {
+        self.not_shown
+    }
+
+    /// Writes what comes before the first record (the CSV header, JSON `[`).
+    pub(crate) fn begin(&mut self) -> io::Result<()> {
+        if self.discard {
+            return Ok(());
+        }
+        match self.format {
+            OutputFormat::Csv => {
+                let mut text = match self.bom {
+                    true => String::from('\u{feff}'),
+                    false => String::new(),
+                };
+                text.push_str(&csv::row(&self.view.csv_header()));
+                self.out.write(text.as_bytes(), None)
+            }
+            OutputFormat::Json => self.out.write(b"[", Some(CLOSE_EMPTY)),
+            OutputFormat::Jsonl | OutputFormat::Table => Ok(()),
+        }
+    }
+
+    /// Writes one record.
+    pub(crate) fn write(&mut self, record: &V::Record) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::check)?;
+        if self.discard {
+            return Ok(());
+        }
+        match self.format {
+            OutputFormat::Csv => {
+                let row = csv::row(&self.view.csv_cells(record));
+                self.element(&row)
+            }
+            OutputFormat::Jsonl => {
+                let mut line = self.sealed_json(record);
+                line.push('\n');
+                self.element(&line)
+            }
+            OutputFormat::Json => {
+                let text = self.sealed_json(record);
+                self.element(&text)
+            }
+            OutputFormat::Table => {
+                if let Some(row) = self.view.table_row(record) {
+                    match self.table_rows.len() < V::TABLE_ROWS {
+                        true => self.table_rows.push(row),
+                        false => self.not_shown += 1,
+                    }
+                }
+                self.written += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes what comes after the last record (JSON `]`, the table).
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::check)?;
+        if self.discard {
+            return Ok(());
+        }
+        match self.format {
+            OutputFormat::Json => {
+                let close = match self.written {
+                    0 => CLOSE_EMPTY,
+                    _ => CLOSE,
+                };
+                self.out.write(close.as_bytes(), None)
+            }
+            // No rows, no table: a header alone reads like a result.
+            OutputFormat::Table if self.table_rows.is_empty() => Ok(()),
+            OutputFormat::Table => {
+                let mut text = self.view.table(&self.table_rows, self.style);
+                self.table_rows.clear();
+                text.push('\n');
+                self.out.write(text.as_bytes(), None)
+            }
+            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
+        }
+    }
+
+    /// A record as one JSON object, sealed when this writer seals.
+    fn sealed_json(&self, record: &V::Record) -> String {
+        let text = self.view.json(record);
+        match &self.sealer {
+            Some(sealer) => sealer.seal(&text),
+            None => text,
+        }
+    }
+
+    /// Writes one whole element of the output, after `written` others: for `-o json` one
+    /// array element with its separator, after which the array still needs its `]` (what
+    /// a hurried exit writes); for the line formats, the line.
+    fn element(&mut self, text: &str) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Json => {
+                let sep = if self.written == 0 { "\n  " } else { ",\n  " };
+                self.out
+                    .write(format!("{sep}{text}").as_bytes(), Some(CLOSE))?
+            }
+            _ => self.out.write(text.as_bytes(), None)?,
+        }
+        self.written += 1;
+        Ok(())
+    }
+}
