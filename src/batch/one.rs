@@ -122,6 +122,16 @@ impl Batch {
         let waited = !self.wait.is_zero() && matches!(verdict.outcome, Outcome::NotFinal(_));
         if !waited {
             report(&verdict, &reference, log);
+            // A signal that came while the answer was on its way stops the run as it
+            // stops a batch (exit 130, as a supervisor that sent it expects): the answer
+            // is shown, but the caller asked for the run to end, not for its verdict.
+            if interrupted {
+                log.error(&format!(
+                    "interrupted: '{reference}' was answered ({}) as the run was stopped",
+                    verdict.name()
+                ));
+                return Ok(Exit::Interrupted);
+            }
         } else if interrupted {
             log.error(&format!(
                 "interrupted while waiting for '{reference}': not final, status {}",

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::gateway::Txn;
 use crate::common::*;
 
 /// Whether the process `pid` has ended (gone, or a zombie nobody reaped yet).
@@ -211,5 +212,76 @@ fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
         assert_eq!(parsed, serde_json::json!([]), "{args:?}");
         // The second reference's request may have arrived too.
         while arrived.try_recv().is_ok() {}
+    }
+}
+
+/// A service that holds each request until the test sends `()` down the returned sender,
+/// then answers it with `txn`'s genuine body; it tells the test each request has arrived.
+fn held_service(
+    txn: Txn,
+) -> (
+    RawServer,
+    std::sync::mpsc::Receiver<()>,
+    std::sync::mpsc::Sender<()>,
+) {
+    let (asked, arrived) = std::sync::mpsc::channel();
+    let (answer, go) = std::sync::mpsc::channel::<()>();
+    let (asked, go) = (std::sync::Mutex::new(asked), std::sync::Mutex::new(go));
+    let server = RawServer::start(move |mut stream| {
+        let _ = read_head(&mut stream);
+        let _ = asked.lock().unwrap().send(());
+        let _ = go.lock().unwrap().recv_timeout(Duration::from_secs(30));
+        respond(&mut stream, "200 OK", txn.body().as_bytes());
+    });
+    (server, arrived, answer)
+}
+
+#[test]
+fn a_signal_while_the_one_answer_is_on_its_way_is_130() {
+    // Attack of issue 24 (F1): `verify REF` and `gate` heard SIGTERM, then the answer came
+    // back within the grace and the run exited with the verdict (0), the signal lost; a
+    // batch, or the same reference with -o jsonl, exited 130.
+    for args in [
+        vec!["verify", "--", "HELD-1"],
+        vec!["verify", "-o", "json", "--", "HELD-1"],
+        vec!["verify", "-q", "--", "HELD-1"],
+        vec![
+            "gate",
+            "--expect-mode",
+            "live",
+            "--amount",
+            "400",
+            "--merchant-ref",
+            "M-HELD-1",
+            "--",
+            "HELD-1",
+        ],
+    ] {
+        let (server, arrived, answer) = held_service(Txn::paid("HELD-1", 40_000));
+        let mut child = spawnable_at(&server.url)
+            .stdin(Stdio::null())
+            .args(&args)
+            .spawn()
+            .unwrap();
+        let stdout = Captured::start(child.stdout.take().unwrap());
+        let stderr = Captured::start(child.stderr.take().unwrap());
+        arrived.recv_timeout(Duration::from_secs(60)).unwrap();
+        send_signal(&child, "-TERM");
+        // One reference says nothing when it hears the signal (no event to wait on): the
+        // answer goes 100 ms later, well inside the 300 ms the request is given. A loaded
+        // machine that answers after the grace still expects 130.
+        std::thread::sleep(Duration::from_millis(100));
+        answer.send(()).unwrap();
+        let status = child.wait().unwrap();
+        let stderr = String::from_utf8_lossy(&stderr.finish()).into_owned();
+        let stdout = String::from_utf8_lossy(&stdout.finish()).into_owned();
+        assert_eq!(status.code(), Some(130), "{args:?}: {stderr}");
+        // When the answer came in time it is shown, and stderr says why the exit is not its.
+        if stdout.contains("HELD-1") {
+            assert!(
+                stderr.contains("'HELD-1' was answered (SUCCESSFUL) as the run was stopped"),
+                "{args:?}: {stderr}"
+            );
+        }
     }
 }
