@@ -193,13 +193,13 @@ impl RowRecord {
         }
     }
 
-    /// This MATCHED row's answer is the transaction line `first` already matched: one
-    /// payment counts for one order, so it is a DUPLICATE.
+    /// This MATCHED row's answer is the transaction line `first` was already verified for
+    /// (whatever that row's result): one payment counts for one order, so it is a DUPLICATE.
     pub(crate) fn duplicate_of(&mut self, first: u64) {
         self.result = RowResult::Duplicate;
         self.error = Some(format!(
-            "the gateway's answer is the transaction line {first} already matched: one \
-             payment counts for one order"
+            "the gateway's answer is the transaction line {first} was already verified \
+             for: one payment counts for one order"
         ));
     }
 

@@ -1244,7 +1244,7 @@ fn attack4_n2_one_payment_answering_two_references_matches_one_order() {
         rows[1]["error"]
             .as_str()
             .unwrap()
-            .contains("the transaction line 2 already matched"),
+            .contains("the transaction line 2 was already verified for: one payment"),
         "{}",
         rows[1]
     );

@@ -314,3 +314,47 @@ fn a_stopped_rerun_keeps_the_earlier_records_it_did_not_write() {
     );
     assert_eq!(lines(&dir, "s.jsonl"), 80);
 }
+
+#[test]
+fn a_record_longer_than_is_read_back_is_asked_again_not_a_refused_file() {
+    // Attack of issue 24 (F3): a hostile answer under the 1 MiB body limit, its references
+    // 250,000 DEL characters each, is escaped in the record's response and again in its
+    // error and checks: payverify wrote a 10 MB line and then refused its own file (over
+    // the 8 MiB read back) on every rerun of the same --state, exit 2. Such a line is made
+    // here (a hostile server's run takes ~10 s of CPU in a debug build): payverify's record
+    // opening, then more than 8 MiB.
+    let dir = TempDir::new("state-long-record");
+    dir.write("refs.txt", "SANDBOX-OK-1\nSANDBOX-OK-2\nSANDBOX-OK-3\n");
+    let first = verify(&dir, &["-o", "csv", "--state", "s.jsonl", "-j", "1"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let state = std::fs::read_to_string(dir.path().join("s.jsonl")).unwrap();
+    let mut records: Vec<String> = state.lines().map(str::to_owned).collect();
+    assert_eq!(records.len(), 3);
+    let long = |opening: &str| {
+        format!(
+            "{opening}\"SANDBOX-OK-2\",\"error\":\"{}\"}}",
+            "x".repeat(8 << 20)
+        )
+    };
+    records[1] = long("{\"reference\":");
+    dir.write("s.jsonl", records.join("\n") + "\n");
+    let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl", "-j", "1"]);
+    let stderr = stderr_of(&again);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "--state s.jsonl: line 2 is longer than 8388608 bytes, more than is read back; \
+             its reference is asked again"
+        ),
+        "{stderr}"
+    );
+    // The two records around it are carried: only the over-long one is asked again.
+    assert_eq!(requests(&again), 1, "{stderr}");
+    assert_eq!(stdout_of(&again), stdout_of(&first));
+    // A long line that is not payverify's record is still a file that is not its state.
+    records[1] = long("{\"note\":");
+    dir.write("s.jsonl", records.join("\n") + "\n");
+    let foreign = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(foreign.status.code(), Some(2), "{}", stderr_of(&foreign));
+    assert_eq!(requests(&foreign), 0);
+}
