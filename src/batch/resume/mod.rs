@@ -11,10 +11,11 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 mod carry;
+mod lines;
 mod records;
 mod rows;
 mod source;
@@ -37,6 +38,7 @@ use crate::render::state::StateLog;
 use crate::secret::Secret;
 use crate::transport::client::Response;
 use carry::*;
+use lines::{Lines, Reading, Step};
 use records::*;
 use rows::*;
 
@@ -44,31 +46,6 @@ use rows::*;
 /// response, which may be up to the client's 1 MiB body limit, and escaping can make its
 /// text several times longer: a genuine output must never be refused for a long line.
 pub(crate) const MAX_RECORD: usize = 8 << 20;
-
-/// How payverify's own records begin (verify's, then reconcile's): an over-long line that
-/// begins so is a record not read back, any other is a file that is not payverify's.
-const OWN_OPENINGS: [&str; 2] = ["{\"reference\":", "{\"line\":"];
-
-/// Reads past the rest of the current line: the bytes read, and whether a newline ended it
-/// (rather than the end of the file).
-fn skip_line(reader: &mut impl BufRead) -> std::io::Result<(u64, bool)> {
-    let mut skipped = 0u64;
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok((skipped, false));
-        }
-        let (used, ended) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(at) => (at + 1, true),
-            None => (chunk.len(), false),
-        };
-        reader.consume(used);
-        skipped += used as u64;
-        if ended {
-            return Ok((skipped, true));
-        }
-    }
-}
 
 /// A record carried over from an earlier run: its values as read back (never its bytes),
 /// its exit status and outcome name.
@@ -349,89 +326,39 @@ impl ResumeIndex {
         let file = crate::files::open(path, limit)
             .map_err(|e| refuse(e.why))?
             .into_inner();
-        let mut reader = BufReader::new(&file);
+        let reading = Reading {
+            flag,
+            name: &name,
+            memory,
+            shape,
+            log,
+        };
+        let mut lines = Lines {
+            reader: BufReader::new(&file),
+            buf: Vec::new(),
+            next_line: 0,
+        };
         let mut records = HashMap::new();
         let hasher = RandomState::new();
         let checker = Checker::new(trust);
         let mut distrusted = 0;
         let mut lines_of: HashMap<String, usize> = HashMap::new();
-        let foreign = |n: usize, why: &str| {
-            refuse(format!(
-                "line {n} {why}; {}",
-                memory.expected(shape.command)
-            ))
-        };
-        let mut buf = Vec::new();
-        let mut next_line = 0u64;
         for n in 1.. {
-            let line_start = next_line;
-            buf.clear();
-            let got = (&mut reader)
-                .take(MAX_RECORD as u64 + 1)
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| refuse(crate::io_util::io_reason(&e)))?;
-            if got == 0 {
-                break;
-            }
-            next_line += got as u64;
-            if buf.len() > MAX_RECORD {
-                // payverify's own record can be longer: an answer near the body limit whose
-                // every byte is escaped, in the response and again in the error and checks
-                // quoting it. Refusing the file would stop every rerun of a --state run
-                // over one hostile answer; that record is not carried, its reference asked.
-                if !OWN_OPENINGS.iter().any(|o| buf.starts_with(o.as_bytes())) {
-                    return Err(foreign(n, &format!("is longer than {MAX_RECORD} bytes")));
-                }
-                let (rest, ended) =
-                    skip_line(&mut reader).map_err(|e| refuse(crate::io_util::io_reason(&e)))?;
-                next_line += rest;
-                log.warn(&format!(
-                    "{flag} {name}: line {n} is longer than {MAX_RECORD} bytes, more than is \
-                     read back; its reference is asked again"
-                ));
-                if !ended {
-                    break;
-                }
-                continue;
-            }
-            if buf.last() != Some(&b'\n') {
-                log.warn(&format!(
-                    "{flag} {name}: the last line is incomplete (the run was stopped while \
-                     writing it); it is ignored and its reference asked again"
-                ));
-                break;
-            }
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            let Ok(line) = std::str::from_utf8(&buf) else {
-                return Err(foreign(n, "is not UTF-8"));
-            };
-            if !line.starts_with('{') {
-                return Err(foreign(
-                    n,
-                    "is not a jsonl record (a csv output cannot be read back: keep a run's \
-                     records with --state FILE)",
-                ));
-            }
-            let parsed = match &shape.row {
-                None => json_record(line, shape, &checker).map(Some),
-                Some(row) => match RowRecord::from_json(line, shape, row) {
-                    Err(RowError::Layout) => return Err(other_layout(flag, &name, n)),
-                    Err(RowError::Foreign(why)) => Err(why),
-                    Ok(record) => record.indexed(shape, row),
-                },
+            let line_start = lines.next_line;
+            let line = match lines.next(&reading, n)? {
+                Step::Line(line) => line,
+                Step::Skipped => continue,
+                Step::End => break,
             };
             // Rows decided from the input alone (reconcile's DUPLICATE, INVALID_ROW) share
             // their reference with the row that was verified: they are not keyed.
-            let Some((key, carried)) = parsed.map_err(|why| foreign(n, &why))? else {
+            let Some((key, carried)) = reading.index(line, n, &checker)? else {
                 continue;
             };
             // One record per reference is what payverify writes; a second one (appended,
             // or a SUCCESSFUL line added after an UNAVAILABLE one) is not its output.
             if let Some(first) = lines_of.insert(key.clone(), n) {
-                return Err(foreign(
+                return Err(reading.foreign(
                     n,
                     &format!(
                         "is a second record for reference {} (the first is on line {first})",
@@ -455,7 +382,7 @@ impl ResumeIndex {
             };
             records.insert(key, slot);
         }
-        drop(reader);
+        drop(lines);
         Ok(ResumeIndex {
             memory,
             shape: shape.clone(),
