@@ -173,6 +173,25 @@ fn one_sigterm_ends_a_sandbox_whose_banner_nobody_reads_and_removes_its_ca() {
     assert_eq!(pems(), 0, "the temporary CA file is left behind");
 }
 
+/// payverify at `base_url` with `args`, its stdout and stderr captured, sent SIGTERM once
+/// the service says (down `arrived`) that its request has come.
+fn signalled_once_asked(
+    base_url: &str,
+    args: &[&str],
+    arrived: &std::sync::mpsc::Receiver<()>,
+) -> (std::process::Child, Captured, Captured) {
+    let mut child = spawnable_at(base_url)
+        .stdin(Stdio::null())
+        .args(args)
+        .spawn()
+        .unwrap();
+    let stdout = Captured::start(child.stdout.take().unwrap());
+    let stderr = Captured::start(child.stderr.take().unwrap());
+    arrived.recv_timeout(Duration::from_secs(60)).unwrap();
+    send_signal(&child, "-TERM");
+    (child, stdout, stderr)
+}
+
 #[test]
 fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
     // Both references hang at the service: nothing is written before the signals, and the
@@ -192,15 +211,7 @@ fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
         ],
     ];
     for args in runs {
-        let mut child = spawnable_at(&server.url)
-            .stdin(Stdio::null())
-            .args(&args)
-            .spawn()
-            .unwrap();
-        let stdout = Captured::start(child.stdout.take().unwrap());
-        let stderr = Captured::start(child.stderr.take().unwrap());
-        arrived.recv_timeout(Duration::from_secs(60)).unwrap();
-        send_signal(&child, "-TERM");
+        let (mut child, stdout, stderr) = signalled_once_asked(&server.url, &args, &arrived);
         stderr.wait_for(&["payverify: stopping"]);
         send_signal(&child, "-TERM");
         let status = child.wait().unwrap();
@@ -258,15 +269,7 @@ fn a_signal_while_the_one_answer_is_on_its_way_is_130() {
         ],
     ] {
         let (server, arrived, answer) = held_service(Txn::paid("HELD-1", 40_000));
-        let mut child = spawnable_at(&server.url)
-            .stdin(Stdio::null())
-            .args(&args)
-            .spawn()
-            .unwrap();
-        let stdout = Captured::start(child.stdout.take().unwrap());
-        let stderr = Captured::start(child.stderr.take().unwrap());
-        arrived.recv_timeout(Duration::from_secs(60)).unwrap();
-        send_signal(&child, "-TERM");
+        let (mut child, stdout, stderr) = signalled_once_asked(&server.url, &args, &arrived);
         // One reference says nothing when it hears the signal (no event to wait on): the
         // answer goes 100 ms later, well inside the 300 ms the request is given. A loaded
         // machine that answers after the grace still expects 130.
