@@ -226,27 +226,6 @@ fn a_second_signal_before_the_first_record_still_leaves_a_json_array() {
     }
 }
 
-/// A service that holds each request until the test sends `()` down the returned sender,
-/// then answers it with `txn`'s genuine body; it tells the test each request has arrived.
-fn held_service(
-    txn: Txn,
-) -> (
-    RawServer,
-    std::sync::mpsc::Receiver<()>,
-    std::sync::mpsc::Sender<()>,
-) {
-    let (asked, arrived) = std::sync::mpsc::channel();
-    let (answer, go) = std::sync::mpsc::channel::<()>();
-    let (asked, go) = (std::sync::Mutex::new(asked), std::sync::Mutex::new(go));
-    let server = RawServer::start(move |mut stream| {
-        let _ = read_head(&mut stream);
-        let _ = asked.lock().unwrap().send(());
-        let _ = go.lock().unwrap().recv_timeout(Duration::from_secs(30));
-        respond(&mut stream, "200 OK", txn.body().as_bytes());
-    });
-    (server, arrived, answer)
-}
-
 #[test]
 fn a_signal_while_the_one_answer_is_on_its_way_is_130() {
     // Attack of issue 24 (F1): `verify REF` and `gate` heard SIGTERM, then the answer came
@@ -268,7 +247,8 @@ fn a_signal_while_the_one_answer_is_on_its_way_is_130() {
             "HELD-1",
         ],
     ] {
-        let (server, arrived, answer) = held_service(Txn::paid("HELD-1", 40_000));
+        let (server, arrived, answer) =
+            held_service(Txn::paid("HELD-1", 40_000).body().into_bytes());
         let (mut child, stdout, stderr) = signalled_once_asked(&server.url, &args, &arrived);
         // One reference says nothing when it hears the signal (no event to wait on): the
         // answer goes 100 ms later, well inside the 300 ms the request is given. A loaded

@@ -119,14 +119,36 @@ impl RawServer {
 /// A service that never answers: it sends `()` down the returned channel as each request
 /// arrives (what a test waits on before it signals), and holds the request unanswered.
 pub fn silent_service() -> (RawServer, std::sync::mpsc::Receiver<()>) {
+    // A held service never released: its sender is dropped here.
+    let (server, arrived, _never) = held_service(Vec::new());
+    (server, arrived)
+}
+
+/// A service that tells the test as each request arrives (`()` down the returned receiver)
+/// and holds it until the test sends `()` down the returned sender, then answers it with
+/// `body` (200 OK); unanswered for 30 s when the sender is dropped or nothing is sent.
+pub fn held_service(
+    body: Vec<u8>,
+) -> (
+    RawServer,
+    std::sync::mpsc::Receiver<()>,
+    std::sync::mpsc::Sender<()>,
+) {
+    const HOLD: Duration = Duration::from_secs(30);
     let (asked, arrived) = std::sync::mpsc::channel();
-    let asked = std::sync::Mutex::new(asked);
+    let (answer, go) = std::sync::mpsc::channel::<()>();
+    let (asked, go) = (std::sync::Mutex::new(asked), std::sync::Mutex::new(go));
     let server = RawServer::start(move |mut stream| {
         let _ = read_head(&mut stream);
         let _ = asked.lock().unwrap().send(());
-        thread::sleep(Duration::from_secs(30));
+        let held = std::time::Instant::now();
+        if go.lock().unwrap().recv_timeout(HOLD).is_ok() {
+            respond(&mut stream, "200 OK", &body);
+        } else {
+            thread::sleep(HOLD.saturating_sub(held.elapsed()));
+        }
     });
-    (server, arrived)
+    (server, arrived, answer)
 }
 
 /// Reads the request head (up to the blank line) and returns it.
