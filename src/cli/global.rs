@@ -82,7 +82,7 @@ impl GlobalArgs {
 pub(crate) struct ProfileArgs {
     /// How long each attempt may take, connect to last byte: seconds (30, 2.5) or a duration
     /// (30s, 500ms, 1m) [default: 30s] [config: timeout]
-    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, allow_negative_numbers = true)]
+    #[arg(long, value_name = "DURATION", value_parser = duration_flag(duration::TIMEOUT), allow_negative_numbers = true)]
     pub(crate) timeout: Option<Duration>,
 
     /// Retries after the first attempt, for failures: network errors, timeouts and
@@ -95,14 +95,14 @@ pub(crate) struct ProfileArgs {
     /// passed: 90s, 5m, 1h 30m, or seconds (0: do not wait). A check that gets no answer
     /// (throttled, failed, whatever --retries) keeps the answer in hand and the wait goes on
     /// [default: 0] [config: wait]
-    #[arg(long, value_name = "DURATION", value_parser = parse_wait, allow_hyphen_values = true)]
+    #[arg(long, value_name = "DURATION", value_parser = duration_flag(duration::WAIT), allow_hyphen_values = true)]
     pub(crate) wait: Option<Duration>,
 
     /// How long a reference the service keeps throttling (429, 503) is asked again, paced,
     /// from its first request, before it is given up as UNAVAILABLE (exit 7); with --wait,
     /// whichever ends first. e.g. 90s, 5m, 1h (0: do not ask a throttled reference again)
     /// [default: 10m] [config: give_up_after]
-    #[arg(long, value_name = "DURATION", value_parser = parse_give_up_after,
+    #[arg(long, value_name = "DURATION", value_parser = duration_flag(duration::GIVE_UP_AFTER),
           allow_hyphen_values = true)]
     pub(crate) give_up_after: Option<Duration>,
 
@@ -152,22 +152,11 @@ fn parse_mode(s: &str) -> Result<String, String> {
     }
 }
 
-fn parse_timeout(s: &str) -> Result<Duration, String> {
-    duration::TIMEOUT
-        .parse(s)
-        .map_err(|why| format!("'{s}' {why}"))
-}
-
-fn parse_wait(s: &str) -> Result<Duration, String> {
-    duration::WAIT
-        .parse(s)
-        .map_err(|why| format!("'{s}' {why}"))
-}
-
-fn parse_give_up_after(s: &str) -> Result<Duration, String> {
-    duration::GIVE_UP_AFTER
-        .parse(s)
-        .map_err(|why| format!("'{s}' {why}"))
+/// A duration flag's parser: `bounds`' grammar and range, the message quoting the value.
+fn duration_flag(
+    bounds: duration::Bounds,
+) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
+    move |s| bounds.parse(s).map_err(|why| format!("'{s}' {why}"))
 }
 
 fn parse_retries(s: &str) -> Result<u32, String> {

@@ -83,24 +83,10 @@ pub(crate) const TIMEOUT: Bounds = Bounds {
 };
 
 /// How long a not-final transaction is asked again: nothing to a day.
-pub(crate) const WAIT: Bounds = Bounds {
-    name: "wait",
-    min: Duration::ZERO,
-    max: Duration::from_secs(24 * 3600),
-    range: "from 0 to 24h",
-    max_text: "24h",
-    min_text: "0",
-};
+pub(crate) const WAIT: Bounds = Bounds::up_to_a_day("wait");
 
 /// How long a reference the service keeps throttling is asked again: nothing to a day.
-pub(crate) const GIVE_UP_AFTER: Bounds = Bounds {
-    name: "give_up_after",
-    min: Duration::ZERO,
-    max: Duration::from_secs(24 * 3600),
-    range: "from 0 to 24h",
-    max_text: "24h",
-    min_text: "0",
-};
+pub(crate) const GIVE_UP_AFTER: Bounds = Bounds::up_to_a_day("give_up_after");
 
 /// Why a duration was refused. Its text never quotes the value (a config value may be a
 /// secret pasted in the wrong place); a flag's message quotes it itself.
@@ -114,6 +100,18 @@ impl fmt::Display for Refused {
 }
 
 impl Bounds {
+    /// A setting `name` from nothing to a day.
+    const fn up_to_a_day(name: &'static str) -> Bounds {
+        Bounds {
+            name,
+            min: Duration::ZERO,
+            max: Duration::from_secs(24 * 3600),
+            range: "from 0 to 24h",
+            max_text: "24h",
+            min_text: "0",
+        }
+    }
+
     fn unreadable(&self) -> Refused {
         Refused(format!(
             "is not a duration such as 90s, 5m or 1h, or a number of seconds; a {} is {}",
