@@ -2,9 +2,13 @@
 //! settings' problems for `config show`, and those of the profiles not in use.
 
 use std::path::Path;
+use std::time::Duration;
 
 use super::file::{ConfigFile, Profile};
-use super::{CLIENT_SECRET, EnvLookup, Fix, MAX_RETRIES, Settings, SourceCheck, Warning, duration};
+use super::{
+    CLIENT_SECRET, DEFAULT_GIVE_UP_AFTER, DEFAULT_RETRIES, DEFAULT_TIMEOUT, EnvLookup, Fix,
+    MAX_RETRIES, Settings, SourceCheck, Warning, duration,
+};
 use crate::domain::checks::HmacMode;
 use crate::transport::base_url::BaseUrl;
 use crate::transport::client::AuthStyle;
@@ -114,26 +118,96 @@ pub(crate) fn mode_problem(mode: &str) -> Option<String> {
     }
 }
 
-/// The config key `expect_mode`.
-pub(super) fn mode_key(text: &str) -> Result<String, String> {
-    match mode_problem(text) {
-        Some(why) => Err(why),
-        None => Ok(text.to_owned()),
+/// A setting a flag or the profile's key gives, with what stands in when neither does:
+/// one table drives both its resolution and the warnings of profiles not in use.
+pub(super) struct Tunable<T: 'static> {
+    /// The flag, as messages name it (`--timeout`).
+    pub(super) flag: &'static str,
+    /// The profile's key.
+    pub(super) key: &'static str,
+    /// The profile's key, checked; `None` when the profile does not set it. The reason
+    /// never quotes the value (config errors never do: see config::parse).
+    pub(super) read: fn(&Profile) -> Option<Result<T, String>>,
+    /// What stands in when nothing gives it, or the key is refused.
+    pub(super) default: T,
+}
+
+impl<T> Tunable<T> {
+    /// The key, and why the profile's value is refused if it is.
+    fn problem(&self, p: &Profile) -> (&'static str, Option<String>) {
+        (self.key, (self.read)(p).and_then(Result::err))
     }
 }
 
-/// The config key `auth_style`.
-pub(super) fn auth_style_key(text: &str) -> Result<AuthStyle, &'static str> {
+/// `raw` (if set) checked by `check`, its reason as text.
+fn checked<R, T, E: ToString>(
+    raw: Option<R>,
+    check: impl Fn(R) -> Result<T, E>,
+) -> Option<Result<T, String>> {
+    raw.map(|raw| check(raw).map_err(|e| e.to_string()))
+}
+
+pub(super) const AUTH_STYLE: Tunable<AuthStyle> = Tunable {
+    flag: "--auth-style",
+    key: "auth_style",
+    read: |p| checked(p.auth_style.as_deref(), auth_style_key),
+    default: AuthStyle::Standard,
+};
+pub(super) const TIMEOUT: Tunable<Duration> = Tunable {
+    flag: "--timeout",
+    key: "timeout",
+    read: |p| checked(p.timeout.as_ref(), |v| duration::TIMEOUT.read_config(v)),
+    default: DEFAULT_TIMEOUT,
+};
+pub(super) const RETRIES: Tunable<u32> = Tunable {
+    flag: "--retries",
+    key: "retries",
+    read: |p| checked(p.retries, retries_key),
+    default: DEFAULT_RETRIES,
+};
+pub(super) const WAIT: Tunable<Duration> = Tunable {
+    flag: "--wait",
+    key: "wait",
+    read: |p| checked(p.wait.as_ref(), |v| duration::WAIT.read_config(v)),
+    default: Duration::ZERO,
+};
+pub(super) const GIVE_UP_AFTER: Tunable<Duration> = Tunable {
+    flag: "--give-up-after",
+    key: "give_up_after",
+    read: |p| {
+        checked(p.give_up_after.as_ref(), |v| {
+            duration::GIVE_UP_AFTER.read_config(v)
+        })
+    },
+    default: DEFAULT_GIVE_UP_AFTER,
+};
+pub(super) const HMAC: Tunable<HmacMode> = Tunable {
+    flag: "--hmac",
+    key: "hmac",
+    read: |p| checked(p.hmac.as_deref(), hmac_key),
+    default: HmacMode::Warn,
+};
+/// The one without a default: none stands in.
+pub(super) const EXPECT_MODE: Tunable<Option<String>> = Tunable {
+    flag: "--expect-mode",
+    key: "expect_mode",
+    read: |p| checked(p.expect_mode.as_deref(), mode_key),
+    default: None,
+};
+
+fn mode_key(text: &str) -> Result<Option<String>, String> {
+    mode_problem(text).map_or_else(|| Ok(Some(text.to_owned())), Err)
+}
+
+fn auth_style_key(text: &str) -> Result<AuthStyle, &'static str> {
     AuthStyle::from_config(text).ok_or("is not one of: standard, literal")
 }
 
-/// The config key `retries`.
-pub(super) fn retries_key(n: u32) -> Result<u32, &'static str> {
+fn retries_key(n: u32) -> Result<u32, &'static str> {
     (n <= MAX_RETRIES).then_some(n).ok_or("must be at most 10")
 }
 
-/// The config key `hmac`.
-pub(super) fn hmac_key(text: &str) -> Result<HmacMode, &'static str> {
+fn hmac_key(text: &str) -> Result<HmacMode, &'static str> {
     HmacMode::from_config(text).ok_or("is not one of: off, warn, require")
 }
 
@@ -154,9 +228,6 @@ pub(super) fn secret_ways(profile: &Profile) -> usize {
 /// secret or file: each key's value as [`Settings::resolve_all`] checks it (the same
 /// functions), the base URL's form, and the secret sources. `(key, why)`.
 fn profile_problems(p: &Profile) -> Vec<(&'static str, String)> {
-    fn why<T, E: ToString>(checked: Result<T, E>) -> Option<String> {
-        checked.err().map(|e| e.to_string())
-    }
     let found = [
         (
             "base_url",
@@ -170,28 +241,13 @@ fn profile_problems(p: &Profile) -> Vec<(&'static str, String)> {
             "client_id",
             p.client_id.as_deref().and_then(client_id_problem),
         ),
-        (
-            "auth_style",
-            (p.auth_style.as_deref()).and_then(|v| why(auth_style_key(v))),
-        ),
-        (
-            "timeout",
-            (p.timeout.as_ref()).and_then(|v| why(duration::TIMEOUT.read_config(v))),
-        ),
-        ("retries", p.retries.and_then(|v| why(retries_key(v)))),
-        (
-            "give_up_after",
-            (p.give_up_after.as_ref()).and_then(|v| why(duration::GIVE_UP_AFTER.read_config(v))),
-        ),
-        (
-            "wait",
-            (p.wait.as_ref()).and_then(|v| why(duration::WAIT.read_config(v))),
-        ),
-        ("hmac", p.hmac.as_deref().and_then(|v| why(hmac_key(v)))),
-        (
-            "expect_mode",
-            p.expect_mode.as_deref().and_then(mode_problem),
-        ),
+        AUTH_STYLE.problem(p),
+        TIMEOUT.problem(p),
+        RETRIES.problem(p),
+        GIVE_UP_AFTER.problem(p),
+        WAIT.problem(p),
+        HMAC.problem(p),
+        EXPECT_MODE.problem(p),
         (
             "client_secret",
             (secret_ways(p) > 1).then(|| {
@@ -202,7 +258,7 @@ fn profile_problems(p: &Profile) -> Vec<(&'static str, String)> {
         ),
         (
             "client_secret_command",
-            (p.client_secret_command.as_ref()).and_then(|spec| why(spec.argv())),
+            checked(p.client_secret_command.as_ref(), |spec| spec.argv()).and_then(Result::err),
         ),
     ];
     found

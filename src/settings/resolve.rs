@@ -2,19 +2,17 @@
 //! once, the profile selected, then each value from the first source that gives it.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::file::{self, ConfigFile, ConfigLocation, Profile};
-use super::problems::{auth_style_key, hmac_key, mode_key, retries_key, secret_ways};
-use super::{
-    BASE_URL, CLIENT_ID, Context, DEFAULT_GIVE_UP_AFTER, DEFAULT_PROFILE, DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT, Flags, Needed, SecretSource, Settings, Source, Sourced, Warning, duration,
-    env, proxy_env, secret_source, unused_profile_warnings,
+use super::problems::{
+    AUTH_STYLE, EXPECT_MODE, GIVE_UP_AFTER, HMAC, RETRIES, TIMEOUT, Tunable, WAIT, secret_ways,
 };
-use crate::domain::checks::HmacMode;
+use super::{
+    BASE_URL, CLIENT_ID, Context, DEFAULT_PROFILE, Flags, Needed, SecretSource, Settings, Source,
+    Sourced, Warning, env, proxy_env, secret_source, unused_profile_warnings,
+};
 use crate::exit::{Cause, Failure};
 use crate::secret::Secret;
-use crate::transport::client::AuthStyle;
 
 impl Settings {
     /// Resolves settings from the arguments, the environment and the config file; the
@@ -82,13 +80,9 @@ impl Settings {
             .is_some_and(|id| id.value.trim().len() != id.value.len());
         let client_id = client_id.map(|id| Sourced::new(id.value.trim().to_owned(), id.source));
         let client_secret = layer.client_secret(flags, ctx, &mut shadowed, &mut problems);
-        let tuning = layer.tuning(flags, &mut problems);
-        let expect_mode = layer.expect_mode(flags, &mut problems);
         let warnings = file_warnings(file.as_ref(), config.as_ref(), profile_name.as_ref());
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        Ok(Settings {
+        // In the order the problems are listed: each refused key adds one.
+        let settings = Settings {
             config_loaded: file.is_some(),
             profiles: file.as_ref().map(listing).unwrap_or_default(),
             config,
@@ -97,28 +91,31 @@ impl Settings {
             client_id,
             client_id_trimmed,
             client_secret,
-            auth_style: tuning.auth_style,
-            timeout: tuning.timeout,
-            retries: tuning.retries,
-            wait: tuning.wait,
-            give_up_after: tuning.give_up_after,
-            hmac: tuning.hmac,
-            expect_mode,
-            proxy: match &flags.proxy {
-                Some(url) => Some(Sourced::new(url.clone(), Source::Flag("--proxy"))),
-                None => layer
-                    .sourced(profile.proxy.clone(), "proxy")
-                    .or_else(|| proxy_env::from_env(ctx.env)),
-            },
+            auth_style: layer.choose(&mut problems, flags.auth_style, &AUTH_STYLE),
+            timeout: layer.choose(&mut problems, flags.timeout, &TIMEOUT),
+            retries: layer.choose(&mut problems, flags.retries, &RETRIES),
+            wait: layer.choose(&mut problems, flags.wait, &WAIT),
+            give_up_after: layer.choose(&mut problems, flags.give_up_after, &GIVE_UP_AFTER),
+            hmac: layer.choose(&mut problems, flags.hmac, &HMAC),
+            expect_mode: (layer.choose(
+                &mut problems,
+                flags.expect_mode.clone().map(Some),
+                &EXPECT_MODE,
+            ))
+            .transpose(),
+            proxy: layer
+                .given(&flags.proxy, "--proxy", &profile.proxy, "proxy")
+                .or_else(|| proxy_env::from_env(ctx.env)),
             no_proxy: proxy_env::no_proxy_from_env(ctx.env),
-            ca_cert: match &flags.ca_cert {
-                Some(path) => Some(Sourced::new(path.clone(), Source::Flag("--ca-cert"))),
-                None => layer.sourced(profile.ca_cert.clone(), "ca_cert"),
-            },
+            ca_cert: layer.given(&flags.ca_cert, "--ca-cert", &profile.ca_cert, "ca_cert"),
             reconcile: layer.sourced(profile.reconcile.clone(), "reconcile"),
             shadowed,
             warnings,
-        })
+        };
+        match problems.is_empty() {
+            true => Ok(settings),
+            false => Err(problems),
+        }
     }
 
     /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
@@ -209,16 +206,6 @@ fn file_warnings(
     warnings
 }
 
-/// The settings with a default, each from its flag, else its profile key, else the default.
-struct Tuning {
-    auth_style: Sourced<AuthStyle>,
-    timeout: Sourced<Duration>,
-    retries: Sourced<u32>,
-    wait: Sourced<Duration>,
-    give_up_after: Sourced<Duration>,
-    hmac: Sourced<HmacMode>,
-}
-
 /// The selected profile and where its keys live, for sourcing values.
 struct Layer<'a> {
     profile: &'a Profile,
@@ -242,31 +229,40 @@ impl Layer<'_> {
         value.map(|v| Sourced::new(v, self.source(key)))
     }
 
-    /// Flag, else the profile's key (validated by `parse`), else the default. A key that
-    /// does not parse is added to `problems`, and the default stands in so resolution can
-    /// go on and find the rest.
-    fn choose<T, R: Copy, E: std::fmt::Display>(
+    /// `flag`, else the profile's `key`.
+    fn given<T: Clone>(
+        &self,
+        flag: &Option<T>,
+        name: &'static str,
+        value: &Option<T>,
+        key: &'static str,
+    ) -> Option<Sourced<T>> {
+        match flag {
+            Some(v) => Some(Sourced::new(v.clone(), Source::Flag(name))),
+            None => self.sourced(value.clone(), key),
+        }
+    }
+
+    /// `flag`, else the profile's key, else the setting's default. A key that is refused
+    /// is added to `problems`, and the default stands in so resolution can go on and find
+    /// the rest.
+    fn choose<T: Clone>(
         &self,
         problems: &mut Vec<Failure>,
-        flag: (Option<T>, &'static str),
-        raw: Option<R>,
-        key: &'static str,
-        parse: impl Fn(R) -> Result<T, E>,
-        default: T,
+        flag: Option<T>,
+        setting: &Tunable<T>,
     ) -> Sourced<T> {
-        if let (Some(value), flag) = flag {
-            return Sourced::new(value, Source::Flag(flag));
+        if let Some(value) = flag {
+            return Sourced::new(value, Source::Flag(setting.flag));
         }
-        let Some(raw) = raw else {
-            return Sourced::new(default, Source::Default);
-        };
-        match parse(raw) {
-            Ok(value) => Sourced::new(value, self.source(key)),
-            Err(why) => {
+        match (setting.read)(self.profile) {
+            Some(Ok(value)) => Sourced::new(value, self.source(setting.key)),
+            None => Sourced::new(setting.default.clone(), Source::Default),
+            Some(Err(why)) => {
                 // The value is not quoted: config errors never quote values (see config::parse).
-                let message = format!("{key} in {} {why}", self.source(key));
+                let message = format!("{} in {} {why}", setting.key, self.source(setting.key));
                 problems.push(Failure::config(Cause::SettingInvalid, message));
-                Sourced::new(default, Source::Default)
+                Sourced::new(setting.default.clone(), Source::Default)
             }
         }
     }
@@ -321,76 +317,6 @@ impl Layer<'_> {
             SecretSource::Value(Secret::new(value.trim())),
             Source::Env(env::CLIENT_SECRET),
         ))
-    }
-
-    /// The settings with a default; each bad key is added to `problems`.
-    fn tuning(&self, flags: &Flags, problems: &mut Vec<Failure>) -> Tuning {
-        let p = self.profile;
-        Tuning {
-            auth_style: self.choose(
-                problems,
-                (flags.auth_style, "--auth-style"),
-                p.auth_style.as_deref(),
-                "auth_style",
-                auth_style_key,
-                AuthStyle::Standard,
-            ),
-            timeout: self.choose(
-                problems,
-                (flags.timeout, "--timeout"),
-                p.timeout.as_ref(),
-                "timeout",
-                |value| duration::TIMEOUT.read_config(value),
-                DEFAULT_TIMEOUT,
-            ),
-            retries: self.choose(
-                problems,
-                (flags.retries, "--retries"),
-                p.retries,
-                "retries",
-                retries_key,
-                DEFAULT_RETRIES,
-            ),
-            wait: self.choose(
-                problems,
-                (flags.wait, "--wait"),
-                p.wait.as_ref(),
-                "wait",
-                |value| duration::WAIT.read_config(value),
-                Duration::ZERO,
-            ),
-            give_up_after: self.choose(
-                problems,
-                (flags.give_up_after, "--give-up-after"),
-                p.give_up_after.as_ref(),
-                "give_up_after",
-                |value| duration::GIVE_UP_AFTER.read_config(value),
-                DEFAULT_GIVE_UP_AFTER,
-            ),
-            hmac: self.choose(
-                problems,
-                (flags.hmac, "--hmac"),
-                p.hmac.as_deref(),
-                "hmac",
-                hmac_key,
-                HmacMode::Warn,
-            ),
-        }
-    }
-
-    /// `--expect-mode`, else the profile's `expect_mode` (a bad one is a problem).
-    fn expect_mode(&self, flags: &Flags, problems: &mut Vec<Failure>) -> Option<Sourced<String>> {
-        if let Some(mode) = &flags.expect_mode {
-            return Some(Sourced::new(mode.clone(), Source::Flag("--expect-mode")));
-        }
-        match mode_key(self.profile.expect_mode.as_deref()?) {
-            Ok(mode) => Some(Sourced::new(mode, self.source("expect_mode"))),
-            Err(why) => {
-                let message = format!("expect_mode in {} {why}", self.source("expect_mode"));
-                problems.push(Failure::config(Cause::SettingInvalid, message));
-                None
-            }
-        }
     }
 }
 

@@ -75,6 +75,13 @@ impl<T> Sourced<T> {
     }
 }
 
+impl<T> Sourced<Option<T>> {
+    /// The value with its source, when there is one.
+    pub(crate) fn transpose(self) -> Option<Sourced<T>> {
+        (self.value).map(|value| Sourced::new(value, self.source))
+    }
+}
+
 /// Looks up an environment variable as set ([`Context::var`] treats blank as unset).
 pub(crate) type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
