@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::cli::{GateArgs, GlobalArgs, ModeArg, ProfileArgs};
-use crate::commands::verify::{Service, single};
+use crate::commands::service::Service;
 use crate::domain::checks::HmacMode;
 use crate::domain::job::Job;
 use crate::exit::{Cause, Exit, Failure};
@@ -69,5 +69,5 @@ pub(crate) fn run(
         row: None,
     };
     // Nothing on stdout, ever: the printer is there for the verdict's lines on stderr only.
-    single(service, job, None, log, Printer::plain_stdout())
+    service.one(job, None, log, Printer::plain_stdout())
 }

@@ -6,6 +6,7 @@ pub(crate) mod doctor;
 pub(crate) mod gate;
 pub(crate) mod reconcile;
 pub(crate) mod sandbox;
+mod service;
 pub(crate) mod verify;
 pub(crate) mod webhook;
 

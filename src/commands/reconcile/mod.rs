@@ -4,18 +4,15 @@
 
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use crate::batch::Batch;
 use crate::batch::csv_input::{Orders, ReconcileSink, Rows};
 use crate::batch::resume::{
     ResumeIndex, Resuming, RowShape, Shape, Trust, open_memory, resume_needs_jsonl,
 };
 use crate::cli::{GlobalArgs, ReconcileArgs};
-use crate::commands::verify::{Service, resume_command};
+use crate::commands::service::{Service, resume_command};
 use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
-use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, RowView, TABLE_ROWS, row_keys};
@@ -53,15 +50,9 @@ pub(crate) fn run(
     let input_error = orders.input_error();
     let selected = orders.selected();
     let known_len = rows_in(&args.file);
-    let Service {
-        verifier,
-        interrupt,
-        halt,
-        sandbox: _sandbox,
-        wait,
-    } = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
-
-    let (index, state) = memory(args, &orders, &verifier, log)?;
+    let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
+    // Each row's own expectations are checked when its turn comes.
+    let (index, state) = memory(args, &orders, service.trust(Default::default()), log)?;
     // Checked once every input is open (the orders, config, secret and CA files, the
     // --resume or --state file), before any request; the file itself is replaced only at
     // the end.
@@ -74,18 +65,12 @@ pub(crate) fn run(
         log.info(&note);
     }
     log.trace(|| orders.columns_note());
-    let writer = rows_writer(global, args, &orders, &verifier.secret, log, ctx).with_state(state);
+    let secret = &service.verifier.secret;
+    let writer = rows_writer(global, args, &orders, secret, log, ctx).with_state(state);
     let mut sink = ReconcileSink::new(writer, orders.reference_lines());
-    let batch = Batch {
-        fail_on: None,
-        jobs: usize::from(args.batch.jobs),
-        known_len,
-        stop: interrupt.flag(),
-        halt,
-        wait,
-        resume_hint: resume_command(args.format(), args.state.is_some()),
-    };
-    let verifier = Arc::new(verifier);
+    let resume_hint = resume_command(args.format(), args.state.is_some());
+    let batch = service.batch(args.batch.jobs, known_len, resume_hint, None);
+    let verifier = service.verifier.clone();
     let mut exit = match index {
         Some(index) => batch.run(verifier, Resuming::new(Rows(orders), index), &mut sink, log)?,
         None => batch.run(verifier, Rows(orders), &mut sink, log)?,
@@ -113,7 +98,7 @@ pub(crate) fn run(
 fn memory(
     args: &ReconcileArgs,
     orders: &Orders,
-    verifier: &Verifier,
+    trust: Trust,
     log: &Log,
 ) -> Result<(Option<ResumeIndex>, Option<StateLog>), Failure> {
     if let (Some(state), Some(summary)) = (&args.state, &args.summary_json)
@@ -124,13 +109,6 @@ fn memory(
             summary.display()
         )));
     }
-    let trust = Trust {
-        // Each row's own expectations are checked when its turn comes.
-        expect: Default::default(),
-        secret: Some(verifier.secret.clone()),
-        expect_mode: verifier.expect_mode.clone(),
-        hmac: verifier.hmac,
-    };
     let shape = record_shape(&orders.header(), orders.reference_column());
     let (resume, state) = (args.resume.as_deref(), args.state.as_deref());
     let (index, state) = open_memory(resume, state, &shape, &trust, log)?;
