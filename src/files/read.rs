@@ -20,55 +20,43 @@ pub(crate) struct Limit {
     pub(crate) stream: bool,
 }
 
+impl Limit {
+    /// A regular file only, of at most `cap` bytes.
+    const fn file(what: &'static str, cap: u64) -> Limit {
+        Limit {
+            what,
+            cap,
+            stream: false,
+        }
+    }
+
+    /// A file or a named pipe, read once in order, of at most `cap` bytes.
+    const fn stream(what: &'static str, cap: u64) -> Limit {
+        Limit {
+            what,
+            cap,
+            stream: true,
+        }
+    }
+}
+
 /// The config file: a few profiles.
-pub(crate) static CONFIG: Limit = Limit {
-    what: "config file",
-    cap: 1 << 20,
-    stream: false,
-};
+pub(crate) static CONFIG: Limit = Limit::file("config file", 1 << 20);
 /// A client secret file: one line.
-pub(crate) static SECRET_FILE: Limit = Limit {
-    what: "client secret file",
-    cap: 64 << 10,
-    stream: false,
-};
+pub(crate) static SECRET_FILE: Limit = Limit::file("client secret file", 64 << 10);
 /// `--ca-cert`: a PEM bundle (Mozilla's whole set is about 220 KB).
-pub(crate) static CA_FILE: Limit = Limit {
-    what: "CA file",
-    cap: 4 << 20,
-    stream: false,
-};
+pub(crate) static CA_FILE: Limit = Limit::file("CA file", 4 << 20);
 /// `--resume`: an earlier run's output, read back record by record as each turn comes, so
 /// it must be a file that can be read again.
-pub(crate) static RESUME: Limit = Limit {
-    what: "--resume file",
-    cap: 4 << 30,
-    stream: false,
-};
+pub(crate) static RESUME: Limit = Limit::file("--resume file", 4 << 30);
 /// `--state`: the records a run keeps beside its output, read back as `--resume`'s file.
-pub(crate) static STATE: Limit = Limit {
-    what: "--state file",
-    cap: 4 << 30,
-    stream: false,
-};
+pub(crate) static STATE: Limit = Limit::file("--state file", 4 << 30);
 /// `webhook check FILE`: one payload, as large as a verify response may be.
-pub(crate) static PAYLOAD: Limit = Limit {
-    what: "webhook payload",
-    cap: 1 << 20,
-    stream: true,
-};
+pub(crate) static PAYLOAD: Limit = Limit::stream("webhook payload", 1 << 20);
 /// `verify --from FILE` and `verify -`: references, one a line.
-pub(crate) static REFERENCES: Limit = Limit {
-    what: "list of references",
-    cap: 1 << 30,
-    stream: true,
-};
+pub(crate) static REFERENCES: Limit = Limit::stream("list of references", 1 << 30);
 /// `reconcile FILE`: a shop's orders export.
-pub(crate) static ORDERS: Limit = Limit {
-    what: "orders file",
-    cap: 1 << 30,
-    stream: true,
-};
+pub(crate) static ORDERS: Limit = Limit::stream("orders file", 1 << 30);
 
 /// Why a file cannot be read.
 #[derive(Debug)]
@@ -114,15 +102,17 @@ impl Unreadable {
         }
     }
 
+    fn new(problem: Problem, why: impl Into<String>) -> Unreadable {
+        let why = why.into();
+        Unreadable { problem, why }
+    }
+
     fn io(e: &io::Error) -> Unreadable {
         let problem = match e.kind() {
             io::ErrorKind::NotFound => Problem::Missing,
             _ => Problem::Io,
         };
-        Unreadable {
-            problem,
-            why: crate::io_util::io_reason(e),
-        }
+        Unreadable::new(problem, crate::io_util::io_reason(e))
     }
 
     /// A regular file that is where `stream` (stdout or stderr) goes: reading it while
@@ -140,17 +130,11 @@ impl Unreadable {
                  while it is read; send them to another file"
             }
         };
-        Unreadable {
-            problem: Problem::Output,
-            why: why.into(),
-        }
+        Unreadable::new(Problem::Output, why)
     }
 
     fn too_large(limit: &Limit) -> Unreadable {
-        Unreadable {
-            problem: Problem::TooLarge,
-            why: too_large_why(limit),
-        }
+        Unreadable::new(Problem::TooLarge, too_large_why(limit))
     }
 }
 
@@ -311,10 +295,8 @@ pub(crate) fn read(path: &Path, limit: &'static Limit) -> Result<Vec<u8>, Unread
 
 /// The whole of `path` as UTF-8 text, read as [`open`] says.
 pub(crate) fn read_text(path: &Path, limit: &'static Limit) -> Result<String, Unreadable> {
-    String::from_utf8(read(path, limit)?).map_err(|_| Unreadable {
-        problem: Problem::Io,
-        why: "it is not UTF-8 text".into(),
-    })
+    String::from_utf8(read(path, limit)?)
+        .map_err(|_| Unreadable::new(Problem::Io, "it is not UTF-8 text"))
 }
 
 /// Remembers `path`, when something is there, as a file of the kind `limit` names that
@@ -339,13 +321,9 @@ pub(crate) fn stdin(limit: &'static Limit) -> Result<Capped<io::Stdin>, Unreadab
 
 /// Refuses what is not a regular file (or, for a stream, a named pipe).
 fn refuse_kind(meta: &Metadata, limit: &Limit) -> Result<(), Unreadable> {
-    let why = kind_refused(meta, limit.stream);
-    match why {
+    match kind_refused(meta, limit.stream) {
         None => Ok(()),
-        Some(why) => Err(Unreadable {
-            problem: Problem::NotAFile,
-            why: why.into(),
-        }),
+        Some(why) => Err(Unreadable::new(Problem::NotAFile, why)),
     }
 }
 
