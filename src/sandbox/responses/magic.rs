@@ -14,159 +14,101 @@ pub struct MagicReference {
     pub pattern: &'static str,
     /// What the sandbox answers it with.
     pub answer: &'static str,
-    /// The reference's meaning when it is one of this kind; the first row that recognises a
-    /// reference answers it.
-    recognise: fn(&str) -> Option<Magic>,
+    /// What a reference of this kind asks for, given the text that stands for the pattern's
+    /// first `<...>` (the whole reference for a pattern not starting `SANDBOX-`); the first
+    /// row that recognises a reference answers it.
+    meaning: fn(&str) -> Option<Magic>,
 }
 
 impl MagicReference {
+    /// What `reference` asks for when it is of this kind. A `SANDBOX-` pattern is read as
+    /// written: its text up to the first `<` starts the reference, and a placeholder with
+    /// `-<anything>` after it is the non-empty text up to the next `-` (which must be there).
+    fn recognise(&self, reference: &str) -> Option<Magic> {
+        let Some(head) = self
+            .pattern
+            .find('<')
+            .filter(|_| self.pattern.starts_with("SANDBOX-"))
+        else {
+            return (self.meaning)(reference);
+        };
+        let rest = reference.strip_prefix(&self.pattern[..head])?;
+        if self.pattern[head..].ends_with(">-<anything>") {
+            let (value, _) = rest.split_once('-')?;
+            return (self.meaning)(value).filter(|_| !value.is_empty());
+        }
+        (self.meaning)(rest)
+    }
+
     /// Whether `reference` is of this kind.
     #[cfg(test)]
     pub(super) fn recognises(&self, reference: &str) -> bool {
-        (self.recognise)(reference).is_some()
+        self.recognise(reference).is_some()
     }
 }
 
 /// Every magic reference, in the order they are documented and tried.
+// One row a kind of reference, laid out as a table rather than one field a line.
+#[rustfmt::skip]
 pub const MAGIC_REFERENCES: &[MagicReference] = &[
-    MagicReference {
-        pattern: SAMPLE_REFERENCE,
-        answer: "the documented sample: SUCCESSFUL, ₦40,000.00",
-        recognise: |r| (r == SAMPLE_REFERENCE).then_some(Magic::Sample),
-    },
-    MagicReference {
-        pattern: "<order id>_<unix time>",
-        answer: "WooCommerce merchant reference: SUCCESSFUL, ₦40,000.00",
-        recognise: |r| merchant_form(r).filter(|_| r.split('_').count() == 2),
-    },
-    MagicReference {
-        pattern: "<order id>_<unix time>_<kobo>",
-        answer: "SUCCESSFUL with that amount (_1250000: ₦12,500.00)",
-        recognise: |r| {
-            let last = r.rsplit('_').next().unwrap_or_default();
-            let amount = last.bytes().all(|b| b.is_ascii_digit()) && r.split('_').count() == 3;
-            merchant_form(r).filter(|_| amount || last == "SUCCESSFUL")
-        },
-    },
-    MagicReference {
-        pattern: "<order id>_<unix time>_<kobo>_FAILED",
-        answer: "FAILED with that amount, code 51",
-        recognise: |r| merchant_form(r).filter(|_| r.ends_with("_FAILED")),
-    },
-    MagicReference {
-        pattern: "<order id>_<unix time>_<kobo>_PENDING",
-        answer: "PENDING with that amount (not final)",
-        recognise: |r| merchant_form(r).filter(|_| r.ends_with("_PENDING")),
-    },
-    MagicReference {
-        pattern: "SANDBOX-OK-<anything>",
-        answer: "SUCCESSFUL, ₦40,000.00",
-        recognise: |r| word(r, "OK-").map(|_| Magic::Ok),
-    },
-    MagicReference {
-        pattern: "SANDBOX-AMOUNT-<kobo>-<anything>",
-        answer: "SUCCESSFUL with that amount",
-        recognise: |r| {
-            let kobo = number(r, "AMOUNT-")?;
-            Some(Magic::Amount(Kobo(i64::try_from(kobo).ok()?)))
-        },
-    },
-    MagicReference {
-        pattern: "SANDBOX-CURRENCY-<code>-<anything>",
-        answer: "SUCCESSFUL, 4000000 in currency <code> (3 letters, e.g. USD)",
-        recognise: |r| {
-            let code = parameter(r, "CURRENCY-")?;
-            (code.len() == 3 && code.bytes().all(|b| b.is_ascii_alphabetic()))
-                .then(|| Magic::Currency(code.to_owned()))
-        },
-    },
-    MagicReference {
-        pattern: "SANDBOX-MERCHANT-<merchantRef>",
-        answer: "SUCCESSFUL, ₦40,000.00, merchantRef <merchantRef>",
-        recognise: |r| {
-            let merchant = word(r, "MERCHANT-")?;
-            (!merchant.is_empty()).then(|| Magic::MerchantRef(merchant.to_owned()))
-        },
-    },
-    MagicReference {
-        pattern: "SANDBOX-CODE-<code>-<anything>",
-        answer: "SUCCESSFUL, code <code> (1 to 4 letters or digits)",
-        recognise: |r| {
-            let code = parameter(r, "CODE-")?;
-            (code.len() <= 4 && code.bytes().all(|b| b.is_ascii_alphanumeric()))
-                .then(|| Magic::Code(code.to_owned()))
-        },
-    },
-    MagicReference {
-        pattern: "SANDBOX-MODE-<mode>-<anything>",
-        answer: "SUCCESSFUL, mode <mode> (letters or digits, e.g. live)",
-        recognise: |r| {
-            let mode = parameter(r, "MODE-")?;
-            (mode.len() <= 16 && mode.bytes().all(|b| b.is_ascii_alphanumeric()))
-                .then(|| Magic::Mode(mode.to_owned()))
-        },
-    },
-    MagicReference {
-        pattern: "SANDBOX-NOHMAC-<anything>",
-        answer: "SUCCESSFUL with no hmac",
-        recognise: |r| word(r, "NOHMAC-").map(|_| Magic::NoHmac),
-    },
-    MagicReference {
-        pattern: "SANDBOX-BADHMAC-<anything>",
-        answer: "SUCCESSFUL with an hmac that does not match",
-        recognise: |r| word(r, "BADHMAC-").map(|_| Magic::BadHmac),
-    },
-    MagicReference {
-        pattern: "SANDBOX-FAILED-<anything>",
-        answer: "FAILED, code 51, description Insufficient Funds",
-        recognise: |r| word(r, "FAILED-").map(|_| Magic::Failed),
-    },
-    MagicReference {
-        pattern: "SANDBOX-PENDING-<anything>",
-        answer: "status PENDING (not final)",
-        recognise: |r| word(r, "PENDING-").map(|_| Magic::Pending),
-    },
-    MagicReference {
-        pattern: "SANDBOX-FLAKY-<anything>",
-        answer: "503 on the first attempt for that reference, then SUCCESSFUL",
-        recognise: |r| word(r, "FLAKY-").map(|_| Magic::Flaky),
-    },
-    MagicReference {
-        pattern: "SANDBOX-RATELIMIT-<anything>",
-        answer: "429 with Retry-After: 1 on the first attempt, then SUCCESSFUL",
-        recognise: |r| word(r, "RATELIMIT-").map(|_| Magic::RateLimit),
-    },
-    MagicReference {
-        pattern: "SANDBOX-ERROR-<anything>",
-        answer: "500 every time",
-        recognise: |r| word(r, "ERROR-").map(|_| Magic::Error),
-    },
-    MagicReference {
-        pattern: "SANDBOX-SLOW-<ms>-<anything>",
-        answer: "SUCCESSFUL after that delay (at most 120000 ms)",
-        recognise: |r| {
-            let ms = number(r, "SLOW-").filter(|ms| *ms <= MAX_SLOW.as_millis() as u64)?;
-            Some(Magic::Slow(Duration::from_millis(ms)))
-        },
-    },
-    MagicReference {
-        pattern: "SANDBOX-SETTLES-<ms>-<anything>",
-        answer: "PENDING until <ms> after the first request for it, then SUCCESSFUL",
-        recognise: |r| settle(number(r, "SETTLES-")?).map(|after| Magic::Settles(after, false)),
-    },
-    MagicReference {
-        pattern: "SANDBOX-SETTLES-FAILED-<ms>-<anything>",
-        answer: "PENDING until <ms> after the first request for it, then FAILED",
-        recognise: |r| {
-            settle(number(r, "SETTLES-FAILED-")?).map(|after| Magic::Settles(after, true))
-        },
-    },
-    MagicReference {
-        pattern: "anything else",
-        answer: "404 with a JSON message",
-        recognise: |_| Some(Magic::Unknown),
-    },
+    row(SAMPLE_REFERENCE, "the documented sample: SUCCESSFUL, ₦40,000.00",
+        |r| (r == SAMPLE_REFERENCE).then_some(Magic::Sample)),
+    row("<order id>_<unix time>", "WooCommerce merchant reference: SUCCESSFUL, ₦40,000.00",
+        |r| merchant_form(r).filter(|_| r.split('_').count() == 2)),
+    row("<order id>_<unix time>_<kobo>", "SUCCESSFUL with that amount (_1250000: ₦12,500.00)",
+        |r| merchant_form(r).filter(|_| merchant_amount(r))),
+    row("<order id>_<unix time>_<kobo>_FAILED", "FAILED with that amount, code 51",
+        |r| merchant_form(r).filter(|_| r.ends_with("_FAILED"))),
+    row("<order id>_<unix time>_<kobo>_PENDING", "PENDING with that amount (not final)",
+        |r| merchant_form(r).filter(|_| r.ends_with("_PENDING"))),
+    row("SANDBOX-OK-<anything>", "SUCCESSFUL, ₦40,000.00", |_| Some(Magic::Ok)),
+    row("SANDBOX-AMOUNT-<kobo>-<anything>", "SUCCESSFUL with that amount",
+        |kobo| Some(Magic::Amount(Kobo(i64::try_from(number(kobo)?).ok()?)))),
+    row("SANDBOX-CURRENCY-<code>-<anything>",
+        "SUCCESSFUL, 4000000 in currency <code> (3 letters, e.g. USD)",
+        |code| (code.len() == 3 && code.bytes().all(|b| b.is_ascii_alphabetic()))
+            .then(|| Magic::Currency(code.to_owned()))),
+    row("SANDBOX-MERCHANT-<merchantRef>", "SUCCESSFUL, ₦40,000.00, merchantRef <merchantRef>",
+        |merchant| (!merchant.is_empty()).then(|| Magic::MerchantRef(merchant.to_owned()))),
+    row("SANDBOX-CODE-<code>-<anything>", "SUCCESSFUL, code <code> (1 to 4 letters or digits)",
+        |code| alphanumeric(code, 4).map(Magic::Code)),
+    row("SANDBOX-MODE-<mode>-<anything>", "SUCCESSFUL, mode <mode> (letters or digits, e.g. live)",
+        |mode| alphanumeric(mode, 16).map(Magic::Mode)),
+    row("SANDBOX-NOHMAC-<anything>", "SUCCESSFUL with no hmac", |_| Some(Magic::NoHmac)),
+    row("SANDBOX-BADHMAC-<anything>", "SUCCESSFUL with an hmac that does not match",
+        |_| Some(Magic::BadHmac)),
+    row("SANDBOX-FAILED-<anything>", "FAILED, code 51, description Insufficient Funds",
+        |_| Some(Magic::Failed)),
+    row("SANDBOX-PENDING-<anything>", "status PENDING (not final)", |_| Some(Magic::Pending)),
+    row("SANDBOX-FLAKY-<anything>", "503 on the first attempt for that reference, then SUCCESSFUL",
+        |_| Some(Magic::Flaky)),
+    row("SANDBOX-RATELIMIT-<anything>",
+        "429 with Retry-After: 1 on the first attempt, then SUCCESSFUL",
+        |_| Some(Magic::RateLimit)),
+    row("SANDBOX-ERROR-<anything>", "500 every time", |_| Some(Magic::Error)),
+    row("SANDBOX-SLOW-<ms>-<anything>", "SUCCESSFUL after that delay (at most 120000 ms)",
+        |ms| wait(ms, MAX_SLOW).map(Magic::Slow)),
+    row("SANDBOX-SETTLES-<ms>-<anything>",
+        "PENDING until <ms> after the first request for it, then SUCCESSFUL",
+        |ms| wait(ms, MAX_SETTLE).map(|after| Magic::Settles(after, false))),
+    row("SANDBOX-SETTLES-FAILED-<ms>-<anything>",
+        "PENDING until <ms> after the first request for it, then FAILED",
+        |ms| wait(ms, MAX_SETTLE).map(|after| Magic::Settles(after, true))),
+    row("anything else", "404 with a JSON message", |_| Some(Magic::Unknown)),
 ];
+
+/// A row of [`MAGIC_REFERENCES`].
+const fn row(
+    pattern: &'static str,
+    answer: &'static str,
+    meaning: fn(&str) -> Option<Magic>,
+) -> MagicReference {
+    MagicReference {
+        pattern,
+        answer,
+        meaning,
+    }
+}
 
 /// What a reference asks the sandbox for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,37 +179,37 @@ fn merchant_form(reference: &str) -> Option<Magic> {
     Some(Magic::Merchant(amount, outcome))
 }
 
+/// Whether the merchant reference `r` states an amount and no status (or SUCCESSFUL).
+fn merchant_amount(r: &str) -> bool {
+    let last = r.rsplit('_').next().unwrap_or_default();
+    let amount = last.bytes().all(|b| b.is_ascii_digit()) && r.split('_').count() == 3;
+    amount || last == "SUCCESSFUL"
+}
+
 /// What `reference` asks for: the first row that recognises it.
 pub(crate) fn magic(reference: &str) -> Magic {
     MAGIC_REFERENCES
         .iter()
-        .find_map(|row| (row.recognise)(reference))
+        .find_map(|row| row.recognise(reference))
         .unwrap_or(Magic::Unknown)
 }
 
-/// The text after `SANDBOX-` and `kind` (say `OK-`), when the reference starts so.
-fn word<'a>(reference: &'a str, kind: &str) -> Option<&'a str> {
-    reference.strip_prefix("SANDBOX-")?.strip_prefix(kind)
-}
-
-/// The non-empty text between `SANDBOX-<kind>` and the next `-` (which must be there).
-fn parameter<'a>(reference: &'a str, kind: &str) -> Option<&'a str> {
-    let (value, _) = word(reference, kind)?.split_once('-')?;
-    (!value.is_empty()).then_some(value)
-}
-
-/// The parameter as a whole number of digits only.
-fn number(reference: &str, kind: &str) -> Option<u64> {
-    let digits = parameter(reference, kind)?;
-    digits
-        .bytes()
+/// `text` as a whole number, when it is digits only.
+fn number(text: &str) -> Option<u64> {
+    text.bytes()
         .all(|b| b.is_ascii_digit())
-        .then(|| digits.parse().ok())
+        .then(|| text.parse().ok())
         .flatten()
 }
 
-fn settle(ms: u64) -> Option<Duration> {
-    Some(Duration::from_millis(ms)).filter(|d| *d <= MAX_SETTLE)
+/// `text`, when it is at most `max` letters or digits.
+fn alphanumeric(text: &str, max: usize) -> Option<String> {
+    (text.len() <= max && text.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| text.to_owned())
+}
+
+/// `ms` milliseconds, when it is a number of them no longer than `max`.
+fn wait(ms: &str, max: Duration) -> Option<Duration> {
+    Some(Duration::from_millis(number(ms)?)).filter(|d| *d <= max)
 }
 
 /// The heading (what every answer has unless its reference asks otherwise) and the table,
