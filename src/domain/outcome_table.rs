@@ -18,8 +18,8 @@ pub(crate) struct OutcomeRow {
     pub(crate) class: Class,
 }
 
-/// Declares [`OutcomeKind`] and [`OUTCOMES`] from one list: each outcome with its doc,
-/// name, exit status, finality and class.
+/// Declares [`OutcomeKind`], [`OUTCOMES`], [`OUTCOME_NAMES`] and [`OUTCOME_EXITS`] from one
+/// list: each outcome with its doc, name, exit status, finality and class.
 macro_rules! outcome_table {
     ($( $(#[$doc:meta])* $variant:ident => $name:literal, $exit:expr, $final:literal, $class:expr; )*) => {
         /// Every outcome a record can carry, in exit-code order: a verdict's kind.
@@ -39,6 +39,12 @@ macro_rules! outcome_table {
         pub(crate) const OUTCOMES: [OutcomeRow; OUTCOME_COUNT] = [
             $( OutcomeRow { name: $name, exit: $exit, is_final: $final, class: $class }, )*
         ];
+
+        /// Every outcome name a record can carry, in exit-code order (the table's names).
+        pub const OUTCOME_NAMES: [&str; OUTCOME_COUNT] = [ $( $name, )* ];
+
+        /// Every outcome name with its exit status, as records carry them (the table's).
+        pub(crate) const OUTCOME_EXITS: [(&str, Exit); OUTCOME_COUNT] = [ $( ($name, $exit), )* ];
     };
 }
 
@@ -94,28 +100,6 @@ impl OutcomeKind {
         }
     }
 }
-
-/// Every outcome name a record can carry, in exit-code order (the table's names).
-pub const OUTCOME_NAMES: [&str; OUTCOME_COUNT] = {
-    let mut names = [""; OUTCOME_COUNT];
-    let mut i = 0;
-    while i < OUTCOMES.len() {
-        names[i] = OUTCOMES[i].name;
-        i += 1;
-    }
-    names
-};
-
-/// Every outcome name with its exit status, as records carry them (the table's).
-pub(crate) const OUTCOME_EXITS: [(&str, Exit); OUTCOME_COUNT] = {
-    let mut pairs = [("", Exit::Successful); OUTCOME_COUNT];
-    let mut i = 0;
-    while i < OUTCOMES.len() {
-        pairs[i] = (OUTCOMES[i].name, OUTCOMES[i].exit);
-        i += 1;
-    }
-    pairs
-};
 
 /// The table's row for an outcome name.
 pub(crate) fn outcome_row(name: &str) -> Option<&'static OutcomeRow> {

@@ -34,8 +34,8 @@ pub(crate) enum Help {
     Shared,
 }
 
-/// Declares [`RowResult`] and [`RESULTS`] from one list: each variant with its doc, its
-/// name, exit, whether it is carried, and its help.
+/// Declares [`RowResult`], [`RESULTS`], [`RESULT_NAMES`] and [`RESULT_EXITS`] from one list:
+/// each variant with its doc, its name, exit, whether it is carried, and its help.
 macro_rules! result_table {
     ($(
         $(#[$doc:meta])*
@@ -72,6 +72,13 @@ macro_rules! result_table {
         pub(crate) const RESULTS: [ResultRow; RESULT_COUNT] = [
             $( ResultRow { name: $name, exit: $exit, carried: $carried, help: $help }, )*
         ];
+
+        /// Every result name, in precedence order: the order of summaries and counts.
+        pub(crate) const RESULT_NAMES: [&str; RESULT_COUNT] = [ $( $name, )* ];
+
+        /// Every result name with its exit status, for reading rows back (`--resume`);
+        /// UNVERIFIED stands for any exit of a row nothing could be decided for.
+        pub(crate) const RESULT_EXITS: [(&str, Exit); RESULT_COUNT] = [ $( ($name, $exit), )* ];
     };
 }
 
@@ -183,29 +190,6 @@ result_table! {
         "changed",
     ]);
 }
-
-/// Every result name, in precedence order: the order of summaries and counts.
-pub(crate) const RESULT_NAMES: [&str; RESULT_COUNT] = {
-    let mut names = [""; RESULT_COUNT];
-    let mut i = 0;
-    while i < RESULT_COUNT {
-        names[i] = RESULTS[i].name;
-        i += 1;
-    }
-    names
-};
-
-/// Every result name with its exit status, for reading rows back (`--resume`); UNVERIFIED
-/// stands for any exit of a row nothing could be decided for.
-pub(crate) const RESULT_EXITS: [(&str, Exit); RESULT_COUNT] = {
-    let mut pairs = [("", Exit::Successful); RESULT_COUNT];
-    let mut i = 0;
-    while i < RESULT_COUNT {
-        pairs[i] = (RESULTS[i].name, RESULTS[i].exit);
-        i += 1;
-    }
-    pairs
-};
 
 impl RowResult {
     /// Its row of the table.
