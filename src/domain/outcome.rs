@@ -332,11 +332,8 @@ pub fn classify_response(response: &Response) -> Outcome {
             } else {
                 format!("HTTP {status}")
             };
-            let message = service_message(&response.body)
-                .map(|m| format!(": {m}"))
-                .unwrap_or_default();
             Outcome::Unavailable {
-                reason: format!("{what}{message}"),
+                reason: format!("{what}{}", message_after(&response.body)),
                 status: Some(status),
             }
         }
@@ -344,15 +341,10 @@ pub fn classify_response(response: &Response) -> Outcome {
             reason: format!("HTTP {status} redirect, which payverify does not follow"),
             status: Some(status),
         },
-        _ => {
-            let message = service_message(&response.body)
-                .map(|m| format!(": {m}"))
-                .unwrap_or_default();
-            Outcome::BadResponse {
-                reason: format!("unexpected HTTP {status}{message}"),
-                status: Some(status),
-            }
-        }
+        _ => Outcome::BadResponse {
+            reason: format!("unexpected HTTP {status}{}", message_after(&response.body)),
+            status: Some(status),
+        },
     }
 }
 
@@ -403,6 +395,13 @@ pub(crate) fn service_message(body: &[u8]) -> Option<String> {
             Some(Value::String(s)) if !s.trim().is_empty() => Some(truncate(s, 200)),
             _ => None,
         })
+}
+
+/// [`service_message`] as the end of a sentence, `: <message>`, or nothing.
+pub(crate) fn message_after(body: &[u8]) -> String {
+    service_message(body)
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

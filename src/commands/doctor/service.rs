@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::domain::checks::{self, HmacMode};
 use crate::domain::model::parse_object;
-use crate::domain::outcome::{Outcome, classify, service_message};
+use crate::domain::outcome::{Outcome, classify, message_after};
 use crate::domain::signature;
 use crate::exit::Exit;
 use crate::log::Log;
@@ -97,9 +97,7 @@ fn credentials(client: &Client, settings: &Settings) -> Check {
 
 fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Check {
     let json = parse_object(&response.body).is_ok();
-    let message = service_message(&response.body)
-        .map(|m| format!(": {m}"))
-        .unwrap_or_default();
+    let message = message_after(&response.body);
     let not_the_service = "check the base URL: it should be the gateway's root (e.g. \
                            https://paywithbank3d.com), not a web page or another API";
     match response.status {
