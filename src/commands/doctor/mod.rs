@@ -105,63 +105,57 @@ fn diagnose(
     ctx: &Context,
 ) -> Report {
     let mut report = Report::default();
+    // `None` only says where the run ended: the report holds why.
+    let _ = checks(&mut report, global, args, reference, log, ctx);
+    report
+}
+
+/// The checks into `report`; `None` once one has ended the run.
+fn checks(
+    report: &mut Report,
+    global: &GlobalArgs,
+    args: &DoctorArgs,
+    reference: Option<&Reference>,
+    log: &Log,
+    ctx: &Context,
+) -> Option<()> {
     // --timeout is validated by clap; a bad config timeout is reported by the config check.
-    let settings = match Settings::resolve_all(&global.flags(&args.profile_args), ctx) {
-        Ok(settings) => settings,
-        Err(problems) => {
-            report.add(settings_failure(&problems));
-            return report;
-        }
-    };
+    let resolved = Settings::resolve_all(&global.flags(&args.profile_args), ctx);
+    let settings = report.step(resolved.map_err(|problems| settings_failure(&problems)))?;
     report.add(config_check(&settings));
     let timeout = settings.timeout.value;
 
     let (check, secret) = settings_check(&settings, timeout);
-    if report.add(check) && settings.base_url.is_none() {
-        return report;
-    }
-    let Some(base_url) = &settings.base_url else {
-        return report;
-    };
+    report.add(check);
+    let base_url = settings.base_url.as_ref()?;
     let (check, base) = base_url_check(&base_url.value, &base_url.source);
     report.add(check);
-    let Some(base) = base else {
-        return report;
-    };
-    let Some(target) = Target::of(&base) else {
-        report.add(Check::fail(
+    let base = base?;
+    let target = report.step(Target::of(&base).ok_or_else(|| {
+        Check::fail(
             "base_url",
             Exit::Config,
             format!("cannot tell the host and port of {base}"),
             "give a base URL such as https://paywithbank3d.com",
-        ));
-        return report;
-    };
-    let proxy = match proxy_for(&settings, &base) {
-        Ok(proxy) => proxy,
-        Err(failure) => {
-            report.add(Check::fail(
-                "connect",
-                Exit::Config,
-                failure.message,
-                "correct the proxy where it came from (--proxy, the profile's proxy key, or the \
-                 environment variable named), or unset it",
-            ));
-            return report;
-        }
-    };
-    let Some(stream) = network_checks(&mut report, &settings, &target, proxy.as_ref(), timeout)
-    else {
-        return report;
-    };
-    drop(stream);
+        )
+    }))?;
+    let proxy = report.step(proxy_for(&settings, &base).map_err(|failure| {
+        Check::fail(
+            "connect",
+            Exit::Config,
+            failure.message,
+            "correct the proxy where it came from (--proxy, the profile's proxy key, or the \
+             environment variable named), or unset it",
+        )
+    }))?;
+    network_checks(report, &settings, &target, proxy.as_ref(), timeout)?;
 
     // Credentials need every setting; the network checks above did not.
     let (Some(secret), Some(client_id)) = (secret, &settings.client_id) else {
-        return report;
+        return None;
     };
     if report.checks.iter().any(Check::failed) {
-        return report;
+        return None;
     }
     let endpoint = Endpoint {
         base_url: base,
@@ -172,8 +166,7 @@ fn diagnose(
         no_proxy: settings.no_proxy.as_ref().map(|n| n.value.clone()),
         ca_cert: settings.ca_cert.as_ref().map(|c| c.value.clone()),
     };
-    service::checks(&mut report, &settings, &endpoint, reference, log);
-    report
+    service::checks(report, &settings, &endpoint, reference, log)
 }
 
 /// Where the TCP connection goes: the base URL's host and port.

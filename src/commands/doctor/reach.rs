@@ -8,14 +8,14 @@ use super::{Check, Report, Target, ms, net};
 use crate::exit::Exit;
 use crate::settings::{Settings, Sourced};
 
-/// 4-6. Name resolution, TCP connection and TLS; the open connection when all passed.
+/// 4-6. Name resolution, TCP connection and TLS; `None` when one failed.
 pub(super) fn network_checks(
     report: &mut Report,
     settings: &Settings,
     target: &Target,
     proxy: Option<&ureq::Proxy>,
     timeout: Duration,
-) -> Option<std::net::TcpStream> {
+) -> Option<()> {
     let (host, port, via) = match proxy {
         Some(p) => (
             p.host().to_owned(),
@@ -25,46 +25,36 @@ pub(super) fn network_checks(
         None => (target.host.clone(), target.port, String::new()),
     };
     let started = Instant::now();
-    let addrs = match net::resolve(&host, port, timeout) {
-        Ok(addrs) => {
-            let list: Vec<String> = addrs.iter().map(|a| a.ip().to_string()).collect();
-            let bare = host.trim_start_matches('[').trim_end_matches(']');
-            let found = match bare.parse::<std::net::IpAddr>() {
-                Ok(_) => format!("{host}{via} is an address: nothing to resolve"),
-                Err(_) => format!("{host}{via} resolves to {}", list.join(", ")),
-            };
-            report.add(
-                Check::ok("resolve", found)
-                    .with("host", host.clone())
-                    .with("addresses", list)
-                    .with("ms", ms(started)),
-            );
-            addrs
-        }
-        Err(why) => {
-            report.add(Check::fail(
-                "resolve",
-                Exit::Unavailable,
-                format!("cannot resolve {host}{via}: {why}"),
-                "check the host name in the base URL (or proxy) and this machine's DNS",
-            ));
-            return None;
-        }
+    let addrs = report.step(net::resolve(&host, port, timeout).map_err(|why| {
+        Check::fail(
+            "resolve",
+            Exit::Unavailable,
+            format!("cannot resolve {host}{via}: {why}"),
+            "check the host name in the base URL (or proxy) and this machine's DNS",
+        )
+    }))?;
+    let list: Vec<String> = addrs.iter().map(|a| a.ip().to_string()).collect();
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let found = match bare.parse::<std::net::IpAddr>() {
+        Ok(_) => format!("{host}{via} is an address: nothing to resolve"),
+        Err(_) => format!("{host}{via} resolves to {}", list.join(", ")),
     };
+    report.add(
+        Check::ok("resolve", found)
+            .with("host", host.clone())
+            .with("addresses", list)
+            .with("ms", ms(started)),
+    );
     let started = Instant::now();
-    let (stream, addr) = match net::connect(&addrs, timeout) {
-        Ok(connected) => connected,
-        Err(why) => {
-            report.add(Check::fail(
-                "connect",
-                Exit::Unavailable,
-                format!("cannot connect to {host}:{port}{via}: {why}"),
-                "check the port in the base URL, that the service is up, and that no firewall \
-                 is in the way",
-            ));
-            return None;
-        }
-    };
+    let (stream, addr) = report.step(net::connect(&addrs, timeout).map_err(|why| {
+        Check::fail(
+            "connect",
+            Exit::Unavailable,
+            format!("cannot connect to {host}:{port}{via}: {why}"),
+            "check the port in the base URL, that the service is up, and that no firewall \
+             is in the way",
+        )
+    }))?;
     let connect_ms = ms(started);
     report.add(
         Check::ok(
@@ -84,41 +74,40 @@ pub(super) fn network_checks(
                 p.port()
             ),
         ));
-        return Some(stream);
+        return Some(());
     }
     if !target.https {
         report.add(Check::ok(
             "tls",
             "not used: plain http to a loopback address",
         ));
-        return Some(stream);
+        return Some(());
     }
-    tls_check(report, settings, &stream, &target.host, timeout).then_some(stream)
+    tls_check(report, settings, &stream, &target.host, timeout)
 }
 
-/// 6. The handshake; true when it passed.
+/// 6. The handshake; `None` when it failed.
 fn tls_check(
     report: &mut Report,
     settings: &Settings,
     stream: &std::net::TcpStream,
     host: &str,
     timeout: Duration,
-) -> bool {
+) -> Option<()> {
     let ca = settings.ca_cert.as_ref();
-    let roots = match net::Roots::new(ca.map(|c| c.value.as_path())) {
-        Ok(roots) => roots,
-        Err(failure) => {
+    let roots = report.step(
+        net::Roots::new(ca.map(|c| c.value.as_path())).map_err(|failure| {
             let from = ca
                 .map(|c| format!(" (from {})", c.source))
                 .unwrap_or_default();
-            return !report.add(Check::fail(
+            Check::fail(
                 "tls",
                 Exit::Config,
                 format!("{}{from}", failure.message),
                 "point --ca-cert or the profile's ca_cert at a PEM file of root certificates",
-            ));
-        }
-    };
+            )
+        }),
+    )?;
     let started = Instant::now();
     let check = match net::handshake(stream, host, &roots, timeout) {
         Ok(facts) => handshake_check(&facts, ca, host).with("ms", ms(started)),
@@ -133,7 +122,7 @@ fn tls_check(
             Check::fail("tls", Exit::Unavailable, text, tls_fix(&failure, ca))
         }
     };
-    !report.add(check)
+    report.pass(check)
 }
 
 /// The check of a handshake that passed: the protocol, the certificate and whether the

@@ -109,6 +109,17 @@ impl Report {
         failed
     }
 
+    /// Adds a check; `None` when it failed, which ends the run (the checks after it would
+    /// mean nothing).
+    pub(crate) fn pass(&mut self, check: Check) -> Option<()> {
+        (!self.add(check)).then_some(())
+    }
+
+    /// What a step found, when it worked; when it did not, its failed check added and `None`.
+    pub(crate) fn step<T>(&mut self, step: Result<T, Check>) -> Option<T> {
+        step.map_err(|check| self.add(check)).ok()
+    }
+
     /// 0 when nothing failed (warnings allowed), else the first failure's code.
     pub(crate) fn exit(&self) -> Exit {
         self.checks

@@ -25,33 +25,22 @@ pub(crate) fn checks(
     endpoint: &Endpoint,
     reference: Option<&Reference>,
     log: &Log,
-) {
+) -> Option<()> {
     // One attempt per step: --timeout bounds each, and a retry would double it.
     let options = client::Options::single(settings.timeout.value, 0);
-    let client = match Client::new(endpoint, options, log.clone()) {
-        Ok(client) => client,
-        Err(failure) => {
-            report.add(Check::fail(
+    let client = report.step(
+        Client::new(endpoint, options, log.clone()).map_err(|failure| {
+            Check::fail(
                 "credentials",
                 failure.exit,
                 failure.message,
                 "correct the proxy or CA setting named",
-            ));
-            return;
-        }
-    };
-    if report.add(credentials(&client, settings)) {
-        return;
-    }
-    if let Some(reference) = reference {
-        reference_checks(
-            report,
-            &client,
-            settings,
-            &endpoint.client_secret,
-            reference,
-        );
-    }
+            )
+        }),
+    )?;
+    report.pass(credentials(&client, settings))?;
+    let secret = &endpoint.client_secret;
+    reference_checks(report, &client, settings, secret, reference?)
 }
 
 /// A reference no transaction can have, so the answer says only whether the service is
@@ -208,7 +197,7 @@ fn reference_checks(
     settings: &Settings,
     secret: &Secret,
     reference: &Reference,
-) {
+) -> Option<()> {
     let started = Instant::now();
     let outcome = classify(&client.exchange(reference));
     let ms = super::ms(started);
@@ -229,12 +218,12 @@ fn reference_checks(
                 "the answer is not a verification result; ask the gateway",
             ),
         };
-        report.add(
-            Check::fail("reference", exit, outcome.message(reference), fix)
+        let check = Check::fail("reference", exit, outcome.message(reference), fix);
+        return report.pass(
+            check
                 .with("http_status", outcome.http_status())
                 .with("ms", ms),
         );
-        return;
     };
     let amount = v
         .amount
@@ -268,7 +257,7 @@ fn reference_checks(
         ),
         None => Check::ok("reference", found),
     };
-    let failed = report.add(
+    report.pass(
         check
             .with("status", v.status.clone())
             .with("code", v.code.clone())
@@ -276,14 +265,9 @@ fn reference_checks(
             .with("currency", v.currency.clone())
             .with("mode", v.raw.get("mode").cloned())
             .with("ms", ms),
-    );
-    if failed {
-        return;
-    }
-    if report.add(hmac_check(v, settings, secret)) {
-        return;
-    }
-    report.add(mode_check(v, settings));
+    )?;
+    report.pass(hmac_check(v, settings, secret))?;
+    report.pass(mode_check(v, settings))
 }
 
 /// Whether the answer's `mode` is the one `expect_mode` names; without one, the line that
