@@ -89,25 +89,36 @@ fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Che
     let message = message_after(&response.body);
     let not_the_service = "check the base URL: it should be the gateway's root (e.g. \
                            https://paywithbank3d.com), not a web page or another API";
-    match response.status {
-        404 if json => Check::ok(
-            "credentials",
-            format!(
-                "the service answered the made-up reference {probe} with a JSON 404{message} \
-                 in {ms} ms: it is there and accepted the credentials"
-            ),
-        ),
-        404 => Check::fail(
-            "credentials",
+    let (exit, found, fix) = match response.status {
+        404 if json => {
+            return Check::ok(
+                "credentials",
+                format!(
+                    "the service answered the made-up reference {probe} with a JSON \
+                     404{message} in {ms} ms: it is there and accepted the credentials"
+                ),
+            );
+        }
+        200 if json => {
+            return Check::warn(
+                "credentials",
+                format!(
+                    "the service answered HTTP 200 with JSON for the made-up reference {probe} \
+                     in {ms} ms: it took the credentials, but does not answer unknown \
+                     references with 404"
+                ),
+                "verify a known reference (payverify doctor REFERENCE) to see what it answers",
+            );
+        }
+        404 => (
             Exit::BadResponse,
             format!(
                 "HTTP 404 that is not JSON for {probe} (a web page?) in {ms} ms: the base URL \
                  is probably wrong"
             ),
-            not_the_service,
+            not_the_service.to_owned(),
         ),
-        401 | 403 => Check::fail(
-            "credentials",
+        401 | 403 => (
             Exit::AuthRejected,
             format!(
                 "the service rejected the credentials (HTTP {}{message}) in {ms} ms",
@@ -118,56 +129,41 @@ fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Che
                  and the secret the secret key (live and staging keys differ)"
             ),
         ),
-        200 if json => Check::warn(
-            "credentials",
-            format!(
-                "the service answered HTTP 200 with JSON for the made-up reference {probe} in \
-                 {ms} ms: it took the credentials, but does not answer unknown references \
-                 with 404"
-            ),
-            "verify a known reference (payverify doctor REFERENCE) to see what it answers",
-        ),
-        429 | 500..=599 => Check::fail(
-            "credentials",
+        429 | 500..=599 => (
             Exit::Unavailable,
             format!(
                 "the service is unavailable (HTTP {}{message})",
                 response.status
             ),
-            "try again later; if it persists, ask the gateway about its status",
+            "try again later; if it persists, ask the gateway about its status".to_owned(),
         ),
-        status => Check::fail(
-            "credentials",
+        status => (
             Exit::BadResponse,
             format!(
                 "HTTP {status}{} for {probe}{message}: this does not look like the service, \
                  the base URL is probably wrong",
                 if json { "" } else { " that is not JSON" }
             ),
-            not_the_service,
+            not_the_service.to_owned(),
         ),
-    }
+    };
+    Check::fail("credentials", exit, found, fix)
 }
 
 fn transport(e: &TransportError) -> Check {
     let text = crate::secret::redact(&e.to_string()).into_owned();
-    match e {
-        TransportError::Timeout(_) | TransportError::Network(_) | TransportError::Tls(_) => {
-            Check::fail(
-                "credentials",
-                Exit::Unavailable,
-                text,
-                "check the service is up and reachable from here (payverify -v doctor traces \
-                 the request)",
-            )
-        }
-        _ => Check::fail(
-            "credentials",
+    let (exit, fix) = match e {
+        TransportError::Timeout(_) | TransportError::Network(_) | TransportError::Tls(_) => (
+            Exit::Unavailable,
+            "check the service is up and reachable from here (payverify -v doctor traces the \
+             request)",
+        ),
+        _ => (
             Exit::BadResponse,
-            text,
             "check the base URL: what answers there is not the service",
         ),
-    }
+    };
+    Check::fail("credentials", exit, text, fix)
 }
 
 /// "the client id (from X), the client secret (from Y) and --auth-style standard (default)".
