@@ -130,23 +130,23 @@ pub(super) fn register(id: Option<Id>, what: &'static str, path: Option<&Path>) 
     }
 }
 
-/// What fd 1 is (the file, pipe or device it writes to), when it is open.
+/// What a standard stream is (the file, pipe or device it reads or writes), when it is
+/// open.
 #[cfg(unix)]
-fn stdout_id() -> Option<Id> {
-    use std::os::fd::AsFd;
-    stream_id(io::stdout().as_fd())
+fn stream_id(stream: impl std::os::fd::AsFd) -> Option<Id> {
+    let fd = stream.as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok().map(|meta| id(&meta))
 }
 
-#[cfg(unix)]
-fn stderr_id() -> Option<Id> {
-    use std::os::fd::AsFd;
-    stream_id(io::stderr().as_fd())
+/// What a standard handle is (`> out.jsonl` in cmd or PowerShell), when there is one.
+#[cfg(windows)]
+fn stream_id(stream: impl winapi_util::AsHandleRef) -> Option<Id> {
+    handle_id(stream)
 }
 
-#[cfg(unix)]
+/// What stdin is, when it is open.
 pub(super) fn stdin_id() -> Option<Id> {
-    use std::os::fd::AsFd;
-    stream_id(io::stdin().as_fd())
+    stream_id(io::stdin())
 }
 
 /// What stdin is when it is a regular file (`< refs.txt`): a terminal or a pipe is never
@@ -160,28 +160,6 @@ pub(super) fn stdin_file_id() -> Option<Id> {
     meta.is_file().then(|| id(&meta))
 }
 
-#[cfg(unix)]
-fn stream_id(fd: std::os::fd::BorrowedFd<'_>) -> Option<Id> {
-    let fd = fd.try_clone_to_owned().ok()?;
-    File::from(fd).metadata().ok().map(|meta| id(&meta))
-}
-
-/// What the stdout handle is (`> out.jsonl` in cmd or PowerShell), when there is one.
-#[cfg(windows)]
-fn stdout_id() -> Option<Id> {
-    handle_id(io::stdout())
-}
-
-#[cfg(windows)]
-fn stderr_id() -> Option<Id> {
-    handle_id(io::stderr())
-}
-
-#[cfg(windows)]
-pub(super) fn stdin_id() -> Option<Id> {
-    handle_id(io::stdin())
-}
-
 /// A console has no file identity on Windows, so stdin's identity is that of a file.
 #[cfg(windows)]
 pub(super) fn stdin_file_id() -> Option<Id> {
@@ -191,9 +169,12 @@ pub(super) fn stdin_file_id() -> Option<Id> {
 /// `"stdout"` or `"stderr"` when the file `id` names is where that stream goes.
 pub(super) fn std_stream(id: Option<Id>) -> Option<&'static str> {
     let id = id?;
-    [("stdout", stdout_id()), ("stderr", stderr_id())]
-        .into_iter()
-        .find_map(|(name, stream)| (stream == Some(id)).then_some(name))
+    [
+        ("stdout", stream_id(io::stdout())),
+        ("stderr", stream_id(io::stderr())),
+    ]
+    .into_iter()
+    .find_map(|(name, stream)| (stream == Some(id)).then_some(name))
 }
 
 /// Why writing the file `id` names would destroy something this run uses: it is
