@@ -184,29 +184,26 @@ where
             counts.handshakes.fetch_add(1, Ordering::Relaxed);
             serve(StreamOwned::new(tls, stream), handler, stop)
         }
-        Some(_) => {
-            let body = br#"{"message":"this sandbox speaks HTTPS: use an https:// base URL"}"#;
-            let response = Response {
-                status: 400,
-                headers: vec![],
-                body: body.to_vec(),
-            };
-            write_response(&mut stream, &response, false)
-        }
+        Some(_) => wrong_scheme(&mut stream, "HTTPS: use an https://"),
         None if hello => {
             // What a plain web server does with a ClientHello: an HTTP 400 at once, which a
             // TLS client reads as "not TLS", so an `https://` client fails in milliseconds
             // with its scheme hint instead of both sides waiting for the other to speak.
-            let body = br#"{"message":"this sandbox speaks plain HTTP: use an http:// base URL"}"#;
-            let response = Response {
-                status: 400,
-                headers: vec![],
-                body: body.to_vec(),
-            };
-            write_response(&mut stream, &response, false)
+            wrong_scheme(&mut stream, "plain HTTP: use an http://")
         }
         None => serve(stream, handler, stop),
     }
+}
+
+/// The 400 for a client that speaks the other scheme: `this sandbox speaks {speaks} base URL`.
+fn wrong_scheme(stream: &mut TcpStream, speaks: &str) -> io::Result<()> {
+    let body = format!(r#"{{"message":"this sandbox speaks {speaks} base URL"}}"#);
+    let response = Response {
+        status: 400,
+        headers: vec![],
+        body: body.into_bytes(),
+    };
+    write_response(stream, &response, false)
 }
 
 fn serve<S, H>(stream: S, handler: &H, stop: &AtomicBool) -> io::Result<()>
