@@ -125,45 +125,43 @@ mod tests {
         }
     }
 
+    /// What a sink writes when `steps` are done with it.
+    fn written(steps: impl FnOnce(&Sink)) -> String {
+        let bytes = Shared::default();
+        steps(&Sink::new(Box::new(bytes.clone())));
+        String::from_utf8(bytes.0.lock().unwrap().clone()).unwrap()
+    }
+
     #[test]
     fn ending_now_closes_the_document_once_and_nothing_follows() {
-        let bytes = Shared::default();
-        let sink = Sink::new(Box::new(bytes.clone()));
-        sink.write(b"[", Some("]\n")).unwrap();
-        sink.write(b"\n  {}", Some("\n]\n")).unwrap();
-        sink.end_now();
-        sink.end_now();
-        // The writer's own end, after a hurried one, is not written again.
-        sink.write(b"\n]\n", None).unwrap();
-        assert_eq!(
-            String::from_utf8(bytes.0.lock().unwrap().clone()).unwrap(),
-            "[\n  {}\n]\n"
-        );
+        let text = written(|sink| {
+            sink.write(b"[", Some("]\n")).unwrap();
+            sink.write(b"\n  {}", Some("\n]\n")).unwrap();
+            sink.end_now();
+            sink.end_now();
+            // The writer's own end, after a hurried one, is not written again.
+            sink.write(b"\n]\n", None).unwrap();
+        });
+        assert_eq!(text, "[\n  {}\n]\n");
     }
 
     #[test]
     fn ending_now_after_the_writer_ended_the_document_adds_nothing() {
-        let bytes = Shared::default();
-        let sink = Sink::new(Box::new(bytes.clone()));
-        sink.write(b"[", Some("]\n")).unwrap();
-        sink.write(b"]\n", None).unwrap();
-        sink.end_now();
-        assert_eq!(
-            String::from_utf8(bytes.0.lock().unwrap().clone()).unwrap(),
-            "[]\n"
-        );
+        let text = written(|sink| {
+            sink.write(b"[", Some("]\n")).unwrap();
+            sink.write(b"]\n", None).unwrap();
+            sink.end_now();
+        });
+        assert_eq!(text, "[]\n");
     }
 
     #[test]
     fn ending_now_before_any_write_writes_the_empty_document() {
-        let bytes = Shared::default();
-        let sink = Sink::new(Box::new(bytes.clone()));
-        sink.empty_document("[]\n");
-        sink.end_now();
-        assert_eq!(
-            String::from_utf8(bytes.0.lock().unwrap().clone()).unwrap(),
-            "[]\n"
-        );
+        let text = written(|sink| {
+            sink.empty_document("[]\n");
+            sink.end_now();
+        });
+        assert_eq!(text, "[]\n");
     }
 
     #[test]

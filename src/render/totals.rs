@@ -92,17 +92,7 @@ fn block_table(block: &Block, currency: &str, style: Style) -> String {
         right(naira_total(block.all.gateway)),
     ]);
     let mut overall = new_table(style);
-    for (what, minor) in [
-        ("Expected total", block.all.expected),
-        ("Collected (SUCCESSFUL at the gateway)", block.collected),
-        ("Confirmed (MATCHED)", block.matched),
-        ("At risk (rows that need a look)", block.at_risk),
-        ("Skipped (not gateway payments, --only)", block.skipped),
-        (
-            "Underpaid/overpaid net (gateway - expected)",
-            block.net_difference,
-        ),
-    ] {
+    for (what, _, minor) in overall_figures(block) {
         overall.add_row(vec![Cell::new(what), right(money(currency, minor))]);
     }
     format!(
@@ -110,6 +100,31 @@ fn block_table(block: &Block, currency: &str, style: Style) -> String {
         table_text(&table, style),
         table_text(&overall, style)
     )
+}
+
+/// The block's overall figures, in the order both views list them: the table's label,
+/// the JSON name, the amount in minor units.
+fn overall_figures(block: &Block) -> [(&'static str, &'static str, i128); 6] {
+    [
+        ("Expected total", "expected_total", block.all.expected),
+        (
+            "Collected (SUCCESSFUL at the gateway)",
+            "collected_total",
+            block.collected,
+        ),
+        ("Confirmed (MATCHED)", "matched_total", block.matched),
+        ("At risk (rows that need a look)", "at_risk", block.at_risk),
+        (
+            "Skipped (not gateway payments, --only)",
+            "skipped_total",
+            block.skipped,
+        ),
+        (
+            "Underpaid/overpaid net (gateway - expected)",
+            "net_difference",
+            block.net_difference,
+        ),
+    ]
 }
 
 /// The block's figures as JSON fields: `..._{minor}` integers and exact `..._{major}`
@@ -131,14 +146,7 @@ fn block_json(block: &Block, minor: &str, major: &str) -> Map<String, Value> {
     }
     let mut out = Map::new();
     out.insert("results".into(), Value::Object(results));
-    for (name, value) in [
-        ("expected_total", block.all.expected),
-        ("collected_total", block.collected),
-        ("matched_total", block.matched),
-        ("at_risk", block.at_risk),
-        ("skipped_total", block.skipped),
-        ("net_difference", block.net_difference),
-    ] {
+    for (_, name, value) in overall_figures(block) {
         out.insert(key(name, minor), serde_json::json!(value));
         out.insert(key(name, major), naira_decimal_total(value).into());
     }
