@@ -35,14 +35,17 @@ impl<D> Writer<'_, D> {
         // Complete: the input was read to its end and every position of it was decided
         // (tallied). A position a worker skipped after a stop comes back without a result,
         // so a count of positions come back would call a cut-short run complete.
-        let complete = self.input_complete && self.total == Some(self.summary.total);
+        let complete = self.not_reached() == Some(0);
         self.incomplete(writer, complete, lost);
         if self.stopped == Some(Stopped::Interrupted) {
             self.interrupted(started);
             return Ok(Exit::Interrupted);
         }
-        if nothing && complete {
-            self.log.error(&self.empty_message);
+        if nothing
+            && complete
+            && let Some(input) = &self.input
+        {
+            self.log.error(&input.empty_message);
             return Ok(self.exit.merge(Exit::Usage));
         }
         self.fail_on_rules();
@@ -57,20 +60,23 @@ impl<D> Writer<'_, D> {
 
     /// The input's closing warnings, and how many notes were not shown one by one.
     fn input_notes(&self) {
-        for note in &self.end_notes {
+        let Some(input) = &self.input else {
+            return;
+        };
+        for note in &input.notes {
             self.log.warn(note);
         }
-        if self.unshown.duplicates > 0 {
+        if input.unshown.duplicates > 0 {
             self.log.warn(&format!(
                 "{} more references were given again and verified once (the first \
                  {NOTES_SHOWN} are listed above)",
-                self.unshown.duplicates
+                input.unshown.duplicates
             ));
         }
-        if self.unshown.invalid > 0 {
+        if input.unshown.invalid > 0 {
             self.log.warn(&format!(
                 "{} more lines were skipped (the first {NOTES_SHOWN} are listed above)",
-                self.unshown.invalid
+                input.unshown.invalid
             ));
         }
     }
@@ -95,16 +101,8 @@ impl<D> Writer<'_, D> {
         lost
     }
 
-    /// What comes before the first entry if nothing was written yet, and after the last.
+    /// What comes after the last entry (and before the first, if nothing was written).
     fn finish_output(&mut self, writer: &mut dyn Sink<D>) {
-        if self.stopped.is_some_and(Stopped::output_gone) {
-            return;
-        }
-        if !self.begun
-            && let Some(line) = self.failed(writer.begin())
-        {
-            self.log.error(&line);
-        }
         if !self.stopped.is_some_and(Stopped::output_gone)
             && let Some(line) = self.failed(writer.finish())
         {
@@ -128,10 +126,7 @@ impl<D> Writer<'_, D> {
         if complete {
             return;
         }
-        let not_reached = match (self.input_complete, self.total) {
-            (true, Some(n)) => Some(n.saturating_sub(self.summary.total)),
-            _ => None,
-        };
+        let not_reached = self.not_reached();
         writer.incomplete(not_reached);
         self.exit = self.exit.merge(Exit::Internal);
         // A signal says so in its own summary line (exit 130); a lost reference was
@@ -148,9 +143,9 @@ impl<D> Writer<'_, D> {
         // Exact when the input was read to its end before the stop; otherwise the counted
         // total, or, for stdin, what was read and the unread rest.
         let decided = self.summary.total;
-        let not_started = match (self.input_complete, self.total, self.batch.known_len) {
-            (true, Some(n), _) => n.saturating_sub(decided).to_string(),
-            (_, _, Some(known)) => known
+        let not_started = match (self.not_reached(), self.batch.known_len) {
+            (Some(n), _) => n.to_string(),
+            (_, Some(known)) => known
                 .saturating_sub(self.shared.dropped.load(Ordering::SeqCst))
                 .saturating_sub(decided)
                 .to_string(),
@@ -179,16 +174,16 @@ impl<D> Writer<'_, D> {
         }
         // One entry is one payment: its exit status is its own, whatever --fail-on names.
         if self.summary.total <= 1 {
-            self.exit = self.exit.merge(self.worst);
+            self.exit = self.exit.merge(self.summary.worst);
             self.summary.count_all();
             self.log.warn(
                 "--fail-on leaves nothing out of a run of one reference: its exit status is \
                  its own",
             );
-        } else if !self.answered {
+        } else if !self.summary.answered {
             // The service down, or the wrong one (every reference NOT_FOUND): a scheduled
             // run that verified nothing must not read as "nothing to act on".
-            self.exit = self.exit.merge(self.worst);
+            self.exit = self.exit.merge(self.summary.worst);
             self.summary.count_all();
             self.log.warn(
                 "--fail-on leaves nothing out of a run in which the service answered for no \

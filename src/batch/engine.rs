@@ -9,9 +9,10 @@ use std::time::Instant;
 use super::one::Countdown;
 use super::reader::Reader;
 use super::shared::{Batch, Event, Shared};
+use super::summary::Progress;
 use super::worker::Worker;
 use super::writer::Writer;
-use super::{Sink, Source, Window, WorkQueue};
+use super::{Sink, Source, Summary, Window, WorkQueue};
 use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
@@ -60,8 +61,9 @@ impl Batch {
             active: Arc::default(),
         };
         let events = self.spawn(&shared, input, log)?;
-        let (names, noun) = (writer.names(), writer.noun());
-        let mut run = Writer::new(self, shared, names, noun, countdown, log);
+        let progress = Progress::new(self.known_len, writer.names(), countdown, log);
+        let summary = Summary::new(writer.names(), writer.noun());
+        let mut run = Writer::new(self, shared, progress, summary, log);
         run.collect(&events, writer);
         Ok(run)
     }

@@ -24,7 +24,7 @@ mod writer;
 pub(crate) use one::Answer;
 use queue::{Closing, Task, Turn, Waiting, WorkQueue};
 pub(crate) use shared::Batch;
-use summary::{BarCounts, Stopped, Summary, progress_bar};
+use summary::{Stopped, Summary};
 use window::{Ticket, Window};
 
 use std::io::{self};
@@ -116,20 +116,19 @@ impl Tally {
     }
 }
 
-/// Where a batch's entries go, on the main thread: `begin`, then each entry in input
-/// order, then `finish`.
+/// Where a batch's entries go, on the main thread: each entry in input order, then
+/// `finish`.
 pub(crate) trait Sink<D> {
-    /// Writes what comes before the first entry (a CSV header, a JSON `[`).
-    fn begin(&mut self) -> io::Result<()>;
-    /// What `entry` counts as. Called for every entry the exit status merges, written or
-    /// not (after the reader of stdout went away), so a sink that keeps totals keeps them
-    /// here and they agree with the exit status.
-    fn tally(&mut self, entry: &Entry<D>) -> Tally;
-    /// Writes one entry.
-    fn write(&mut self, entry: &Entry<D>) -> io::Result<()>;
-    /// Writes what comes after the last entry (a JSON `]`, a table).
+    /// What `entry` counts as, and, when `write`, the entry written (what comes before the
+    /// first entry, a CSV header or a JSON `[`, with it). One call for every entry the exit
+    /// status merges, written or not (after the reader of stdout went away), so a sink that
+    /// keeps totals keeps them here and they agree with the exit status, and nothing is
+    /// written that was not counted.
+    fn take(&mut self, entry: &Entry<D>, write: bool) -> (Tally, io::Result<()>);
+    /// Writes what comes after the last entry (a JSON `]`, a table), and what comes before
+    /// the first when none was written.
     fn finish(&mut self) -> io::Result<()>;
-    /// Every name [`Sink::tally`] gives, in the order the summary line lists them.
+    /// Every name [`Sink::take`] gives, in the order the summary line lists them.
     fn names(&self) -> &'static [&'static str];
     /// What the summary line calls one entry and many: verify's references, reconcile's
     /// rows.
@@ -155,33 +154,22 @@ pub(crate) trait Sink<D> {
 pub(crate) use resume::Carried;
 
 impl Sink<Carried> for RecordWriter {
-    fn begin(&mut self) -> io::Result<()> {
-        RecordWriter::begin(self)
-    }
-
-    fn tally(&mut self, entry: &Entry<Carried>) -> Tally {
-        self.keep(match entry {
-            Entry::Verified(record) => record,
-            Entry::Decided(carried) => &carried.record,
-        });
-        match entry {
-            Entry::Verified(record) => Tally::of(record),
-            Entry::Decided(carried) => Tally {
-                exit: carried.exit,
-                name: carried.name,
-                warned: carried.warned,
-                carried: true,
-                // A carried record was judged again: the class a fresh one would have.
-                class: Some(carried.record.verdict.class()),
-            },
-        }
-    }
-
-    fn write(&mut self, entry: &Entry<Carried>) -> io::Result<()> {
-        match entry {
-            Entry::Verified(record) => RecordWriter::write(self, record),
-            Entry::Decided(carried) => RecordWriter::write(self, &carried.record),
-        }
+    fn take(&mut self, entry: &Entry<Carried>, write: bool) -> (Tally, io::Result<()>) {
+        let (record, tally): (&Record, Tally) = match entry {
+            Entry::Verified(record) => (record, Tally::of(record)),
+            Entry::Decided(carried) => (
+                &carried.record,
+                Tally {
+                    exit: carried.exit,
+                    name: carried.name,
+                    warned: carried.warned,
+                    carried: true,
+                    // A carried record was judged again: the class a fresh one would have.
+                    class: Some(carried.record.verdict.class()),
+                },
+            ),
+        };
+        (tally, RecordWriter::take(self, record, write))
     }
 
     fn finish(&mut self) -> io::Result<()> {

@@ -56,28 +56,24 @@ impl Answer {
 }
 
 impl Sink<Infallible> for Answer {
-    fn begin(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn tally(&mut self, entry: &Entry<Infallible>) -> Tally {
-        match entry {
-            Entry::Verified(record) => Tally::of(record),
+    fn take(&mut self, entry: &Entry<Infallible>, write: bool) -> (Tally, io::Result<()>) {
+        let record = match entry {
+            Entry::Verified(record) => record,
             Entry::Decided(never) => match *never {},
-        }
-    }
-
-    fn write(&mut self, entry: &Entry<Infallible>) -> io::Result<()> {
-        let Entry::Verified(record) = entry else {
-            return Ok(());
         };
-        self.record = Some(record.clone());
         let verdict = &record.verdict;
-        if let (Some(v), Some(format)) = (verdict.outcome.verification(), self.format) {
-            let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
-            self.printer.verification(v, integrity, format)?;
+        let shown = match (verdict.outcome.verification(), self.format) {
+            (Some(v), Some(format)) if write => {
+                let integrity = verdict.checks.as_ref().map(|c| &c.integrity);
+                self.printer
+                    .answer(v, integrity, format == OutputFormat::Table)
+            }
+            _ => Ok(()),
+        };
+        if write {
+            self.record = Some(record.clone());
         }
-        Ok(())
+        (Tally::of(record), shown)
     }
 
     fn finish(&mut self) -> io::Result<()> {

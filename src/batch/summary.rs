@@ -1,4 +1,5 @@
-//! What a batch shows while it runs (the progress bar) and when it ends (the summary line).
+//! What a batch shows while it runs (the progress bar, or one reference's countdown) and
+//! what its entries come to when it ends (the summary line, `--fail-on`'s rules).
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
@@ -6,14 +7,16 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::Tally;
+use super::one::Countdown;
+use super::{Tally, WorkQueue};
 use crate::domain::class::{Class, FailOn};
 use crate::exit::Exit;
 use crate::log::{Level, Log};
 use crate::transport::gate::{Pacing, per_second};
 
-/// Counts of entries per name, and timing, for the summary line.
-#[derive(Debug, Default)]
+/// What the entries decided so far come to: counts per name for the summary line, and
+/// what `--fail-on`'s rules need.
+#[derive(Debug)]
 pub(super) struct Summary {
     pub(super) names: &'static [&'static str],
     /// What one entry is called, and many.
@@ -29,47 +32,11 @@ pub(super) struct Summary {
     pub(super) pacing: Option<Pacing>,
     /// Entries not exit 0 that `--fail-on` left out of the exit status, per name.
     pub(super) left_out: BTreeMap<&'static str, usize>,
-}
-
-/// What the progress bar counts: each entry that is not exit 0, under its outcome class
-/// (`declined`, `mismatch`, ...) or, for an entry with none, its name; in class order, then
-/// the sink's name order.
-#[derive(Debug)]
-pub(super) struct BarCounts {
-    names: &'static [&'static str],
-    counts: BTreeMap<(usize, &'static str), usize>,
-}
-
-impl BarCounts {
-    pub(super) fn new(names: &'static [&'static str]) -> Self {
-        BarCounts {
-            names,
-            counts: BTreeMap::new(),
-        }
-    }
-
-    pub(super) fn add(&mut self, tally: Tally) {
-        let key = match tally.class {
-            Some(class) => (class as usize, class.name()),
-            None => {
-                let at = self.names.iter().position(|n| *n == tally.name);
-                (
-                    Class::ALL.len() + at.unwrap_or(self.names.len()),
-                    tally.name,
-                )
-            }
-        };
-        *self.counts.entry(key).or_default() += 1;
-    }
-
-    /// `3 declined, 1 not_found, 2 mismatch`; empty while every entry is exit 0.
-    pub(super) fn text(&self) -> String {
-        self.counts
-            .iter()
-            .map(|((_, label), n)| format!("{n} {label}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
+    /// Every entry's exit, left out or not: the exit status of a run of one entry.
+    pub(super) worst: Exit,
+    /// Whether the service answered for any reference (a transaction it knows, of any
+    /// status): --fail-on's quiet exit needs an answer to be quiet about.
+    pub(super) answered: bool,
 }
 
 /// Why a batch stopped before its input ended.
@@ -90,7 +57,109 @@ impl Stopped {
     }
 }
 
-pub(super) fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
+/// What stderr shows while a run goes: the progress bar, or, for one reference, its
+/// countdown while it waits (and no bar).
+pub(super) struct Progress {
+    pub(super) bar: ProgressBar,
+    countdown: Option<Countdown>,
+    /// Records to a terminal that also shows the bar: the bar is cleared before each write
+    /// and drawn again after it, so no bar line is left among the rows.
+    shared_terminal: bool,
+    /// What the bar counts: each entry that is not exit 0, under its outcome class
+    /// (`declined`, `mismatch`, ...) or, for an entry with none, its name; in class order,
+    /// then in the order of `names`.
+    counts: BTreeMap<(usize, &'static str), usize>,
+    names: &'static [&'static str],
+    /// The bar's message as last set: set again only when it changes.
+    shown: String,
+}
+
+impl Progress {
+    /// The bar of a run of `known_len` entries named one of `names`, or `countdown`'s
+    /// line for a run of one reference.
+    pub(super) fn new(
+        known_len: Option<usize>,
+        names: &'static [&'static str],
+        countdown: Option<Countdown>,
+        log: &Log,
+    ) -> Self {
+        Progress {
+            bar: progress_bar(known_len, log),
+            countdown,
+            shared_terminal: io::stdout().is_terminal() && io::stderr().is_terminal(),
+            counts: BTreeMap::new(),
+            names,
+            shown: String::new(),
+        }
+    }
+
+    /// Whether this is a run of one reference, which has no lines of the batch's own.
+    pub(super) fn one(&self) -> bool {
+        self.countdown.is_some()
+    }
+
+    /// Runs `write` (to stdout) with the bar out of the way when they share a terminal.
+    pub(super) fn writing<T>(&self, write: impl FnOnce() -> T) -> T {
+        match self.shared_terminal {
+            true => self.bar.suspend(write),
+            false => write(),
+        }
+    }
+
+    /// Redraws the countdown of a reference that waits; whether there is one.
+    pub(super) fn countdown(&mut self, queue: &WorkQueue) -> bool {
+        self.countdown.as_mut().map(|c| c.show(queue)).is_some()
+    }
+
+    /// Clears the countdown before the answer is written, or the run ends.
+    pub(super) fn clear_countdown(&mut self) {
+        self.countdown.iter_mut().for_each(Countdown::clear);
+    }
+
+    /// Counts an entry that is not exit 0; the message shows it unless the run stopped.
+    pub(super) fn count(&mut self, tally: Tally, rate: Option<f64>, stopped: bool) {
+        let key = match tally.class {
+            Some(class) => (class as usize, class.name()),
+            None => {
+                let at = self.names.iter().position(|n| *n == tally.name);
+                let at = at.unwrap_or(self.names.len());
+                (Class::ALL.len() + at, tally.name)
+            }
+        };
+        *self.counts.entry(key).or_default() += 1;
+        if !stopped {
+            self.message(rate);
+        }
+    }
+
+    /// The bar's message: the entries so far that are not exit 0 (`3 declined, 1
+    /// not_found`) and, once the service has throttled (`rate`), the pace, so a slow run
+    /// says why. Set only when it changes.
+    pub(super) fn message(&mut self, rate: Option<f64>) {
+        let counted = self
+            .counts
+            .iter()
+            .map(|((_, label), n)| format!("{n} {label}"));
+        let counted = counted.collect::<Vec<_>>().join(", ");
+        let message = match rate {
+            Some(rate) if counted.is_empty() => format!("throttled: {}", per_second(rate)),
+            Some(rate) => format!("{counted}  throttled: {}", per_second(rate)),
+            None => counted,
+        };
+        if message != self.shown {
+            self.bar.set_message(message.clone());
+            self.shown = message;
+        }
+    }
+
+    /// The run is over: no bar and no countdown left on the screen.
+    pub(super) fn finish(&mut self) {
+        self.bar.finish_and_clear();
+        self.clear_countdown();
+    }
+}
+
+fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
     let wanted = io::stderr().is_terminal() && log.level() == Level::Normal && known_len != Some(1);
     if !wanted {
         return ProgressBar::hidden();
@@ -116,12 +185,62 @@ pub(super) fn progress_bar(known_len: Option<usize>, log: &Log) -> ProgressBar {
 }
 
 impl Summary {
-    /// Notes an entry `--fail-on` leaves out of the exit status (one of exit 0 changes
-    /// nothing and is not named).
-    pub(super) fn leave_out(&mut self, tally: Tally) {
-        if tally.exit != Exit::Successful {
-            *self.left_out.entry(tally.name).or_default() += 1;
+    /// A summary of no entries yet, each called `noun` (one, many) and named one of
+    /// `names`.
+    pub(super) fn new(names: &'static [&'static str], noun: (&'static str, &'static str)) -> Self {
+        Summary {
+            names,
+            noun,
+            counts: BTreeMap::new(),
+            total: 0,
+            with_warnings: 0,
+            carried: 0,
+            asked: 0,
+            pacing: None,
+            left_out: BTreeMap::new(),
+            worst: Exit::Successful,
+            answered: false,
         }
+    }
+
+    /// Counts an entry (`asked`: the service was asked about it in this run); what the exit
+    /// status merges of it: its own exit, or 0 when `--fail-on` leaves it out (one of exit
+    /// 0 changes nothing and is not named).
+    pub(super) fn add(&mut self, tally: Tally, asked: bool, fail_on: Option<&FailOn>) -> Exit {
+        *self.counts.entry(tally.name).or_default() += 1;
+        self.asked += usize::from(asked);
+        self.total += 1;
+        self.with_warnings += usize::from(tally.warned);
+        self.carried += usize::from(tally.carried);
+        self.worst = self.worst.merge(tally.exit);
+        self.answered |= matches!(
+            tally.class,
+            Some(Class::Paid | Class::Declined | Class::Mismatch | Class::Pending)
+        );
+        match (fail_on, tally.class) {
+            (Some(fail_on), Some(class)) if !fail_on.counts(class) => {
+                if tally.exit != Exit::Successful {
+                    *self.left_out.entry(tally.name).or_default() += 1;
+                }
+                Exit::Successful
+            }
+            _ => tally.exit,
+        }
+    }
+
+    /// Entries decided without asking (carried over, or decided from the input): the
+    /// positions written that were not jobs.
+    pub(super) fn not_asked(&self) -> usize {
+        self.total - self.asked
+    }
+
+    /// `3 SUCCESSFUL, 2 NOT_FOUND`: `counts` in the order of the names.
+    fn listed(&self, counts: &BTreeMap<&'static str, usize>) -> String {
+        self.names
+            .iter()
+            .filter_map(|name| counts.get(name).map(|n| format!("{n} {name}")))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether `--fail-on` left any entry out.
@@ -140,28 +259,11 @@ impl Summary {
         if self.left_out.is_empty() {
             return String::new();
         }
-        let counts = self
-            .names
-            .iter()
-            .filter_map(|name| self.left_out.get(name).map(|n| format!("{n} {name}")))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let counts = self.listed(&self.left_out);
         format!(
             "; exit {exit}: {counts} not in --fail-on {}",
             fail_on.names()
         )
-    }
-
-    pub(super) fn add(&mut self, tally: Tally, asked: bool) {
-        *self.counts.entry(tally.name).or_default() += 1;
-        self.asked += usize::from(asked);
-        self.total += 1;
-        if tally.warned {
-            self.with_warnings += 1;
-        }
-        if tally.carried {
-            self.carried += 1;
-        }
     }
 
     pub(super) fn line(&self, elapsed: Duration, stopped: Option<Stopped>) -> String {
@@ -171,12 +273,7 @@ impl Summary {
         } else {
             0.0
         };
-        let counts = self
-            .names
-            .iter()
-            .filter_map(|name| self.counts.get(name).map(|n| format!("{n} {name}")))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let counts = self.listed(&self.counts);
         let counts = if counts.is_empty() {
             "nothing verified".to_owned()
         } else {
@@ -238,11 +335,10 @@ mod tests {
 
     #[test]
     fn summary_lists_outcomes_in_contract_order() {
-        let mut s = Summary {
-            names: &crate::domain::outcome::OUTCOME_NAMES,
-            noun: ("reference", "references"),
-            ..Summary::default()
-        };
+        let mut s = Summary::new(
+            &crate::domain::outcome::OUTCOME_NAMES,
+            ("reference", "references"),
+        );
         s.counts.insert("NOT_FOUND", 2);
         s.counts.insert("SUCCESSFUL", 3);
         s.total = 5;

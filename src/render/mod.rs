@@ -2,7 +2,6 @@
 
 pub(crate) mod batch_table;
 pub(crate) mod csv;
-pub(crate) mod json;
 pub(crate) mod reconcile;
 pub(crate) mod records;
 pub(crate) mod sink;
@@ -296,20 +295,20 @@ impl Printer {
         self.out.write(bytes, None)
     }
 
-    /// Prints one verification result in `format`.
-    pub(crate) fn verification(
+    /// Prints the service's answer for one reference: a field/value table, or its JSON
+    /// object as received, pretty-printed (a record format makes one reference a batch).
+    pub(crate) fn answer(
         &mut self,
         v: &Verification,
         integrity: Option<&Integrity>,
-        format: OutputFormat,
+        table: bool,
     ) -> io::Result<()> {
-        let text = match format {
-            OutputFormat::Table => table::verification(v, integrity, self.style),
-            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Csv => {
-                crate::terminal::json_text(json::object(&v.raw)?)
-            }
+        let mut text = match table {
+            true => table::verification(v, integrity, self.style),
+            false => crate::terminal::json_text(
+                serde_json::to_string_pretty(&v.raw).map_err(io::Error::other)?,
+            ),
         };
-        let mut text = text;
         text.push('\n');
         self.out.write(text.as_bytes(), None)
     }

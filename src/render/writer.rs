@@ -58,6 +58,10 @@ pub(crate) struct Writer<V> {
     table_rows: Vec<Vec<String>>,
     /// Rows the table would list beyond [`View::TABLE_ROWS`]: counted, not kept.
     not_shown: u64,
+    /// What comes before the first record (a CSV header, a JSON `[`) is written with it,
+    /// or with the end, so a run that has nothing to verify (a usage error) leaves stdout
+    /// empty.
+    begun: bool,
 }
 
 impl<V: View> Writer<V> {
@@ -78,6 +82,7 @@ impl<V: View> Writer<V> {
             bom: false,
             table_rows: Vec::new(),
             not_shown: 0,
+            begun: false,
         }
     }
 
@@ -107,15 +112,19 @@ impl<V: View> Writer<V> {
         Writer { state, ..self }
     }
 
-    /// Keeps `record` in the `--state` file, if there is one: called for every record the
-    /// exit status merges, written to stdout or not.
-    pub(crate) fn keep(&mut self, record: &V::Record) {
+    /// Keeps `record` in the `--state` file, if there is one, and writes it when `write`:
+    /// every record the exit status merges is kept, written to stdout or not.
+    pub(crate) fn take(&mut self, record: &V::Record, write: bool) -> io::Result<()> {
         if self.state.is_some() {
             let text = self.sealed_json(record);
             let key = self.view.key(record);
             self.state
                 .iter_mut()
                 .for_each(|state| state.append(key, &text));
+        }
+        match write {
+            true => self.write(record),
+            false => Ok(()),
         }
     }
 
@@ -135,11 +144,19 @@ impl<V: View> Writer<V> {
         self.not_shown
     }
 
-    /// Writes what comes before the first record (the CSV header, JSON `[`).
-    pub(crate) fn begin(&mut self) -> io::Result<()> {
-        if self.discard {
-            return Ok(());
+    /// Makes the output ready for a record or its end: what comes before the first record
+    /// (the CSV header, JSON `[`) written once, the `--state` file checked. Whether stdout
+    /// takes anything (not under `-q`).
+    fn ready(&mut self) -> io::Result<bool> {
+        if !self.discard && !std::mem::replace(&mut self.begun, true) {
+            self.begin()?;
         }
+        self.state.iter_mut().try_for_each(StateLog::check)?;
+        Ok(!self.discard)
+    }
+
+    /// Writes what comes before the first record.
+    fn begin(&mut self) -> io::Result<()> {
         match self.format {
             OutputFormat::Csv => {
                 let mut text = match self.bom {
@@ -155,9 +172,8 @@ impl<V: View> Writer<V> {
     }
 
     /// Writes one record.
-    pub(crate) fn write(&mut self, record: &V::Record) -> io::Result<()> {
-        self.state.iter_mut().try_for_each(StateLog::check)?;
-        if self.discard {
+    fn write(&mut self, record: &V::Record) -> io::Result<()> {
+        if !self.ready()? {
             return Ok(());
         }
         match self.format {
@@ -187,10 +203,10 @@ impl<V: View> Writer<V> {
         }
     }
 
-    /// Writes what comes after the last record (JSON `]`, the table).
+    /// Writes what comes after the last record (JSON `]`, the table), and before it what
+    /// comes before the first when there was none.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
-        self.state.iter_mut().try_for_each(StateLog::check)?;
-        if self.discard {
+        if !self.ready()? {
             return Ok(());
         }
         match self.format {

@@ -1,5 +1,5 @@
-//! Reconciled rows on the batch engine: each judged once into its record, claimed and
-//! counted when the engine tallies it, then written as it is.
+//! Reconciled rows on the batch engine: each judged once into its record, claimed,
+//! counted and written in the one call the engine makes for it.
 
 use super::*;
 use crate::domain::reconcile::claimed_by;
@@ -7,9 +7,9 @@ use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
 
 /// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
-/// tallies it (so the totals are exactly the rows the exit status merges, written or not):
+/// takes it (so the totals are exactly the rows the exit status merges, written or not):
 /// a MATCHED row whose payment an earlier row claimed becomes a DUPLICATE, the record is
-/// counted, kept in the `--state` file, and kept for its write. A carried row, its stored
+/// counted, kept in the `--state` file and written. A carried row, its stored
 /// answer judged again, goes the way of a row asked now.
 pub(crate) struct ReconcileSink {
     /// The output.
@@ -20,8 +20,6 @@ pub(crate) struct ReconcileSink {
     lines_of: ReferenceLines,
     /// The totals so far.
     pub(crate) summary: Summary,
-    /// The record the last tally made, for its write.
-    tallied: Option<RowRecord>,
 }
 
 impl ReconcileSink {
@@ -31,7 +29,6 @@ impl ReconcileSink {
             writer,
             lines_of,
             summary: Summary::default(),
-            tallied: None,
         }
     }
 
@@ -60,32 +57,17 @@ impl ReconcileSink {
 }
 
 impl Sink<Reconciled> for ReconcileSink {
-    fn begin(&mut self) -> io::Result<()> {
-        self.writer.begin()
-    }
-
-    fn tally(&mut self, entry: &Entry<Reconciled>) -> Tally {
+    fn take(&mut self, entry: &Entry<Reconciled>, write: bool) -> (Tally, io::Result<()>) {
         let record = self.record(entry);
         self.summary.add(&record);
-        self.writer.keep(&record);
-        let carried = matches!(entry, Entry::Decided(Reconciled::Carried(_)));
         let tally = Tally {
             exit: record.result.exit(),
             name: record.result.name(),
             warned: record.warned,
-            carried,
+            carried: matches!(entry, Entry::Decided(Reconciled::Carried(_))),
             class: None,
         };
-        self.tallied = Some(record);
-        tally
-    }
-
-    fn write(&mut self, entry: &Entry<Reconciled>) -> io::Result<()> {
-        let record = match self.tallied.take() {
-            Some(record) => record,
-            None => self.record(entry),
-        };
-        self.writer.write(&record)
+        (tally, self.writer.take(&record, write))
     }
 
     fn finish(&mut self) -> io::Result<()> {
