@@ -184,6 +184,69 @@ fn inline_commands(paragraph: &str) -> Vec<String> {
         .collect()
 }
 
+/// The exit status a shell line's comment documents for its command: `# 4`, `# 0: paid`,
+/// `# exit 4: not this order's amount`, `# exits 3` (how the pages write it beside an
+/// example); `None` for any other comment or none.
+fn documented_exit(line: &str) -> Option<i32> {
+    let mut quote: Option<char> = None;
+    let mut previous = ' ';
+    let mut comment = None;
+    for (at, c) in line.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '#') if previous.is_whitespace() => {
+                comment = Some(&line[at + 1..]);
+                break;
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    let comment = comment?.trim();
+    let (number, worded) = match comment.split_once(' ') {
+        Some(("exit" | "exits", rest)) => (rest, true),
+        _ => (comment, false),
+    };
+    let digits = number.len()
+        - number
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .len();
+    let (code, rest) = number.split_at(digits);
+    // A bare figure is an exit status only alone or before a colon (`# 503, no Retry-After`
+    // is an HTTP status); after "exit" any end of the word will do.
+    let ends =
+        rest.is_empty() || rest.starts_with(':') || (worded && rest.starts_with([',', ' ', ')']));
+    code.parse().ok().filter(|_| ends)
+}
+
+#[test]
+fn documented_exit_statuses_are_read_from_the_comment() {
+    let cases = [
+        ("payverify gate --sandbox -- SANDBOX-OK-1   # 0", Some(0)),
+        ("payverify gate --sandbox -- X   # 4", Some(4)),
+        (
+            "payverify webhook check --expect-amount 400 p.json   # exit 4: not this order's",
+            Some(4),
+        ),
+        ("payverify verify --sandbox R   # exits 3", Some(3)),
+        (
+            "payverify sandbox --retry-after none   # 503, no Retry-After",
+            None,
+        ),
+        (
+            "payverify sandbox --port 8089 &   # first stdout line: http://127.0.0.1:8089",
+            None,
+        ),
+        ("payverify verify --sandbox 'R#1' # in-process", None),
+        ("payverify verify --sandbox R#1", None),
+    ];
+    for (line, code) in cases {
+        assert_eq!(documented_exit(line), code, "{line}");
+    }
+}
+
 #[test]
 fn shell_lines_split_as_sh_would() {
     let words = |line: &str| commands(line);
@@ -242,13 +305,17 @@ fn every_documented_command_line_parses() {
 }
 
 /// The examples that need nothing but the in-process sandbox run as written: none is a
-/// usage error (exit 2), and each says on stderr why not when it is not 0.
+/// usage error (exit 2), each says on stderr why not when it is not 0, and one whose line
+/// documents its exit status (`# 4`) exits with that status.
 #[test]
 fn documented_sandbox_commands_run() {
-    let mut ran = 0;
+    let (mut ran, mut documented) = (0, 0);
     for page in pages::pages() {
         for line in example_lines(&page.text) {
-            for argv in commands(&line) {
+            let found = commands(&line);
+            // A line of two commands (a pipe) documents the last one's status: none ran here.
+            let expected = documented_exit(&line).filter(|_| found.len() == 1);
+            for argv in found {
                 let runnable = argv.iter().any(|a| a == "--sandbox")
                     && ["verify", "gate"].contains(&argv[1].as_str())
                     && !argv.iter().any(|a| a == "--from" || a == "-");
@@ -264,8 +331,23 @@ fn documented_sandbox_commands_run() {
                     page.path,
                     common::stderr_of(&out)
                 );
+                if let Some(expected) = expected {
+                    documented += 1;
+                    assert_eq!(
+                        code,
+                        Some(expected),
+                        "{}: {line}: documented exit {expected}\n{}",
+                        page.path,
+                        common::stderr_of(&out)
+                    );
+                }
             }
         }
     }
     assert!(ran >= 5, "only {ran} sandbox examples ran");
+    // docs/gate.md documents three: a reader that found none would pass.
+    assert!(
+        documented >= 3,
+        "only {documented} documented exit statuses checked"
+    );
 }
