@@ -55,8 +55,10 @@ pub(crate) struct VerifyArgs {
     /// line is, is written to FILE as it is decided, so a run stopped, killed or cut short
     /// by `| head` keeps what it decided. Run again with the same --state: references
     /// whose record there is a final answer are not asked again (judged again under this
-    /// run's checks, as --resume does), and FILE then holds this run's records. Not stdout,
-    /// an input or the --summary-json file.
+    /// run's checks, as --resume does), and FILE then holds this run's records. It makes a
+    /// run a batch, even of one reference: `verify REF --state FILE` writes the batch table
+    /// (one row; -o json, an array of one record) and a summary line on stderr, not REF's
+    /// own table. Not stdout, an input or the --summary-json file.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     pub(crate) state: Option<PathBuf>,
 

@@ -358,3 +358,38 @@ fn a_record_longer_than_is_read_back_is_asked_again_not_a_refused_file() {
     assert_eq!(foreign.status.code(), Some(2), "{}", stderr_of(&foreign));
     assert_eq!(requests(&foreign), 0);
 }
+
+/// `verify REF --state FILE` is a batch of one (the batch table, the summary line), and
+/// --state's help says so, as the man page does from the same text.
+#[test]
+fn one_reference_with_state_is_a_batch_as_its_help_says() {
+    let dir = TempDir::new("state-one");
+    let out = payverify()
+        .current_dir(dir.path())
+        .args(["verify", "--sandbox", "--state", "s.jsonl", "SANDBOX-OK-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let stdout = stdout_of(&out);
+    assert!(stdout.starts_with("Reference "), "{stdout}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(
+        stderr_of(&out).starts_with("payverify: 1 reference in "),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(lines(&dir, "s.jsonl"), 1);
+    let help = payverify().args(["help", "verify"]).output().unwrap();
+    let help = stdout_of(&help)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains(
+            "It makes a run a batch, even of one reference: `verify REF --state FILE` writes \
+             the batch table (one row; -o json, an array of one record) and a summary line on \
+             stderr, not REF's own table."
+        ),
+        "{help}"
+    );
+}
