@@ -199,3 +199,24 @@ fn a_replacement_keeps_the_old_mode_unless_one_is_asked_for() {
     write(&path, b"newer", replace).unwrap();
     assert_eq!(mode(&path), 0o600);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_leftover_is_named_exactly_as_a_temporary_file_for_that_target() {
+    use std::ffi::OsStr;
+    let pid = |file: &str| super::write::leftover_pid(OsStr::new(file), OsStr::new("s.jsonl"));
+    assert_eq!(pid(".s.jsonl.payverify-4242.tmp"), Some(4242));
+    for near in [
+        "s.jsonl.payverify-4242.tmp",
+        ".s.jsonl.payverify-04242.tmp",
+        ".s.jsonl.payverify-+4242.tmp",
+        ".s.jsonl.payverify-4242.tmp~",
+        ".s.jsonl.payverify-.tmp",
+        ".s.jsonl.payverify-42a.tmp",
+        ".t.jsonl.payverify-4242.tmp",
+        ".s.jsonl.x.payverify-4242.tmp",
+        ".s.jsonl.payverify-99999999999.tmp",
+    ] {
+        assert_eq!(pid(near), None, "{near}");
+    }
+}

@@ -6,9 +6,10 @@
 //! file of this user (a symlink, a device, a directory, a pipe, another user's file) is
 //! refused before anything is touched, and so is a target that is one of the run's inputs
 //! or where stdout or stderr goes. Permissions are set on the temporary file's own
-//! descriptor, never through a path.
+//! descriptor, never through a path. A temporary file that a killed run left beside the same
+//! target (a SIGKILL before its rename) is removed first, once its process is gone (unix).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -106,6 +107,7 @@ pub(crate) fn prepare(path: &Path, replace: Replace) -> Result<Pending, Unwritab
     let name = path
         .file_name()
         .ok_or_else(|| Unwritable::refused("it names no file"))?;
+    remove_leftovers(&dir, name);
     let mut temp_name = OsString::from(".");
     temp_name.push(name);
     temp_name.push(format!(".payverify-{}.tmp", std::process::id()));
@@ -132,6 +134,63 @@ pub(crate) fn prepare(path: &Path, replace: Replace) -> Result<Pending, Unwritab
         mode,
         replace,
     })
+}
+
+/// Removes the temporary files an earlier run left beside `name` in `dir` when it was killed
+/// before it could (SIGKILL, a power cut): each regular file of this user named exactly as
+/// [`prepare`] names one for this target, `.NAME.payverify-PID.tmp`, whose PID is no live
+/// process. A link is neither followed nor removed; a live process's file (another run
+/// writing the same target) and anything named otherwise are left alone.
+#[cfg(unix)]
+fn remove_leftovers(dir: &Path, name: &OsStr) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = leftover_pid(&entry.file_name(), name) else {
+            continue;
+        };
+        if pid == std::process::id() || alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(meta) = std::fs::symlink_metadata(&path)
+            && meta.file_type().is_file()
+            && other_owner(&meta).is_none()
+        {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// No process ids to ask about: a temporary file left by a killed run stays.
+#[cfg(not(unix))]
+fn remove_leftovers(_: &Path, _: &OsStr) {}
+
+/// The process id in `file`, when it is a temporary file's name for the target `name`:
+/// `.` `name` `.payverify-` the id as `{}` prints it (no sign, no leading zero) `.tmp`.
+#[cfg(unix)]
+pub(super) fn leftover_pid(file: &OsStr, name: &OsStr) -> Option<u32> {
+    let rest = file.as_encoded_bytes().strip_prefix(b".")?;
+    let rest = rest.strip_prefix(name.as_encoded_bytes())?;
+    let digits = rest.strip_prefix(b".payverify-")?.strip_suffix(b".tmp")?;
+    let digits = std::str::from_utf8(digits).ok()?;
+    let pid: u32 = digits.parse().ok()?;
+    (pid.to_string() == digits).then_some(pid)
+}
+
+/// Whether `pid` may be a live process: anything but "no such process" says it may (one
+/// of another user's is live too), so a file is removed only when its writer is surely gone.
+#[cfg(unix)]
+fn alive(pid: u32) -> bool {
+    use nix::errno::Errno;
+    let Some(pid) = i32::try_from(pid).ok().filter(|p| *p > 0) else {
+        return true;
+    };
+    !matches!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+        Err(Errno::ESRCH)
+    )
 }
 
 /// Writes `bytes` to `path` atomically (see the module's documentation).

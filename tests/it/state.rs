@@ -5,8 +5,8 @@
 use std::process::{Output, Stdio};
 
 use crate::common::{
-    TempDir, payverify, sandbox_in, sandbox_requests as requests, send_signal, spawnable,
-    stderr_of, stdout_of, wait_until,
+    TempDir, payverify, sandbox_in, sandbox_requests as requests, send_signal, silent_service,
+    spawnable, spawnable_at, stderr_of, stdout_of, wait_until,
 };
 use crate::resume_like_fresh::Rng;
 
@@ -357,6 +357,68 @@ fn a_record_longer_than_is_read_back_is_asked_again_not_a_refused_file() {
     let foreign = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
     assert_eq!(foreign.status.code(), Some(2), "{}", stderr_of(&foreign));
     assert_eq!(requests(&foreign), 0);
+}
+
+/// A run killed (SIGKILL) before its first record leaves its empty temporary file beside the
+/// --state FILE; the next run with the same FILE removes it, and nothing else named like
+/// it: a live process's, a link (nor what it points to), another file's, a near miss.
+#[test]
+fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
+    let dir = TempDir::new("state-leftover");
+    let (server, arrived) = silent_service();
+    let mut child = spawnable_at(&server.url)
+        .current_dir(dir.path())
+        .args(["verify", "--state", "s.jsonl", "--retries", "0", "HELD-1"])
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    arrived
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap();
+    send_signal(&child, "-KILL");
+    child.wait().unwrap();
+    let killed = format!(".s.jsonl.payverify-{}.tmp", child.id());
+    assert_eq!(std::fs::read(dir.path().join(&killed)).unwrap(), b"");
+    assert!(!dir.path().join("s.jsonl").exists());
+
+    // Another process gone (its pid no process now), and ones alive.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let (gone, me) = (gone.id(), std::process::id());
+    let keep = [
+        format!(".s.jsonl.payverify-{me}.tmp"),
+        ".s.jsonl.payverify-1.tmp".to_owned(),
+        format!(".t.jsonl.payverify-{gone}.tmp"),
+        format!(".s.jsonl.payverify-{gone}.tmp~"),
+        format!(".s.jsonl.payverify-0{gone}.tmp"),
+        format!("s.jsonl.payverify-{gone}.tmp"),
+    ];
+    for name in &keep {
+        dir.write(name, "kept");
+    }
+    let link = format!(".s.jsonl.payverify-{gone}.tmp");
+    dir.write("target", "kept");
+    std::os::unix::fs::symlink("target", dir.path().join(&link)).unwrap();
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+
+    let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert!(
+        stdout_of(&again).contains("SANDBOX-OK-1,SUCCESSFUL,"),
+        "{}",
+        stdout_of(&again)
+    );
+    assert_eq!(lines(&dir, "s.jsonl"), 1);
+    assert!(!dir.path().join(&killed).exists(), "{killed} left");
+    for name in keep.iter().chain([&"target".to_owned()]) {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).unwrap(),
+            "kept",
+            "{name}"
+        );
+    }
+    let meta = std::fs::symlink_metadata(dir.path().join(&link)).unwrap();
+    assert!(meta.file_type().is_symlink(), "{link}");
 }
 
 /// `verify REF --state FILE` is a batch of one (the batch table, the summary line), and
