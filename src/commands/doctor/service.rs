@@ -294,17 +294,8 @@ fn mode_check(v: &crate::domain::model::Verification, settings: &Settings) -> Ch
         ),
         (None, Some(mode)) => {
             let line = format!("expect_mode = {}", crate::terminal::quoted(mode));
-            let place = match (&settings.profile, &settings.config) {
-                (Some(profile), Some(config)) if settings.config_loaded => format!(
-                    "add the line {line} under [profiles.{}] in {}",
-                    profile.value,
-                    config.path.display()
-                ),
-                _ => format!(
-                    "add the line {line} to your config profile, or pass --expect-mode {}",
-                    crate::commands::shell_word(mode)
-                ),
-            };
+            let flag = format!("--expect-mode {}", crate::commands::shell_word(mode));
+            let place = add_line(settings, &line, &flag);
             Check::ok(
                 "mode",
                 format!(
@@ -323,6 +314,19 @@ fn mode_check(v: &crate::domain::model::Verification, settings: &Settings) -> Ch
         "expect_mode",
         settings.expect_mode.as_ref().map(|m| m.value.clone()),
     )
+}
+
+/// Where to add `line` to the config: under the profile in use in the file loaded, else
+/// in "your config profile", or `flag` on the command line.
+fn add_line(settings: &Settings, line: &str, flag: &str) -> String {
+    match (&settings.profile, &settings.config) {
+        (Some(profile), Some(config)) if settings.config_loaded => format!(
+            "add the line {line} under [profiles.{}] in {}",
+            profile.value,
+            config.path.display()
+        ),
+        _ => format!("add the line {line} to your config profile, or pass {flag}"),
+    }
 }
 
 /// Whether the response's hmac verifies under this secret, and what to set if it does.
@@ -357,19 +361,12 @@ fn hmac_check(
         .unwrap_or_default();
     let shown = crate::terminal::quoted(&message);
     if signature::verify(secret, &message, hmac) {
-        let advice = match (&settings.hmac.value, &settings.profile, &settings.config) {
-            (HmacMode::Require, ..) => format!(
+        let advice = match settings.hmac.value {
+            HmacMode::Require => format!(
                 "hmac = \"require\" is already set ({})",
                 settings.hmac.source
             ),
-            (_, Some(profile), Some(config)) if settings.config_loaded => format!(
-                "add the line hmac = \"require\" under [profiles.{}] in {}",
-                profile.value,
-                config.path.display()
-            ),
-            _ => "add the line hmac = \"require\" to your config profile, or pass --hmac \
-                  require"
-                .to_owned(),
+            _ => add_line(settings, "hmac = \"require\"", "--hmac require"),
         };
         Check::ok(
             "hmac",
