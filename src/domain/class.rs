@@ -6,81 +6,65 @@
 
 use std::fmt;
 
-/// What a record's outcome asks of a person, named as `--fail-on` takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Class {
+/// Declares [`Class`], [`Class::ALL`], [`Class::name`] and [`Class::meaning`] from one list:
+/// each class with its doc, the name `--fail-on` takes, and its meaning.
+macro_rules! class_table {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, $meaning:literal; )*) => {
+        /// What a record's outcome asks of a person, named as `--fail-on` takes it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Class {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Class {
+            /// Every class, in the order help lists them (the order of their outcomes' exit
+            /// codes).
+            pub const ALL: [Class; 7] = [ $( Class::$variant, )* ];
+
+            /// The name `--fail-on` takes and the progress bar shows.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Class::$variant => $name, )*
+                }
+            }
+
+            /// What a record of this class means for the person reading the run, one line.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $( Class::$variant => $meaning, )*
+                }
+            }
+        }
+    };
+}
+
+class_table! {
     /// A genuine payment that passed every check.
-    Paid,
+    Paid => "paid", "a genuine payment, every check passed (exit 0 whatever --fail-on says)";
     /// The service says the payment did not go through, in an answer that passed every
     /// check.
-    Declined,
+    Declined => "declined", "the service says the payment did not go through (a declined \
+        card), in an answer that passed every check: the customer's matter, nothing to fix";
     /// No transaction has the reference.
-    NotFound,
+    NotFound => "not_found",
+        "no transaction has the reference: an abandoned checkout, or a wrong reference";
     /// An answer that failed a check: a SUCCESSFUL payment's (CHECK_FAILED), or a FAILED
     /// or NOT_FINAL one's, which then says nothing about the payment.
-    Mismatch,
+    Mismatch => "mismatch", "SUCCESSFUL, but a check failed (hmac, code, amount, currency, \
+        merchant ref, mode, another reference): do not ship; look at it. A FAILED or NOT_FINAL \
+        answer that failed a check keeps its name and exit status but is of this class: it \
+        says nothing about the payment";
     /// Not final yet.
-    Pending,
+    Pending => "pending", "not final yet: verify it again later (--wait, --resume)";
     /// The service could not be asked, or its answer could not be read.
-    Unverified,
+    Unverified => "unverified", "nothing is known: the service could not be asked or its \
+        answer could not be read; run it again (--resume)";
     /// The run itself is broken: credentials rejected, or payverify failed.
-    Fault,
+    Fault => "fault", "the run is broken: the credentials were rejected or payverify failed; \
+        always counted, named or not, as exit 2, 6, 10 and 130 are";
 }
 
 impl Class {
-    /// Every class, in the order help lists them (the order of their outcomes' exit codes).
-    pub const ALL: [Class; 7] = [
-        Class::Paid,
-        Class::Declined,
-        Class::NotFound,
-        Class::Mismatch,
-        Class::Pending,
-        Class::Unverified,
-        Class::Fault,
-    ];
-
-    /// The name `--fail-on` takes and the progress bar shows.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Class::Paid => "paid",
-            Class::Declined => "declined",
-            Class::NotFound => "not_found",
-            Class::Mismatch => "mismatch",
-            Class::Pending => "pending",
-            Class::Unverified => "unverified",
-            Class::Fault => "fault",
-        }
-    }
-
-    /// What a record of this class means for the person reading the run, one line.
-    pub const fn meaning(self) -> &'static str {
-        match self {
-            Class::Paid => "a genuine payment, every check passed (exit 0 whatever --fail-on says)",
-            Class::Declined => {
-                "the service says the payment did not go through (a declined card), in an \
-                 answer that passed every check: the customer's matter, nothing to fix"
-            }
-            Class::NotFound => {
-                "no transaction has the reference: an abandoned checkout, or a wrong reference"
-            }
-            Class::Mismatch => {
-                "SUCCESSFUL, but a check failed (hmac, code, amount, currency, merchant ref, \
-                 mode, another reference): do not ship; look at it. A FAILED or NOT_FINAL \
-                 answer that failed a check keeps its name and exit status but is of this \
-                 class: it says nothing about the payment"
-            }
-            Class::Pending => "not final yet: verify it again later (--wait, --resume)",
-            Class::Unverified => {
-                "nothing is known: the service could not be asked or its answer could not be \
-                 read; run it again (--resume)"
-            }
-            Class::Fault => {
-                "the run is broken: the credentials were rejected or payverify failed; always \
-                 counted, named or not, as exit 2, 6, 10 and 130 are"
-            }
-        }
-    }
-
     /// Whether records of this class count toward the exit status whatever `--fail-on`
     /// names: they say nothing about a payment and everything about the run.
     pub const fn always_counted(self) -> bool {
