@@ -144,7 +144,6 @@ impl Settings {
     }
 
     /// The validated endpoint, or exit 6 naming what is missing and how to set it.
-    /// The validated endpoint, or exit 6 naming what is missing and how to set it.
     pub(crate) fn endpoint(&self, log: &Log) -> Result<Endpoint, Failure> {
         let base_url = self.checked_base_url()?;
         let client_id = self.checked_client_id()?.to_owned();
@@ -208,37 +207,29 @@ impl Settings {
             .value
             .read(log)
             .map_err(|f| came_from(f, &source.source))?;
+        let refuse = |message: String| Err(Failure::config(Cause::Secret, message));
         // An empty HMAC key is a key anyone can sign with: refuse it from every source.
-        if secret.expose().trim().is_empty() && source.source == Source::Env(env::CLIENT_SECRET) {
-            return Err(Failure::config(
-                Cause::Secret,
-                format!(
+        if secret.expose().trim().is_empty() {
+            return refuse(match source.source == Source::Env(env::CLIENT_SECRET) {
+                true => format!(
                     "{} is set but empty (or only whitespace); unset it, or set it to the client \
                  secret",
                     env::CLIENT_SECRET
                 ),
-            ));
-        }
-        if secret.expose().trim().is_empty() {
-            return Err(Failure::config(
-                Cause::Secret,
-                format!(
+                false => format!(
                     "the client secret from {} is empty or only whitespace",
                     source.source
                 ),
-            ));
+            });
         }
         // A gateway secret key is long. A short one is a mistake (a placeholder, a cut
         // paste), and one too short to redact safely from output would have to be redacted
         // from ordinary text everywhere.
         if secret.expose().chars().count() < MIN_SECRET_CHARS {
-            return Err(Failure::config(
-                Cause::Secret,
-                format!(
-                    "the client secret from {} is shorter than {MIN_SECRET_CHARS} characters; a \
+            return refuse(format!(
+                "the client secret from {} is shorter than {MIN_SECRET_CHARS} characters; a \
                  gateway secret key is longer (check the value)",
-                    source.source
-                ),
+                source.source
             ));
         }
         Ok(secret)

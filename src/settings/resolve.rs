@@ -53,23 +53,17 @@ impl Settings {
             None => Profile::default(),
         };
         let layer = Layer {
+            ctx,
             profile: &profile,
             name: profile_name.as_ref().map(|n| n.value.clone()),
             path,
         };
         let mut problems = Vec::new();
         let mut shadowed = Vec::new();
-        let base_url = layer.string(
-            ctx,
-            &mut shadowed,
-            &BASE_URL,
-            &flags.base_url,
-            &profile.base_url,
-        );
+        let base_url = layer.string(&mut shadowed, &BASE_URL, &flags.base_url, &profile.base_url);
         // Trimmed as the secret is, from every source: a client id pasted with a trailing
         // space would otherwise be sent as is and earn a bare 401.
         let client_id = layer.string(
-            ctx,
             &mut shadowed,
             &CLIENT_ID,
             &flags.client_id,
@@ -79,7 +73,7 @@ impl Settings {
             .as_ref()
             .is_some_and(|id| id.value.trim().len() != id.value.len());
         let client_id = client_id.map(|id| Sourced::new(id.value.trim().to_owned(), id.source));
-        let client_secret = layer.client_secret(flags, ctx, &mut shadowed, &mut problems);
+        let client_secret = layer.client_secret(flags, &mut shadowed, &mut problems);
         let warnings = file_warnings(file.as_ref(), config.as_ref(), profile_name.as_ref());
         // In the order the problems are listed: each refused key adds one.
         let settings = Settings {
@@ -208,6 +202,7 @@ fn file_warnings(
 
 /// The selected profile and where its keys live, for sourcing values.
 struct Layer<'a> {
+    ctx: &'a Context<'a>,
     profile: &'a Profile,
     name: Option<String>,
     path: PathBuf,
@@ -273,13 +268,12 @@ impl Layer<'_> {
     /// variable that beats the profile's key is noted in `shadowed`.
     fn string(
         &self,
-        ctx: &Context,
         shadowed: &mut Vec<(&'static str, &'static str)>,
         needed: &Needed,
         flag: &Option<String>,
         value: &Option<String>,
     ) -> Option<Sourced<String>> {
-        let picked = pick(flag, needed.flag, ctx, needed.env);
+        let picked = pick(flag, needed.flag, self.ctx, needed.env);
         if matches!(&picked, Some(p) if matches!(p.source, Source::Env(_))) && value.is_some() {
             shadowed.push((needed.env, needed.key));
         }
@@ -291,7 +285,6 @@ impl Layer<'_> {
     fn client_secret(
         &self,
         flags: &Flags,
-        ctx: &Context,
         shadowed: &mut Vec<(&'static str, &'static str)>,
         problems: &mut Vec<Failure>,
     ) -> Option<Sourced<SecretSource>> {
@@ -305,7 +298,7 @@ impl Layer<'_> {
                 Source::Flag("--client-secret-file"),
             ));
         }
-        let Some(value) = (ctx.env)(env::CLIENT_SECRET) else {
+        let Some(value) = (self.ctx.env)(env::CLIENT_SECRET) else {
             return profile_secret;
         };
         // Set but empty is taken as given, and refused when read: an empty variable is a
