@@ -161,14 +161,13 @@ fn duration_flag(
 
 fn parse_retries(s: &str) -> Result<u32, String> {
     whole_in_range(s, 0, u64::from(crate::settings::MAX_RETRIES))
-        .and_then(|n| u32::try_from(n).map_err(|e| e.to_string()))
 }
 
-/// A whole number from `low` to `high`, or a message naming that range.
-pub(super) fn whole_in_range(s: &str, low: u64, high: u64) -> Result<u64, String> {
+/// A whole number from `low` to `high` (a range `T` holds), or a message naming that range.
+pub(super) fn whole_in_range<T: TryFrom<u64>>(s: &str, low: u64, high: u64) -> Result<T, String> {
     let t = s.trim();
-    match t.parse::<u64>() {
-        Ok(n) if t.bytes().all(|b| b.is_ascii_digit()) && (low..=high).contains(&n) => Ok(n),
-        _ => Err(format!("'{s}' is not a whole number from {low} to {high}")),
-    }
+    (t.parse::<u64>().ok())
+        .filter(|n| t.bytes().all(|b| b.is_ascii_digit()) && (low..=high).contains(n))
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| format!("'{s}' is not a whole number from {low} to {high}"))
 }

@@ -60,7 +60,7 @@ fn parse_retry_after_flag(s: &str) -> Result<RetryAfterFlag, String> {
     match s.trim() {
         "none" => Ok(RetryAfterFlag(None)),
         t => whole_in_range(t, 0, 86_400)
-            .map(|n| RetryAfterFlag(u32::try_from(n).ok()))
+            .map(|n| RetryAfterFlag(Some(n)))
             .map_err(|_| format!("'{s}' is not whole seconds from 0 to 86400, or none")),
     }
 }

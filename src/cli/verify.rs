@@ -233,9 +233,8 @@ impl VerifyArgs {
     /// Whether this is a batch: several references, a stream, or a record format.
     /// One plain reference keeps the single-reference output exactly.
     pub(crate) fn is_batch(&self) -> bool {
-        self.from.is_some()
-            || self.arguments().count() != 1
-            || self.arguments().any(|(r, stream)| stream && r == "-")
+        self.is_list()
+            || self.arguments().count() == 0
             || matches!(self.output, Some(OutputFormat::Jsonl | OutputFormat::Csv))
             || self.state.is_some()
     }
@@ -285,5 +284,4 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 
 fn parse_jobs(s: &str) -> Result<u16, String> {
     whole_in_range(s, 1, u64::from(MAX_JOBS))
-        .and_then(|n| u16::try_from(n).map_err(|e| e.to_string()))
 }
