@@ -33,38 +33,32 @@ pub(crate) fn run(
     if args.fail_on.is_some() {
         fail_on_applies(args)?;
     }
+    // -q silences the default table; an explicit -o is data a script asked for.
+    let quiet = log.level() == Level::Quiet && !args.writes_when_quiet();
     // Bad input is refused before anything else happens, and before any request.
-    let work = if args.is_batch() {
-        let sources = sources(args)?;
-        let rules = ListRules {
-            comments: args.comments,
-        };
-        let known_len = Input::known_len(&sources, rules);
-        Work::Batch(Box::new(Input::open(sources, expect, rules)?), known_len)
-    } else {
+    if !args.is_batch() {
         let reference = args.arguments().next().map_or("", |(r, _)| r);
         let reference = Reference::parse(reference).map_err(|e| {
             Failure::usage(format!("{e} (give the transaction reference to verify)"))
         })?;
-        Work::Single(Job {
+        let job = Job {
             row: None,
             reference,
             expect,
             origin: "argument 1".into(),
-        })
+        };
+        let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
+        let printer = Printer::stdout(global.color, ctx.env);
+        return service.one(job, (!quiet).then(|| args.format()), log, printer);
+    }
+    let sources = sources(args)?;
+    let rules = ListRules {
+        comments: args.comments,
     };
-
+    let known_len = Input::known_len(&sources, rules);
+    let input = Input::open(sources, expect, rules)?;
     let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     let printer = Printer::stdout(global.color, ctx.env);
-    // -q silences the default table; an explicit -o is data a script asked for.
-    let quiet = log.level() == Level::Quiet && !args.writes_when_quiet();
-    let (input, known_len) = match work {
-        Work::Single(job) => {
-            let format = (!quiet).then(|| args.format());
-            return service.one(job, format, log, printer);
-        }
-        Work::Batch(input, known_len) => (input, known_len),
-    };
     let trust = service.trust(args.expect.expectations());
     let (index, state) = open_memory(
         args.resume.as_deref(),
@@ -88,8 +82,8 @@ pub(crate) fn run(
     .with_state(state);
     let verifier = service.verifier.clone();
     match index {
-        Some(index) => batch.run(verifier, Resuming::new(*input, index), &mut writer, log),
-        None => batch.run(verifier, *input, &mut writer, log),
+        Some(index) => batch.run(verifier, Resuming::new(input, index), &mut writer, log),
+        None => batch.run(verifier, input, &mut writer, log),
     }
 }
 
@@ -131,13 +125,6 @@ pub(crate) fn record_shape() -> Shape {
         is_final: is_final_name,
         row: None,
     }
-}
-
-/// What one run verifies: one reference printed in full, or a batch of records.
-enum Work {
-    Single(Job),
-    /// The input, and its length when every reference was an argument.
-    Batch(Box<Input>, Option<usize>),
 }
 
 /// The batch sources in the order given; argument references are validated here, so a bad
