@@ -114,6 +114,12 @@ impl Row {
         }
     }
 
+    /// A row whose value is text, shown as it is.
+    fn text(key: &'static str, shown: String, source: impl ToString) -> Row {
+        let value = json!(shown);
+        Row::new(key, shown, source.to_string(), value)
+    }
+
     /// A row whose source is where its value came from.
     fn sourced(key: &'static str, shown: String, source: &Source, value: Value) -> Row {
         Row::new(key, shown, source.to_string(), value)
@@ -121,8 +127,7 @@ impl Row {
 
     /// A setting named by a word (`standard`, `warn`): its name in lower case.
     fn lowercase(key: &'static str, v: &Sourced<impl std::fmt::Debug>) -> Row {
-        let word = format!("{:?}", v.value).to_lowercase();
-        Row::sourced(key, word.clone(), &v.source, json!(word))
+        Row::text(key, format!("{:?}", v.value).to_lowercase(), &v.source)
     }
 
     /// A duration as people write it (`30s`, `10m`), with its seconds for scripts; `zero`
@@ -145,7 +150,7 @@ impl Row {
 /// Every setting, in the order the table lists them.
 fn rows(s: &Settings) -> Vec<Row> {
     let text = |key, v: &Option<Sourced<String>>| match v {
-        Some(v) => Row::sourced(key, v.value.clone(), &v.source, json!(v.value)),
+        Some(v) => Row::text(key, v.value.clone(), &v.source),
         None => Row::unset(key, "not set"),
     };
     let mut client_id = text("client_id", &s.client_id).with("trimmed", s.client_id_trimmed);
@@ -183,18 +188,10 @@ fn rows(s: &Settings) -> Vec<Row> {
         if !matches!(s.proxy.as_ref().map(|p| &p.source), Some(Source::Env(_))) {
             source.push_str(" (applies to a proxy from the environment only)");
         }
-        rows.push(Row::new(
-            "no_proxy",
-            list.value.clone(),
-            source,
-            json!(list.value),
-        ));
+        rows.push(Row::text("no_proxy", list.value.clone(), source));
     }
     rows.push(match &s.ca_cert {
-        Some(c) => {
-            let path = c.value.display().to_string();
-            Row::sourced("ca_cert", path.clone(), &c.source, json!(path))
-        }
+        Some(c) => Row::text("ca_cert", c.value.display().to_string(), &c.source),
         None => Row::unset("ca_cert", "built-in Mozilla roots"),
     });
     rows
@@ -210,7 +207,7 @@ fn config_row(s: &Settings) -> Row {
         true => "loaded",
         false => "does not exist",
     };
-    Row::new("config", path.clone(), state.into(), json!(path)).with("loaded", s.config_loaded)
+    Row::text("config", path, state).with("loaded", s.config_loaded)
 }
 
 /// The base URL without any credentials in it (which are refused, and never shown).
@@ -223,7 +220,7 @@ fn base_url_row(s: &Settings) -> Row {
     if shown != url.value {
         source.push_str(" (refused: credentials belong in client_id and a secret source)");
     }
-    Row::new("base_url", shown.clone(), source, json!(shown))
+    Row::text("base_url", shown, source)
 }
 
 /// Where the client secret comes from; never the secret.
@@ -263,7 +260,7 @@ fn proxy_row(s: &Settings) -> Row {
         source.push_str(" (not for loopback)");
     }
     let shown = crate::transport::proxy::shown(&p.value);
-    Row::new("proxy", shown.clone(), source, json!(shown))
+    Row::text("proxy", shown, source)
 }
 
 /// The table: key, value, source; a line with a problem says so after its source
