@@ -207,32 +207,28 @@ impl Settings {
             .value
             .read(log)
             .map_err(|f| came_from(f, &source.source))?;
-        let refuse = |message: String| Err(Failure::config(Cause::Secret, message));
-        // An empty HMAC key is a key anyone can sign with: refuse it from every source.
-        if secret.expose().trim().is_empty() {
-            return refuse(match source.source == Source::Env(env::CLIENT_SECRET) {
-                true => format!(
-                    "{} is set but empty (or only whitespace); unset it, or set it to the client \
+        let Some(problem) = secret_source::value_problem(secret.expose()) else {
+            return Ok(secret);
+        };
+        let from_env = source.source == Source::Env(env::CLIENT_SECRET);
+        let message = match secret.expose().trim().is_empty() {
+            // An empty HMAC key is a key anyone can sign with: refused from every source.
+            true if from_env => format!(
+                "{} is set but empty (or only whitespace); unset it, or set it to the client \
                  secret",
-                    env::CLIENT_SECRET
-                ),
-                false => format!(
-                    "the client secret from {} is empty or only whitespace",
-                    source.source
-                ),
-            });
-        }
-        // A gateway secret key is long. A short one is a mistake (a placeholder, a cut
-        // paste), and one too short to redact safely from output would have to be redacted
-        // from ordinary text everywhere.
-        if secret.expose().chars().count() < MIN_SECRET_CHARS {
-            return refuse(format!(
-                "the client secret from {} is shorter than {MIN_SECRET_CHARS} characters; a \
-                 gateway secret key is longer (check the value)",
+                env::CLIENT_SECRET
+            ),
+            true => format!("the client secret from {} {problem}", source.source),
+            // A gateway secret key is long. A short one is a mistake (a placeholder, a cut
+            // paste), and one too short to redact safely from output would have to be
+            // redacted from ordinary text everywhere.
+            false => format!(
+                "the client secret from {} {problem}; a gateway secret key is longer (check \
+                 the value)",
                 source.source
-            ));
-        }
-        Ok(secret)
+            ),
+        };
+        Err(Failure::config(Cause::Secret, message))
     }
 }
 

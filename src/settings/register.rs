@@ -2,6 +2,8 @@
 //! redaction before anything is validated: a message on the way to refusing one must not
 //! show it.
 
+use std::path::PathBuf;
+
 use super::{Context, Flags, Settings, env, file, proxy_env, secret_source};
 
 impl Settings {
@@ -14,15 +16,14 @@ impl Settings {
         Settings::register_known(flags, ctx, text.as_deref());
     }
 
-    /// Registers the secrets of the environment, `--client-secret-file` and the given
-    /// config text, and the credentials of every base URL and proxy URL they or the flags
-    /// name.
+    /// Registers every client secret known without running a command (the environment's,
+    /// the `--client-secret-file` file's, and each profile's `client_secret` and
+    /// `client_secret_file` in the config text, parsed leniently so even a file that fails
+    /// validation is covered), and the credentials of every base URL and proxy URL they or
+    /// the flags name. Called before any setting is validated: no validation message (a
+    /// base URL, a profile name, an unknown key: a secret can be pasted anywhere) can print
+    /// one of them. Nothing here fails: the real reads report problems.
     pub(super) fn register_known(flags: &Flags, ctx: &Context, config_text: Option<&str>) {
-        secret_source::register_known(
-            flags.client_secret_file.as_deref(),
-            (ctx.env)(env::CLIENT_SECRET).as_deref(),
-            config_text,
-        );
         let from_env = proxy_env::ENV_PROXY
             .iter()
             .filter_map(|name| (ctx.env)(name));
@@ -38,6 +39,21 @@ impl Settings {
                 .iter()
                 .filter_map(move |profile| profile.get(key)?.as_str().map(str::to_owned))
         };
+        for value in (ctx.env)(env::CLIENT_SECRET)
+            .into_iter()
+            .chain(from_file("client_secret"))
+        {
+            crate::secret::register_with_encodings(value.trim());
+        }
+        // Read as the secret is read (bounded, regular files only); what cannot be read here
+        // fails where the secret is read.
+        let secret_files = (flags.client_secret_file.iter().cloned())
+            .chain(from_file("client_secret_file").map(PathBuf::from));
+        for path in secret_files {
+            if let Ok(text) = crate::files::read_text(&path, &crate::files::SECRET_FILE) {
+                crate::secret::register_with_encodings(secret_source::file_secret(&text));
+            }
+        }
         // A base URL with credentials in it is refused, but its password must not reach a
         // message on the way there (whatever the message quotes of the URL).
         let base_urls = (flags.base_url.iter().cloned())

@@ -107,9 +107,10 @@ impl SecretSource {
     /// command (only looks for its program on `PATH`) and without showing the value.
     pub(crate) fn check(&self, env: EnvLookup) -> SourceCheck {
         match self {
-            SecretSource::Value(secret) => value_problem(secret.expose())
-                .map(SourceCheck::Broken)
-                .unwrap_or(SourceCheck::Fine),
+            SecretSource::Value(secret) => match value_problem(secret.expose()) {
+                Some(problem) => SourceCheck::Broken(format!("the secret {problem}")),
+                None => SourceCheck::Fine,
+            },
             SecretSource::File(path) => check_file(path),
             SecretSource::Command(argv) => match argv.first() {
                 Some(program) if !program.is_empty() => match find_program(program, env) {
@@ -125,14 +126,14 @@ impl SecretSource {
     }
 }
 
-/// Why a secret value could never be accepted (the rules [`crate::settings::Settings::secret`]
-/// applies), if it could not.
-fn value_problem(secret: &str) -> Option<String> {
+/// Why a secret value could never be accepted, if it could not: the one rule for a secret
+/// from every source, read ([`crate::settings::Settings::secret`]) or only checked.
+pub(crate) fn value_problem(secret: &str) -> Option<String> {
     if secret.trim().is_empty() {
-        Some("the secret is empty or only whitespace".into())
+        Some("is empty or only whitespace".into())
     } else if secret.chars().count() < crate::settings::MIN_SECRET_CHARS {
         Some(format!(
-            "the secret is shorter than {} characters",
+            "is shorter than {} characters",
             crate::settings::MIN_SECRET_CHARS
         ))
     } else {
@@ -149,7 +150,7 @@ fn check_file(path: &Path) -> SourceCheck {
         Err(e) => return SourceCheck::Broken(format!("cannot read {shown}: {e}")),
     };
     if let Some(problem) = value_problem(file_secret(&text)) {
-        return SourceCheck::Broken(format!("{shown}: {problem}"));
+        return SourceCheck::Broken(format!("{shown}: the secret {problem}"));
     }
     match exposed_file_warning(path) {
         Some(warning) => SourceCheck::Warn(warning.to_string()),
@@ -227,52 +228,6 @@ pub(crate) fn read_file(path: &Path, log: &Log) -> Result<Secret, Failure> {
         log.warn(&warning.to_string());
     }
     Ok(secret)
-}
-
-/// Registers for redaction every client secret that is known without running a command:
-/// the environment variable, the `--client-secret-file` file, and each profile's
-/// `client_secret` and `client_secret_file` in the config file's text (parsed leniently, so even a
-/// file that fails validation is covered). Called before any setting is validated, so no
-/// validation message (a base URL, a profile name, an unknown key: a secret can be pasted
-/// anywhere) can print one of them. Nothing here fails: the real reads report problems.
-pub(crate) fn register_known(
-    file_flag: Option<&Path>,
-    env_value: Option<&str>,
-    config_text: Option<&str>,
-) {
-    // Read as the secret is read (bounded, regular files only); what cannot be read here
-    // fails where the secret is read.
-    let from_file = |path: &Path| {
-        if let Ok(text) = crate::files::read_text(path, &crate::files::SECRET_FILE) {
-            crate::secret::register_with_encodings(file_secret(&text));
-        }
-    };
-    if let Some(value) = env_value {
-        crate::secret::register_with_encodings(value.trim());
-    }
-    if let Some(path) = file_flag {
-        from_file(path);
-    }
-    let Some(text) = config_text else {
-        return;
-    };
-    let Ok(table) = toml::from_str::<toml::Table>(text) else {
-        return;
-    };
-    let Some(toml::Value::Table(profiles)) = table.get("profiles") else {
-        return;
-    };
-    for profile in profiles.values().filter_map(toml::Value::as_table) {
-        if let Some(value) = profile.get("client_secret").and_then(toml::Value::as_str) {
-            crate::secret::register_with_encodings(value.trim());
-        }
-        if let Some(path) = profile
-            .get("client_secret_file")
-            .and_then(toml::Value::as_str)
-        {
-            from_file(Path::new(path));
-        }
-    }
 }
 
 /// Which settings name a file or a program rather than hold a value.
