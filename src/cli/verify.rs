@@ -67,7 +67,7 @@ pub(crate) struct VerifyArgs {
     /// classes and their outcomes are listed below. Needs a batch (--from, -, or several
     /// references) and -o csv, jsonl or json; refused for one reference argument and for
     /// gate. The summary line names the records it left out [default: every record counts]
-    #[arg(long, value_name = "CLASS[,CLASS...]", value_parser = parse_fail_on)]
+    #[arg(long, value_name = "CLASS[,CLASS...]", value_parser = FailOn::parse)]
     pub(crate) fail_on: Option<FailOn>,
 
     /// Workers, pacing and the sandbox.
@@ -215,10 +215,6 @@ fn parse_merchant_ref(s: &str) -> Result<String, String> {
         true => Err("is empty; give the merchant reference the order was paid under".into()),
         false => Ok(s.to_owned()),
     }
-}
-
-fn parse_fail_on(s: &str) -> Result<FailOn, String> {
-    FailOn::parse(s)
 }
 
 fn parse_naira(s: &str) -> Result<Kobo, String> {
