@@ -49,7 +49,6 @@ pub use domain::signature::{sign, verify as verify_signature};
 pub use exit::Exit;
 pub use log::{Level, Log, panic_line};
 pub use reference::{Reference, decode_segment, encode_segment};
-pub use render::records::CSV_COLUMNS;
 pub use secret::Secret;
 pub use settings::file::parse as parse_config;
 pub use terminal::is_unsafe;

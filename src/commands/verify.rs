@@ -15,7 +15,6 @@ use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::reference::Reference;
 use crate::render::Printer;
-use crate::render::records::CSV_COLUMNS;
 use crate::render::records::RecordWriter;
 use crate::settings::Context;
 
@@ -117,8 +116,6 @@ fn fail_on_applies(args: &VerifyArgs) -> Result<(), Failure> {
 pub(crate) fn record_shape() -> Shape {
     Shape {
         command: "payverify verify",
-        columns: CSV_COLUMNS.map(str::to_owned).to_vec(),
-        json_only: &["http_status", "response", "seal"],
         outcome: "outcome",
         exit_code: true,
         outcomes: &OUTCOME_EXITS,

@@ -325,12 +325,11 @@ pub(crate) fn parse_record(text: &str) -> Result<Map<String, Value>, String> {
     serde_json::from_str(text).map_err(|e| format!("is not a JSON object ({e})"))
 }
 
-/// `text` read as `T` (a record's typed view), refusing a serde_json private key or a key
-/// given twice first.
-pub(crate) fn from_record<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, String> {
-    no_private_key(text)?;
-    no_duplicate_key(text)?;
-    serde_json::from_str(text).map_err(|e| format!("is not a well-formed record ({e})"))
+/// `text`, which [`parse_record`] has taken (no private key, no key given twice), read as
+/// `T` (a record's typed view); serde's refusal as it is, for the caller to word without
+/// quoting the record.
+pub(crate) fn typed_record<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    serde_json::from_str(text)
 }
 
 /// A record's refusal when an object in it, at any depth, has a key twice: payverify never

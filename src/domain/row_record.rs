@@ -8,11 +8,13 @@ use serde_json::{Map, Value};
 use crate::domain::money::{Kobo, naira_total};
 use crate::domain::outcome::{Outcome, OutcomeKind, Record};
 use crate::domain::reconcile::{self, Decided, RowResult};
+use crate::exit::Exit;
 use crate::terminal;
 
 /// One row as reconcile reports it. The serialised fields are jsonl's, in order, between
 /// the row (`line`, `row`) and nothing else; the rest is what the views and the totals need.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct RowRecord {
     /// The input row's line.
     #[serde(skip)]
@@ -50,9 +52,14 @@ fn result_name<S: Serializer>(result: &RowResult, s: S) -> Result<S::Ok, S::Erro
     s.serialize_str(result.name())
 }
 
+/// A result read back by name; UNVERIFIED, whose exit the record does not keep, as
+/// [`Exit::Unavailable`]: it is never carried, asked again whatever its exit was.
 fn named_result<'de, D: Deserializer<'de>>(d: D) -> Result<RowResult, D::Error> {
     let name = String::deserialize(d)?;
-    RowResult::named(&name).ok_or_else(|| serde::de::Error::custom("an unknown result"))
+    let unverified = RowResult::Unverified(Exit::Unavailable);
+    RowResult::named(&name)
+        .or((name == unverified.name()).then_some(unverified))
+        .ok_or_else(|| serde::de::Error::custom("has an unknown result"))
 }
 
 /// The naira, the gateway's own currency, whose totals the summary leads with.

@@ -3,8 +3,7 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::domain::outcome::Record;
 use crate::log::truncate;
@@ -12,45 +11,35 @@ use crate::render::writer::{View, Writer};
 use crate::render::{Style, batch_table, csv};
 use crate::secret::redact;
 
-/// The CSV columns, in order. `checks` is last so scripts that count columns up to `error`
-/// keep working.
-pub const CSV_COLUMNS: [&str; 15] = [
-    "reference",
-    "outcome",
-    "exit_code",
-    "status",
-    "code",
-    "amount_kobo",
-    "amount",
-    "currency",
-    "merchant_ref",
-    "transaction_ref",
-    "payment_ref",
-    "transaction_date",
-    "payment_date",
-    "error",
-    "checks",
-];
-
-/// The JSON shape of a record (jsonl line, json array element). Every string is redacted
-/// before it is serialised; the response was redacted where it entered.
-#[derive(Serialize)]
-struct RecordJson<'a> {
-    reference: Cow<'a, str>,
-    outcome: &'static str,
-    exit_code: u8,
-    http_status: Option<u16>,
-    error: Option<String>,
-    checks: Option<ChecksJson<'a>>,
-    response: Option<&'a Map<String, Value>>,
+/// The JSON shape of a record (jsonl line, json array element), written and read back
+/// (`--resume`, `--state`) as this one struct: `R` is the response, the answer's object
+/// when written and its text as stored when read back (judged again byte for byte). Every
+/// string is redacted before it is serialised; the response was redacted where it entered.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RecordJson<'a, R> {
+    pub(crate) reference: Cow<'a, str>,
+    pub(crate) outcome: Cow<'a, str>,
+    pub(crate) exit_code: u8,
+    pub(crate) http_status: Option<u16>,
+    pub(crate) error: Option<String>,
+    pub(crate) checks: Option<ChecksJson<'a>>,
+    pub(crate) response: Option<R>,
+    /// payverify's seal, written after the record ([`crate::domain::seal`]): named so that
+    /// a sealed record reads back; the seal is checked on the line's text.
+    #[serde(default, skip_serializing)]
+    #[allow(dead_code)]
+    pub(crate) seal: Option<String>,
 }
 
-#[derive(Serialize)]
-struct ChecksJson<'a> {
-    integrity: String,
-    passed: bool,
-    failures: Vec<Cow<'a, str>>,
-    warnings: Vec<Cow<'a, str>>,
+/// A record's checks, as written and read back.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChecksJson<'a> {
+    pub(crate) integrity: String,
+    pub(crate) passed: bool,
+    pub(crate) failures: Vec<Cow<'a, str>>,
+    pub(crate) warnings: Vec<Cow<'a, str>>,
 }
 
 /// A record as one compact JSON object: values redacted, then serialised, then unsafe
@@ -59,7 +48,7 @@ pub(crate) fn json(record: &Record) -> String {
     let v = &record.verdict;
     let shape = RecordJson {
         reference: redact(record.job.reference.as_str()),
-        outcome: v.name(),
+        outcome: Cow::Borrowed(v.name()),
         exit_code: v.exit().code(),
         http_status: v.outcome.http_status(),
         error: record.error().map(|e| redact(&e).into_owned()),
@@ -70,6 +59,7 @@ pub(crate) fn json(record: &Record) -> String {
             warnings: redact_all(&c.warnings),
         }),
         response: v.outcome.verification().map(|v| &v.raw),
+        seal: None,
     };
     // Serialising plain data to a String cannot fail; keep a valid line if it ever does.
     let text = serde_json::to_string(&shape).unwrap_or_else(|e| {
@@ -215,6 +205,26 @@ mod tests {
     /// (or a column without its field) fails here.
     #[test]
     fn the_csv_header_is_the_fields_of_the_record() {
-        assert_eq!(VerifyView.csv_header(), CSV_COLUMNS);
+        // `checks` is last so scripts that count columns up to `error` keep working.
+        assert_eq!(
+            VerifyView.csv_header(),
+            [
+                "reference",
+                "outcome",
+                "exit_code",
+                "status",
+                "code",
+                "amount_kobo",
+                "amount",
+                "currency",
+                "merchant_ref",
+                "transaction_ref",
+                "payment_ref",
+                "transaction_date",
+                "payment_date",
+                "error",
+                "checks",
+            ]
+        );
     }
 }

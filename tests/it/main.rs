@@ -44,6 +44,7 @@ mod reconcile_resume;
 mod resume;
 mod resume_carried;
 mod resume_differential;
+mod resume_forged;
 mod resume_like_fresh;
 mod resume_trust;
 mod safe_gate;

@@ -230,7 +230,7 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
             "twice.jsonl",
             format!(
                 "{failed}\n{}\n",
-                failed.replace("\"checks\":null", "\"checks\":{}")
+                failed.replace("\"http_status\":200", "\"http_status\":201")
             ),
             "line 2 is a second record for reference \"SANDBOX-FAILED-2\" (the first is on \
              line 1)",

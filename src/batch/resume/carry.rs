@@ -3,8 +3,6 @@
 //! run's checks for this run's job, and the record rebuilt as a fresh one, so it is written
 //! in any output format as a fresh one is.
 
-use serde_json::Value;
-
 use super::*;
 use crate::domain::outcome::{Outcome, OutcomeKind, is_final_name};
 use crate::domain::reconcile::RowResult;
@@ -39,21 +37,18 @@ pub(super) fn verify_record(text: &str, job: &Job, checker: &Checker) -> Option<
 /// require` that `--hmac off` would let through, an OVERPAID that fails this run's
 /// `--expect-mode`) is asked again: never a result this run would not give.
 pub(super) fn reconcile_row(
-    text: &str,
+    stored: &StoredRow<'_>,
     job: &Job,
     row: &RowShape,
     slot: &Slot,
     checker: &Checker,
 ) -> Option<Carried> {
-    let outcome = match stored_row_response(text).ok()? {
-        Some(stored) => classify_response(&Response {
+    let outcome = match stored.response {
+        Some(response) => classify_response(&Response {
             status: 200,
-            body: stored.get().as_bytes().to_vec(),
+            body: response.get().as_bytes().to_vec(),
         }),
-        None => {
-            let map = crate::domain::json::parse_record(text).ok()?;
-            not_found(map.get("error").and_then(Value::as_str)?, &job.reference)?
-        }
+        None => not_found(stored.record.error.as_deref()?, &job.reference)?,
     };
     let verdict = judge(
         outcome,
@@ -97,13 +92,11 @@ pub(super) fn rejudge(line: &str, job: &Job, checker: &Checker) -> Option<Verdic
         return None;
     }
     let secret = checker.secret()?;
-    let map = crate::domain::json::parse_record(line).ok()?;
+    let record = read::record(line).ok()?;
     let reference = job.reference.as_str();
-    let stored = stored_response(line).ok()?;
-    let outcome = match OutcomeKind::parse(map.get("outcome").and_then(Value::as_str)?) {
-        Some(OutcomeKind::NotFound) => {
-            not_found(map.get("error").and_then(Value::as_str)?, &job.reference)?
-        }
+    let stored = record.response;
+    let outcome = match OutcomeKind::parse(&record.outcome) {
+        Some(OutcomeKind::NotFound) => not_found(record.error.as_deref()?, &job.reference)?,
         _ => classify_response(&Response {
             status: 200,
             body: stored?.get().as_bytes().to_vec(),

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
 use super::records::{Parsed, json_record};
-use super::rows::{RowError, RowRecord, other_layout};
+use super::rows::{RowError, StoredRow};
 use super::{Checker, MAX_RECORD, Memory, Shape};
 use crate::exit::Failure;
 use crate::log::Log;
@@ -32,6 +32,24 @@ impl Reading<'_> {
         self.refuse(format!("line {n} {why}; {expected}"))
     }
 
+    /// Line `n` is a reconcile record of an input whose row has other columns than this
+    /// input's header: a --state file of another export would refuse every rerun, so the
+    /// message says how to start afresh.
+    fn other_layout(&self, n: usize) -> Failure {
+        let what = match self.memory {
+            Memory::Resume => "resume from the output of a run on this file's layout".to_owned(),
+            Memory::State => format!(
+                "it holds the rows of another orders file: remove {} (or name another --state \
+                 file) to start afresh",
+                self.name
+            ),
+        };
+        self.refuse(format!(
+            "line {n} is a row of an orders file with other columns than this one's header; \
+             {what}"
+        ))
+    }
+
     /// Line `n`'s record: its key and what may be carried, or `None` for a row decided
     /// from the input alone.
     pub(super) fn index(
@@ -42,10 +60,10 @@ impl Reading<'_> {
     ) -> Result<Option<Parsed>, Failure> {
         let parsed = match &self.shape.row {
             None => json_record(line, self.shape, checker).map(Some),
-            Some(row) => match RowRecord::from_json(line, self.shape, row) {
-                Err(RowError::Layout) => return Err(other_layout(self.flag, self.name, n)),
+            Some(row) => match StoredRow::read(line, row) {
+                Err(RowError::Layout) => return Err(self.other_layout(n)),
                 Err(RowError::Foreign(why)) => Err(why),
-                Ok(record) => record.indexed(self.shape, row),
+                Ok(stored) => stored.indexed(self.shape, row),
             },
         };
         parsed.map_err(|why| self.foreign(n, &why))
@@ -55,9 +73,11 @@ impl Reading<'_> {
 /// The lines of a resume or state file, each at most [`MAX_RECORD`] bytes, with the offset
 /// the next one starts at.
 pub(super) struct Lines<'f> {
-    pub(super) reader: BufReader<&'f File>,
-    pub(super) buf: Vec<u8>,
+    reader: BufReader<&'f File>,
+    buf: Vec<u8>,
     pub(super) next_line: u64,
+    /// The lines skipped as too long to read back.
+    pub(super) skipped: Vec<usize>,
 }
 
 /// What reading one line gave.
@@ -70,7 +90,17 @@ pub(super) enum Step<'a> {
     End,
 }
 
-impl Lines<'_> {
+impl<'f> Lines<'f> {
+    /// The lines of `file`, from its start.
+    pub(super) fn new(file: &'f File) -> Self {
+        Lines {
+            reader: BufReader::new(file),
+            buf: Vec::new(),
+            next_line: 0,
+            skipped: Vec::new(),
+        }
+    }
+
     /// Line `n`, or why the file is not a run's records.
     pub(super) fn next(&mut self, reading: &Reading<'_>, n: usize) -> Result<Step<'_>, Failure> {
         let io = |e: std::io::Error| reading.refuse(crate::io_util::io_reason(&e));
@@ -97,10 +127,7 @@ impl Lines<'_> {
             }
             let (rest, ended) = skip_line(&mut self.reader).map_err(io)?;
             self.next_line += rest;
-            reading.log.warn(&format!(
-                "{flag} {name}: line {n} is longer than {MAX_RECORD} bytes, more than is read \
-                 back; its reference is asked again"
-            ));
+            self.skipped.push(n);
             return Ok(if ended { Step::Skipped } else { Step::End });
         }
         if self.buf.last() != Some(&b'\n') {
@@ -149,6 +176,34 @@ fn skip_line(reader: &mut impl BufRead) -> std::io::Result<(u64, bool)> {
         skipped += used as u64;
         if ended {
             return Ok((skipped, true));
+        }
+    }
+}
+
+impl Reading<'_> {
+    /// The lines `skipped` as too long, once the whole file is read: each warned of (its
+    /// reference is asked again) when some line of the file is a record of ours under this
+    /// run's seal (`sealed`); else the file is refused. A file whose only records are too
+    /// long to read back may be anybody's, and a --state run would replace it.
+    pub(super) fn skipped(&self, skipped: &[usize], sealed: bool) -> Result<(), Failure> {
+        let (flag, name) = (self.flag, self.name);
+        match (skipped.first(), sealed) {
+            (Some(&n), false) => Err(self.foreign(
+                n,
+                &format!(
+                    "is longer than {MAX_RECORD} bytes, and no line of the file is a record \
+                     payverify sealed under this run's secret"
+                ),
+            )),
+            _ => {
+                for n in skipped {
+                    self.log.warn(&format!(
+                        "{flag} {name}: line {n} is longer than {MAX_RECORD} bytes, more than is \
+                         read back; its reference is asked again"
+                    ));
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -11,11 +11,12 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 mod carry;
 mod lines;
+mod read;
 mod records;
 mod rows;
 mod source;
@@ -62,27 +63,11 @@ pub(crate) struct Carried {
     pub(crate) warned: bool,
 }
 
-/// The figures of a stored reconcile row, read back exactly as written (kobo integers).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Amounts {
-    /// `expected_amount_kobo`.
-    expected: Option<i64>,
-    /// `gateway_amount_kobo`.
-    gateway: Option<i64>,
-    /// `difference_kobo`.
-    difference: Option<i128>,
-}
-
 /// What a command's records look like, for reading them back.
 #[derive(Debug, Clone)]
 pub(crate) struct Shape {
     /// The command, for messages (`payverify verify`).
     pub(crate) command: &'static str,
-    /// The CSV header: after the input row's columns (reconcile), the keys a jsonl record
-    /// may have.
-    pub(crate) columns: Vec<String>,
-    /// Extra jsonl keys that are not CSV columns.
-    pub(crate) json_only: &'static [&'static str],
     /// The field naming the outcome (`outcome`, `result`).
     pub(crate) outcome: &'static str,
     /// Whether records have an `exit_code` field, which must agree with the outcome.
@@ -110,18 +95,6 @@ pub(crate) struct RowShape {
     /// The result an answer comes to for a row with these expectations: a stored MATCHED
     /// answer must come to MATCHED again.
     pub(crate) classify: fn(&Verdict, &Expectations) -> RowResult,
-}
-
-impl Shape {
-    /// The input row's width (0 without one): the CSV columns before the record's own.
-    fn row_width(&self) -> usize {
-        self.row.as_ref().map_or(0, |r| r.keys.len())
-    }
-
-    /// The record's own CSV columns (after the input row's).
-    fn own_columns(&self) -> &[String] {
-        &self.columns[self.row_width().min(self.columns.len())..]
-    }
 }
 
 /// What a record must prove to be carried over, so that a resumed run never earns exit 0
@@ -333,16 +306,13 @@ impl ResumeIndex {
             shape,
             log,
         };
-        let mut lines = Lines {
-            reader: BufReader::new(&file),
-            buf: Vec::new(),
-            next_line: 0,
-        };
+        let mut lines = Lines::new(&file);
         let mut records = HashMap::new();
         let hasher = RandomState::new();
         let checker = Checker::new(trust);
         let mut distrusted = 0;
         let mut lines_of: HashMap<String, usize> = HashMap::new();
+        let mut sealed_any = false;
         for n in 1.. {
             let line_start = lines.next_line;
             let line = match lines.next(&reading, n)? {
@@ -352,7 +322,9 @@ impl ResumeIndex {
             };
             // Rows decided from the input alone (reconcile's DUPLICATE, INVALID_ROW) share
             // their reference with the row that was verified: they are not keyed.
-            let Some((key, carried)) = reading.index(line, n, &checker)? else {
+            let parsed = reading.index(line, n, &checker)?;
+            sealed_any = sealed_any || checker.sealed(line);
+            let Some((key, carried)) = parsed else {
                 continue;
             };
             // One record per reference is what payverify writes; a second one (appended,
@@ -382,6 +354,7 @@ impl ResumeIndex {
             };
             records.insert(key, slot);
         }
+        reading.skipped(&lines.skipped, sealed_any)?;
         drop(lines);
         Ok(ResumeIndex {
             memory,
@@ -410,7 +383,7 @@ impl ResumeIndex {
 
     /// The earlier final record of `job`'s reference, once; `None` when it is to be asked.
     /// A reconcile record is carried only when it is `job`'s own row, unchanged, judged
-    /// against what this row expects (see [`RowRecord::still_holds`]).
+    /// against what this row expects (see [`StoredRow::still_holds`]).
     pub(crate) fn take(&mut self, job: &Job) -> Option<Carried> {
         if self.closed {
             return None;
@@ -436,10 +409,10 @@ impl ResumeIndex {
         let text = String::from_utf8(text).ok()?;
         let carried = match &self.shape.row {
             None => verify_record(&text, job, &self.checker),
-            Some(row) => RowRecord::from_json(&text, &self.shape, row)
-                .ok()
-                .and_then(|r| r.still_holds(&text, job, row, &self.checker, self.claims.as_ref()))
-                .and_then(|()| reconcile_row(&text, job, row, &slot, &self.checker)),
+            Some(row) => StoredRow::read(&text, row).ok().and_then(|stored| {
+                stored.still_holds(&text, job, row, &self.checker, self.claims.as_ref())?;
+                reconcile_row(&stored, job, row, &slot, &self.checker)
+            }),
         };
         if carried.is_none() {
             self.distrusted += 1;

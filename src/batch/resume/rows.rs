@@ -1,24 +1,16 @@
 //! reconcile's records read back: the input row each holds, its result and its figures.
 
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::*;
 use crate::domain::checks::{APPROVED, HmacMode, Integrity};
 use crate::domain::job::Job;
 use crate::domain::outcome::classify_response;
 use crate::domain::reconcile::{RowResult, claimed_by};
+use crate::domain::row_record::RowRecord;
 use crate::domain::verifier::judge;
-use crate::exit::{Exit, Failure};
 use crate::reference::Reference;
-
-/// A reconcile record whose input row has other columns than this input's header.
-pub(super) fn other_layout(flag: &str, name: &str, n: usize) -> Failure {
-    Failure::usage(format!(
-        "{flag} {name}: line {n} is a row of an orders file with other columns than this \
-         one's header; resume from the output of a run on this file's layout"
-    ))
-}
 
 /// Why a reconcile record cannot be read.
 pub(super) enum RowError {
@@ -40,123 +32,71 @@ impl From<&str> for RowError {
     }
 }
 
-/// One reconcile record read back: the input row it holds and what it says of it.
-pub(super) struct RowRecord {
-    /// The input line the row was on.
-    pub(super) line: u64,
-    /// The row's cells, exact values.
-    pub(super) cells: Vec<String>,
-    pub(super) name: &'static str,
-    pub(super) exit: Exit,
-    pub(super) status: Option<String>,
-    pub(super) code: Option<String>,
-    pub(super) error: bool,
-    pub(super) amounts: Amounts,
+/// A reconcile record read back: the domain's [`RowRecord`] (with the line and cells of
+/// the input row it holds) and its response as the text it was written as.
+pub(super) struct StoredRow<'a> {
+    pub(super) record: RowRecord,
+    pub(super) response: Option<&'a RawValue>,
 }
 
-impl RowRecord {
-    pub(super) fn from_json(
-        line: &str,
-        shape: &Shape,
-        row: &RowShape,
-    ) -> Result<RowRecord, RowError> {
-        let map: Map<String, Value> = crate::domain::json::parse_record(line)?;
-        let own = shape.own_columns();
-        if let Some(key) = map
-            .keys()
-            .find(|k| !own.contains(k) && !shape.json_only.contains(&k.as_str()))
-        {
-            return Err(format!(
-                "has a field payverify does not write ({})",
-                crate::terminal::quoted(key)
-            )
-            .into());
+impl<'a> StoredRow<'a> {
+    /// The record `text`, for an input whose row has `row`'s keys: the row's `line` and
+    /// `row` object, then the record's own fields, then its seal.
+    pub(super) fn read(text: &'a str, row: &RowShape) -> Result<StoredRow<'a>, RowError> {
+        let mut map = crate::domain::json::parse_record(text)?;
+        let (line, cells) = (map.shift_remove("line"), map.shift_remove("row"));
+        if !matches!(map.shift_remove("seal"), None | Some(Value::String(_))) {
+            return Err("has a \"seal\" payverify does not write".into());
         }
-        let Some(Value::Object(cells)) = map.get("row") else {
+        let mut record: RowRecord = read::typed(&map)?;
+        let Some(Value::Object(cells)) = cells else {
             return Err("has no \"row\" object".into());
         };
         if !cells.keys().eq(row.keys.iter()) {
             return Err(RowError::Layout);
         }
-        let cells = cells
-            .values()
-            .map(|v| v.as_str().map(str::to_owned))
+        record.cells = cells
+            .into_iter()
+            .map(|(_, v)| match v {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
             .collect::<Option<Vec<_>>>()
             .ok_or("has a row cell that is not a string")?;
-        let text = |key: &str| match map.get(key) {
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(Value::Null) | None => Ok(None),
-            Some(_) => Err(format!("has a \"{key}\" that is not a string")),
-        };
-        let number = |key: &str| match map.get(key) {
-            Some(Value::Number(n)) => n
-                .to_string()
-                .parse::<i128>()
-                .map(Some)
-                .map_err(|_| format!("has a \"{key}\" that is not a whole number")),
-            Some(Value::Null) | None => Ok(None),
-            Some(_) => Err(format!("has a \"{key}\" that is not a number")),
-        };
-        let Some(result) = text(shape.outcome)? else {
-            return Err(format!("has no string \"{}\"", shape.outcome).into());
-        };
-        let (name, exit) = name_and_exit(shape, &result, None)?;
-        if !matches!(
-            map.get("response"),
-            Some(Value::Object(_) | Value::Null) | None
-        ) {
-            return Err("has a \"response\" that is not an object".into());
-        }
-        stored_row_response(line)?;
-        let line = match map.get("line") {
-            Some(Value::Number(n)) => n.as_u64(),
-            _ => None,
-        }
-        .ok_or("has no line number")?;
-        let amounts = Amounts {
-            expected: kobo(number("expected_amount_kobo")?)?,
-            gateway: kobo(number("gateway_amount_kobo")?)?,
-            difference: number("difference_kobo")?,
-        };
-        figures_agree(name, &amounts)?;
-        Ok(RowRecord {
-            line,
-            cells,
-            name,
-            exit,
-            status: text("gateway_status")?,
-            code: text("gateway_code")?,
-            error: text("error")?.is_some_and(|e| !e.is_empty()),
-            amounts,
+        record.line = line
+            .as_ref()
+            .and_then(Value::as_u64)
+            .ok_or("has no line number")?;
+        figures_agree(&record)?;
+        Ok(StoredRow {
+            record,
+            response: read::response(text),
         })
     }
 
     /// What the index keeps of the record: its key (the reference cell) and, when its
     /// result is final, what it comes to; `None` for a row decided from the input alone
     /// (DUPLICATE, INVALID_ROW), which is decided again rather than carried.
-    pub(super) fn indexed(self, shape: &Shape, row: &RowShape) -> Result<Option<Parsed>, String> {
-        if (row.unkeyed)(self.name) {
+    pub(super) fn indexed(&self, shape: &Shape, row: &RowShape) -> Result<Option<Parsed>, String> {
+        let record = &self.record;
+        let (name, exit) = name_and_exit(shape, record.result.name(), None)?;
+        if (row.unkeyed)(name) {
             return Ok(None);
         }
-        let key = self.cells.get(row.reference).cloned().unwrap_or_default();
+        let key = record.cells.get(row.reference).cloned().unwrap_or_default();
         if key.is_empty() || Reference::from_line(&key).is_err() {
             return Err("has no valid reference".into());
         }
-        if !(shape.is_final)(self.name) {
+        if !(shape.is_final)(name) {
             return Ok(Some((key, None)));
         }
-        consistent(self.name, self.status.as_deref())?;
-        let matched = RowResult::named(self.name) == Some(RowResult::Matched);
-        if matched && (self.error || self.code.as_deref() != Some(APPROVED)) {
-            return Err(format!(
-                "is {} with an error or a code other than 00",
-                self.name
-            ));
+        consistent(name, record.gateway_status.as_deref())?;
+        let error = record.error.is_some();
+        let matched = record.result == RowResult::Matched;
+        if matched && (error || record.gateway_code.as_deref() != Some(APPROVED)) {
+            return Err(format!("is {name} with an error or a code other than 00"));
         }
-        let carried = Final {
-            exit: self.exit,
-            name: self.name,
-        };
+        let carried = Final { exit, name };
         Ok(Some((key, Some(Some(carried)))))
     }
 
@@ -168,7 +108,7 @@ impl RowRecord {
     /// one-payment-one-order rule a fresh run applies to the answer). `None`: the row is
     /// asked again, and judged as fresh.
     pub(super) fn still_holds(
-        self,
+        &self,
         text: &str,
         job: &Job,
         row: &RowShape,
@@ -178,17 +118,18 @@ impl RowRecord {
         let input = job.row.as_ref()?;
         let mut cells = input.cells.clone();
         cells.resize(row.keys.len(), String::new());
-        let same_row = self.line == input.line && self.cells == cells;
-        if !same_row || self.amounts.expected != job.expect.amount.map(|k| k.0) {
+        let record = &self.record;
+        let same_row = record.line == input.line && record.cells == cells;
+        if !same_row || record.expected_amount_kobo != job.expect.amount.map(|k| k.0) {
             return None;
         }
         // A row counts in the totals only as payverify wrote it: its seal must hold.
         if !trust.sealed(text) {
             return None;
         }
-        if RowResult::named(self.name) == Some(RowResult::Matched) {
+        if record.result == RowResult::Matched {
             let secret = trust.secret()?;
-            let stored = stored_row_response(text).ok()??;
+            let stored = self.response?;
             let outcome = classify_response(&Response {
                 status: 200,
                 body: stored.get().as_bytes().to_vec(),
@@ -221,54 +162,23 @@ impl RowRecord {
     }
 }
 
-/// The `response` of a reconcile jsonl record as the text it was written as (checked again
-/// as the service's body, byte for byte); a key given twice is refused, as for verify.
-pub(super) fn stored_row_response(line: &str) -> Result<Option<&RawValue>, String> {
-    use serde::de::IgnoredAny;
-    #[derive(serde::Deserialize)]
-    #[allow(dead_code)] // the other keys are named only so that a repeated one is an error
-    struct Stored<'a> {
-        #[serde(borrow, default)]
-        response: Option<&'a RawValue>,
-        line: Option<IgnoredAny>,
-        row: Option<IgnoredAny>,
-        result: Option<IgnoredAny>,
-        difference_kobo: Option<IgnoredAny>,
-        gateway_status: Option<IgnoredAny>,
-        gateway_code: Option<IgnoredAny>,
-        gateway_amount_kobo: Option<IgnoredAny>,
-        expected_amount_kobo: Option<IgnoredAny>,
-        gateway_currency: Option<IgnoredAny>,
-        checks: Option<IgnoredAny>,
-        seal: Option<IgnoredAny>,
-        error: Option<IgnoredAny>,
-    }
-    crate::domain::json::from_record::<Stored>(line).map(|stored| stored.response)
-}
-
-/// A kobo figure as the record states it: a whole number in range.
-pub(super) fn kobo(n: Option<i128>) -> Result<Option<i64>, String> {
-    n.map(|n| i64::try_from(n).map_err(|_| "has a kobo amount out of range".to_owned()))
-        .transpose()
-}
-
 /// A row's figures as payverify writes them: the difference is the gateway amount less the
 /// expected one, below zero for UNDERPAID and above for OVERPAID. A row whose figures
 /// disagree was not written by payverify, and would put wrong money into the totals.
-pub(super) fn figures_agree(name: &str, amounts: &Amounts) -> Result<(), String> {
+fn figures_agree(record: &RowRecord) -> Result<(), String> {
     let disagree = || Err("has figures that disagree with each other".to_owned());
-    if let Some(d) = amounts.difference {
-        let (Some(g), Some(e)) = (amounts.gateway, amounts.expected) else {
+    if let Some(d) = record.difference_kobo {
+        let (Some(g), Some(e)) = (record.gateway_amount_kobo, record.expected_amount_kobo) else {
             return disagree();
         };
         if d != i128::from(g) - i128::from(e) {
             return disagree();
         }
     }
-    match (RowResult::named(name), amounts.difference) {
-        (Some(RowResult::Underpaid), Some(d)) if d < 0 => Ok(()),
-        (Some(RowResult::Overpaid), Some(d)) if d > 0 => Ok(()),
-        (Some(RowResult::Underpaid | RowResult::Overpaid), _) => disagree(),
+    match (record.result, record.difference_kobo) {
+        (RowResult::Underpaid, Some(d)) if d < 0 => Ok(()),
+        (RowResult::Overpaid, Some(d)) if d > 0 => Ok(()),
+        (RowResult::Underpaid | RowResult::Overpaid, _) => disagree(),
         _ => Ok(()),
     }
 }

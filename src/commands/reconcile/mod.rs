@@ -15,7 +15,7 @@ use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
-use crate::render::reconcile::{RESULT_COLUMNS, ReconcileWriter, RowView, TABLE_ROWS, row_keys};
+use crate::render::reconcile::{ReconcileWriter, RowView, TABLE_ROWS, row_keys};
 use crate::render::state::StateLog;
 use crate::render::totals::{summary_json, summary_table};
 use crate::render::{Printer, Style, terminal_width};
@@ -192,12 +192,6 @@ fn report(
 fn record_shape(header: &[String], reference_column: usize) -> Shape {
     Shape {
         command: "payverify reconcile",
-        columns: header
-            .iter()
-            .cloned()
-            .chain(RESULT_COLUMNS.map(str::to_owned))
-            .collect(),
-        json_only: &["line", "row", "response", "seal"],
         outcome: "result",
         exit_code: false,
         outcomes: &RESULT_EXITS,

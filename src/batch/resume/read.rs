@@ -1,0 +1,87 @@
+//! A line of a resume or state file read into the record struct its command writes
+//! (verify's [`RecordJson`], reconcile's [`RowRecord`]), with serde's refusals (a key
+//! payverify does not write, a wrong type, a number out of range, a field missing) put as
+//! one line of ours that names the key and never quotes the value.
+
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::domain::json::{json_kind, parse_record, typed_record};
+use crate::render::records::RecordJson;
+
+/// verify's record as read back: its response as the text it was written as.
+pub(super) type StoredRecord<'a> = RecordJson<'a, &'a RawValue>;
+
+/// verify's record in `line`, or why the line is not one.
+pub(super) fn record(line: &str) -> Result<StoredRecord<'_>, String> {
+    let map = parse_record(line)?;
+    typed_record(line).map_err(|e| why::<RecordJson<'static, IgnoredAny>>(&map, &e))
+}
+
+/// `map` read as `T`, or why it is not one.
+pub(super) fn typed<T: DeserializeOwned>(map: &Map<String, Value>) -> Result<T, String> {
+    let value = Value::Object(map.clone());
+    T::deserialize(&value).map_err(|e| why::<T>(map, &e))
+}
+
+/// The `response` of the record `line` (which [`parse_record`] has taken) as the text it
+/// was written as: judged again as the service's body, byte for byte (a re-encoded object
+/// could differ from what was signed).
+pub(super) fn response(line: &str) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Stored<'a> {
+        #[serde(borrow)]
+        response: Option<&'a RawValue>,
+    }
+    typed_record::<Stored>(line).ok()?.response
+}
+
+/// Why `map` (a record's keys and values) is not a `T`, which serde refused with `err`: the
+/// first key serde refuses on its own, named (quoted and escaped, never its value);
+/// else the field missing.
+fn why<T: DeserializeOwned>(map: &Map<String, Value>, err: &serde_json::Error) -> String {
+    let quoted = crate::terminal::quoted;
+    for (key, value) in map {
+        let alone = Value::Object(Map::from_iter([(key.clone(), value.clone())]));
+        let Err(e) = T::deserialize(&alone) else {
+            continue;
+        };
+        let text = e.to_string();
+        if text.starts_with("missing field") {
+            continue;
+        }
+        // serde's own words for a key of this record it does not know (not one nested in
+        // this key's value, which the value's refusal below covers).
+        let unknown = text
+            .strip_prefix("unknown field `")
+            .is_some_and(|rest| rest.starts_with(&format!("{key}`,")));
+        if unknown {
+            return format!("has a field payverify does not write ({})", quoted(key));
+        }
+        // A refusal of ours (a result's name), worded for this message.
+        if text.starts_with("has ") {
+            return text;
+        }
+        let whole = value.as_i64().is_some() || value.as_u64().is_some();
+        return match value {
+            Value::Number(_) if !whole => {
+                format!("has a {} that is not a whole number", quoted(key))
+            }
+            _ => format!(
+                "has a {} payverify does not write ({})",
+                quoted(key),
+                json_kind(value)
+            ),
+        };
+    }
+    let text = err.to_string();
+    match text
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split_once('`'))
+    {
+        Some((field, _)) => format!("has no {}", quoted(field)),
+        None => "is not a record payverify writes".to_owned(),
+    }
+}
