@@ -14,37 +14,18 @@ pub enum ShopStatus {
 /// Status words read as paid, as [`plain`] writes them: WooCommerce's Processing,
 /// Completed and On hold; Shopify's financial statuses paid and authorized; settlement
 /// files' Approved, Successful, Settled.
+#[rustfmt::skip]
 pub(crate) const PAID_WORDS: [&str; 12] = [
-    "processing",
-    "completed",
-    "complete",
-    "onhold",
-    "paid",
-    "authorized",
-    "authorised",
-    "approved",
-    "successful",
-    "success",
-    "settled",
-    "captured",
+    "processing", "completed", "complete", "onhold", "paid", "authorized", "authorised", "approved",
+    "successful", "success", "settled", "captured",
 ];
 
 /// Status words read as not paid: WooCommerce's Cancelled, Failed, Refunded, Pending
 /// payment; Shopify's pending, refunded, voided; settlement files' Declined, Reversed.
+#[rustfmt::skip]
 pub(crate) const UNPAID_WORDS: [&str; 13] = [
-    "cancelled",
-    "canceled",
-    "failed",
-    "refunded",
-    "pending",
-    "pendingpayment",
-    "unpaid",
-    "declined",
-    "voided",
-    "void",
-    "reversed",
-    "expired",
-    "abandoned",
+    "cancelled", "canceled", "failed", "refunded", "pending", "pendingpayment", "unpaid",
+    "declined", "voided", "void", "reversed", "expired", "abandoned",
 ];
 
 impl ShopStatus {
