@@ -330,18 +330,10 @@ fn write_response(out: &mut impl Write, response: &Response, keep_alive: bool) -
     out.flush()
 }
 
+/// The reason phrase of `status` (every status the sandbox sends has one).
 fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "",
-    }
+    let code = ureq::http::StatusCode::from_u16(status).ok();
+    code.and_then(|c| c.canonical_reason()).unwrap_or_default()
 }
 
 #[cfg(test)]
