@@ -9,7 +9,7 @@ use crate::batch::resume::{Resuming, Shape, open_memory, resume_needs_jsonl};
 use crate::batch::{Input, InputSource};
 use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
 use crate::domain::job::Job;
-use crate::domain::outcome::{OUTCOME_EXITS, is_final_name};
+use crate::domain::outcome::is_final_name;
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
@@ -116,9 +116,6 @@ fn fail_on_applies(args: &VerifyArgs) -> Result<(), Failure> {
 pub(crate) fn record_shape() -> Shape {
     Shape {
         command: "payverify verify",
-        outcome: "outcome",
-        exit_code: true,
-        outcomes: &OUTCOME_EXITS,
         is_final: is_final_name,
         row: None,
     }

@@ -34,7 +34,7 @@ pub(crate) enum Help {
     Shared,
 }
 
-/// Declares [`RowResult`], [`RESULTS`], [`RESULT_NAMES`] and [`RESULT_EXITS`] from one list:
+/// Declares [`RowResult`], [`RESULTS`] and [`RESULT_NAMES`] from one list:
 /// each variant with its doc, its name, exit, whether it is carried, and its help.
 macro_rules! result_table {
     ($(
@@ -75,10 +75,6 @@ macro_rules! result_table {
 
         /// Every result name, in precedence order: the order of summaries and counts.
         pub(crate) const RESULT_NAMES: [&str; RESULT_COUNT] = [ $( $name, )* ];
-
-        /// Every result name with its exit status, for reading rows back (`--resume`);
-        /// UNVERIFIED stands for any exit of a row nothing could be decided for.
-        pub(crate) const RESULT_EXITS: [(&str, Exit); RESULT_COUNT] = [ $( ($name, $exit), )* ];
     };
 }
 

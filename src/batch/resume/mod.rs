@@ -68,12 +68,6 @@ pub(crate) struct Carried {
 pub(crate) struct Shape {
     /// The command, for messages (`payverify verify`).
     pub(crate) command: &'static str,
-    /// The field naming the outcome (`outcome`, `result`).
-    pub(crate) outcome: &'static str,
-    /// Whether records have an `exit_code` field, which must agree with the outcome.
-    pub(crate) exit_code: bool,
-    /// Every outcome name with its exit status.
-    pub(crate) outcomes: &'static [(&'static str, Exit)],
     /// Whether an outcome is a final answer, carried over rather than asked again.
     pub(crate) is_final: fn(&str) -> bool,
     /// Reconcile: each record holds its input row; the reference is one of its cells.

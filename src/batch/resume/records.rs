@@ -5,7 +5,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::*;
-use crate::domain::outcome::OutcomeKind;
+use crate::domain::outcome::{OUTCOME_EXITS, OutcomeKind};
 use crate::domain::reconcile::RowResult;
 use crate::exit::Exit;
 use crate::reference::Reference;
@@ -23,17 +23,13 @@ pub(super) struct Final {
 /// `Some(None)` when final but no longer trusted by this run's checks.
 pub(super) type Parsed = (String, Option<Option<Final>>);
 
-/// A record's outcome (verify's, with its `exit_code`) or result (reconcile's) as one this
-/// command writes: its name and exit status.
-pub(super) fn name_and_exit(
-    shape: &Shape,
-    outcome: &str,
-    exit_code: Option<u8>,
-) -> Result<(&'static str, Exit), String> {
-    let Some((name, exit)) = shape.outcomes.iter().find(|(n, _)| *n == outcome) else {
-        return Err(format!("has an unknown {}", shape.outcome));
+/// verify's outcome `outcome` with its `exit_code`, as payverify writes them: its name and
+/// exit status.
+fn name_and_exit(outcome: &str, exit_code: u8) -> Result<(&'static str, Exit), String> {
+    let Some((name, exit)) = OUTCOME_EXITS.iter().find(|(n, _)| *n == outcome) else {
+        return Err("has an unknown outcome".into());
     };
-    if shape.exit_code && exit_code != Some(exit.code()) {
+    if exit_code != exit.code() {
         return Err(format!(
             "has an exit_code that disagrees with its outcome {name}"
         ));
@@ -49,7 +45,7 @@ pub(super) fn json_record(line: &str, shape: &Shape, trust: &Checker) -> Result<
     if Reference::parse(reference).map(|r| r.as_str() == reference) != Ok(true) {
         return Err("has an invalid reference".into());
     }
-    let (name, exit) = name_and_exit(shape, &record.outcome, Some(record.exit_code))?;
+    let (name, exit) = name_and_exit(&record.outcome, record.exit_code)?;
     if !(shape.is_final)(name) {
         return Ok((reference.to_owned(), None));
     }

@@ -79,7 +79,7 @@ impl<'a> StoredRow<'a> {
     /// (DUPLICATE, INVALID_ROW), which is decided again rather than carried.
     pub(super) fn indexed(&self, shape: &Shape, row: &RowShape) -> Result<Option<Parsed>, String> {
         let record = &self.record;
-        let (name, exit) = name_and_exit(shape, record.result.name(), None)?;
+        let (name, exit) = (record.result.name(), record.result.exit());
         if (row.unkeyed)(name) {
             return Ok(None);
         }

@@ -11,7 +11,7 @@ use crate::batch::resume::{
 };
 use crate::cli::{GlobalArgs, ReconcileArgs};
 use crate::commands::service::{Service, resume_command};
-use crate::domain::reconcile::{RESULT_EXITS, RowResult, classify};
+use crate::domain::reconcile::{RowResult, classify};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
@@ -192,9 +192,6 @@ fn report(
 fn record_shape(header: &[String], reference_column: usize) -> Shape {
     Shape {
         command: "payverify reconcile",
-        outcome: "result",
-        exit_code: false,
-        outcomes: &RESULT_EXITS,
         is_final: RowResult::is_carried,
         row: Some(RowShape {
             keys: row_keys(header),
