@@ -73,12 +73,17 @@ pub(crate) const MAX_VALUES: usize = 10_000;
 /// Deepest nesting of arrays and objects a body may have (a verify response has two).
 pub(crate) const MAX_DEPTH: usize = 64;
 
+/// Deepest nesting a record may have: each command's record holds the body one level
+/// down, under `"response"`, so a body at [`MAX_DEPTH`] makes a record one deeper, and a
+/// record payverify wrote must never be refused when read back.
+const RECORD_DEPTH: usize = MAX_DEPTH + 1;
+
 /// Parses bytes as one JSON object, refusing duplicate keys at any depth, bodies with more
 /// than [`MAX_VALUES`] values or deeper than [`MAX_DEPTH`], and any serde_json private key.
 pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
     // A separate pass that builds nothing: serde_json's Value silently keeps the last
     // duplicate, and its size must be known before it is built.
-    scan(bytes, MAX_VALUES)?;
+    scan(bytes, MAX_VALUES, MAX_DEPTH)?;
     if let Some(key) = reserved_key(bytes) {
         return Err(BodyError::ReservedKey(key));
     }
@@ -90,14 +95,15 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, BodyError> {
 }
 
 /// Walks `bytes` as one JSON document without building it: a key repeated in any object,
-/// more than `max_values` values or nesting past [`MAX_DEPTH`] is refused.
-fn scan(bytes: &[u8], max_values: usize) -> Result<(), BodyError> {
+/// more than `max_values` values or nesting past `max_depth` is refused.
+fn scan(bytes: &[u8], max_values: usize, max_depth: usize) -> Result<(), BodyError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let count = Cell::new(0);
     let scan = Scan {
         count: &count,
         depth: 0,
         max: max_values,
+        max_depth,
     };
     if let Err(e) = scan.deserialize(&mut de).and_then(|_| de.end()) {
         let text = e.to_string();
@@ -132,7 +138,7 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 }
 
 /// Walks any JSON document without building it: fails on the first object with a repeated
-/// key, on the value past [`MAX_VALUES`], and on nesting past [`MAX_DEPTH`].
+/// key, on the value past its most values, and on nesting past its deepest.
 #[derive(Clone, Copy)]
 struct Scan<'a> {
     /// Values seen so far in the whole document.
@@ -141,6 +147,8 @@ struct Scan<'a> {
     depth: usize,
     /// Most values the document may hold.
     max: usize,
+    /// Deepest nesting the document may have.
+    max_depth: usize,
 }
 
 impl Scan<'_> {
@@ -160,9 +168,10 @@ impl Scan<'_> {
     /// Counts a container and gives the scanner for its members.
     fn enter<E: de::Error>(self) -> Result<Self, E> {
         self.value()?;
-        if self.depth + 1 > MAX_DEPTH {
+        if self.depth + 1 > self.max_depth {
             return Err(E::custom(format!(
-                "{TOO_LARGE_PREFIX}it nests deeper than {MAX_DEPTH} levels"
+                "{TOO_LARGE_PREFIX}it nests deeper than {} levels",
+                self.max_depth
             )));
         }
         Ok(Scan {
@@ -338,11 +347,8 @@ pub(crate) fn typed_record<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json:
 /// SUCCESSFUL to the next reader. Records are not bodies: no cap on their values beyond
 /// the cap on a line's length.
 fn no_duplicate_key(text: &str) -> Result<(), String> {
-    match scan(text.as_bytes(), usize::MAX) {
-        Err(BodyError::DuplicateKey(key)) => Err(format!(
-            "has the key {} twice",
-            crate::terminal::quoted(&key)
-        )),
+    match scan(text.as_bytes(), usize::MAX, RECORD_DEPTH) {
+        Err(BodyError::DuplicateKey(key)) => Err(format!("has the key {} twice", key_named(&key))),
         Err(BodyError::TooComplex(why)) => Err(format!("is not a record payverify writes ({why})")),
         // Not JSON at all: the parse after says so.
         _ => Ok(()),
@@ -354,9 +360,21 @@ fn no_private_key(text: &str) -> Result<(), String> {
     match reserved_key(text.as_bytes()) {
         Some(key) => Err(format!(
             "has the key {}, which payverify never writes",
-            crate::terminal::quoted(&key)
+            key_named(&key)
         )),
         None => Ok(()),
+    }
+}
+
+/// Most characters of a record's key a message names: a forged key can be megabytes long.
+const KEY_SHOWN: usize = 64;
+
+/// A record's `key` as a message names it: quoted and escaped, cut after [`KEY_SHOWN`]
+/// characters.
+pub(crate) fn key_named(key: &str) -> String {
+    match key.char_indices().nth(KEY_SHOWN) {
+        Some((at, _)) => format!("{}…", crate::terminal::quoted(&key[..at])),
+        None => crate::terminal::quoted(key),
     }
 }
 

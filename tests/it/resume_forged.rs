@@ -207,3 +207,120 @@ fn a_file_of_over_long_lines_alone_is_refused_not_replaced() {
         assert!(now == content, "{name} was changed");
     }
 }
+
+/// A file of one line without a line end (a token, compact JSON) was taken for a state file
+/// whose last record a stop cut short, and replaced by the run's records: it is refused,
+/// kept as it was. A record of ours cut short is still ignored and asked again.
+#[test]
+fn a_one_line_file_without_a_line_end_is_not_taken_for_a_cut_record() {
+    let dir = TempDir::new("state-unterminated");
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+    for (name, content) in [
+        ("token.txt", "my-api-token-9f8e7d6c5b4a"),
+        ("app.json", "{\"db_password\":\"hunter2hunter2\"}"),
+    ] {
+        dir.write(name, content);
+        let out = verify(&dir, &["--state", name]);
+        refused(
+            &out,
+            &format!(
+                "payverify: --state {name}: line 1 has no line end and does not begin as a \
+                 record payverify writes; this is not a --state file of payverify verify"
+            ),
+        );
+        let now = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(now == content, "{name} was changed");
+    }
+    for cut in ["{\"refer", "{\"reference\":\"SANDBOX-OK-1\",\"outc"] {
+        dir.write("cut.jsonl", cut);
+        let out = verify(&dir, &["--state", "cut.jsonl"]);
+        assert_eq!(out.status.code(), Some(0), "{cut}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 1);
+    }
+}
+
+/// An answer nested as deep as a body may be (64 levels) makes a record one level deeper;
+/// reading that record back refused the whole file, so every rerun of a --resume or
+/// --state run was exit 2 over one odd answer. It is read back like any record.
+#[test]
+fn a_record_of_an_answer_nested_as_deep_as_allowed_is_read_back() {
+    use crate::common::gateway::Txn;
+    use crate::common::{KeepAliveServer, payverify_at};
+    let deep = |depth: usize| -> String {
+        let body = Txn::paid("DEEP-1", 40000).body();
+        let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        format!("{},\"x\":{nested}}}", body.trim_end_matches('}'))
+    };
+    let server = KeepAliveServer::start(move |path, _| {
+        let body = match path.rsplit('/').next() {
+            Some("DEEP-1") => deep(63),
+            _ => Txn::paid("OK-1", 40000).body(),
+        };
+        ("200 OK".into(), vec![], body)
+    });
+    let dir = TempDir::new("resume-deep");
+    dir.write("refs.txt", "DEEP-1\nOK-1\n");
+    let run = |args: &[&str]| {
+        payverify_at(&server.url)
+            .current_dir(dir.path())
+            .args([
+                "verify",
+                "--from",
+                "refs.txt",
+                "-o",
+                "jsonl",
+                "--retries",
+                "0",
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let fresh = run(&["--state", "s.jsonl"]);
+    assert_eq!(fresh.status.code(), Some(0), "{}", stderr_of(&fresh));
+    let asked = server.requests.lock().unwrap().len();
+    assert_eq!(asked, 2);
+    std::fs::copy(dir.path().join("s.jsonl"), dir.path().join("run1.jsonl")).unwrap();
+    for args in [&["--state", "s.jsonl"][..], &["--resume", "run1.jsonl"]] {
+        let again = run(args);
+        assert_eq!(
+            again.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr_of(&again)
+        );
+        assert_eq!(again.stdout, fresh.stdout, "{args:?}");
+    }
+    assert_eq!(
+        server.requests.lock().unwrap().len(),
+        asked,
+        "a carried record was asked"
+    );
+}
+
+/// A forged record whose unknown key is a megabyte long gave a stderr line as long: the key
+/// is named by its first 64 characters.
+#[test]
+fn a_huge_forged_key_is_named_shortly() {
+    let dir = TempDir::new("forged-long-key");
+    dir.write("refs.txt", "SANDBOX-OK-1\n");
+    let fresh = verify(&dir, &[]);
+    let ok = stdout_of(&fresh);
+    let key = "\u{1b}".repeat(1 << 20);
+    let forged = ok.trim_end().replacen(
+        ",\"outcome\"",
+        &format!(",{}:1,\"outcome\"", serde_json::to_string(&key).unwrap()),
+        1,
+    );
+    dir.write("forged.jsonl", &(sealed(&forged, SANDBOX_SECRET) + "\n"));
+    let out = verify(&dir, &["--resume", "forged.jsonl"]);
+    refused(
+        &out,
+        &format!(
+            "payverify: --resume forged.jsonl: line 1 has a field payverify does not write \
+             (\"{}\"…); this is not an output of payverify verify (resume from the earlier \
+             run's stdout, with the same -o)",
+            "\\e".repeat(64)
+        ),
+    );
+}

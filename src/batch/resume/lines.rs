@@ -119,10 +119,7 @@ impl<'f> Lines<'f> {
             // every byte is escaped, in the response and again in the error and checks
             // quoting it. Refusing the file would stop every rerun of a --state run over
             // one hostile answer; that record is not carried, its reference asked again.
-            if !OWN_OPENINGS
-                .iter()
-                .any(|o| self.buf.starts_with(o.as_bytes()))
-            {
+            if !own_opening(&self.buf) {
                 return Err(reading.foreign(n, &format!("is longer than {MAX_RECORD} bytes")));
             }
             let (rest, ended) = skip_line(&mut self.reader).map_err(io)?;
@@ -131,6 +128,15 @@ impl<'f> Lines<'f> {
             return Ok(if ended { Step::Skipped } else { Step::End });
         }
         if self.buf.last() != Some(&b'\n') {
+            // Only a line that begins as our record can be one a stop cut short: a file of
+            // one unterminated line that is not (a token, compact JSON) is somebody's, and
+            // a --state run would replace it.
+            if !own_opening(&self.buf) {
+                return Err(reading.foreign(
+                    n,
+                    "has no line end and does not begin as a record payverify writes",
+                ));
+            }
             reading.log.warn(&format!(
                 "{flag} {name}: the last line is incomplete (the run was stopped while writing \
                  it); it is ignored and its reference asked again"
@@ -158,6 +164,15 @@ impl<'f> Lines<'f> {
 /// How payverify's own records begin (verify's, then reconcile's): an over-long line that
 /// begins so is a record not read back, any other is a file that is not payverify's.
 const OWN_OPENINGS: [&str; 2] = ["{\"reference\":", "{\"line\":"];
+
+/// Whether `line` begins as one of payverify's records, or is the start of such an
+/// opening (a record cut short within its first bytes).
+fn own_opening(line: &[u8]) -> bool {
+    OWN_OPENINGS.iter().any(|o| {
+        let o = o.as_bytes();
+        line.starts_with(o) || o.starts_with(line)
+    })
+}
 
 /// Reads past the rest of the current line: the bytes read, and whether a newline ended it
 /// (rather than the end of the file).

@@ -8,7 +8,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::domain::json::{json_kind, parse_record, typed_record};
+use crate::domain::json::{json_kind, key_named, parse_record, typed_record};
 use crate::render::records::RecordJson;
 
 /// verify's record as read back: its response as the text it was written as.
@@ -42,7 +42,6 @@ pub(super) fn response(line: &str) -> Option<&RawValue> {
 /// first key serde refuses on its own, named (quoted and escaped, never its value);
 /// else the field missing.
 fn why<T: DeserializeOwned>(map: &Map<String, Value>, err: &serde_json::Error) -> String {
-    let quoted = crate::terminal::quoted;
     for (key, value) in map {
         let alone = Value::Object(Map::from_iter([(key.clone(), value.clone())]));
         let Err(e) = T::deserialize(&alone) else {
@@ -58,7 +57,7 @@ fn why<T: DeserializeOwned>(map: &Map<String, Value>, err: &serde_json::Error) -
             .strip_prefix("unknown field `")
             .is_some_and(|rest| rest.starts_with(&format!("{key}`,")));
         if unknown {
-            return format!("has a field payverify does not write ({})", quoted(key));
+            return format!("has a field payverify does not write ({})", key_named(key));
         }
         // A refusal of ours (a result's name), worded for this message.
         if text.starts_with("has ") {
@@ -67,11 +66,11 @@ fn why<T: DeserializeOwned>(map: &Map<String, Value>, err: &serde_json::Error) -
         let whole = value.as_i64().is_some() || value.as_u64().is_some();
         return match value {
             Value::Number(_) if !whole => {
-                format!("has a {} that is not a whole number", quoted(key))
+                format!("has a {} that is not a whole number", key_named(key))
             }
             _ => format!(
                 "has a {} payverify does not write ({})",
-                quoted(key),
+                key_named(key),
                 json_kind(value)
             ),
         };
@@ -81,7 +80,7 @@ fn why<T: DeserializeOwned>(map: &Map<String, Value>, err: &serde_json::Error) -
         .strip_prefix("missing field `")
         .and_then(|rest| rest.split_once('`'))
     {
-        Some((field, _)) => format!("has no {}", quoted(field)),
+        Some((field, _)) => format!("has no {}", key_named(field)),
         None => "is not a record payverify writes".to_owned(),
     }
 }
