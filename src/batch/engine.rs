@@ -2,6 +2,7 @@
 //! calling thread, started and driven.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::Instant;
@@ -60,6 +61,11 @@ impl Batch {
             dropped: Arc::default(),
             active: Arc::default(),
         };
+        // A signal before the run started (while a --state or --resume file was read):
+        // not one request, the workers are halted before they could start one.
+        if self.stop.load(Ordering::SeqCst) {
+            self.halt.store(true, Ordering::SeqCst);
+        }
         let events = self.spawn(&shared, input, log)?;
         let progress = Progress::new(self.known_len, writer.names(), countdown, log);
         let summary = Summary::new(writer.names(), writer.noun());

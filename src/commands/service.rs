@@ -137,6 +137,12 @@ impl Service {
         }
     }
 
+    /// The run's stop flag, set by its first signal: for work before the batch starts (the
+    /// reading of a `--state` or `--resume` file) to end at once.
+    pub(crate) fn stop(&self) -> Arc<AtomicBool> {
+        self.interrupt.flag()
+    }
+
     /// What an earlier run's records must meet to be carried: `expect`, and this run's
     /// secret, mode and hmac check.
     pub(crate) fn trust(&self, expect: Expectations) -> Trust {

@@ -65,6 +65,7 @@ pub(crate) fn run(
         &record_shape(),
         &trust,
         log,
+        &service.stop(),
     )?;
     let resume_hint = resume_command(args.format(), args.state.is_some());
     let batch = service.batch(

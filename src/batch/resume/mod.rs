@@ -13,6 +13,7 @@ use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod carry;
 mod lines;
@@ -47,6 +48,11 @@ use rows::*;
 /// response, which may be up to the client's 1 MiB body limit, and escaping can make its
 /// text several times longer: a genuine output must never be refused for a long line.
 pub(crate) const MAX_RECORD: usize = 8 << 20;
+
+/// How many lines are read between two looks at the run's stop flag: a look is one atomic
+/// load, a line tens of microseconds of checks (seal, parse, judge, hmac), so a signal is
+/// heard within milliseconds of a file of any size.
+const STOP_EVERY: usize = 256;
 
 /// A record carried over from an earlier run: its values as read back (never its bytes),
 /// its exit status and outcome name.
@@ -267,12 +273,17 @@ impl ResumeIndex {
     /// output or a `--state` file, as `memory` says. A last line without its line end (the
     /// run was killed while writing it) is ignored with a warning; anything else that is not
     /// such a record is a usage error (exit 2) naming the line, before any request.
+    ///
+    /// Once `stop` is set (the run's first signal) the reading ends: the index then holds
+    /// nothing and gives nothing out, so the run stops as one stopped before any request
+    /// (exit 130), and the file is left as it was.
     pub(crate) fn open(
         path: &Path,
         memory: Memory,
         shape: &Shape,
         trust: &Trust,
         log: &Log,
+        stop: &AtomicBool,
     ) -> Result<ResumeIndex, Failure> {
         let flag = memory.flag();
         let name = path.display().to_string();
@@ -307,7 +318,13 @@ impl ResumeIndex {
         let mut distrusted = 0;
         let mut lines_of: HashMap<String, usize> = HashMap::new();
         let mut sealed_any = false;
+        let mut stopped = false;
         for n in 1.. {
+            // 100,000 records take seconds to check: one SIGTERM must not wait for them.
+            if n % STOP_EVERY == 1 && stop.load(Ordering::SeqCst) {
+                stopped = true;
+                break;
+            }
             let line_start = lines.next_line;
             let line = match lines.next(&reading, n)? {
                 Step::Line(line) => line,
@@ -348,7 +365,12 @@ impl ResumeIndex {
             };
             records.insert(key, slot);
         }
-        reading.skipped(&lines.skipped, sealed_any)?;
+        if stopped {
+            // Read in part: nothing of it may be carried, nor handed to a --state file.
+            records.clear();
+        } else {
+            reading.skipped(&lines.skipped, sealed_any)?;
+        }
         drop(lines);
         Ok(ResumeIndex {
             memory,
@@ -363,7 +385,7 @@ impl ResumeIndex {
             state: None,
             input_read: false,
             taken: Vec::new(),
-            closed: false,
+            closed: stopped,
         })
     }
 

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use std::hash::BuildHasher;
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{Memory, ResumeIndex, Shape, Slot, Trust};
@@ -28,12 +29,14 @@ use crate::render::state::{Earlier, StateLog};
 /// Opens `--state path` for a run whose records look like `shape`: the index of what the
 /// file holds (`None` when there is no file yet), and the new file prepared beside it, for
 /// the run's records. A path that is stdout, stderr or one of the run's inputs is refused
-/// (exit 2) before it is read, and so is anything `--resume` refuses in it.
+/// (exit 2) before it is read, and so is anything `--resume` refuses in it. `stop` ends
+/// the reading (see [`ResumeIndex::open`]).
 fn open_state(
     path: &Path,
     shape: &Shape,
     trust: &Trust,
     log: &Log,
+    stop: &AtomicBool,
 ) -> Result<(Option<ResumeIndex>, Pending), Failure> {
     let refuse = |why: String| Failure::usage(format!("--state {}: {why}", path.display()));
     if path.as_os_str() == "-" {
@@ -45,7 +48,14 @@ fn open_state(
     };
     let pending = crate::files::prepare(path, replace).map_err(|e| refuse(e.why))?;
     let index = match std::fs::symlink_metadata(path) {
-        Ok(_) => Some(ResumeIndex::open(path, Memory::State, shape, trust, log)?),
+        Ok(_) => Some(ResumeIndex::open(
+            path,
+            Memory::State,
+            shape,
+            trust,
+            log,
+            stop,
+        )?),
         Err(_) => None,
     };
     Ok((index, pending))
@@ -70,22 +80,24 @@ pub(crate) fn resume_needs_jsonl(format: OutputFormat) -> Result<(), Failure> {
 }
 
 /// What a batch remembers of earlier runs: the index of `--resume FILE` or of `--state
-/// FILE` (when it holds anything), and the `--state` file this run writes.
+/// FILE` (when it holds anything), and the `--state` file this run writes. `stop`, the
+/// run's stop flag, ends the reading of either at the first signal.
 pub(crate) fn open_memory(
     resume: Option<&Path>,
     state: Option<&Path>,
     shape: &Shape,
     trust: &Trust,
     log: &Log,
+    stop: &AtomicBool,
 ) -> Result<(Option<ResumeIndex>, Option<StateLog>), Failure> {
     if let Some(path) = state {
-        let (index, pending) = open_state(path, shape, trust, log)?;
+        let (index, pending) = open_state(path, shape, trust, log, stop)?;
         let state = StateLog::new(pending);
         let index = index.map(|index| index.keeping(Some(state.clone())));
         return Ok((index, Some(state)));
     }
     let index = resume
-        .map(|path| ResumeIndex::open(path, Memory::Resume, shape, trust, log))
+        .map(|path| ResumeIndex::open(path, Memory::Resume, shape, trust, log, stop))
         .transpose()?;
     Ok((index, None))
 }

@@ -21,7 +21,8 @@ fn a_record_changed_after_it_was_checked_is_asked_again_not_written() {
         secret: Some(secret.clone()),
         ..Trust::default()
     };
-    let mut index = ResumeIndex::open(&path, Memory::Resume, &shape, &trust, &log).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut index = ResumeIndex::open(&path, Memory::Resume, &shape, &trust, &log, &stop).unwrap();
     let job = |r: &str| Job {
         reference: Reference::parse(r).unwrap(),
         expect: Default::default(),

@@ -4,6 +4,7 @@
 
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use crate::batch::csv_input::{Orders, ReconcileSink, Rows};
 use crate::batch::resume::{
@@ -52,7 +53,8 @@ pub(crate) fn run(
     let known_len = rows_in(&args.file);
     let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     // Each row's own expectations are checked when its turn comes.
-    let (index, state) = memory(args, &orders, service.trust(Default::default()), log)?;
+    let trust = service.trust(Default::default());
+    let (index, state) = memory(args, &orders, trust, log, &service.stop())?;
     // Checked once every input is open (the orders, config, secret and CA files, the
     // --resume or --state file), before any request; the file itself is replaced only at
     // the end.
@@ -94,12 +96,13 @@ pub(crate) fn run(
 }
 
 /// The index of the earlier run's rows (`--resume`, `--state`), when there is one, and the
-/// `--state` file this run keeps its rows in.
+/// `--state` file this run keeps its rows in; `stop` ends the reading at the first signal.
 fn memory(
     args: &ReconcileArgs,
     orders: &Orders,
     trust: Trust,
     log: &Log,
+    stop: &AtomicBool,
 ) -> Result<(Option<ResumeIndex>, Option<StateLog>), Failure> {
     if let (Some(state), Some(summary)) = (&args.state, &args.summary_json)
         && crate::files::same_target(state, summary)
@@ -111,7 +114,7 @@ fn memory(
     }
     let shape = record_shape(&orders.header(), orders.reference_column());
     let (resume, state) = (args.resume.as_deref(), args.state.as_deref());
-    let (index, state) = open_memory(resume, state, &shape, &trust, log)?;
+    let (index, state) = open_memory(resume, state, &shape, &trust, log, stop)?;
     let index = index.map(|index| index.with_claims(orders.reference_lines()));
     Ok((index, state))
 }
