@@ -207,12 +207,14 @@ impl Pending {
         self.put(bytes).map(drop)
     }
 
-    /// Puts an empty file in place of the target as [`Pending::commit`] does and gives it
-    /// back open for writing, remembered as an input of the kind `updating` names, so no
-    /// other output of the run replaces it: `--state`'s file, filled record by record.
-    pub(crate) fn commit_open(self) -> Result<File, Unwritable> {
+    /// Puts a file holding `first` in place of the target as [`Pending::commit`] does and
+    /// gives it back open for writing, remembered as an input of the kind `updating` names,
+    /// so no other output of the run replaces it: `--state`'s file, filled record by
+    /// record. `first` is written before the rename, so a disk too full for it leaves the
+    /// target as it was rather than empty.
+    pub(crate) fn commit_open(self, first: &[u8]) -> Result<File, Unwritable> {
         let (path, what) = (self.target.clone(), self.replace.updating);
-        let file = self.put(b"")?;
+        let file = self.put(first)?;
         if let (Some(what), Ok(meta)) = (what, file.metadata()) {
             run::register(run::file_id(&file, &meta), what, Some(&path));
         }

@@ -11,8 +11,9 @@ use crate::files::Pending;
 
 /// The `--state` file, shared by the writer (each record this run decides) and the resume
 /// index (at a stop, the earlier records this run did not reach). It replaces the earlier
-/// file (atomically) when the first record is kept, so a run refused or stopped before
-/// deciding anything leaves the earlier file as it was. Each record is then one whole
+/// file (atomically, holding the first record) when the first record is kept, so a run
+/// refused or stopped before deciding anything, or on a disk with no room for one record,
+/// leaves the earlier file as it was. Each record is then one whole
 /// `write` of its line, so a run killed at any point (SIGKILL included) leaves every record
 /// before it whole, and at most a last line cut short, which the reader ignores.
 #[derive(Clone)]
@@ -121,16 +122,10 @@ impl StateLog {
             (true, _) => inner.file.as_mut().map_or(Ok(()), |file| {
                 file.write_all(line.as_bytes()).map_err(reason)
             }),
-            (false, Some(pending)) => {
-                pending
-                    .commit_open()
-                    .map_err(|e| e.why)
-                    .and_then(|mut file| {
-                        let written = file.write_all(line.as_bytes()).map_err(reason);
-                        inner.file = Some(file);
-                        written
-                    })
-            }
+            (false, Some(pending)) => pending
+                .commit_open(line.as_bytes())
+                .map(|file| inner.file = Some(file))
+                .map_err(|e| e.why),
             (false, None) => Ok(()),
         };
         if let Err(why) = written {

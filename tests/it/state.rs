@@ -455,3 +455,54 @@ fn one_reference_with_state_is_a_batch_as_its_help_says() {
         "{help}"
     );
 }
+
+/// A rerun on a disk with no room for one record (here `ulimit -f 0`: a write fails with
+/// EFBIG, as ENOSPC would) put an empty file in place of the complete state file before its
+/// first write failed: every record was lost. The first record is written before the
+/// rename, so the earlier file stays as it was, and the run is exit 10 naming the file.
+#[cfg(unix)]
+#[test]
+fn a_rerun_with_no_room_for_a_record_leaves_the_state_file_as_it_was() {
+    let dir = TempDir::new("state-full-disk");
+    dir.write(
+        "refs.txt",
+        "SANDBOX-OK-1\nSANDBOX-FAILED-2\nSANDBOX-PENDING-3\n",
+    );
+    let first = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+    let kept = std::fs::read(dir.path().join("s.jsonl")).unwrap();
+    assert_eq!(lines(&dir, "s.jsonl"), 3);
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    let out = std::process::Command::new("bash")
+        .current_dir(dir.path())
+        .args(["-c", "trap '' XFSZ; ulimit -f 0; exec \"$0\" \"$@\""])
+        .arg(bin)
+        .args([
+            "verify",
+            "--sandbox",
+            "--from",
+            "refs.txt",
+            "--retries",
+            "0",
+        ])
+        .args(["-o", "csv", "--state", "s.jsonl"])
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(10), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("--state file: "),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(
+        std::fs::read(dir.path().join("s.jsonl")).unwrap() == kept,
+        "the state file was changed"
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "left behind: {names:?}");
+}
