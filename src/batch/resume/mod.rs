@@ -256,6 +256,28 @@ impl Memory {
         }
     }
 
+    /// The file `path` names, to be read back: a regular file under this flag's cap (its
+    /// size is checked when it is opened), whose records are read again as their turns
+    /// come; stdin is refused (exit 2).
+    fn open(self, path: &Path) -> Result<File, Failure> {
+        let refuse =
+            |why: String| Failure::usage(format!("{} {}: {why}", self.flag(), path.display()));
+        if path.as_os_str() == "-" {
+            return Err(refuse(
+                "the earlier output must be a file: stdin cannot be read back as records are \
+                 carried"
+                    .into(),
+            ));
+        }
+        let limit = match self {
+            Memory::Resume => &crate::files::RESUME,
+            Memory::State => &crate::files::STATE,
+        };
+        Ok(crate::files::open(path, limit)
+            .map_err(|e| refuse(e.why))?
+            .into_inner())
+    }
+
     /// What the file must be, for the message refusing one that is not.
     fn expected(self, command: &str) -> String {
         match self {
@@ -287,23 +309,7 @@ impl ResumeIndex {
     ) -> Result<ResumeIndex, Failure> {
         let flag = memory.flag();
         let name = path.display().to_string();
-        let refuse = |why: String| Failure::usage(format!("{flag} {name}: {why}"));
-        if path.as_os_str() == "-" {
-            return Err(refuse(
-                "the earlier output must be a file: stdin cannot be read back as records are \
-                 carried"
-                    .into(),
-            ));
-        }
-        // A regular file under its cap (its size is checked when it is opened): the
-        // records are read back from it as their turns come.
-        let limit = match memory {
-            Memory::Resume => &crate::files::RESUME,
-            Memory::State => &crate::files::STATE,
-        };
-        let file = crate::files::open(path, limit)
-            .map_err(|e| refuse(e.why))?
-            .into_inner();
+        let file = memory.open(path)?;
         let reading = Reading {
             flag,
             name: &name,
