@@ -11,18 +11,26 @@ use crate::reference::Reference;
 /// verify's record `text` carried for `job`, or `None` when it is to be asked again.
 pub(super) fn verify_record(text: &str, job: &Job, checker: &Checker) -> Option<Carried> {
     let verdict = rejudge(text, job, checker)?;
-    Some(Carried {
-        exit: verdict.exit(),
-        name: verdict.name(),
-        warned: verdict
-            .checks
-            .as_ref()
-            .is_some_and(|c| !c.warnings.is_empty()),
-        record: Box::new(Record {
-            job: job.clone(),
-            verdict,
-        }),
-    })
+    let (exit, name) = (verdict.exit(), verdict.name());
+    Some(Carried::new(job, verdict, exit, name))
+}
+
+impl Carried {
+    /// `job`'s record rebuilt from `verdict`, carried with `exit` and `name`.
+    fn new(job: &Job, verdict: Verdict, exit: Exit, name: &'static str) -> Carried {
+        Carried {
+            warned: verdict
+                .checks
+                .as_ref()
+                .is_some_and(|c| !c.warnings.is_empty()),
+            record: Box::new(Record {
+                job: job.clone(),
+                verdict,
+            }),
+            exit,
+            name,
+        }
+    }
 }
 
 /// reconcile's row `text` (indexed as `slot`, already found to be `job`'s row as it was:
@@ -61,18 +69,7 @@ pub(super) fn reconcile_row(
     if Some((row.classify)(&verdict, &job.expect)) != RowResult::named(slot.name) {
         return None;
     }
-    Some(Carried {
-        warned: verdict
-            .checks
-            .as_ref()
-            .is_some_and(|c| !c.warnings.is_empty()),
-        record: Box::new(Record {
-            job: job.clone(),
-            verdict,
-        }),
-        exit: slot.exit,
-        name: slot.name,
-    })
+    Some(Carried::new(job, verdict, slot.exit, slot.name))
 }
 
 /// The verdict a fresh run would reach on the answer verify's jsonl record `line` stores,
