@@ -329,12 +329,24 @@ fn reserved_key(bytes: &[u8]) -> Option<String> {
 /// A `--resume` record (one jsonl line) as an object, refusing a serde_json private key as
 /// [`parse_object`] does; no size limits (a record holds a response that passed them).
 pub(crate) fn parse_record(text: &str) -> Result<Map<String, Value>, String> {
+    checked_record(text)?;
+    record_object(text)
+}
+
+/// Refuses a record (one jsonl line) with a serde_json private key or a key given twice,
+/// without building it: what [`parse_record`] checks, for a reader that builds only its
+/// typed view ([`typed_record`]).
+pub(crate) fn checked_record(text: &str) -> Result<(), String> {
     no_private_key(text)?;
-    no_duplicate_key(text)?;
+    no_duplicate_key(text)
+}
+
+/// A record's keys and values, or why it is not a JSON object.
+pub(crate) fn record_object(text: &str) -> Result<Map<String, Value>, String> {
     serde_json::from_str(text).map_err(|e| format!("is not a JSON object ({e})"))
 }
 
-/// `text`, which [`parse_record`] has taken (no private key, no key given twice), read as
+/// `text`, which [`checked_record`] has taken (no private key, no key given twice), read as
 /// `T` (a record's typed view); serde's refusal as it is, for the caller to word without
 /// quoting the record.
 pub(crate) fn typed_record<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {

@@ -8,25 +8,29 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::domain::json::{json_kind, key_named, parse_record, typed_record};
+use crate::domain::json::{checked_record, json_kind, key_named, record_object, typed_record};
 use crate::render::records::RecordJson;
 
 /// verify's record as read back: its response as the text it was written as.
 pub(super) type StoredRecord<'a> = RecordJson<'a, &'a RawValue>;
 
-/// verify's record in `line`, or why the line is not one.
+/// verify's record in `line`, or why the line is not one. Every line of a file is read
+/// here when it is opened and again when its turn comes: only the typed view is built,
+/// and the record's keys are parsed into a map only to word a refusal.
 pub(super) fn record(line: &str) -> Result<StoredRecord<'_>, String> {
-    let map = parse_record(line)?;
-    typed_record(line).map_err(|e| why::<RecordJson<'static, IgnoredAny>>(&map, &e))
+    checked_record(line)?;
+    typed_record(line).map_err(|e| match record_object(line) {
+        Ok(map) => why::<RecordJson<'static, IgnoredAny>>(&map, &e),
+        Err(not_an_object) => not_an_object,
+    })
 }
 
 /// `map` read as `T`, or why it is not one.
 pub(super) fn typed<T: DeserializeOwned>(map: &Map<String, Value>) -> Result<T, String> {
-    let value = Value::Object(map.clone());
-    T::deserialize(&value).map_err(|e| why::<T>(map, &e))
+    T::deserialize(map).map_err(|e| why::<T>(map, &e))
 }
 
-/// The `response` of the record `line` (which [`parse_record`] has taken) as the text it
+/// The `response` of the record `line` (which [`checked_record`] has taken) as the text it
 /// was written as: judged again as the service's body, byte for byte (a re-encoded object
 /// could differ from what was signed).
 pub(super) fn response(line: &str) -> Option<&RawValue> {
