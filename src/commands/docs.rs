@@ -135,20 +135,38 @@ fn roff_ascii_money(roff: &str) -> String {
     out
 }
 
+/// Every subcommand but help, with its path, each followed by its own: in the order help lists
+/// them (editing a subcommand moves it to the end of the list), or with the nested ones last
+/// first, the order the options sections have always had.
+fn subcommands(cmd: &clap::Command, nested_reversed: bool) -> Vec<(String, &clap::Command)> {
+    fn listed(c: &clap::Command) -> Vec<(String, &clap::Command)> {
+        (c.get_subcommands().filter(|s| s.get_name() != "help"))
+            .map(|s| (s.get_name().to_owned(), s))
+            .collect()
+    }
+    let mut stack = listed(cmd);
+    stack.sort_by_key(|(_, s)| s.get_display_order());
+    stack.reverse();
+    let mut all = Vec::new();
+    while let Some((path, sub)) = stack.pop() {
+        let nested = listed(sub)
+            .into_iter()
+            .map(|(n, s)| (format!("{path} {n}"), s));
+        match nested_reversed {
+            true => stack.extend(nested),
+            false => stack.extend(nested.rev()),
+        }
+        all.push((path, sub));
+    }
+    all
+}
+
 /// The SUBCOMMANDS list: each one (nested ones too) with what it does, pointing to the
 /// section of its options below.
 fn subcommands_section(cmd: &clap::Command) -> String {
     let mut r = Roff::new();
     r.control("SH", ["SUBCOMMANDS"]);
-    let mut stack: Vec<(String, &clap::Command)> = cmd
-        .get_subcommands()
-        .filter(|s| s.get_name() != "help")
-        .map(|s| (s.get_name().to_owned(), s))
-        .collect();
-    // In the order help lists them (editing a subcommand moves it to the end of the list).
-    stack.sort_by_key(|(_, s)| s.get_display_order());
-    stack.reverse();
-    while let Some((path, sub)) = stack.pop() {
+    for (path, sub) in subcommands(cmd, false) {
         r.control("TP", []);
         r.text([bold(format!("payverify {path}"))]);
         let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
@@ -157,13 +175,6 @@ fn subcommands_section(cmd: &clap::Command) -> String {
             false => format!(" Options: {} OPTIONS below.", path.to_uppercase()),
         };
         r.text([roman(format!("{}.{pointer}", about.trim_end_matches('.')))]);
-        let mut nested: Vec<_> = sub
-            .get_subcommands()
-            .filter(|s| s.get_name() != "help")
-            .map(|n| (format!("{path} {}", n.get_name()), n))
-            .collect();
-        nested.reverse();
-        stack.extend(nested);
     }
     r.render()
 }
@@ -181,29 +192,20 @@ fn own_arguments(sub: &clap::Command) -> Vec<&clap::Arg> {
 /// ones are in OPTIONS already.
 fn subcommand_sections(cmd: &clap::Command) -> String {
     let mut r = Roff::new();
-    let mut stack: Vec<(String, &clap::Command)> = cmd
-        .get_subcommands()
-        .map(|s| (s.get_name().to_owned(), s))
-        .collect();
-    // In the order help lists them (editing a subcommand moves it to the end of the list).
-    stack.sort_by_key(|(_, s)| s.get_display_order());
-    stack.reverse();
-    while let Some((path, sub)) = stack.pop() {
+    for (path, sub) in subcommands(cmd, true) {
         let own = own_arguments(sub);
-        if !own.is_empty() {
-            r.control("SH", [format!("{} OPTIONS", path.to_uppercase()).as_str()]);
-            for arg in own {
-                r.control("TP", []);
-                r.text([bold(arg_synopsis(arg))]);
-                let help = arg
-                    .get_long_help()
-                    .or(arg.get_help())
-                    .map(|h| h.to_string());
-                r.text([roman(help.unwrap_or_default())]);
-            }
+        if own.is_empty() {
+            continue;
         }
-        for nested in sub.get_subcommands() {
-            stack.push((format!("{path} {}", nested.get_name()), nested));
+        r.control("SH", [format!("{} OPTIONS", path.to_uppercase()).as_str()]);
+        for arg in own {
+            r.control("TP", []);
+            r.text([bold(arg_synopsis(arg))]);
+            let help = arg
+                .get_long_help()
+                .or(arg.get_help())
+                .map(|h| h.to_string());
+            r.text([roman(help.unwrap_or_default())]);
         }
     }
     r.render()
