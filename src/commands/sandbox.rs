@@ -55,16 +55,18 @@ pub(crate) fn run(
         Some(pem) => Some(CaFile::write(pem, chosen)?),
         None => None,
     };
-    let quiet = log.level() == Level::Quiet;
     let ca_path = ca.as_ref().map(|c| c.path.as_path());
-    let banner = Banner {
-        url: server.url(),
-        ca: ca_path,
-        latency_ms: args.latency_ms,
-        rate_limit: rate_limit.as_ref(),
-    };
+    let quiet = log.level() == Level::Quiet;
     // Marked as a write under way: a stdout nobody reads must not outlast a SIGTERM.
-    crate::render::write_output(crate::signal::writing(|| banner.print(quiet)))?;
+    crate::render::write_output(crate::signal::writing(|| {
+        banner(
+            server.url(),
+            ca_path,
+            args.latency_ms,
+            rate_limit.as_ref(),
+            quiet,
+        )
+    }))?;
     interrupt.wait();
     let (connections, handshakes) = server.counts();
     drop(server);
@@ -150,67 +152,57 @@ fn unwritable(path: &Path, e: crate::files::Unwritable) -> Failure {
     }
 }
 
-/// What the banner tells.
-struct Banner<'a> {
-    url: &'a str,
-    ca: Option<&'a Path>,
+/// Prints the base URL first (scripts read that line), the CA file's path second when it
+/// serves HTTPS, then, unless quiet, how to use it.
+fn banner(
+    url: &str,
+    ca: Option<&Path>,
     latency_ms: u64,
-    rate_limit: Option<&'a sandbox::RateLimit>,
-}
-
-impl Banner<'_> {
-    /// The base URL first (scripts read that line), the CA file's path second when it serves
-    /// HTTPS, then, unless quiet, how to use it.
-    fn print(&self, quiet: bool) -> std::io::Result<()> {
-        let Banner {
-            url,
-            ca,
-            latency_ms,
-            rate_limit,
-        } = *self;
-        // Every error reported: the base URL line is what scripts read.
-        let mut out = crate::render::stdout_writer();
-        writeln!(out, "{url}")?;
-        if let Some(ca) = ca {
-            writeln!(out, "{}", ca.display())?;
-        }
-        out.flush()?;
-        if quiet {
-            return Ok(());
-        }
-        let trust = match ca {
-            Some(ca) => format!(
-                "It serves HTTPS with a throwaway CA: pass --ca-cert {} to verify.\n",
-                ca.display()
-            ),
-            None => String::new(),
-        };
-        let latency = match latency_ms {
-            0 => String::new(),
-            ms => format!(" Every response is delayed {ms} ms."),
-        };
-        let throttle = match rate_limit {
-            Some(limit) => format!(
-                "Rate limit: {}. Change it while running:\n  curl -X POST \
-             '{url}/sandbox/rate-limit?rate=20/s'   (rate=off lifts it; burst=, status=, \
-             retry-after= too)\nCounts per second: curl {url}/sandbox/stats\n",
-                limit.describe()
-            ),
-            None => String::new(),
-        };
-        write!(
-            out,
-            "\npayverify sandbox: a local stand-in for the Verify Transaction service.{latency}\n\
-         {trust}{throttle}Credentials: client id '{id}', client secret '{secret}'.\n\n\
-         export PAYVERIFY_BASE_URL={url}\n\
-         export PAYVERIFY_CLIENT_ID={id}\n\
-         export PAYVERIFY_CLIENT_SECRET={secret}\n\n\
-         {table}\n\
-         Stop with Ctrl-C.\n",
-            id = sandbox::CLIENT_ID,
-            secret = sandbox::CLIENT_SECRET,
-            table = sandbox::magic_section(),
-        )?;
-        out.flush()
+    rate_limit: Option<&sandbox::RateLimit>,
+    quiet: bool,
+) -> std::io::Result<()> {
+    // Every error reported: the base URL line is what scripts read.
+    let mut out = crate::render::stdout_writer();
+    writeln!(out, "{url}")?;
+    if let Some(ca) = ca {
+        writeln!(out, "{}", ca.display())?;
     }
+    out.flush()?;
+    if quiet {
+        return Ok(());
+    }
+    let trust = match ca {
+        Some(ca) => format!(
+            "It serves HTTPS with a throwaway CA: pass --ca-cert {} to verify.\n",
+            ca.display()
+        ),
+        None => String::new(),
+    };
+    let latency = match latency_ms {
+        0 => String::new(),
+        ms => format!(" Every response is delayed {ms} ms."),
+    };
+    let throttle = match rate_limit {
+        Some(limit) => format!(
+            "Rate limit: {}. Change it while running:\n  curl -X POST \
+         '{url}/sandbox/rate-limit?rate=20/s'   (rate=off lifts it; burst=, status=, \
+         retry-after= too)\nCounts per second: curl {url}/sandbox/stats\n",
+            limit.describe()
+        ),
+        None => String::new(),
+    };
+    write!(
+        out,
+        "\npayverify sandbox: a local stand-in for the Verify Transaction service.{latency}\n\
+     {trust}{throttle}Credentials: client id '{id}', client secret '{secret}'.\n\n\
+     export PAYVERIFY_BASE_URL={url}\n\
+     export PAYVERIFY_CLIENT_ID={id}\n\
+     export PAYVERIFY_CLIENT_SECRET={secret}\n\n\
+     {table}\n\
+     Stop with Ctrl-C.\n",
+        id = sandbox::CLIENT_ID,
+        secret = sandbox::CLIENT_SECRET,
+        table = sandbox::magic_section(),
+    )?;
+    out.flush()
 }
