@@ -76,7 +76,7 @@ pub(crate) fn check(
                     .to_owned(),
             ],
         ),
-        Some(_) => genuine_verdict(&payload, status, &args.expect.expectations(), mode),
+        Some(_) => genuine_verdict(&payload, status, &secret, &args.expect.expectations(), mode),
     };
 
     if log.level() != Level::Quiet {
@@ -128,6 +128,7 @@ fn report(fields: &[(&str, &str)]) -> String {
 fn genuine_verdict(
     payload: &Verification,
     status: &str,
+    secret: &crate::secret::Secret,
     expect: &checks::Expectations,
     mode: Option<&str>,
 ) -> (Exit, String, Vec<String>) {
@@ -142,24 +143,13 @@ fn genuine_verdict(
             return (Exit::NotFinal, "genuine, NOT FINAL".into(), vec![why]);
         }
     }
-    let mut failures = Vec::new();
-    match payload.code.as_deref() {
-        Some(checks::APPROVED) => {}
-        Some(code) => failures.push(format!(
-            "check failed: status is SUCCESSFUL but code is '{code}'; the gateway approves \
-             only with code 00"
-        )),
-        None => failures.push(
-            "check failed: approval code missing: status is SUCCESSFUL but there is no code 00"
-                .into(),
-        ),
-    }
-    failures.extend(
-        checks::expectation_failures(payload, expect)
-            .into_iter()
-            .chain(checks::mode_failure(payload, mode))
-            .map(|f| format!("check failed: {f}")),
-    );
+    // verify's checks of a SUCCESSFUL answer (code 00, each --expect-*); the hmac is judged
+    // above.
+    let checked = checks::evaluate(payload, checks::HmacMode::Off, secret, expect);
+    let failures: Vec<String> = (checked.failures.into_iter())
+        .chain(checks::mode_failure(payload, mode))
+        .map(|f| format!("check failed: {f}"))
+        .collect();
     if !failures.is_empty() {
         return (Exit::CheckFailed, "genuine, CHECK FAILED".into(), failures);
     }
