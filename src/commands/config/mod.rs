@@ -44,11 +44,7 @@ pub(crate) fn run(
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();
-            let text: String = names
-                .iter()
-                .map(|name| format!("{}\n", crate::terminal::scrub(name)))
-                .collect();
-            write_output(printer.text(&text))?;
+            write_output(printer.text(&profile_lines(&names, &None)))?;
         }
         ConfigCommand::Profiles { names: false } => {
             let settings = Settings::resolve(&global.flags(&ProfileArgs::default()), ctx)?;
@@ -56,22 +52,27 @@ pub(crate) fn run(
                 log.info("no config file (payverify config path says where it would be)");
             }
             let (names, default) = &settings.profiles;
-            let text: String = names
-                .iter()
-                .map(|name| {
-                    let shown = crate::terminal::scrub(name);
-                    match default {
-                        Some(d) if d == name => format!("{shown} (default)\n"),
-                        _ => format!("{shown}\n"),
-                    }
-                })
-                .collect();
-            write_output(printer.text(&text))?;
+            write_output(printer.text(&profile_lines(names, default)))?;
         }
         ConfigCommand::Show { output } => show::run(global, *output, log, ctx, &mut printer)?,
         ConfigCommand::Init { force } => init::init(global, *force, log, ctx, &mut printer)?,
     }
     Ok(Exit::Successful)
+}
+
+/// A line per profile name, escaped, the default one marked.
+fn profile_lines(names: &[String], default: &Option<String>) -> String {
+    let line = |name: &String| match default {
+        Some(d) if d == name => format!("{} (default)\n", crate::terminal::scrub(name)),
+        _ => format!("{}\n", crate::terminal::scrub(name)),
+    };
+    names.iter().map(line).collect()
+}
+
+/// Pretty JSON with a line end, redacted and safe for a terminal.
+pub(crate) fn json_text(mut value: serde_json::Value) -> String {
+    crate::secret::redact_json(&mut value);
+    format!("{}\n", crate::terminal::json_text(format!("{value:#}")))
 }
 
 /// Exit 6: no config path can be found.

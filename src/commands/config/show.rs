@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::json_text;
 use crate::cli::{GlobalArgs, ProfileArgs, ShowFormat};
 use crate::exit::{Cause, Exit, Failure};
 use crate::log::Log;
@@ -120,11 +121,6 @@ impl Row {
         Row::new(key, shown, source.to_string(), value)
     }
 
-    /// A row whose source is where its value came from.
-    fn sourced(key: &'static str, shown: String, source: &Source, value: Value) -> Row {
-        Row::new(key, shown, source.to_string(), value)
-    }
-
     /// A setting named by a word (`standard`, `warn`): its name in lower case.
     fn lowercase(key: &'static str, v: &Sourced<impl std::fmt::Debug>) -> Row {
         Row::text(key, format!("{:?}", v.value).to_lowercase(), &v.source)
@@ -138,7 +134,8 @@ impl Row {
             Some(zero) if d.value.is_zero() => zero.to_owned(),
             _ => text.clone(),
         };
-        Row::sourced(key, shown, &d.source, json!(text)).with("seconds", d.value.as_secs_f64())
+        Row::new(key, shown, d.source.to_string(), json!(text))
+            .with("seconds", d.value.as_secs_f64())
     }
 
     fn with(mut self, key: &str, value: impl Into<Value>) -> Row {
@@ -168,10 +165,10 @@ fn rows(s: &Settings) -> Vec<Row> {
         secret_row(s),
         Row::lowercase("auth_style", &s.auth_style),
         Row::duration("timeout", &s.timeout, None),
-        Row::sourced(
+        Row::new(
             "retries",
             retries.value.to_string(),
-            &retries.source,
+            retries.source.to_string(),
             json!(retries.value),
         ),
         Row::duration("wait", &s.wait, Some("0 (not final is an answer)")),
@@ -228,10 +225,10 @@ fn secret_row(s: &Settings) -> Row {
     let Some(c) = &s.client_secret else {
         return Row::unset("client_secret", "not set");
     };
-    let row = Row::sourced(
+    let row = Row::new(
         "client_secret",
         c.value.describe(),
-        &c.source,
+        c.source.to_string(),
         json!("<redacted>"),
     );
     match &c.value {
@@ -338,10 +335,4 @@ fn object(s: &Settings, rows: &[Row], problems: &[Problem]) -> Value {
             .collect::<Vec<_>>(),
         "warnings": warnings,
     })
-}
-
-/// Pretty JSON with a line end, redacted and safe for a terminal.
-fn json_text(mut value: Value) -> String {
-    crate::secret::redact_json(&mut value);
-    format!("{}\n", crate::terminal::json_text(format!("{value:#}")))
 }

@@ -44,17 +44,14 @@ pub(crate) fn run(
         })?),
         None => None,
     };
-    let report = diagnose(global, args, reference.as_ref(), log, ctx);
+    let mut report = Report::default();
+    // `None` only says where the run ended: the report holds why.
+    let _ = checks(&mut report, global, args, reference.as_ref(), log, ctx);
     if log.level() != Level::Quiet {
         let mut printer = Printer::plain_stdout();
         let text = match args.output {
             DoctorFormat::Text => report.text(),
-            DoctorFormat::Json => {
-                format!(
-                    "{}\n",
-                    crate::terminal::json_text(format!("{:#}", report.json()))
-                )
-            }
+            DoctorFormat::Json => crate::commands::config::json_text(report.json()),
         };
         write_output(printer.text(&text))?;
         match report.exit() {
@@ -96,20 +93,6 @@ fn settings_failure(problems: &[Failure]) -> Check {
     }
 }
 
-/// Every check, in order, up to the first failure that ends the run.
-fn diagnose(
-    global: &GlobalArgs,
-    args: &DoctorArgs,
-    reference: Option<&Reference>,
-    log: &Log,
-    ctx: &Context,
-) -> Report {
-    let mut report = Report::default();
-    // `None` only says where the run ended: the report holds why.
-    let _ = checks(&mut report, global, args, reference, log, ctx);
-    report
-}
-
 /// The checks into `report`; `None` once one has ended the run.
 fn checks(
     report: &mut Report,
@@ -139,7 +122,9 @@ fn checks(
             "give a base URL such as https://paywithbank3d.com",
         )
     }))?;
-    let proxy = report.step(proxy_for(&settings, &base).map_err(|failure| {
+    let no_proxy = settings.no_proxy.as_ref().map(|n| n.value.as_str());
+    let proxy = crate::transport::proxy::choose(&base, settings.proxy_url().as_ref(), no_proxy);
+    let proxy = report.step(proxy.map_err(|failure| {
         Check::fail(
             "connect",
             Exit::Config,
@@ -186,15 +171,6 @@ impl Target {
             https,
         })
     }
-}
-
-/// The proxy requests will go through, decided as the client decides it.
-fn proxy_for(settings: &Settings, base: &BaseUrl) -> Result<Option<ureq::Proxy>, Failure> {
-    crate::transport::proxy::choose(
-        base,
-        settings.proxy_url().as_ref(),
-        settings.no_proxy.as_ref().map(|n| n.value.as_str()),
-    )
 }
 
 /// Milliseconds since `since`.

@@ -15,7 +15,7 @@ use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
 
-use crate::exit::{Cause, Failure};
+use crate::exit::Failure;
 
 /// The addresses `host` resolves to for `port`, or why not, within `timeout`.
 ///
@@ -131,26 +131,17 @@ impl Roots {
         let default = RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
-        let extra = match ca_cert {
-            None => None,
-            Some(path) => {
-                // The same parsing as the client's, so a file doctor accepts is one verify
-                // accepts.
-                let certs = match crate::transport::network::roots(Some(path), None)? {
-                    Some(ureq::tls::RootCerts::Specific(certs)) => certs,
-                    _ => {
-                        return Err(Failure::config(
-                            Cause::CaCert,
-                            "unexpected root set".to_owned(),
-                        ));
-                    }
-                };
+        // The same parsing as the client's, so a file doctor accepts is one verify accepts;
+        // with no file, there is no second set.
+        let extra = match crate::transport::network::roots(ca_cert, None)? {
+            Some(ureq::tls::RootCerts::Specific(certs)) => {
                 let mut store = RootCertStore::empty();
                 store.add_parsable_certificates(
                     certs.iter().map(|c| CertificateDer::from(c.der().to_vec())),
                 );
                 Some(store)
             }
+            _ => None,
         };
         Ok(Roots { default, extra })
     }
