@@ -166,7 +166,7 @@ fn with_examples(cmd: clap::Command, path: &str) -> clap::Command {
 }
 
 /// Global options that commands which never call the service ignore, so their help does not
-/// list them.
+/// list them; `--sandbox` conflicts with each (it brings its own service).
 const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
     "base_url",
     "client_id",

@@ -31,7 +31,7 @@ pub(crate) struct SandboxArgs {
     /// 0.5/s, 600/m); a request that finds it empty gets --rate-limit-status. Change it
     /// while running: POST /sandbox/rate-limit?rate=20/s (rate=off lifts it); counts per
     /// second: GET /sandbox/stats.
-    #[arg(long, value_name = "N/s", value_parser = parse_sandbox_rate)]
+    #[arg(long, value_name = "N/s", value_parser = crate::sandbox::parse_rate)]
     pub(crate) rate_limit: Option<f64>,
 
     /// With --rate-limit: requests the bucket holds when full, the burst sent at once
@@ -71,8 +71,4 @@ fn parse_throttle_status(s: &str) -> Result<u16, String> {
         "503" => Ok(503),
         _ => Err(format!("'{s}' is not 429 or 503")),
     }
-}
-
-fn parse_sandbox_rate(s: &str) -> Result<f64, String> {
-    crate::sandbox::parse_rate(s)
 }

@@ -94,13 +94,13 @@ pub(crate) struct GateArgs {
 
     /// The order's amount in naira, at most two decimals (40000, 40000.50, 40,000,
     /// ₦40,000.00); compared exactly in kobo. Or --amount-kobo.
-    #[arg(long, visible_alias = "expect-amount", value_name = "NAIRA", value_parser = parse_naira,
+    #[arg(long, visible_alias = "expect-amount", value_name = "NAIRA", value_parser = Kobo::parse_naira,
           allow_hyphen_values = true)]
     pub(crate) amount: Option<Kobo>,
 
     /// The order's amount in kobo (an integer).
     #[arg(long, visible_alias = "expect-amount-kobo", value_name = "KOBO",
-          value_parser = parse_kobo, allow_hyphen_values = true, conflicts_with = "amount")]
+          value_parser = Kobo::parse_kobo, allow_hyphen_values = true, conflicts_with = "amount")]
     pub(crate) amount_kobo: Option<Kobo>,
 
     /// The merchant reference the order was paid under, exactly (what the shop stored for
@@ -134,8 +134,7 @@ impl GateArgs {
             amount: self.amount.or(self.amount_kobo),
             currency: Some(self.currency.clone()),
             merchant_ref: Some(self.merchant_ref.clone()),
-            shop: None,
-            order_id: None,
+            ..Expectations::default()
         }
     }
 }
@@ -156,7 +155,7 @@ pub(crate) struct BatchArgs {
 
     /// Verify against a sandbox started in-process on a free loopback port, with the sandbox
     /// credentials; configured credentials and base URL are ignored. No account needed.
-    #[arg(long, conflicts_with_all = ["base_url", "client_id", "client_secret_file", "profile", "config"])]
+    #[arg(long, conflicts_with_all = super::NOT_FOR_LOCAL_COMMANDS)]
     pub(crate) sandbox: bool,
 
     /// With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the
@@ -170,12 +169,12 @@ pub(crate) struct BatchArgs {
 pub(crate) struct ExpectArgs {
     /// Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00,
     /// NGN 40000); compared exactly in kobo, never rounded.
-    #[arg(long, value_name = "NAIRA", value_parser = parse_naira,
+    #[arg(long, value_name = "NAIRA", value_parser = Kobo::parse_naira,
           conflicts_with = "expect_amount_kobo", allow_hyphen_values = true)]
     pub(crate) expect_amount: Option<Kobo>,
 
     /// Expected amount in kobo (an integer).
-    #[arg(long, value_name = "KOBO", value_parser = parse_kobo, allow_hyphen_values = true)]
+    #[arg(long, value_name = "KOBO", value_parser = Kobo::parse_kobo, allow_hyphen_values = true)]
     pub(crate) expect_amount_kobo: Option<Kobo>,
 
     /// Expected currency code, e.g. NGN (case-insensitive).
@@ -194,8 +193,7 @@ impl ExpectArgs {
             amount: self.expect_amount.or(self.expect_amount_kobo),
             currency: self.expect_currency.clone(),
             merchant_ref: self.expect_merchant_ref.clone(),
-            shop: None,
-            order_id: None,
+            ..Expectations::default()
         }
     }
 }
@@ -215,14 +213,6 @@ fn parse_merchant_ref(s: &str) -> Result<String, String> {
         true => Err("is empty; give the merchant reference the order was paid under".into()),
         false => Ok(s.to_owned()),
     }
-}
-
-fn parse_naira(s: &str) -> Result<Kobo, String> {
-    Kobo::parse_naira(s).map_err(|e| e.to_string())
-}
-
-fn parse_kobo(s: &str) -> Result<Kobo, String> {
-    Kobo::parse_kobo(s).map_err(|e| e.to_string())
 }
 
 impl VerifyArgs {
