@@ -195,13 +195,10 @@ impl Bounds {
 
 /// Digits with at most one `.` between digits: `30`, `2.5`; not `.5`, `5.`, `1e3`, `+5`.
 fn is_plain_number(t: &str) -> bool {
-    let mut parts = t.splitn(2, '.');
-    let digits =
-        |s: Option<&str>| s.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
-    let whole = parts.next();
-    match parts.next() {
-        None => digits(whole),
-        fraction => digits(whole) && digits(fraction),
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match t.split_once('.') {
+        None => digits(t),
+        Some((whole, fraction)) => digits(whole) && digits(fraction),
     }
 }
 

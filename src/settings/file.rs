@@ -168,11 +168,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
     let root = DeTable::parse(text).map_err(|e| invalid(&e))?;
     let span = root.span();
     let mut top = root.into_inner();
-    let profiles_key = top
-        .keys()
-        .find(|key| key.get_ref().as_ref() == "profiles")
-        .cloned();
-    let profiles = profiles_key.and_then(|key| top.remove(&key));
+    let profiles = top.remove("profiles");
     let top_level =
         TopLevel::deserialize(toml::de::Deserializer::from(toml::Spanned::new(span, top)))
             .map_err(|e| invalid(&e))?;
@@ -202,10 +198,8 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
     };
     for (name, value) in table {
         let name = name.into_inner().to_string();
-        file.holds_secret |= value
-            .get_ref()
-            .as_table()
-            .is_some_and(|t| t.keys().any(|k| k.get_ref().as_ref() == "client_secret"));
+        file.holds_secret |=
+            (value.get_ref().as_table()).is_some_and(|t| t.contains_key("client_secret"));
         match Profile::deserialize(ValueDeserializer::from(value)) {
             Ok(profile) => {
                 file.profiles.insert(name, profile);

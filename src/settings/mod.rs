@@ -160,7 +160,7 @@ impl Settings {
             client_id,
             client_secret,
             auth_style: self.auth_style.value,
-            proxy: self.proxy.as_ref().map(proxy_env::proxy_url),
+            proxy: self.proxy_url(),
             no_proxy: self.no_proxy.as_ref().map(|n| n.value.clone()),
             ca_cert: self.ca_cert.as_ref().map(|c| c.value.clone()),
         })
@@ -194,10 +194,7 @@ impl Settings {
 
     /// Exit 6 when the proxy set is refused.
     fn checked_proxy(&self) -> Result<(), Failure> {
-        match &self.proxy {
-            Some(proxy) => crate::transport::proxy::parse(&proxy_env::proxy_url(proxy)).map(drop),
-            None => Ok(()),
-        }
+        (self.proxy_url()).map_or(Ok(()), |url| crate::transport::proxy::parse(&url).map(drop))
     }
 
     /// The client secret, read from its source; exit 6 naming the ways to set it if none.

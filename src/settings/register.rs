@@ -29,8 +29,7 @@ impl Settings {
             .filter_map(|name| (ctx.env)(name));
         let profiles: Vec<toml::Value> = config_text
             .and_then(|text| toml::from_str::<toml::Table>(text).ok())
-            .and_then(|table| table.get("profiles").cloned())
-            .and_then(|profiles| profiles.as_table().cloned())
+            .and_then(|table| table.get("profiles")?.as_table().cloned())
             .into_iter()
             .flat_map(|profiles| profiles.into_iter().map(|(_, profile)| profile))
             .collect();

@@ -148,23 +148,19 @@ fn profile_name(
     file: Option<&ConfigFile>,
     path: &Path,
 ) -> Option<Sourced<String>> {
-    pick(&flags.profile, "--profile", ctx, env::PROFILE)
-        .or_else(|| {
-            let name = file?.default_profile.clone()?;
-            let source = Source::File {
+    pick(&flags.profile, "--profile", ctx, env::PROFILE).or_else(|| {
+        let file = file?;
+        let source = match file.default_profile {
+            Some(_) => Source::File {
                 path: path.to_owned(),
                 key: "default_profile",
-            };
-            Some(Sourced::new(name, source))
-        })
-        .or_else(|| {
-            file?.has(DEFAULT_PROFILE).then(|| {
-                let source = Source::DefaultProfile {
-                    path: path.to_owned(),
-                };
-                Sourced::new(DEFAULT_PROFILE.to_owned(), source)
-            })
-        })
+            },
+            None => Source::DefaultProfile {
+                path: path.to_owned(),
+            },
+        };
+        Some(Sourced::new(listing(file).1?, source))
+    })
 }
 
 /// The file's profile names, and the one used when none is named.
@@ -183,21 +179,15 @@ fn file_warnings(
     config: Option<&ConfigLocation>,
     profile: Option<&Sourced<String>>,
 ) -> Vec<Warning> {
-    let Some(location) = config else {
+    let (Some(location), Some(file)) = (config, file) else {
         return Vec::new();
     };
-    let holds_secret = file.is_some_and(|f| f.holds_secret);
-    let mut warnings: Vec<Warning> = match holds_secret {
-        true => secret_source::exposed_file_warning(&location.path)
-            .into_iter()
-            .collect(),
-        false => Vec::new(),
-    };
-    if let Some(f) = file {
-        let selected = profile.map(|n| n.value.as_str());
-        warnings.extend(unused_profile_warnings(f, &location.path, selected));
-    }
-    warnings
+    let exposed = (file.holds_secret)
+        .then(|| secret_source::exposed_file_warning(&location.path))
+        .flatten();
+    let selected = profile.map(|n| n.value.as_str());
+    let unused = unused_profile_warnings(file, &location.path, selected);
+    exposed.into_iter().chain(unused).collect()
 }
 
 /// The selected profile and where its keys live, for sourcing values.
