@@ -8,7 +8,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::domain::json::{checked_record, json_kind, key_named, record_object, typed_record};
+use crate::domain::json::{checked_record, json_kind, key_named, parse_record, typed_record};
 use crate::render::records::RecordJson;
 
 /// verify's record as read back: its response as the text it was written as.
@@ -19,7 +19,7 @@ pub(super) type StoredRecord<'a> = RecordJson<'a, &'a RawValue>;
 /// and the record's keys are parsed into a map only to word a refusal.
 pub(super) fn record(line: &str) -> Result<StoredRecord<'_>, String> {
     checked_record(line)?;
-    typed_record(line).map_err(|e| match record_object(line) {
+    typed_record(line).map_err(|e| match parse_record(line) {
         Ok(map) => why::<RecordJson<'static, IgnoredAny>>(&map, &e),
         Err(not_an_object) => not_an_object,
     })

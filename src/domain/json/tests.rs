@@ -86,78 +86,174 @@ fn raw_keeps_order_unknown_fields_and_number_text() {
     );
 }
 
-/// The refusal above and [`Scan`]'s number rule name serde_json's private token; this
-/// fails if a serde_json release hands a number (one too long for u64 here) over under another
-/// name (then both must
-/// follow it), or stops reading the token's map as a number (then the refusal is moot).
+/// An object is read as an object, whatever its keys: serde_json's `Value` would read an
+/// object whose one key is its private number or raw-JSON token as that number or JSON
+/// (with `arbitrary_precision` and `raw_value`, which payverify has), so a service could
+/// pass `{"<token>": "4000000"}` for the amount 4000000. serde_json only ever sees scalars.
 #[test]
-fn serde_json_still_passes_numbers_under_the_token_this_module_names() {
-    struct FirstKey;
-    impl<'de> Visitor<'de> for FirstKey {
-        type Value = Option<String>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a number")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let key = map.next_key::<String>()?;
-            map.next_value::<de::IgnoredAny>()?;
-            Ok(key)
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    }
-    let mut d = serde_json::Deserializer::from_str("123456789012345678901234567890");
-    let key = de::Deserializer::deserialize_any(&mut d, FirstKey).unwrap();
-    assert_eq!(key.as_deref(), Some(NUMBER_TOKEN));
-    assert!(NUMBER_TOKEN.starts_with(PRIVATE_PREFIX));
-    let read: Value = serde_json::from_str(r#"{"$serde_json::private::Number":"5"}"#).unwrap();
-    assert_eq!(read, serde_json::json!(5));
-}
-
-#[test]
-fn a_serde_json_private_key_is_refused_however_written_wherever_it_is() {
+fn an_object_is_never_read_as_a_number_or_raw_json_whatever_its_keys() {
     let number = r#""$serde_json::private::Number""#;
     let raw = r#""$serde_json::private::RawValue""#;
-    for body in [
-        format!(r#"{{"amount":{{{number}:"4000000"}}}}"#),
-        format!(r#"{{"status":{{{raw}:"\"SUCCESSFUL\""}}}}"#),
-        format!(r#"{{"data":{{"x":[1,{{{number}:"1"}}]}}}}"#),
-        format!(r#"{{"amount":{{"a":1,{number}:"4000000"}}}}"#),
-        format!(r#"{{"amount":{{{number} :"4000000"}}}}"#),
-        format!("{{\"amount\":{{{number}\n\t:\"4000000\"}}}}"),
-        r#"{"amount":{"\u0024serde_json::private::Number":"4000000"}}"#.to_owned(),
-        r#"{"amount":{"$serde_json\u003a:private::Number":"4000000"}}"#.to_owned(),
-        // A future token: the whole prefix is refused.
-        r#"{"amount":{"$serde_json::private::Other":"4000000"}}"#.to_owned(),
-        format!(r#"{{{number}:"1"}}"#),
+    for (body, field) in [
+        (format!(r#"{{"amount":{{{number}:"4000000"}}}}"#), "amount"),
+        (
+            format!(r#"{{"status":{{{raw}:"\"SUCCESSFUL\""}}}}"#),
+            "status",
+        ),
+        (format!(r#"{{"amount":{{{number} :"4000000"}}}}"#), "amount"),
+        (
+            r#"{"amount":{"\u0024serde_json::private::Number":"4000000"}}"#.to_owned(),
+            "amount",
+        ),
+        (format!(r#"{{"amount":[{{{number}:"1"}}]}}"#), "amount"),
     ] {
+        let map = parse_object(body.as_bytes()).unwrap();
         assert!(
-            matches!(
-                parse_object(body.as_bytes()),
-                Err(BodyError::ReservedKey(ref k)) if k.starts_with(PRIVATE_PREFIX)
-            ),
-            "{body}: {:?}",
-            parse_object(body.as_bytes())
+            !matches!(map[field], Value::Number(_) | Value::String(_)),
+            "{body}: {map:?}"
         );
-        assert!(parse_record(&body).is_err(), "{body}");
+        let record = parse_record(&body).unwrap();
+        assert_eq!(record[field], map[field], "{body}");
+        // Written out again, it is the same object.
+        let again = parse_object(serde_json::to_string(&map).unwrap().as_bytes()).unwrap();
+        assert_eq!(again, map, "{body}");
     }
-}
-
-#[test]
-fn the_private_prefix_as_a_value_or_a_near_miss_key_is_plain_text() {
-    for body in [
-        r#"{"note":"$serde_json::private::Number"}"#,
-        r#"{"note":["$serde_json::private::Number", ":"]}"#,
-        r#"{"$serde_json::private":"x"}"#,
-        r#"{"serde_json::private::Number":"x"}"#,
-        r#"{" $serde_json::private::Number":"x"}"#,
-        r#"{"a\"$serde_json::private::Number":"x"}"#,
-        r#"{"amount":4000000,"k":"\"$serde_json::private::Number\":"}"#,
-    ] {
-        assert!(parse_object(body.as_bytes()).is_ok(), "{body}");
-    }
+    let whole = format!(r#"{{{number}:"1"}}"#);
+    assert_eq!(parse_object(whole.as_bytes()).unwrap().len(), 1);
     // A real number is still a number, its text kept.
     let map = parse_object(br#"{"amount":4000000.50}"#).unwrap();
     assert_eq!(map["amount"].to_string(), "4000000.50");
+}
+
+/// serde_json's words and places for malformed text, as when serde_json read it whole.
+#[test]
+fn malformed_text_is_described_as_serde_json_describes_it() {
+    for text in [
+        &b""[..],
+        b"{",
+        b"{\"a\":1,}",
+        b"[1,]",
+        b"{\"a\" 1}",
+        b"{\"a\":01}",
+        b"{\"a\":1.2.3}",
+        b"{\"a\":tru}",
+        b"{\"a\":\"x\ny\"}",
+        b"{\"a\":\"\\q\"}",
+        b"{\n\"a\":\n\"\xff\"}",
+        b"{\"a\":\"\\ud800\"}",
+        b"{\"a\":1} x",
+        b"{1:2}",
+        b"\"abc",
+    ] {
+        let ours = parse_object(text).unwrap_err();
+        let theirs = serde_json::from_slice::<Value>(text)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            ours,
+            BodyError::NotJson(theirs),
+            "{}",
+            String::from_utf8_lossy(text)
+        );
+    }
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::super::{BodyError, parse_object, parse_record};
+
+    /// A JSON text with a few objects, arrays, escapes, numbers in several spellings and
+    /// white space; keys drawn from a small set, so some objects repeat one.
+    fn text() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(vec!["a", "b", "\\u0061", "st\\\"x", "é", "\\ud83d\\ude00"]);
+        let scalar = prop_oneof![
+            prop::sample::select(vec![
+                "0",
+                "-0",
+                "1.10",
+                "1e3",
+                "-2.5E-3",
+                "123456789012345678901234567890",
+                "true",
+                "false",
+                "null",
+                "\"\"",
+                "\"x\\ny\"",
+                "\"\\u00e9\"",
+                "\"€\"",
+                "01",
+                "1.",
+                "\"\\ud800\"",
+                "tru",
+                "\"\\q\"",
+            ])
+            .prop_map(str::to_owned),
+        ];
+        let blank = prop::sample::select(vec!["", " ", "\n", "\t", "\r\n"]);
+        scalar.prop_recursive(4, 32, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec((inner.clone(), blank.clone()), 0..5).prop_map(|items| {
+                    let items: Vec<String> = items
+                        .into_iter()
+                        .map(|(v, b)| format!("{b}{v}{b}"))
+                        .collect();
+                    format!("[{}]", items.join(","))
+                }),
+                prop::collection::vec((key.clone(), inner, blank.clone()), 0..5).prop_map(
+                    |members| {
+                        let members: Vec<String> = members
+                            .into_iter()
+                            .map(|(k, v, b)| format!("{b}\"{k}\":{b}{v}"))
+                            .collect();
+                        format!("{{{}}}", members.join(","))
+                    }
+                ),
+            ]
+        })
+    }
+
+    /// Whether some object in `value` (serde_json's reading, which keeps the last of a key
+    /// given twice) lost a member to a repeated key: counted in the text by the walk, so
+    /// compared here only by its outcome.
+    fn members(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => map.len() + map.values().map(members).sum::<usize>(),
+            Value::Array(items) => items.iter().map(members).sum(),
+            _ => 0,
+        }
+    }
+
+    proptest! {
+        /// Against serde_json reading the whole text (public API; no generated key is one
+        /// of its tokens): the same value when the text is well-formed with no key twice,
+        /// serde_json's own message when it is malformed, and a key twice refused.
+        #[test]
+        fn the_walk_reads_what_serde_json_reads(body in text(), cut in 0usize..200) {
+            let whole = format!("{{\"v\":{body}}}");
+            for text in [whole.as_str(), &whole[..whole.floor_char_boundary(cut.min(whole.len()))]] {
+                #[allow(clippy::disallowed_methods)]
+                let theirs = serde_json::from_str::<Value>(text);
+                let ours = parse_object(text.as_bytes());
+                match (&ours, &theirs) {
+                    (Ok(ours), Ok(Value::Object(theirs))) => {
+                        prop_assert_eq!(ours, theirs);
+                        let record = parse_record(text);
+                        prop_assert_eq!(record.as_ref(), Ok(ours));
+                    }
+                    (Err(BodyError::DuplicateKey(_)), Ok(theirs)) => {
+                        let members_in_text = text.matches("\":").count();
+                        prop_assert!(members(theirs) < members_in_text, "{text}");
+                    }
+                    (Err(BodyError::NotJson(ours)), Err(theirs)) => {
+                        prop_assert_eq!(ours, &theirs.to_string(), "{}", text);
+                    }
+                    // A key twice before the fault: the walk stops at the first.
+                    (Err(BodyError::DuplicateKey(_)), Err(_)) => {}
+                    _ => prop_assert!(false, "{text}: ours {ours:?}, serde_json {theirs:?}"),
+                }
+            }
+        }
+    }
 }
