@@ -8,10 +8,6 @@ use crate::domain::money::naira_total;
 /// What the first filled cell of a totals row says, as header names are matched.
 const TOTAL_LABELS: [&str; 3] = ["total", "totals", "grandtotal"];
 
-/// A record the reader read ahead to tell whether a totals row was the last row: the
-/// record, its line and the line of a quote it left open.
-pub(super) type Peeked = (csv::ByteRecord, Option<u64>, Option<u64>);
-
 impl Orders {
     /// Whether the current record reads as a totals row: no reference, its first filled
     /// cell `Total` (`TOTAL`, `Totals`, `Grand total`, ...), an amount that can be read, and no
@@ -39,33 +35,6 @@ impl Orders {
             && blank(self.columns.merchant_ref)
             && first.is_some_and(|f| TOTAL_LABELS.contains(&columns::normalized(f).as_str()))
             && parse_amount(text(self.columns.amount), self.unit).is_ok()
-    }
-
-    /// Whether no row follows the current one (blank lines aside). A row that does is read
-    /// ahead and kept for the next call ([`Orders::next`]); a read error is kept likewise.
-    pub(super) fn nothing_after(&mut self) -> bool {
-        let mut next = csv::ByteRecord::new();
-        loop {
-            match self.reader.read_byte_record(&mut next) {
-                Ok(false) => {
-                    self.done = true;
-                    return true;
-                }
-                Ok(true) => {
-                    let (line, unclosed) = next_record(&self.track);
-                    if unclosed.is_none() && next.iter().all(|c| c.trim_ascii().is_empty()) {
-                        self.blank += 1;
-                        continue;
-                    }
-                    self.peeked = Some((next, line, unclosed));
-                    return false;
-                }
-                Err(e) => {
-                    self.pending_failure = Some(read_failure(&self.track, &self.name, &e));
-                    return false;
-                }
-            }
-        }
     }
 
     /// The trailing totals row on `line`, checked against the sum of the amounts of every

@@ -152,16 +152,13 @@ pub(crate) struct Orders {
     /// The sum of every row's amount so far, per currency: what a totals row is checked
     /// against.
     sums: std::collections::HashMap<String, i128>,
-    /// A record read ahead of its turn (to tell whether a totals row was the last row).
-    peeked: Option<footer::Peeked>,
-    /// A read error met while reading ahead, for the next call.
-    pending_failure: Option<Failure>,
+    /// What was read ahead of its turn (to tell whether a totals row was the last row).
+    peeked: Option<Result<Option<Record>, Failure>>,
     /// The header row's line.
     header_line: u64,
     /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
     /// first few lines.
     no_currency: (usize, Vec<u64>),
-    rows: usize,
     blank: usize,
     done: bool,
     /// Reading stopped at an error (the rows after it were never read).
@@ -169,6 +166,9 @@ pub(crate) struct Orders {
     /// That error's line, kept for the command after the engine has the reader.
     input_error: InputError,
 }
+
+/// A record read: the record, its line and the line of a quote it left open.
+type Record = (csv::ByteRecord, u64, Option<u64>);
 
 /// Why the file could not be read past some line, once it could not.
 pub(crate) type InputError = Arc<Mutex<Option<String>>>;
@@ -243,10 +243,8 @@ impl Orders {
             bom,
             sums: Default::default(),
             peeked: None,
-            pending_failure: None,
             header_line: found.line,
             no_currency: (0, Vec::new()),
-            rows: 0,
             blank: 0,
             done: false,
             failed: false,
@@ -403,57 +401,64 @@ impl Iterator for Orders {
     type Item = Result<Item<Decided>, Failure>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let (line, unclosed) = match self.peeked.take() {
-                Some((record, line, unclosed)) => {
-                    self.record = record;
-                    (line, unclosed)
-                }
-                None => {
-                    if let Some(failure) = self.pending_failure.take() {
-                        return Some(Err(self.stop(failure)));
-                    }
-                    if self.done {
-                        return None;
-                    }
-                    match self.reader.read_byte_record(&mut self.record) {
-                        Ok(false) => {
-                            self.done = true;
-                            return None;
-                        }
-                        Ok(true) => next_record(&self.track),
-                        Err(e) => {
-                            let failure = read_failure(&self.track, &self.name, &e);
-                            return Some(Err(self.stop(failure)));
-                        }
-                    }
-                }
-            };
-            if let Some(at) = unclosed {
-                // Never judged as a row: its last cell holds the rest of the file.
-                return Some(Err(self.stop(unclosed_quote(&self.name, at))));
-            }
-            let line = line.unwrap_or(0);
-            if self.record.iter().all(|c| c.trim_ascii().is_empty()) {
-                self.blank += 1;
-                continue;
-            }
-            self.rows += 1;
-            // A totals row only as the last row: one further up is an ordinary row.
-            if self.looks_like_totals() {
-                let held = std::mem::take(&mut self.record);
-                let last = self.nothing_after();
-                self.record = held;
-                if last {
-                    return Some(Ok(self.totals(line)));
-                }
-            }
-            return Some(Ok(self.order(line)));
+        if self.done {
+            return None;
         }
+        let next = match self.peeked.take() {
+            Some(peeked) => peeked,
+            None => {
+                let spare = std::mem::take(&mut self.record);
+                self.read(spare)
+            }
+        };
+        let (line, unclosed) = match next {
+            Ok(Some((record, line, unclosed))) => {
+                self.record = record;
+                (line, unclosed)
+            }
+            Ok(None) => {
+                self.done = true;
+                return None;
+            }
+            Err(failure) => return Some(Err(self.stop(failure))),
+        };
+        if let Some(at) = unclosed {
+            // Never judged as a row: its last cell holds the rest of the file.
+            return Some(Err(self.stop(unclosed_quote(&self.name, at))));
+        }
+        // A totals row only as the last row: one further up is an ordinary row. The row
+        // after it (or the end, or a read error) is read ahead and kept for the next call.
+        if self.looks_like_totals() {
+            let after = self.read(csv::ByteRecord::new());
+            let last = matches!(after, Ok(None));
+            self.peeked = Some(after);
+            if last {
+                return Some(Ok(self.totals(line)));
+            }
+        }
+        Some(Ok(self.order(line)))
     }
 }
 
 impl Orders {
+    /// The next record that is not blank (blank lines counted), read into `record`: with
+    /// its line and the line of a quote it left open; `None` at the end of the input.
+    fn read(&mut self, mut record: csv::ByteRecord) -> Result<Option<Record>, Failure> {
+        loop {
+            match self.reader.read_byte_record(&mut record) {
+                Ok(false) => return Ok(None),
+                Ok(true) => {
+                    let (line, unclosed) = next_record(&self.track);
+                    if unclosed.is_some() || record.iter().any(|c| !c.trim_ascii().is_empty()) {
+                        return Ok(Some((record, line.unwrap_or(0), unclosed)));
+                    }
+                    self.blank += 1;
+                }
+                Err(e) => return Err(read_failure(&self.track, &self.name, &e)),
+            }
+        }
+    }
+
     /// Reading stops at `failure`: nothing after it is read, and why is kept.
     fn stop(&mut self, failure: Failure) -> Failure {
         (self.done, self.failed) = (true, true);

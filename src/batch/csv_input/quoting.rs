@@ -94,16 +94,9 @@ impl RowTest {
     /// Whether `line` (without its line end), read as a row, has a usable reference and a
     /// valid amount in their columns.
     pub(super) fn reads_as_order(&self, line: &[u8]) -> bool {
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(self.delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .buffer_capacity(line.len().max(64))
-            .from_reader(line);
-        let mut record = csv::ByteRecord::new();
-        if !matches!(reader.read_byte_record(&mut record), Ok(true)) {
+        let Some(record) = one_record(line, self.delimiter) else {
             return false;
-        }
+        };
         let cell = |i: usize| record.get(i).map(String::from_utf8_lossy);
         match (cell(self.reference), cell(self.amount)) {
             (Some(reference), Some(amount)) => {
@@ -112,6 +105,18 @@ impl RowTest {
             _ => false,
         }
     }
+}
+
+/// The first record of `bytes` as the csv crate reads it with `delimiter`, if there is one.
+pub(super) fn one_record(bytes: &[u8], delimiter: u8) -> Option<csv::ByteRecord> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(bytes.len().max(64))
+        .from_reader(bytes);
+    let mut record = csv::ByteRecord::new();
+    matches!(reader.read_byte_record(&mut record), Ok(true)).then_some(record)
 }
 
 /// The reader in front of the csv crate: it follows the CSV syntax byte by byte, so it
