@@ -80,8 +80,13 @@ fn read_line(input: &mut dyn BufRead) -> io::Result<Line> {
 /// runs to the quote that is not doubled) keeps that line end in its cell.
 fn cells(line: &[u8], delimiter: u8) -> (Vec<String>, bool) {
     let record = one_record(&[line, b"\n"].concat(), delimiter).unwrap_or_default();
-    let open = record.iter().last().is_some_and(|c| c.ends_with(b"\n"));
-    let cells = record.iter().map(|c| String::from_utf8_lossy(c).into_owned());
+    let open = record
+        .iter()
+        .next_back()
+        .is_some_and(|c| c.ends_with(b"\n"));
+    let cells = record
+        .iter()
+        .map(|c| String::from_utf8_lossy(c).into_owned());
     (cells.collect(), open)
 }
 

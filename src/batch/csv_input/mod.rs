@@ -1,9 +1,8 @@
 //! `reconcile`'s input: a merchant's orders file or a bank's settlement file (CSV with a
-//! header row, title lines above it skipped) read row by row with the `csv` crate, its
-//! columns found by header name, each row turned into a job with its own expectations, or
-//! decided at once (INVALID_ROW, DUPLICATE).
+//! header row, title lines above it skipped) read row by row (`quoting`), its columns found
+//! by header name, each row turned into a job with its own expectations, or decided at once
+//! (INVALID_ROW, DUPLICATE).
 
-use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -127,7 +126,9 @@ impl Columns {
 
 /// The rows of an orders file, lazily, in order.
 pub(crate) struct Orders {
-    reader: csv::Reader<Box<dyn Read + Send>>,
+    /// The file, past its header row.
+    input: BufReader<Box<dyn Read + Send>>,
+    records: Records,
     delimiter: u8,
     name: String,
     header: Arc<[String]>,
@@ -136,9 +137,6 @@ pub(crate) struct Orders {
     currency: Arc<str>,
     seen: Arc<Mutex<Seen<u64>>>,
     record: csv::ByteRecord,
-    /// What the reader in front of the csv crate saw: where records start, and whether the
-    /// input ended inside a quoted field.
-    track: Arc<Mutex<Track>>,
     /// What the header left open to doubt (two columns that could be the same one).
     warnings: Vec<String>,
     /// `--only`: the rows the run is about.
@@ -153,7 +151,7 @@ pub(crate) struct Orders {
     /// against.
     sums: std::collections::HashMap<String, i128>,
     /// What was read ahead of its turn (to tell whether a totals row was the last row).
-    peeked: Option<Result<Option<Record>, Failure>>,
+    peeked: Option<Result<Option<(csv::ByteRecord, u64)>, Failure>>,
     /// The header row's line.
     header_line: u64,
     /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
@@ -166,9 +164,6 @@ pub(crate) struct Orders {
     /// That error's line, kept for the command after the engine has the reader.
     input_error: InputError,
 }
-
-/// A record read: the record, its line and the line of a quote it left open.
-type Record = (csv::ByteRecord, u64, Option<u64>);
 
 /// Why the file could not be read past some line, once it could not.
 pub(crate) type InputError = Arc<Mutex<Option<String>>>;
@@ -216,17 +211,11 @@ impl Orders {
                 header[columns.amount].clone(),
             ),
         };
-        let track = Arc::new(Mutex::new(Track::default()));
         // The rows start on the line after the header; nothing above it is read again.
-        let rows: Box<dyn Read + Send> =
-            Box::new(Newlines::new(input, found.line + 1, test, track.clone()));
-        let reader = csv::ReaderBuilder::new()
-            .delimiter(found.delimiter)
-            .flexible(true)
-            .has_headers(false)
-            .from_reader(rows);
+        let records = Records::new(&name, found.line + 1, test);
         Ok(Orders {
-            reader,
+            input,
+            records,
             delimiter: found.delimiter,
             name,
             header,
@@ -235,7 +224,6 @@ impl Orders {
             currency: options.currency.as_str().into(),
             seen: Arc::default(),
             record: csv::ByteRecord::new(),
-            track,
             warnings,
             selection,
             selected: Arc::default(),
@@ -404,17 +392,11 @@ impl Iterator for Orders {
         if self.done {
             return None;
         }
-        let next = match self.peeked.take() {
-            Some(peeked) => peeked,
-            None => {
-                let spare = std::mem::take(&mut self.record);
-                self.read(spare)
-            }
-        };
-        let (line, unclosed) = match next {
-            Ok(Some((record, line, unclosed))) => {
+        let next = self.peeked.take().unwrap_or_else(|| self.read());
+        let line = match next {
+            Ok(Some((record, line))) => {
                 self.record = record;
-                (line, unclosed)
+                line
             }
             Ok(None) => {
                 self.done = true;
@@ -422,14 +404,10 @@ impl Iterator for Orders {
             }
             Err(failure) => return Some(Err(self.stop(failure))),
         };
-        if let Some(at) = unclosed {
-            // Never judged as a row: its last cell holds the rest of the file.
-            return Some(Err(self.stop(unclosed_quote(&self.name, at))));
-        }
         // A totals row only as the last row: one further up is an ordinary row. The row
         // after it (or the end, or a read error) is read ahead and kept for the next call.
         if self.looks_like_totals() {
-            let after = self.read(csv::ByteRecord::new());
+            let after = self.read();
             let last = matches!(after, Ok(None));
             self.peeked = Some(after);
             if last {
@@ -441,20 +419,15 @@ impl Iterator for Orders {
 }
 
 impl Orders {
-    /// The next record that is not blank (blank lines counted), read into `record`: with
-    /// its line and the line of a quote it left open; `None` at the end of the input.
-    fn read(&mut self, mut record: csv::ByteRecord) -> Result<Option<Record>, Failure> {
+    /// The next record that is not blank (blank lines counted), with its line; `None` at
+    /// the end of the input.
+    fn read(&mut self) -> Result<Option<(csv::ByteRecord, u64)>, Failure> {
         loop {
-            match self.reader.read_byte_record(&mut record) {
-                Ok(false) => return Ok(None),
-                Ok(true) => {
-                    let (line, unclosed) = next_record(&self.track);
-                    if unclosed.is_some() || record.iter().any(|c| !c.trim_ascii().is_empty()) {
-                        return Ok(Some((record, line.unwrap_or(0), unclosed)));
-                    }
+            match self.records.next(&mut self.input)? {
+                Some((record, _)) if record.iter().all(|c| c.trim_ascii().is_empty()) => {
                     self.blank += 1;
                 }
-                Err(e) => return Err(read_failure(&self.track, &self.name, &e)),
+                read => return Ok(read),
             }
         }
     }

@@ -1,9 +1,7 @@
-//! The CSV quoting followed in front of the csv crate: exact line numbers (LF, CRLF, bare
-//! CR), a cap on a row's size, an input that ends inside a quote, and a quoted field that
-//! swallows order rows (a stray quote that a later quote "closes").
-
-use std::io::{self, Read};
-use std::sync::{Arc, Mutex};
+//! The rows' CSV syntax, followed byte by byte: the cells of each record (RFC 4180, as the
+//! csv crate reads them), exact line numbers (LF, CRLF, bare CR), a cap on a row's size, an
+//! input that ends inside a quote, and a quoted field that swallows order rows (a stray
+//! quote that a later quote "closes").
 
 use super::*;
 use crate::exit::Failure;
@@ -12,43 +10,6 @@ use crate::exit::Failure;
 /// one is almost always a quote left open (or not a CSV file at all). It bounds the memory a
 /// row takes, as verify bounds a line.
 pub(super) const MAX_ROW: u64 = 1 << 20;
-
-/// What [`Newlines`] tells [`Orders`], shared because the csv reader owns the reader.
-#[derive(Debug, Default)]
-pub(super) struct Track {
-    /// The line each record read ahead starts on, in order (the csv crate yields exactly
-    /// one record per start).
-    pub(super) starts: VecDeque<u64>,
-    /// The input ended inside a quoted field that opened on this line.
-    pub(super) unclosed: Option<u64>,
-    /// Why reading stopped at a quoted field that would hide rows (`line N: ...`), when it
-    /// did.
-    pub(super) refused: Option<String>,
-}
-
-/// The input failure for a read error: a quoted field refused by [`Newlines`] is named as
-/// such, anything else is the csv crate's or the system's reason.
-pub(super) fn read_failure(track: &Mutex<Track>, name: &str, error: &csv::Error) -> Failure {
-    match track.lock().ok().and_then(|t| t.refused.clone()) {
-        Some(why) => Failure::usage(format!("{name} {why}")),
-        None => Failure::usage(format!("cannot read {name}: {error}")),
-    }
-}
-
-/// The line the next record starts on (`None` if unknown), and, when that record runs to
-/// the end of an input that ended inside a quote, the line where the quote opened.
-pub(super) fn next_record(track: &Mutex<Track>) -> (Option<u64>, Option<u64>) {
-    match track.lock() {
-        Ok(mut track) => {
-            let line = track.starts.pop_front();
-            // No record can start inside a quoted field: the one that holds the unclosed
-            // quote is the last one.
-            let unclosed = track.unclosed.filter(|_| track.starts.is_empty());
-            (line, unclosed)
-        }
-        Err(_) => (None, None),
-    }
-}
 
 /// The input failure for a quote that is never closed.
 pub(super) fn unclosed_quote(name: &str, line: u64) -> Failure {
@@ -119,57 +80,58 @@ pub(super) fn one_record(bytes: &[u8], delimiter: u8) -> Option<csv::ByteRecord>
     matches!(reader.read_byte_record(&mut record), Ok(true)).then_some(record)
 }
 
-/// The reader in front of the csv crate: it follows the CSV syntax byte by byte, so it
-/// knows the line every record starts on (whatever the line ends: LF, CRLF or a bare CR),
-/// refuses a row over [`MAX_ROW`] bytes before the csv crate holds it, knows whether the
-/// input ended inside a quote, and refuses a record with a line inside a quoted cell that
-/// reads as an order row before the csv crate sees that record end.
-pub(super) struct Newlines<R> {
-    pub(super) inner: R,
-    pub(super) delimiter: u8,
-    pub(super) state: Syntax,
+/// The reader of the rows: it follows the CSV syntax byte by byte, so it knows the line
+/// every record starts on (whatever the line ends: LF, CRLF or a bare CR), refuses a row over
+/// [`MAX_ROW`] bytes before holding more of it, knows whether the input ended inside a quote,
+/// and refuses a record with a line inside a quoted cell that reads as an order row. The
+/// csv crate cannot do these (its line count is of LFs, taken before the blank lines it
+/// skips; it takes `"a"x` for `ax` and an unclosed quote for a cell), so this reader splits
+/// the cells too, rather than keeping a second parser in step with it.
+pub(super) struct Records {
+    /// How messages call the file.
+    name: String,
+    state: Syntax,
     /// The current line (1-based).
-    pub(super) line: u64,
+    line: u64,
     /// The last byte was a CR: a line ends there unless an LF follows.
-    pub(super) after_cr: bool,
+    after_cr: bool,
     /// Bytes of the current record so far, and the line it starts on.
-    pub(super) row_bytes: u64,
-    pub(super) row_line: u64,
+    row_bytes: u64,
+    row_line: u64,
+    /// The current record's cells so far, and the cell being read.
+    cells: csv::ByteRecord,
+    cell: Vec<u8>,
     /// The line the current quoted field opened on.
-    pub(super) quote_line: u64,
+    quote_line: u64,
     /// The line of the current quoted field's last quote (where it closes, if it does).
-    pub(super) quote_end: u64,
+    quote_end: u64,
     /// The current record's bytes after its first line end (only a quoted field holds a
     /// line end, so each of these lines starts inside one), as written; empty for a record
     /// on one line, which is nearly every record, so they cost nothing.
-    pub(super) later: Vec<u8>,
+    later: Vec<u8>,
     /// Each of those lines: its number, where it starts in `later`, and, once the quoted
     /// field it started in has closed on it, where that field's closing quote is (what is
     /// inside the cell ends there).
-    pub(super) later_lines: Vec<(u64, usize, Option<usize>)>,
+    later_lines: Vec<(u64, usize, Option<usize>)>,
     /// Where in `later` the current quoted field's last quote is.
-    pub(super) quote_at: usize,
+    quote_at: usize,
     /// The current record's quoted fields that spanned lines: where each opened and closed.
-    pub(super) spans: Vec<(u64, u64)>,
-    pub(super) test: RowTest,
-    /// The refusal of a quoted field, when the last `Err` from [`Newlines::step`] is one.
-    pub(super) refused: Option<String>,
-    /// A row over the limit or a refusal: every later read fails.
-    pub(super) failed: Option<String>,
-    pub(super) track: Arc<Mutex<Track>>,
+    spans: Vec<(u64, u64)>,
+    test: RowTest,
 }
 
-impl<R> Newlines<R> {
-    /// A reader of `inner`, whose first byte is on line `line`.
-    pub(super) fn new(inner: R, line: u64, test: RowTest, track: Arc<Mutex<Track>>) -> Self {
-        Newlines {
-            inner,
-            delimiter: test.delimiter,
+impl Records {
+    /// A reader of the rows of the file `name`, whose first byte is on line `line`.
+    pub(super) fn new(name: &str, line: u64, test: RowTest) -> Self {
+        Records {
+            name: name.to_owned(),
             state: Syntax::RecordStart,
             line,
             after_cr: false,
             row_bytes: 0,
             row_line: line,
+            cells: csv::ByteRecord::new(),
+            cell: Vec::new(),
             quote_line: 0,
             quote_end: 0,
             later: Vec::new(),
@@ -177,10 +139,44 @@ impl<R> Newlines<R> {
             quote_at: 0,
             spans: Vec::new(),
             test,
-            refused: None,
-            failed: None,
-            track,
         }
+    }
+
+    /// The next record of `input` and the line it starts on; `None` at the end of the
+    /// input. An `Err` ends the reading: the records before it have all been given.
+    pub(super) fn next(
+        &mut self,
+        input: &mut dyn BufRead,
+    ) -> Result<Option<(csv::ByteRecord, u64)>, Failure> {
+        loop {
+            let buf = input
+                .fill_buf()
+                .map_err(|e| Failure::usage(format!("cannot read {}: {e}", self.name)))?;
+            let mut ended = match buf.is_empty() {
+                true => return Ok(self.input_ends()?.then(|| self.take())),
+                false => false,
+            };
+            let mut used = 0;
+            while !ended && used < buf.len() {
+                ended = self.step(buf[used])?;
+                used += 1;
+            }
+            input.consume(used);
+            if ended {
+                return Ok(Some(self.take()));
+            }
+        }
+    }
+
+    /// The record just ended, with its line.
+    fn take(&mut self) -> (csv::ByteRecord, u64) {
+        (std::mem::take(&mut self.cells), self.row_line)
+    }
+
+    /// The cell being read ends.
+    fn cell_ends(&mut self) {
+        self.cells.push_field(&self.cell);
+        self.cell.clear();
     }
 
     /// A new line starts here; inside a quoted field it is one to judge.
@@ -190,9 +186,9 @@ impl<R> Newlines<R> {
         }
     }
 
-    /// Follows one byte; `Err` when it makes the row too long, or ends (or breaks) a
-    /// record that hides order rows.
-    pub(super) fn step(&mut self, b: u8, starts: &mut VecDeque<u64>) -> Result<(), String> {
+    /// Follows one byte: whether it ends a record; `Err` when it makes the row too long,
+    /// or ends (or breaks) a record that hides order rows.
+    fn step(&mut self, b: u8) -> Result<bool, Failure> {
         if self.after_cr && b != b'\n' {
             self.line += 1;
             self.line_starts();
@@ -200,7 +196,6 @@ impl<R> Newlines<R> {
         self.after_cr = b == b'\r';
         let end = b == b'\r' || b == b'\n';
         if self.state == Syntax::RecordStart && !end {
-            starts.push_back(self.line);
             self.row_line = self.line;
             self.row_bytes = 0;
             self.later.clear();
@@ -218,17 +213,18 @@ impl<R> Newlines<R> {
                     ),
                     _ => String::new(),
                 };
-                return Err(format!(
-                    "the row starting on line {} is longer than 1 MiB, more than any orders \
-                     row{hint}",
-                    self.row_line
-                ));
+                return Err(Failure::usage(format!(
+                    "cannot read {}: the row starting on line {} is longer than 1 MiB, more \
+                     than any orders row{hint}",
+                    self.name, self.row_line
+                )));
             }
             if !self.later_lines.is_empty() {
                 self.later.push(b);
             }
         }
-        let delimiter = self.delimiter;
+        let delimiter = self.test.delimiter;
+        let mut ended = false;
         if matches!(self.state, Syntax::QuoteInQuoted) && (b == delimiter || end) {
             self.quoted_field_closes();
         }
@@ -239,51 +235,58 @@ impl<R> Newlines<R> {
                 Syntax::Quoted
             }
             Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if b == delimiter => {
+                self.cell_ends();
                 Syntax::FieldStart
             }
             Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if end => {
+                self.cell_ends();
                 self.record_ends()?;
+                ended = true;
                 Syntax::RecordStart
             }
-            Syntax::FieldStart | Syntax::Unquoted => Syntax::Unquoted,
+            Syntax::FieldStart | Syntax::Unquoted => {
+                self.cell.push(b);
+                Syntax::Unquoted
+            }
             Syntax::Quoted if b == b'"' => {
                 self.quote_end = self.line;
                 self.quote_at = self.later.len().saturating_sub(1);
                 Syntax::QuoteInQuoted
             }
-            Syntax::Quoted => Syntax::Quoted,
-            Syntax::QuoteInQuoted if b == b'"' => Syntax::Quoted,
-            Syntax::QuoteInQuoted => {
+            Syntax::QuoteInQuoted if b != b'"' => {
                 // Order rows hidden say more than the stray text that follows them.
                 self.quoted_field_closes();
                 self.record_ends()?;
                 return Err(self.refuse(self.text_after_quote()));
+            }
+            Syntax::Quoted | Syntax::QuoteInQuoted => {
+                // Inside quotes every byte is the cell's, and `""` is one quote.
+                self.cell.push(b);
+                Syntax::Quoted
             }
         };
         if b == b'\n' {
             self.line += 1;
             self.line_starts();
         }
-        Ok(())
+        Ok(ended)
     }
 
-    /// The input has ended: a record still open ends here.
-    fn input_ends(&mut self) -> Result<(), String> {
-        if matches!(
-            self.state,
-            Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted
-        ) {
-            if self.state == Syntax::QuoteInQuoted {
-                self.quoted_field_closes();
-            }
-            self.state = Syntax::RecordStart;
-            self.record_ends()?;
+    /// The input has ended: whether a record still open ends here. One inside a quoted
+    /// field is never a row: its last cell would hold the rest of the file.
+    fn input_ends(&mut self) -> Result<bool, Failure> {
+        match self.state {
+            Syntax::RecordStart => return Ok(false),
+            Syntax::Quoted => return Err(unclosed_quote(&self.name, self.quote_line)),
+            Syntax::QuoteInQuoted => self.quoted_field_closes(),
+            Syntax::FieldStart | Syntax::Unquoted => {}
         }
-        Ok(())
+        self.state = Syntax::RecordStart;
+        self.cell_ends();
+        self.record_ends()?;
+        Ok(true)
     }
-}
 
-impl<R> Newlines<R> {
     /// A quoted field has just closed: one that spanned lines is kept for the message, and
     /// the line it closed on is inside it only up to its closing quote.
     fn quoted_field_closes(&mut self) {
@@ -297,7 +300,7 @@ impl<R> Newlines<R> {
 
     /// The current record ends (or is refused): refused when a line of it inside a quoted
     /// field reads as an order row.
-    fn record_ends(&mut self) -> Result<(), String> {
+    fn record_ends(&mut self) -> Result<(), Failure> {
         if self.later_lines.is_empty() {
             return Ok(());
         }
@@ -364,10 +367,9 @@ impl<R> Newlines<R> {
         )
     }
 
-    /// Keeps `why` as the reason reading stops, for [`read_failure`].
-    fn refuse(&mut self, why: String) -> String {
-        self.refused = Some(why.clone());
-        why
+    /// The refusal that stops the reading at a quoted field.
+    fn refuse(&self, why: String) -> Failure {
+        Failure::usage(format!("{} {why}", self.name))
     }
 }
 
@@ -379,43 +381,5 @@ fn named_lines(lines: &[u64]) -> String {
         1 => format!("line {}", shown[0]),
         n if n <= SHOWN => format!("lines {}", and_list(&shown)),
         n => format!("lines {} and {} more", shown.join(", "), n - SHOWN),
-    }
-}
-
-impl<R: Read> Read for Newlines<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Some(why) = &self.failed {
-            return Err(io::Error::other(why.clone()));
-        }
-        let n = self.inner.read(buf)?;
-        let mut starts = VecDeque::new();
-        let mut taken = n;
-        if n == 0
-            && let Err(why) = self.input_ends()
-        {
-            self.failed = Some(why);
-        }
-        for (i, &b) in buf[..n].iter().enumerate() {
-            if let Err(why) = self.step(b, &mut starts) {
-                // The bytes before it go through, so the rows before it are read; the
-                // next read fails.
-                self.failed = Some(why);
-                taken = i;
-                break;
-            }
-        }
-        if let Ok(mut track) = self.track.lock() {
-            track.starts.append(&mut starts);
-            if track.refused.is_none() {
-                track.refused.clone_from(&self.refused);
-            }
-            if n == 0 && self.state == Syntax::Quoted {
-                track.unclosed = Some(self.quote_line);
-            }
-        }
-        match (taken, &self.failed) {
-            (0, Some(why)) => Err(io::Error::other(why.clone())),
-            _ => Ok(taken),
-        }
     }
 }
