@@ -187,6 +187,45 @@ fn wrong_secret_fails_at_credentials_with_exit_5() {
     assert!(stderr_of(&out).contains("credentials FAILED (exit 5)"));
 }
 
+/// A secret verify refuses (too short) fails the settings check with verify's exit 6 and
+/// verify's reason, where doctor used to pass it on to the credentials probe.
+#[test]
+fn a_secret_verify_refuses_as_too_short_fails_settings_with_exit_6() {
+    let sb = sandbox();
+    let verify = payverify()
+        .env("PAYVERIFY_BASE_URL", sb.url())
+        .env("PAYVERIFY_CLIENT_ID", sandbox::CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", "abc")
+        .args(["verify", sandbox::SAMPLE_REFERENCE])
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(6));
+    assert!(stderr_of(&verify).contains("is shorter than 8 characters"));
+
+    let out = doctor_at(sb.url(), "abc").output().unwrap();
+    let stdout = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(6), "{stdout}");
+    let settings = stdout.lines().find(|l| l.starts_with("settings")).unwrap();
+    assert_eq!(
+        settings,
+        "settings  FAIL: the client secret from env PAYVERIFY_CLIENT_SECRET is shorter than 8 \
+         characters; fix: correct that source (payverify config show lists every setting and its \
+         source)"
+    );
+    // The network is still checked; the credentials, which need a usable secret, are not.
+    let names: Vec<String> = statuses(&stdout).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "config", "settings", "base_url", "resolve", "connect", "tls"
+        ]
+    );
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: doctor: settings FAILED (exit 6)\n"
+    );
+}
+
 #[test]
 fn wrong_port_is_exit_7_at_connect() {
     let port = {

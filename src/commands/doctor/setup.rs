@@ -196,36 +196,36 @@ impl<'a> Seen<'a> {
         };
         // Its warnings (a readable secret file) go into this check, not onto stderr.
         let quiet = Log::new(Level::Quiet);
-        match source.value.read_within(&quiet, timeout) {
-            Ok(secret) if secret.expose().trim().is_empty() => {
-                self.failure.get_or_insert(format!(
-                    "the client secret from {} is empty or only whitespace",
-                    source.source
-                ));
-                None
-            }
-            Ok(secret) => {
-                // A command's description already says what is not shown.
-                let hidden = match &source.value {
-                    SecretSource::Command(_) => "",
-                    _ => " (not shown)",
-                };
-                self.found
-                    .push((format!("client secret {kind}{hidden}"), &source.source));
-                if let SecretSource::File(path) = &source.value
-                    && let Some(w) = crate::settings::secret_source::exposed_file_warning(path)
-                {
-                    self.warnings.push(w.what);
-                    self.fixes.push(w.fix.text().to_owned());
-                }
-                Some(secret)
-            }
+        let secret = match source.value.read_within(&quiet, timeout) {
+            Ok(secret) => secret,
             Err(e) => {
                 self.failure
                     .get_or_insert(format!("{} (from {})", e.message, source.source));
-                None
+                return None;
             }
+        };
+        // The one rule verify refuses a secret by (empty, too short).
+        if let Some(problem) = crate::settings::secret_source::value_problem(secret.expose()) {
+            (self.failure).get_or_insert(format!(
+                "the client secret from {} {problem}",
+                source.source
+            ));
+            return None;
         }
+        // A command's description already says what is not shown.
+        let hidden = match &source.value {
+            SecretSource::Command(_) => "",
+            _ => " (not shown)",
+        };
+        self.found
+            .push((format!("client secret {kind}{hidden}"), &source.source));
+        if let SecretSource::File(path) = &source.value
+            && let Some(w) = crate::settings::secret_source::exposed_file_warning(path)
+        {
+            self.warnings.push(w.what);
+            self.fixes.push(w.fix.text().to_owned());
+        }
+        Some(secret)
     }
 
     /// The check: failed on a setting that cannot work or is missing, else ok (or warn).
