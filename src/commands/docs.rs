@@ -120,19 +120,10 @@ pub(crate) fn man_page() -> Result<Vec<u8>, std::io::Error> {
 /// special character 'u20A6'` and dropped the sign, leaving a bare `40,000.00`. `NGN 40000` is
 /// also a form `--expect-amount` accepts.
 fn roff_ascii_money(roff: &str) -> String {
-    let mut out = String::with_capacity(roff.len());
-    let mut chars = roff.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '₦' {
-            out.push(c);
-            continue;
-        }
-        out.push_str("NGN");
-        if chars.peek().is_some_and(|next| next.is_ascii_digit()) {
-            out.push_str("\\ ");
-        }
-    }
-    out
+    let spaced = ('0'..='9').fold(roff.to_owned(), |text, digit| {
+        text.replace(&format!("₦{digit}"), &format!("NGN\\ {digit}"))
+    });
+    spaced.replace('₦', "NGN")
 }
 
 /// Every subcommand but help, with its path, each followed by its own: in the order help lists

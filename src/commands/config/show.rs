@@ -294,13 +294,7 @@ fn object(s: &Settings, rows: &[Row], problems: &[Problem]) -> Value {
     for row in rows {
         let mut entry = Map::new();
         entry.insert("value".into(), row.value.clone());
-        entry.insert(
-            "source".into(),
-            match row.set {
-                true => json!(row.source),
-                false => Value::Null,
-            },
-        );
+        entry.insert("source".into(), json!(row.set.then_some(&row.source)));
         entry.extend(row.extra.clone());
         let own: Vec<Value> = problems
             .iter()

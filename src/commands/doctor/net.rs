@@ -28,28 +28,23 @@ pub(crate) fn resolve(host: &str, port: u16, timeout: Duration) -> Result<Vec<So
     }
     let (tx, rx) = mpsc::channel();
     let name = bare.to_owned();
-    let spawned = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("doctor-resolve".into())
         .spawn(move || {
             let _ = tx.send((name.as_str(), port).to_socket_addrs().map(Vec::from_iter));
-        });
-    if let Err(e) = spawned {
-        return Err(format!("cannot start a thread: {e}"));
-    }
+        })
+        .map_err(|e| format!("cannot start a thread: {e}"))?;
     match rx.recv_timeout(timeout) {
         Ok(Ok(addrs)) if addrs.is_empty() => Err("it has no addresses".into()),
         Ok(Ok(addrs)) => Ok(addrs),
-        Ok(Err(e)) => Err(resolver_reason(&e)),
+        // glibc's text ("failed to lookup address information: Name or service not known").
+        Ok(Err(e)) => {
+            let text = e.to_string();
+            let prefix = "failed to lookup address information: ";
+            Err(text.strip_prefix(prefix).map(str::to_owned).unwrap_or(text))
+        }
         Err(_) => Err(format!("no answer within {}", secs(timeout))),
     }
-}
-
-fn resolver_reason(e: &io::Error) -> String {
-    // glibc's text ("failed to lookup address information: Name or service not known").
-    let text = e.to_string();
-    text.strip_prefix("failed to lookup address information: ")
-        .map(str::to_owned)
-        .unwrap_or(text)
 }
 
 /// A TCP connection to the first of `addrs` that accepts one, all within `timeout`; the
@@ -205,7 +200,8 @@ pub(crate) fn handshake(
         Ok(()) => Ok(TlsFacts {
             version: conn
                 .protocol_version()
-                .map(version_name)
+                // TLSv1_3 is TLSv1.3.
+                .map(|v| format!("{v:?}").replace('_', "."))
                 .unwrap_or_else(|| "unknown".into()),
             leaf,
             extra_root_needed: seen.extra_needed,
@@ -215,14 +211,6 @@ pub(crate) fn handshake(
             certificate: seen.refused,
             leaf,
         })),
-    }
-}
-
-fn version_name(v: rustls::ProtocolVersion) -> String {
-    match v {
-        rustls::ProtocolVersion::TLSv1_3 => "TLSv1.3".into(),
-        rustls::ProtocolVersion::TLSv1_2 => "TLSv1.2".into(),
-        other => format!("{other:?}"),
     }
 }
 
