@@ -82,7 +82,7 @@ pub(super) fn init(
         .map_err(|e| unwritable(path, e))?;
     let shown = crate::terminal::scrub(&path.display().to_string());
     write_output(printer.text(&format!("{shown}\n")))?;
-    if let (Some(why), Some(_)) = (&unusable_secret, secret_file) {
+    if let Some(why) = &unusable_secret {
         log.warn(&format!(
             "the client secret file cannot be used yet: {why}; the profile is written, and \
              verifies nothing until the file holds the secret"

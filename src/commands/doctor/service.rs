@@ -198,23 +198,19 @@ fn reference_checks(
     let outcome = classify(&client.exchange(reference));
     let ms = super::ms(started);
     let Some(v) = outcome.verification() else {
-        let (exit, fix) = match &outcome {
-            Outcome::NotFound { .. } => (
-                Exit::NotFound,
-                "give the reference of a real transaction made with these credentials",
-            ),
-            Outcome::AuthRejected { .. } => (
-                Exit::AuthRejected,
+        let fix = match &outcome {
+            Outcome::NotFound { .. } => {
+                "give the reference of a real transaction made with these credentials"
+            }
+            Outcome::AuthRejected { .. } => {
                 "the credentials were accepted for the probe but not for this reference: ask \
-                 the gateway",
-            ),
-            Outcome::Unavailable { .. } => (Exit::Unavailable, "try again later"),
-            _ => (
-                outcome.exit(),
-                "the answer is not a verification result; ask the gateway",
-            ),
+                 the gateway"
+            }
+            Outcome::Unavailable { .. } => "try again later",
+            _ => "the answer is not a verification result; ask the gateway",
         };
-        let check = Check::fail("reference", exit, outcome.message(reference), fix);
+        let found = outcome.message(reference);
+        let check = Check::fail("reference", outcome.exit(), found, fix);
         return report.pass(
             check
                 .with("http_status", outcome.http_status())
