@@ -55,7 +55,9 @@ impl<'de> Deserialize<'de> for DurationValue {
     }
 }
 
-/// What one duration setting accepts, and how its messages name it.
+/// What one duration setting accepts, and how its messages name it. A refusal's text never
+/// quotes the value (a config value may be a secret pasted in the wrong place); a flag's
+/// message quotes it itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Bounds {
     /// The setting's name in messages: `timeout`, `wait`.
@@ -88,17 +90,6 @@ pub(crate) const WAIT: Bounds = Bounds::up_to_a_day("wait");
 /// How long a reference the service keeps throttling is asked again: nothing to a day.
 pub(crate) const GIVE_UP_AFTER: Bounds = Bounds::up_to_a_day("give_up_after");
 
-/// Why a duration was refused. Its text never quotes the value (a config value may be a
-/// secret pasted in the wrong place); a flag's message quotes it itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refused(String);
-
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 impl Bounds {
     /// A setting `name` from nothing to a day.
     const fn up_to_a_day(name: &'static str) -> Bounds {
@@ -112,26 +103,26 @@ impl Bounds {
         }
     }
 
-    fn unreadable(&self) -> Refused {
-        Refused(format!(
+    fn unreadable(&self) -> String {
+        format!(
             "is not a duration such as 90s, 5m or 1h, or a number of seconds; a {} is {}",
             self.name, self.range
-        ))
+        )
     }
 
-    fn negative(&self) -> Refused {
-        Refused(format!("is negative; a {} is {}", self.name, self.range))
+    fn negative(&self) -> String {
+        format!("is negative; a {} is {}", self.name, self.range)
     }
 
-    fn too_long(&self) -> Refused {
-        Refused(format!(
+    fn too_long(&self) -> String {
+        format!(
             "is longer than the longest {}, {}",
             self.name, self.max_text
-        ))
+        )
     }
 
     /// `secs` when it is within bounds.
-    fn seconds(&self, secs: f64) -> Result<Duration, Refused> {
+    fn seconds(&self, secs: f64) -> Result<Duration, String> {
         if secs.is_nan() {
             return Err(self.unreadable());
         }
@@ -142,14 +133,14 @@ impl Bounds {
         self.within(duration)
     }
 
-    fn within(&self, duration: Duration) -> Result<Duration, Refused> {
+    fn within(&self, duration: Duration) -> Result<Duration, String> {
         if duration > self.max {
             Err(self.too_long())
         } else if duration < self.min {
-            Err(Refused(format!(
+            Err(format!(
                 "is shorter than the shortest {}, {}",
                 self.name, self.min_text
-            )))
+            ))
         } else {
             Ok(duration)
         }
@@ -158,7 +149,7 @@ impl Bounds {
     /// A duration written as text (a flag, or a config string): `30`, `2.5`, `30s`, `500ms`,
     /// `5m`, `1h 30m`; surrounding whitespace ignored. An exponent (`1e3`), a sign or a
     /// unit humantime does not know is refused.
-    pub(crate) fn parse(&self, text: &str) -> Result<Duration, Refused> {
+    pub(crate) fn parse(&self, text: &str) -> Result<Duration, String> {
         let t = text.trim();
         if t.starts_with('-') {
             return Err(self.negative());
@@ -178,7 +169,7 @@ impl Bounds {
     }
 
     /// A duration as the config file holds it.
-    pub(crate) fn read_config(&self, value: &DurationValue) -> Result<Duration, Refused> {
+    pub(crate) fn read_config(&self, value: &DurationValue) -> Result<Duration, String> {
         match value {
             DurationValue::Text(text) => self.parse(text),
             DurationValue::Seconds(secs) => match u64::try_from(*secs) {
@@ -242,7 +233,7 @@ mod tests {
 
     #[test]
     fn near_misses_are_refused_with_the_reason() {
-        let refused = |b: &Bounds, text: &str| b.parse(text).unwrap_err().to_string();
+        let refused = |b: &Bounds, text: &str| b.parse(text).unwrap_err();
         for text in [
             "",
             " ",
@@ -295,7 +286,6 @@ mod tests {
             assert!(
                 WAIT.read_config(&value)
                     .unwrap_err()
-                    .0
                     .starts_with("is negative")
             );
         }
@@ -307,7 +297,6 @@ mod tests {
             assert!(
                 WAIT.read_config(&value)
                     .unwrap_err()
-                    .0
                     .contains("longest wait")
             );
         }
@@ -319,7 +308,6 @@ mod tests {
                 TIMEOUT
                     .read_config(&value)
                     .unwrap_err()
-                    .0
                     .starts_with("is not a duration")
             );
         }

@@ -227,18 +227,7 @@ impl Settings {
         };
         Err(Failure::config(Cause::Secret, message))
     }
-}
 
-/// `failure` with where the setting it is about came from: its message may show the
-/// setting's value only as `<redacted>`, and then the key and source are what says which.
-fn came_from(failure: Failure, source: &Source) -> Failure {
-    Failure {
-        message: format!("{}; it came from {source}", failure.message),
-        ..failure
-    }
-}
-
-impl Settings {
     /// Exit 6 for a setting nothing gave. When the config file has profiles but none is
     /// selected, that is the cause, and the error says so rather than "set it in a profile".
     fn missing(&self, needed: &Needed) -> Failure {
@@ -254,6 +243,15 @@ impl Settings {
             ),
             _ => needed.missing(),
         }
+    }
+}
+
+/// `failure` with where the setting it is about came from: its message may show the
+/// setting's value only as `<redacted>`, and then the key and source are what says which.
+fn came_from(failure: Failure, source: &Source) -> Failure {
+    Failure {
+        message: format!("{}; it came from {source}", failure.message),
+        ..failure
     }
 }
 
@@ -296,20 +294,11 @@ const CLIENT_SECRET: Needed = Needed {
 impl Needed {
     /// Exit 6: nothing gave it.
     fn missing(&self) -> Failure {
-        let Needed {
-            what,
-            flag,
-            value,
-            env,
-            key,
-        } = self;
-        Failure::config(
-            Cause::SettingMissing,
-            format!(
-                "no {what} configured (pass {flag} {value}, set {env}, or set {key} in a config \
-                 profile)"
-            ),
-        )
+        let message = format!(
+            "no {} configured (pass {} {}, set {}, or set {} in a config profile)",
+            self.what, self.flag, self.value, self.env, self.key
+        );
+        Failure::config(Cause::SettingMissing, message)
     }
 }
 

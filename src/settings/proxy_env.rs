@@ -2,7 +2,7 @@
 //! NO_PROXY list, read as curl reads them. What a proxy URL means to a request is
 //! [`crate::transport::proxy`]'s.
 
-use crate::settings::{EnvLookup, Source, Sourced};
+use crate::settings::{Context, Source, Sourced};
 use crate::transport::proxy::ProxyUrl;
 
 /// The environment variables that can name the proxy, in the order they are read; the first
@@ -29,22 +29,23 @@ const CGI_MARK: &str = "REQUEST_METHOD";
 
 /// The proxy the environment names, with the variable it came from: the first of
 /// [`ENV_PROXY`] that is set and not blank.
-pub(crate) fn from_env(env: EnvLookup) -> Option<Sourced<String>> {
-    let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-    let cgi = set(CGI_MARK).is_some();
-    ENV_PROXY
-        .iter()
-        .filter(|&&name| !(cgi && name == "HTTP_PROXY"))
-        .find_map(|&name| set(name).map(|value| Sourced::new(value, Source::Env(name))))
+pub(crate) fn from_env(ctx: &Context) -> Option<Sourced<String>> {
+    let cgi = ctx.var(CGI_MARK).is_some();
+    let names = ENV_PROXY.into_iter();
+    first_set(ctx, names.filter(|&name| !(cgi && name == "HTTP_PROXY")))
 }
 
 /// The NO_PROXY list from the environment, with the variable it came from.
-pub(crate) fn no_proxy_from_env(env: EnvLookup) -> Option<Sourced<String>> {
-    ENV_NO_PROXY.iter().find_map(|&name| {
-        env(name)
-            .filter(|v| !v.trim().is_empty())
-            .map(|value| Sourced::new(value, Source::Env(name)))
-    })
+pub(crate) fn no_proxy_from_env(ctx: &Context) -> Option<Sourced<String>> {
+    first_set(ctx, ENV_NO_PROXY)
+}
+
+/// The first of `names` that is set and not blank, with its name.
+fn first_set<N: IntoIterator<Item = &'static str>>(
+    ctx: &Context,
+    names: N,
+) -> Option<Sourced<String>> {
+    (names.into_iter()).find_map(|name| Some(Sourced::new(ctx.var(name)?, Source::Env(name))))
 }
 
 /// `proxy` as transport takes it: its URL, whether the environment named it, and its
@@ -72,7 +73,11 @@ mod tests {
 
     fn picked(pairs: &'static [(&'static str, &'static str)]) -> Option<(String, String)> {
         let env = env_of(pairs);
-        from_env(&env).map(|p| (p.value, p.source.to_string()))
+        let ctx = Context {
+            env: &env,
+            default_config: None,
+        };
+        from_env(&ctx).map(|p| (p.value, p.source.to_string()))
     }
 
     #[test]

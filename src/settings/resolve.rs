@@ -99,8 +99,8 @@ impl Settings {
             .transpose(),
             proxy: layer
                 .given(&flags.proxy, "--proxy", &profile.proxy, "proxy")
-                .or_else(|| proxy_env::from_env(ctx.env)),
-            no_proxy: proxy_env::no_proxy_from_env(ctx.env),
+                .or_else(|| proxy_env::from_env(ctx)),
+            no_proxy: proxy_env::no_proxy_from_env(ctx),
             ca_cert: layer.given(&flags.ca_cert, "--ca-cert", &profile.ca_cert, "ca_cert"),
             reconcile: layer.sourced(profile.reconcile.clone(), "reconcile"),
             shadowed,
