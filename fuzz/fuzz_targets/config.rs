@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match payverify::parse_config(text, Path::new("fuzz.toml")) {
         Ok(config) => {
-            for profile in config.profiles.values() {
+            for profile in config.profiles.values().flatten() {
                 if let Some(spec) = &profile.client_secret_command {
                     let _ = spec.argv();
                 }

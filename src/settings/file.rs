@@ -14,13 +14,11 @@ use crate::settings::duration::DurationValue;
 pub struct ConfigFile {
     /// The profile used when neither `--profile` nor `PAYVERIFY_PROFILE` names one.
     pub default_profile: Option<String>,
-    /// Named profiles, e.g. `live` and `staging`, that were read.
-    pub profiles: BTreeMap<String, Profile>,
-    /// Profiles that could not be read (an unknown key, a value of the wrong type), each
-    /// with where and why (` line 7, key hmca: unknown field ...`): an error when it is the
-    /// one selected, a warning otherwise (a typo under `staging` must not stop `--profile
-    /// live`).
-    pub broken: BTreeMap<String, String>,
+    /// Named profiles, e.g. `live` and `staging`, each read or why it could not be (an
+    /// unknown key, a value of the wrong type), with where (` line 7, key hmca: unknown
+    /// field ...`): an error when it is the one selected, a warning otherwise (a typo under
+    /// `staging` must not stop `--profile live`).
+    pub profiles: BTreeMap<String, Result<Profile, String>>,
     /// Whether any profile, read or not, holds a `client_secret` inline.
     pub holds_secret: bool,
 }
@@ -28,19 +26,7 @@ pub struct ConfigFile {
 impl ConfigFile {
     /// Every profile name in the file, read or broken, in order.
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .profiles
-            .keys()
-            .chain(self.broken.keys())
-            .cloned()
-            .collect();
-        names.sort();
-        names
-    }
-
-    /// Whether the file has a profile of that name (read or broken).
-    pub fn has(&self, name: &str) -> bool {
-        self.profiles.contains_key(name) || self.broken.contains_key(name)
+        self.profiles.keys().cloned().collect()
     }
 }
 
@@ -152,8 +138,8 @@ pub(crate) fn read(location: &ConfigLocation) -> Result<Option<String>, Failure>
 /// Parses config text, turning TOML errors into one line naming the file, line and key.
 ///
 /// A syntax error anywhere, or a problem at the top level, makes the whole file invalid.
-/// A profile whose keys are wrong (unknown, or of the wrong type) is kept aside in
-/// [`ConfigFile::broken`] with its error, and the others are read.
+/// A profile whose keys are wrong (unknown, or of the wrong type) is kept in
+/// [`ConfigFile::profiles`] as its error, and the others are read.
 ///
 /// The message never quotes a value from the file, whatever its key: a secret can sit
 /// under any key (a misspelled `client_secret`, a pasted line), so only key names, types
@@ -200,14 +186,8 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
         let name = name.into_inner().to_string();
         file.holds_secret |=
             (value.get_ref().as_table()).is_some_and(|t| t.contains_key("client_secret"));
-        match Profile::deserialize(ValueDeserializer::from(value)) {
-            Ok(profile) => {
-                file.profiles.insert(name, profile);
-            }
-            Err(e) => {
-                file.broken.insert(name, detail(&e));
-            }
-        }
+        let profile = Profile::deserialize(ValueDeserializer::from(value));
+        file.profiles.insert(name, profile.map_err(|e| detail(&e)));
     }
     Ok(file)
 }
@@ -426,7 +406,7 @@ mod tests {
         let url = "https://gw.example/p\"q";
         let text = template("live-2_b", Some(url), Some(id), None);
         let cfg = parse(&text, Path::new("t.toml")).unwrap();
-        let profile = &cfg.profiles["live-2_b"];
+        let profile = cfg.profiles["live-2_b"].as_ref().unwrap();
         assert_eq!(profile.client_id.as_deref(), Some(id));
         assert_eq!(profile.base_url.as_deref(), Some(url));
         assert!(profile.client_secret.is_none());
@@ -450,7 +430,8 @@ mod tests {
         match parse(text, path) {
             Err(e) => e,
             Ok(file) => {
-                let (_, detail) = file.broken.iter().next().expect("a broken profile");
+                let detail = (file.profiles.values().find_map(|p| p.as_ref().err()))
+                    .expect("a broken profile");
                 invalid(path, detail)
             }
         }
@@ -462,14 +443,22 @@ mod tests {
                     [profiles.staging]\nhmca = \"require\"\nclient_secret = \"abcdefgh1\"\n\
                     [profiles.qa]\ntimeout = \"30s\"\n";
         let file = parse(text, Path::new("c.toml")).unwrap();
-        assert_eq!(file.profiles.keys().collect::<Vec<_>>(), ["live", "qa"]);
+        let read = file.profiles.iter().filter(|(_, p)| p.is_ok());
+        assert_eq!(
+            read.map(|(name, _)| name).collect::<Vec<_>>(),
+            ["live", "qa"]
+        );
         assert_eq!(file.names(), ["live", "qa", "staging"]);
-        assert!(file.has("staging") && !file.has("dev"));
         assert!(
             file.holds_secret,
             "a broken profile's inline secret still counts"
         );
-        assert!(file.broken["staging"].starts_with(" line 5, key hmca: unknown field `hmca`"));
+        assert!(
+            file.profiles["staging"]
+                .as_ref()
+                .unwrap_err()
+                .starts_with(" line 5, key hmca: unknown field `hmca`")
+        );
         // The top level and the syntax are the whole file's: those are refused at once.
         for bad in [
             "default_profle = \"live\"\n[profiles.live]\n",
@@ -565,7 +554,7 @@ mod tests {
             let text = template(name, url, id, None);
             let cfg = parse(&text, Path::new("t.toml")).unwrap();
             assert_eq!(cfg.default_profile.as_deref(), Some(name));
-            let p = &cfg.profiles[name];
+            let p = cfg.profiles[name].as_ref().unwrap();
             assert!(p.base_url.is_some());
             assert_eq!(p.client_id.as_deref(), id);
         }
@@ -579,7 +568,8 @@ mod tests {
         let text = "[profiles.shop.reconcile]\nreference_column = \"Gateway Ref\"\n\
                     header_row = 3\nno_currency_column = true\n";
         let cfg = parse(text, Path::new("c.toml")).unwrap();
-        let table = cfg.profiles["shop"].reconcile.clone().unwrap();
+        let table = cfg.profiles["shop"].as_ref().unwrap().reconcile.clone();
+        let table = table.unwrap();
         assert_eq!(table.reference_column.as_deref(), Some("Gateway Ref"));
         assert_eq!(
             (table.header_row, table.no_currency_column),

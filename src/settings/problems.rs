@@ -275,32 +275,26 @@ pub(super) fn unused_profile_warnings(
     selected: Option<&str>,
 ) -> Vec<Warning> {
     let fix = || Fix::Do("correct it before that profile is selected".into());
-    let unused = |name: &&String| Some(name.as_str()) != selected;
-    let unreadable = file
-        .broken
-        .iter()
-        .filter(|(name, _)| unused(name))
-        .map(|(name, detail)| Warning {
+    let unused = || (file.profiles.iter()).filter(|(name, _)| Some(name.as_str()) != selected);
+    let unreadable = unused().filter_map(|(name, read)| {
+        let detail = read.as_ref().err()?;
+        Some(Warning {
             what: format!(
                 "profile '{name}' in {} is not in use, and could not be read:{detail}",
                 path.display()
             ),
             fix: fix(),
-        });
-    let invalid = file
-        .profiles
-        .iter()
-        .filter(|(name, _)| unused(name))
-        .flat_map(|(name, profile)| {
-            profile_problems(profile)
-                .into_iter()
-                .map(move |(key, why)| Warning {
-                    what: format!(
-                        "profile '{name}' in {} is not in use, and its {key} {why}",
-                        path.display()
-                    ),
-                    fix: fix(),
-                })
-        });
+        })
+    });
+    let invalid = unused().flat_map(|(name, read)| {
+        let problems = read.as_ref().map(profile_problems).unwrap_or_default();
+        problems.into_iter().map(move |(key, why)| Warning {
+            what: format!(
+                "profile '{name}' in {} is not in use, and its {key} {why}",
+                path.display()
+            ),
+            fix: fix(),
+        })
+    });
     unreadable.chain(invalid).collect()
 }

@@ -166,8 +166,7 @@ fn profile_name(
 /// The file's profile names, and the one used when none is named.
 fn listing(file: &ConfigFile) -> (Vec<String>, Option<String>) {
     let default = (file.default_profile.clone()).or_else(|| {
-        file.has(DEFAULT_PROFILE)
-            .then(|| DEFAULT_PROFILE.to_owned())
+        (file.profiles.contains_key(DEFAULT_PROFILE)).then(|| DEFAULT_PROFILE.to_owned())
     });
     (file.names(), default)
 }
@@ -333,10 +332,7 @@ fn select_profile(
             ),
         ));
     };
-    if let Some(detail) = file.broken.get(name) {
-        return Err(file::invalid(Path::new(&path), detail));
-    }
-    file.profiles.get(name).cloned().ok_or_else(|| {
+    let read = file.profiles.get(name).ok_or_else(|| {
         let names = file.names();
         let known = if names.is_empty() {
             "it defines no profiles".to_owned()
@@ -347,7 +343,8 @@ fn select_profile(
             Cause::Profile,
             format!("no profile '{name}' in {path} ({known})"),
         )
-    })
+    })?;
+    (read.clone()).map_err(|detail| file::invalid(Path::new(&path), &detail))
 }
 
 fn profile_secret(layer: &Layer) -> Result<Option<Sourced<SecretSource>>, Failure> {
