@@ -30,28 +30,37 @@ pub(crate) const ROLES: [Role; 7] = [
 ];
 
 impl Role {
+    /// What messages call the column, the flag that names it (when there is one) and the
+    /// header names tried, in order (compared [`normalized`]).
+    fn about(self) -> (&'static str, Option<&'static str>, &'static [&'static str]) {
+        match self {
+            Role::Reference => ("reference", Some("--reference-column"), &REFERENCE_NAMES),
+            Role::Amount => ("amount", Some("--amount-column"), &AMOUNT_NAMES),
+            Role::Currency => ("currency", Some("--currency-column"), &CURRENCY_NAMES),
+            Role::MerchantRef => (
+                "merchant ref",
+                Some("--merchant-ref-column"),
+                &MERCHANT_REF_NAMES,
+            ),
+            Role::OrderId => ("order id", None, &ORDER_ID_NAMES),
+            Role::PaymentMethod => ("payment method", None, &PAYMENT_METHOD_NAMES),
+            Role::Status => ("order status", None, &STATUS_NAMES),
+        }
+    }
+
     /// What messages call the column.
     pub(crate) fn what(self) -> &'static str {
-        match self {
-            Role::Reference => "reference",
-            Role::Amount => "amount",
-            Role::Currency => "currency",
-            Role::MerchantRef => "merchant ref",
-            Role::OrderId => "order id",
-            Role::PaymentMethod => "payment method",
-            Role::Status => "order status",
-        }
+        self.about().0
     }
 
     /// The flag that names the column, when there is one.
     pub(crate) fn flag(self) -> Option<&'static str> {
-        match self {
-            Role::Reference => Some("--reference-column"),
-            Role::Amount => Some("--amount-column"),
-            Role::Currency => Some("--currency-column"),
-            Role::MerchantRef => Some("--merchant-ref-column"),
-            Role::OrderId | Role::PaymentMethod | Role::Status => None,
-        }
+        self.about().1
+    }
+
+    /// The header names tried, in order.
+    pub(crate) fn names(self) -> &'static [&'static str] {
+        self.about().2
     }
 
     /// Whether a file without this column cannot be reconciled.
@@ -63,19 +72,6 @@ impl Role {
     /// columns a row's result depends on.
     fn warns(self) -> bool {
         matches!(self, Role::Reference | Role::Amount | Role::Currency)
-    }
-
-    /// The header names tried, in order (compared [`normalized`]).
-    pub(crate) fn names(self) -> &'static [&'static str] {
-        match self {
-            Role::Reference => &REFERENCE_NAMES,
-            Role::Amount => &AMOUNT_NAMES,
-            Role::Currency => &CURRENCY_NAMES,
-            Role::MerchantRef => &MERCHANT_REF_NAMES,
-            Role::OrderId => &ORDER_ID_NAMES,
-            Role::PaymentMethod => &PAYMENT_METHOD_NAMES,
-            Role::Status => &STATUS_NAMES,
-        }
     }
 }
 
@@ -212,13 +208,12 @@ pub(super) fn detect_delimiter(line: &[u8]) -> u8 {
             slot.1 += 1;
         }
     }
-    let mut best = counts[0];
-    for candidate in &counts[1..] {
-        if candidate.1 > best.1 {
-            best = *candidate;
-        }
-    }
-    best.0
+    // The last of the most counted, read backwards: the first in this order.
+    counts
+        .iter()
+        .rev()
+        .max_by_key(|c| c.1)
+        .map_or(b',', |c| c.0)
 }
 
 /// A column name given by a flag or a profile key, with where it came from.
@@ -230,34 +225,26 @@ pub(crate) struct Given {
     pub(crate) origin: String,
 }
 
-/// What a header row says about one role.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Found {
-    One(usize),
-    None,
-    Many(Vec<usize>),
-}
-
-/// Every role's column in a header row, or why not.
+/// Every role's columns in a header row: one, none, or several (ambiguous).
 struct Assessment {
-    found: Vec<(Role, Found)>,
+    found: Vec<(Role, Vec<usize>)>,
     /// Another column a known name also matched, per role: (used, others).
     doubts: Vec<(Role, usize, Vec<usize>)>,
 }
 
 impl Assessment {
-    fn of(&self, role: Role) -> &Found {
+    fn of(&self, role: Role) -> &[usize] {
         self.found
             .iter()
             .find(|(r, _)| *r == role)
-            .map_or(&Found::None, |(_, f)| f)
+            .map_or(&[], |(_, f)| f)
     }
 
     /// How many required roles have a column (one or several).
     fn required_present(&self) -> usize {
         self.found
             .iter()
-            .filter(|(r, f)| r.required() && *f != Found::None)
+            .filter(|(r, f)| r.required() && !f.is_empty())
             .count()
     }
 }
@@ -279,7 +266,7 @@ fn assess(header: &[String], options: &CsvOptions) -> Assessment {
     let mut doubts = Vec::new();
     for role in ROLES {
         if role == Role::Currency && options.no_currency_column {
-            found.push((role, Found::None));
+            found.push((role, Vec::new()));
             continue;
         }
         let columns = match options.given(role) {
@@ -316,12 +303,7 @@ fn assess(header: &[String], options: &CsvOptions) -> Assessment {
                 first
             }
         };
-        let verdict = match columns.as_slice() {
-            [] => Found::None,
-            [one] => Found::One(*one),
-            many => Found::Many(many.to_vec()),
-        };
-        found.push((role, verdict));
+        found.push((role, columns));
     }
     Assessment { found, doubts }
 }
@@ -356,7 +338,7 @@ pub(super) fn find_columns(
         let given = options.given(role);
         let flag = role.flag().unwrap_or("");
         match (assessment.of(role), given) {
-            (Found::None, Some(given)) => {
+            ([], Some(given)) => {
                 problems.push(format!(
                     "no column is named {} ({})",
                     terminal::quoted(&given.name),
@@ -364,11 +346,11 @@ pub(super) fn find_columns(
                 ));
                 flags.push(flag);
             }
-            (Found::None, None) if role.required() => {
+            ([], None) if role.required() => {
                 missing.push(role);
                 flags.push(flag);
             }
-            (Found::Many(many), _) => {
+            (many @ [_, _, ..], _) => {
                 problems.push(format!(
                     "the {} column is ambiguous: columns {} match",
                     role.what(),
@@ -399,7 +381,7 @@ pub(super) fn find_columns(
         )));
     }
     let one = |role: Role| match assessment.of(role) {
-        Found::One(i) => Some(*i),
+        [i] => Some(*i),
         _ => None,
     };
     let (Some(reference), Some(amount)) = (one(Role::Reference), one(Role::Amount)) else {

@@ -59,23 +59,16 @@ pub(super) fn csv_options(
         delimiter,
         header_row,
         reference_column: saved.column(
-            &args.reference_column,
             "--reference-column",
+            &args.reference_column,
             &t.reference_column,
-            "reference_column",
         )?,
-        amount_column: saved.column(
-            &args.amount_column,
-            "--amount-column",
-            &t.amount_column,
-            "amount_column",
-        )?,
+        amount_column: saved.column("--amount-column", &args.amount_column, &t.amount_column)?,
         currency_column,
         merchant_ref_column: saved.column(
-            &args.merchant_ref_column,
             "--merchant-ref-column",
+            &args.merchant_ref_column,
             &t.merchant_ref_column,
-            "merchant_ref_column",
         )?,
         no_currency_column,
         unit,
@@ -108,14 +101,15 @@ impl Saved<'_> {
         Failure::config(Cause::SettingInvalid, format!("{} {why}", self.origin(key)))
     }
 
-    /// A column named by its flag, else by the table's `key` (an empty name is refused).
+    /// A column named by its flag `flag_name`, else by the table's key of the same name
+    /// (`reference_column` for `--reference-column`; an empty name is refused).
     fn column(
         &self,
-        flag: &Option<String>,
         flag_name: &str,
+        flag: &Option<String>,
         saved: &Option<String>,
-        key: &str,
     ) -> Result<Option<Given>, Failure> {
+        let key = &flag_name.trim_start_matches('-').replace('-', "_");
         match (flag, saved) {
             (Some(name), _) => Ok(Some(Given {
                 name: name.clone(),
@@ -145,12 +139,7 @@ impl Saved<'_> {
             t.no_currency_column.unwrap_or(false),
         ) {
             (Some(_), ..) => Ok((
-                self.column(
-                    &args.currency_column,
-                    "--currency-column",
-                    &None,
-                    "currency_column",
-                )?,
+                self.column("--currency-column", &args.currency_column, &None)?,
                 false,
             )),
             (None, true, ..) => Ok((None, true)),
@@ -158,7 +147,7 @@ impl Saved<'_> {
                 "no_currency_column",
                 "is true while reconcile.currency_column names a column; keep one",
             )),
-            (None, false, saved, no) => Ok((self.column(&None, "", saved, "currency_column")?, no)),
+            (None, false, saved, no) => Ok((self.column("--currency-column", &None, saved)?, no)),
         }
     }
 }
