@@ -40,7 +40,7 @@ impl Orders {
     /// The trailing totals row on `line`, checked against the sum of the amounts of every
     /// row above it in its currency (as a spreadsheet's SUM of the column): TOTALS when they
     /// agree, TOTALS_MISMATCH (exit 4) when they do not.
-    pub(super) fn totals(&mut self, line: u64) -> Item<Decided> {
+    pub(super) fn totals(&mut self, line: u64) -> Item<Reconciled> {
         let width = self.header.len();
         let mut cells: Vec<String> = self
             .record
@@ -85,12 +85,6 @@ impl Orders {
                 ),
             ),
         };
-        Item::Decided(Decided {
-            row,
-            result,
-            why,
-            expected: Some(stated),
-            currency,
-        })
+        row::decided(row, result, why, Some(stated), currency)
     }
 }

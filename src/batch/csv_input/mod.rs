@@ -38,7 +38,7 @@ use columns::*;
 pub(crate) use columns::{Given, Role};
 use header::*;
 use quoting::*;
-pub(crate) use reconciled::{Reconciled, Rows};
+pub(crate) use reconciled::Reconciled;
 use row::parse_amount;
 pub(crate) use select::Only;
 use select::Selection;
@@ -159,9 +159,8 @@ pub(crate) struct Orders {
     no_currency: (usize, Vec<u64>),
     blank: usize,
     done: bool,
-    /// Reading stopped at an error (the rows after it were never read).
-    failed: bool,
-    /// That error's line, kept for the command after the engine has the reader.
+    /// Why reading stopped at an error (the rows after it were never read), kept for the
+    /// command after the engine has the reader.
     input_error: InputError,
 }
 
@@ -235,7 +234,6 @@ impl Orders {
             no_currency: (0, Vec::new()),
             blank: 0,
             done: false,
-            failed: false,
             input_error: InputError::default(),
         })
     }
@@ -344,7 +342,7 @@ impl Orders {
     }
 }
 
-impl Source<Decided> for Orders {
+impl Source<Reconciled> for Orders {
     fn end_notes(&self) -> Vec<String> {
         let (count, lines) = &self.no_currency;
         let Some(column) = self.columns.currency.filter(|_| *count > 0) else {
@@ -375,7 +373,8 @@ impl Source<Decided> for Orders {
     }
 
     fn empty_message(&self) -> String {
-        if self.failed {
+        // Reading stopped at an error: the rows after it were never read.
+        if self.input_error.lock().is_ok_and(|e| e.is_some()) {
             return format!("no row of {} was reconciled", self.name);
         }
         format!(
@@ -386,7 +385,7 @@ impl Source<Decided> for Orders {
 }
 
 impl Iterator for Orders {
-    type Item = Result<Item<Decided>, Failure>;
+    type Item = Result<Item<Reconciled>, Failure>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
@@ -434,7 +433,7 @@ impl Orders {
 
     /// Reading stops at `failure`: nothing after it is read, and why is kept.
     fn stop(&mut self, failure: Failure) -> Failure {
-        (self.done, self.failed) = (true, true);
+        self.done = true;
         if let Ok(mut slot) = self.input_error.lock() {
             *slot = Some(failure.message.clone());
         }

@@ -32,7 +32,7 @@ fn read_all(bytes: &[u8]) -> (Vec<(u64, Vec<String>)>, Option<String>) {
                 let row = job.row.unwrap_or_else(|| panic!("a job without its row"));
                 rows.push((row.line, row.cells));
             }
-            Ok(Item::Decided(d)) => rows.push((d.row.line, d.row.cells)),
+            Ok(Item::Decided(Reconciled::Row(d))) => rows.push((d.row.line, d.row.cells)),
             Ok(other) => panic!("{other:?}"),
             Err(e) => return (rows, Some(e.message)),
         }

@@ -5,7 +5,7 @@ use super::*;
 
 impl Orders {
     /// The order a row comes to.
-    pub(super) fn order(&mut self, line: u64) -> Item<Decided> {
+    pub(super) fn order(&mut self, line: u64) -> Item<Reconciled> {
         // The order the rows just above belong to: kept only by a row of that order (a
         // line item) or replaced by a row that is asked about.
         let above = self.order_above.take();
@@ -222,7 +222,7 @@ impl Orders {
         expected: Option<Kobo>,
         currency: String,
         order_id: Option<String>,
-    ) -> Item<Decided> {
+    ) -> Item<Reconciled> {
         let merchant_ref = self
             .columns
             .merchant_ref
@@ -292,20 +292,20 @@ fn shown_code(code: &str) -> String {
 }
 
 /// A row decided from the file alone, as the engine's item.
-fn decided(
+pub(super) fn decided(
     row: Row,
     result: RowResult,
     why: String,
     expected: Option<Kobo>,
     currency: String,
-) -> Item<Decided> {
-    Item::Decided(Decided {
+) -> Item<Reconciled> {
+    Item::Decided(Reconciled::Row(Decided {
         row,
         result,
         why,
         expected,
         currency,
-    })
+    }))
 }
 
 /// A cell's amount in kobo, exactly, or why the row is invalid.

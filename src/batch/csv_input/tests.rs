@@ -17,7 +17,7 @@ fn options() -> CsvOptions {
     }
 }
 
-type Order = Item<Decided>;
+type Order = Item<Reconciled>;
 
 fn read(text: &[u8], options: &CsvOptions) -> Result<(Orders, Vec<Order>), Failure> {
     let mut orders = Orders::from_reader(
@@ -39,7 +39,9 @@ fn summary(order: &Order) -> String {
             job.expect.merchant_ref.as_deref().unwrap_or(""),
             job.row.as_ref().unwrap().line
         ),
-        Item::Decided(d) => format!("{} line {}: {}", d.result.name(), d.row.line, d.why),
+        Item::Decided(Reconciled::Row(d)) => {
+            format!("{} line {}: {}", d.result.name(), d.row.line, d.why)
+        }
         other => format!("{other:?}"),
     }
 }
@@ -200,7 +202,7 @@ fn line_numbers_hold_with_crlf_blank_lines_and_quoted_newlines() {
             .iter()
             .map(|o| match o {
                 Item::Job(job) => job.row.as_ref().unwrap().line,
-                Item::Decided(d) => d.row.line,
+                Item::Decided(Reconciled::Row(d)) => d.row.line,
                 other => panic!("{other:?}"),
             })
             .collect();

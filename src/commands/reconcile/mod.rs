@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use crate::batch::csv_input::{Orders, ReconcileSink, Rows};
+use crate::batch::csv_input::{Orders, ReconcileSink};
 use crate::batch::resume::{
     ResumeIndex, Resuming, RowShape, Shape, Trust, open_memory, resume_needs_jsonl,
 };
@@ -74,8 +74,8 @@ pub(crate) fn run(
     let batch = service.batch(args.batch.jobs, known_len, resume_hint, None);
     let verifier = service.verifier.clone();
     let mut exit = match index {
-        Some(index) => batch.run(verifier, Resuming::new(Rows(orders), index), &mut sink, log)?,
-        None => batch.run(verifier, Rows(orders), &mut sink, log)?,
+        Some(index) => batch.run(verifier, Resuming::new(orders, index), &mut sink, log)?,
+        None => batch.run(verifier, orders, &mut sink, log)?,
     };
 
     if let Some(why) = input_error.lock().ok().and_then(|e| e.clone()) {
