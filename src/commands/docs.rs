@@ -35,31 +35,25 @@ fn with_profile_names(shell: clap_complete::Shell, script: String) -> String {
         }
         Shell::Zsh => {
             let tail = "if [ \"$funcstack[1]\" = \"_payverify\" ]; then";
-            let script: String = script
-                .lines()
-                .map(|line| match line.starts_with("'--profile=[") {
-                    true => format!(
-                        "{}\n",
-                        line.replace(":NAME:_default'", ":NAME:_payverify_profiles'")
-                    ),
-                    false => format!("{line}\n"),
-                })
-                .collect();
+            let script = each_line(&script, |line| match line.starts_with("'--profile=[") {
+                true => line.replace(":NAME:_default'", ":NAME:_payverify_profiles'"),
+                false => line.to_owned(),
+            });
             script.replacen(tail, &format!("{ZSH_PROFILES}\n{tail}"), 1)
         }
-        Shell::Fish => script
-            .lines()
-            .map(
-                |line| match line.contains(" -l profile -d ") && line.ends_with(" -r") {
-                    true => format!(
-                        "{line} -f -a \"(payverify config profiles --names 2>/dev/null)\"\n"
-                    ),
-                    false => format!("{line}\n"),
-                },
-            )
-            .collect(),
+        Shell::Fish => each_line(&script, |line| {
+            match line.contains(" -l profile -d ") && line.ends_with(" -r") {
+                true => format!("{line} -f -a \"(payverify config profiles --names 2>/dev/null)\""),
+                false => line.to_owned(),
+            }
+        }),
         _ => script,
     }
+}
+
+/// `script` with each line replaced by what `edit` makes of it, each ending in a newline.
+fn each_line(script: &str, edit: impl Fn(&str) -> String) -> String {
+    script.lines().map(|line| edit(line) + "\n").collect()
 }
 
 /// Completes `--profile NAME` from the config file (the one `--config` names, if typed

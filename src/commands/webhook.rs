@@ -57,26 +57,24 @@ pub(crate) fn check(
     settings.warn(log);
     let secret = settings.secret(log)?;
     let hmac = payload.hmac.as_deref();
-    let (exit, verdict, problems) = match hmac {
-        None => (
-            Exit::CheckFailed,
-            "MISSING hmac".to_owned(),
-            vec!["the payload has no hmac, so nothing shows the gateway sent it".to_owned()],
-        ),
-        Some(hmac) if !signature::is_well_formed(hmac) => (
-            Exit::CheckFailed,
-            "MISMATCH".to_owned(),
-            vec!["hmac MISMATCH: hmac is not 64 hex digits".to_owned()],
-        ),
-        Some(hmac) if !signature::verify(&secret, &message, hmac) => (
-            Exit::CheckFailed,
-            "MISMATCH".to_owned(),
-            vec![
-                "hmac MISMATCH: not signed with this client secret, or altered after signing"
-                    .to_owned(),
-            ],
-        ),
-        Some(_) => genuine_verdict(&payload, status, &secret, &args.expect.expectations(), mode),
+    // An hmac that does not show the gateway sent the payload: exit 4, whatever it says.
+    let refused = match hmac {
+        None => Some((
+            "MISSING hmac",
+            "the payload has no hmac, so nothing shows the gateway sent it",
+        )),
+        Some(hmac) if !signature::is_well_formed(hmac) => {
+            Some(("MISMATCH", "hmac MISMATCH: hmac is not 64 hex digits"))
+        }
+        Some(hmac) if !signature::verify(&secret, &message, hmac) => Some((
+            "MISMATCH",
+            "hmac MISMATCH: not signed with this client secret, or altered after signing",
+        )),
+        Some(_) => None,
+    };
+    let (exit, verdict, problems) = match refused {
+        Some((verdict, why)) => (Exit::CheckFailed, verdict, vec![why.to_owned()]),
+        None => genuine_verdict(&payload, status, &secret, &args.expect.expectations(), mode),
     };
 
     if log.level() != Level::Quiet {
@@ -102,7 +100,7 @@ pub(crate) fn check(
             ),
             ("message", &message),
             ("hmac", hmac.unwrap_or("-")),
-            ("verdict", &verdict),
+            ("verdict", verdict),
         ]);
         let mut printer = Printer::stdout(global.color, ctx.env);
         write_output(printer.text(&text))?;
@@ -131,16 +129,16 @@ fn genuine_verdict(
     secret: &crate::secret::Secret,
     expect: &checks::Expectations,
     mode: Option<&str>,
-) -> (Exit, String, Vec<String>) {
+) -> (Exit, &'static str, Vec<String>) {
     match status {
         "SUCCESSFUL" => {}
         "FAILED" => {
             let why = format!("genuine, but the payment FAILED (status {status})");
-            return (Exit::Failed, "genuine, FAILED".into(), vec![why]);
+            return (Exit::Failed, "genuine, FAILED", vec![why]);
         }
         other => {
             let why = format!("genuine, but not final: status {other:?}");
-            return (Exit::NotFinal, "genuine, NOT FINAL".into(), vec![why]);
+            return (Exit::NotFinal, "genuine, NOT FINAL", vec![why]);
         }
     }
     // verify's checks of a SUCCESSFUL answer (code 00, each --expect-*); the hmac is judged
@@ -151,7 +149,7 @@ fn genuine_verdict(
         .map(|f| format!("check failed: {f}"))
         .collect();
     if !failures.is_empty() {
-        return (Exit::CheckFailed, "genuine, CHECK FAILED".into(), failures);
+        return (Exit::CheckFailed, "genuine, CHECK FAILED", failures);
     }
     if payload
         .payment_date
@@ -161,9 +159,9 @@ fn genuine_verdict(
         // The gateway's plugin acts only when paymentDate is set: no date (or an empty
         // one), no payment yet.
         let why = "genuine, but not final: SUCCESSFUL with code 00 and no paymentDate".into();
-        return (Exit::NotFinal, "genuine, NOT FINAL".into(), vec![why]);
+        return (Exit::NotFinal, "genuine, NOT FINAL", vec![why]);
     }
-    (Exit::Successful, "genuine, paid".into(), Vec::new())
+    (Exit::Successful, "genuine, paid", Vec::new())
 }
 
 /// Reads the payload from a file or stdin, refusing to wait on an interactive terminal.

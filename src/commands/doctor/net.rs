@@ -186,14 +186,10 @@ pub(crate) fn handshake(
         stream,
         deadline: Instant::now() + timeout,
     };
-    let result = loop {
-        if !conn.is_handshaking() {
-            break Ok(());
-        }
-        if let Err(e) = conn.complete_io(&mut io) {
-            break Err(e);
-        }
-    };
+    let mut result = Ok(());
+    while result.is_ok() && conn.is_handshaking() {
+        result = conn.complete_io(&mut io).map(drop);
+    }
     let seen = recorder.seen.lock().map(|s| s.clone()).unwrap_or_default();
     let leaf = seen.leaf.as_deref().and_then(parse_leaf);
     match result {

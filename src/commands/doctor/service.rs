@@ -46,16 +46,11 @@ pub(crate) fn checks(
 /// A reference no transaction can have, so the answer says only whether the service is
 /// there and took the credentials.
 fn probe_reference() -> Option<Reference> {
-    use std::hash::{BuildHasher, Hasher};
+    use std::hash::BuildHasher;
     // RandomState is seeded from the OS: different on every run, so no cache can answer.
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    Reference::parse(&format!("payverify-doctor-{:016x}", hasher.finish())).ok()
+    let random = std::collections::hash_map::RandomState::new();
+    let nonce = random.hash_one(std::time::SystemTime::now());
+    Reference::parse(&format!("payverify-doctor-{nonce:016x}")).ok()
 }
 
 /// Check 7: one GET for a made-up reference; a JSON 404 means the service is there and
