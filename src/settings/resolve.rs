@@ -221,10 +221,8 @@ impl Layer<'_> {
         value: &Option<T>,
         key: &'static str,
     ) -> Option<Sourced<T>> {
-        match flag {
-            Some(v) => Some(Sourced::new(v.clone(), Source::Flag(name))),
-            None => self.sourced(value.clone(), key),
-        }
+        let from_flag = flag.clone().map(|v| Sourced::new(v, Source::Flag(name)));
+        from_flag.or_else(|| self.sourced(value.clone(), key))
     }
 
     /// `flag`, else the profile's key, else the setting's default. A key that is refused
@@ -250,9 +248,7 @@ impl Layer<'_> {
             }
         }
     }
-}
 
-impl Layer<'_> {
     /// A string setting: flag, else environment, else the profile's key; an environment
     /// variable that beats the profile's key is noted in `shadowed`.
     fn string(
@@ -308,11 +304,10 @@ fn pick(
     ctx: &Context,
     env_name: &'static str,
 ) -> Option<Sourced<String>> {
-    match (flag, ctx.var(env_name)) {
-        (Some(value), _) => Some(Sourced::new(value.clone(), Source::Flag(flag_name))),
-        (None, Some(value)) => Some(Sourced::new(value, Source::Env(env_name))),
-        (None, None) => None,
-    }
+    let from_flag = flag
+        .clone()
+        .map(|value| Sourced::new(value, Source::Flag(flag_name)));
+    from_flag.or_else(|| Some(Sourced::new(ctx.var(env_name)?, Source::Env(env_name))))
 }
 
 fn select_profile(

@@ -112,18 +112,12 @@ impl Context<'static> {
 impl Context<'_> {
     /// The config file to use: `--config`, then `PAYVERIFY_CONFIG`, then the default.
     pub(crate) fn config_location(&self, flag: Option<&PathBuf>) -> Option<ConfigLocation> {
-        let explicit = |path: PathBuf| ConfigLocation {
-            path,
-            explicit: true,
-        };
-        match (flag, self.var(env::CONFIG)) {
-            (Some(path), _) => Some(explicit(path.clone())),
-            (None, Some(path)) => Some(explicit(PathBuf::from(path))),
-            (None, None) => self.default_config.clone().map(|path| ConfigLocation {
-                path,
-                explicit: false,
-            }),
-        }
+        let named = flag
+            .cloned()
+            .or_else(|| self.var(env::CONFIG).map(PathBuf::from));
+        let explicit = named.is_some();
+        (named.or_else(|| self.default_config.clone()))
+            .map(|path| ConfigLocation { path, explicit })
     }
 
     /// A non-blank environment variable.
