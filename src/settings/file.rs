@@ -148,8 +148,10 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Failure> {
     use toml::de::{DeTable, DeValue, ValueDeserializer};
     // Where each line starts, found once: every broken profile's line is looked up in it, so
     // a large file with many broken profiles costs no more than one pass over it.
-    let lines = LineStarts::of(text);
-    let detail = |e: &toml::de::Error| detail(text, &lines, e);
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let detail = |e: &toml::de::Error| detail(text, &starts, e);
     let invalid = |e: &toml::de::Error| invalid(path, &detail(e));
     let root = DeTable::parse(text).map_err(|e| invalid(&e))?;
     let span = root.span();
@@ -200,30 +202,15 @@ pub(crate) fn invalid(path: &Path, detail: &str) -> Failure {
     )
 }
 
-/// The byte offsets at which the lines of a text start.
-struct LineStarts(Vec<usize>);
-
-impl LineStarts {
-    fn of(text: &str) -> LineStarts {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        LineStarts(starts)
-    }
-
-    /// The 1-based line holding byte `at`.
-    fn line(&self, at: usize) -> usize {
-        self.0.partition_point(|&start| start <= at).max(1)
-    }
-}
-
-/// A TOML error in one line: ` line 3, key timeout: what`, the line and key where known.
-fn detail(text: &str, lines: &LineStarts, e: &toml::de::Error) -> String {
-    let start = e.span().map(|span| span.start.min(text.len()));
-    let at = match start {
-        Some(start) => {
-            let line = lines.line(start);
-            match key_on_line(text, start) {
+/// A TOML error in one line: ` line 3, key timeout: what`, the line and key where known;
+/// `starts` are the byte offsets at which the lines of `text` start.
+fn detail(text: &str, starts: &[usize], e: &toml::de::Error) -> String {
+    let at = match e.span() {
+        Some(span) => {
+            // The 1-based line holding the error's first byte.
+            let line =
+                (starts.partition_point(|&start| start <= span.start.min(text.len()))).max(1);
+            match key_on_line(&text[starts[line - 1]..]) {
                 Some(key) => format!(" line {line}, key {key}:"),
                 None => format!(" line {line}:"),
             }
@@ -233,12 +220,10 @@ fn detail(text: &str, lines: &LineStarts, e: &toml::de::Error) -> String {
     format!("{at} {}", without_values(e.message()).trim())
 }
 
-/// The key being set on the line holding byte `at`: the text before its `=`, when that
+/// The key being set on the line `line` starts with: the text before its `=`, when that
 /// is a plain TOML key. A line without `=` is not shown (it may be a pasted secret).
-fn key_on_line(text: &str, at: usize) -> Option<String> {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[line_start..].lines().next()?;
-    let (key, _) = line.split_once('=')?;
+fn key_on_line(line: &str) -> Option<String> {
+    let (key, _) = line.lines().next()?.split_once('=')?;
     let key = key.trim();
     let plain = !key.is_empty()
         && key
