@@ -348,11 +348,40 @@ pub fn classify_response(response: &Response) -> Outcome {
     }
 }
 
+/// The fields a check compares with a value payverify was given (the reference asked, which
+/// the customer chose; `--merchant-ref`; `--expect-mode`) or that the hmac signs. Checks run
+/// on the redacted answer, so a secret in one of them would be compared as `<redacted>`,
+/// which a customer can type into a reference.
+const COMPARED: [&str; 7] = [
+    "transactionRef",
+    "paymentRef",
+    "merchantRef",
+    "mode",
+    "currencyCode",
+    "amount",
+    "hmac",
+];
+
 /// The body as a JSON object with every registered secret redacted from its strings and
-/// keys; the error, if any, redacted too (a duplicated key can be the secret).
+/// keys; the error, if any, redacted too (a duplicated key can be the secret). Refused when
+/// a [`COMPARED`] field holds a secret: no genuine answer echoes the client secret there.
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
-    let mut object =
-        Value::Object(parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?);
+    let object = parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?;
+    let holds_secret = |value: &Value| match value {
+        Value::String(text) => crate::secret::holds_secret(text),
+        Value::Number(n) => crate::secret::holds_secret(n.as_str()),
+        _ => false,
+    };
+    if let Some(field) = COMPARED
+        .iter()
+        .find(|field| object.get(**field).is_some_and(holds_secret))
+    {
+        return Err(format!(
+            "the body has the client secret in \"{field}\", which payverify compares with \
+             what it was given; it is never compared or signed"
+        ));
+    }
+    let mut object = Value::Object(object);
     redact_json(&mut object);
     match object {
         Value::Object(map) => Ok(map),

@@ -1002,3 +1002,57 @@ fn invisible_format_characters_are_shown_escaped() {
         }
     }
 }
+
+/// Checks run on the answer with the secret redacted out of it, so a secret in a field that
+/// is compared with what payverify was given would be compared as `<redacted>`: a customer
+/// who types `<redacted>` into the reference matched an answer for another transaction
+/// (exit 0). Such an answer is now a bad response, whatever the flags.
+#[test]
+fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
+    let secret = payverify::Secret::new(SECRET);
+    let signed_redacted = payverify::sign(&secret, "<redacted>NGN4000000");
+    let with = |field: &str, value: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+        v[field] = value.into();
+        v
+    };
+    let mut merchant = with("merchantRef", SECRET);
+    merchant["hmac"] = signed_redacted.clone().into();
+    let cases: Vec<(serde_json::Value, &str, Vec<&str>)> = vec![
+        (with("transactionRef", SECRET), "transactionRef", vec!["<redacted>"]),
+        (
+            with("transactionRef", &format!("A{}B", SECRET.to_uppercase())),
+            "transactionRef",
+            vec!["A<redacted>B"],
+        ),
+        (with("paymentRef", SECRET), "paymentRef", vec!["<redacted>"]),
+        (merchant, "merchantRef", vec!["0000000000000044177"]),
+        (
+            with("mode", SECRET),
+            "mode",
+            vec!["--expect-mode", "<redacted>", "0000000000000044177"],
+        ),
+    ];
+    for (body, field, args) in cases {
+        let body = body.to_string();
+        let served = body.clone();
+        let server = serve(move |_| ("200 OK".into(), vec![], served.clone().into()));
+        let out = payverify_at(&server.url)
+            .args(["verify", "--hmac", "require", "--expect-amount", "40000"])
+            .args(["--expect-currency", "NGN", "--retries", "0"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_clean(&out, field);
+        assert_eq!(out.status.code(), Some(8), "{field}: {}", stderr_of(&out));
+        assert_eq!(stdout_of(&out), "", "{field}");
+        assert_eq!(
+            stderr_of(&out),
+            format!(
+                "payverify: bad response from the service: the body has the client secret in \
+                 \"{field}\", which payverify compares with what it was given; it is never \
+                 compared or signed\n"
+            ),
+        );
+    }
+}
