@@ -15,7 +15,7 @@ use crate::domain::model::{Verification, parse_object};
 use crate::exit::Exit;
 use crate::log::truncate;
 use crate::reference::Reference;
-use crate::secret::{redact, redact_json};
+use crate::secret::{REDACTED, redact, redact_json};
 use crate::terminal::quoted;
 use crate::transport::client::{Ended, Exchange, Response, TransportError, throttle_status};
 
@@ -364,12 +364,14 @@ const COMPARED: [&str; 7] = [
 
 /// The body as a JSON object with every registered secret redacted from its strings and
 /// keys; the error, if any, redacted too (a duplicated key can be the secret). Refused when
-/// a [`COMPARED`] field holds a secret: no genuine answer echoes the client secret there.
+/// a [`COMPARED`] field holds a secret, or `<redacted>` where one was (a record kept by a
+/// payverify that compared redacted text): no genuine answer has either there.
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
     let object = parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?;
+    let holds = |text: &str| text.contains(REDACTED) || crate::secret::holds_secret(text);
     let holds_secret = |value: &Value| match value {
-        Value::String(text) => crate::secret::holds_secret(text),
-        Value::Number(n) => crate::secret::holds_secret(n.as_str()),
+        Value::String(text) => holds(text),
+        Value::Number(n) => holds(n.as_str()),
         _ => false,
     };
     if let Some(field) = COMPARED
@@ -377,8 +379,8 @@ fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String
         .find(|field| object.get(**field).is_some_and(holds_secret))
     {
         return Err(format!(
-            "the body has the client secret in \"{field}\", which payverify compares with \
-             what it was given; it is never compared or signed"
+            "the body has the client secret (or {REDACTED} in its place) in \"{field}\", \
+             which payverify compares with what it was given; it is never compared or signed"
         ));
     }
     let mut object = Value::Object(object);

@@ -1026,6 +1026,8 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
             vec!["A<redacted>B"],
         ),
         (with("paymentRef", SECRET), "paymentRef", vec!["<redacted>"]),
+        // What a payverify that compared redacted text kept in its record.
+        (with("transactionRef", "<redacted>"), "transactionRef", vec!["<redacted>"]),
         (merchant, "merchantRef", vec!["0000000000000044177"]),
         (
             with("mode", SECRET),
@@ -1049,9 +1051,9 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
         assert_eq!(
             stderr_of(&out),
             format!(
-                "payverify: bad response from the service: the body has the client secret in \
-                 \"{field}\", which payverify compares with what it was given; it is never \
-                 compared or signed\n"
+                "payverify: bad response from the service: the body has the client secret (or \
+                 <redacted> in its place) in \"{field}\", which payverify compares with what \
+                 it was given; it is never compared or signed\n"
             ),
         );
     }
