@@ -11,8 +11,12 @@ use base64::Engine as _;
 static FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 /// The registered forms ASCII lower-cased, for the look through case and unseen characters
-/// ([`hidden_forms`]); folded once here rather than on every value.
+/// ([`hidden_spans`]); folded once here rather than on every value.
 static FOLDED: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// The values [`register_with_encodings`] was given, ASCII lower-cased: looked for in any
+/// percent-encoding ([`encoded_spans`]), whichever characters an encoder chose to escape.
+static PLAIN: RwLock<Vec<Vec<u8>>> = RwLock::new(Vec::new());
 
 /// What a secret form is replaced with.
 pub(crate) const REDACTED: &str = "<redacted>";
@@ -77,6 +81,14 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
 /// here guesses.
 pub(crate) fn register_with_encodings(value: &str) {
     register(value);
+    if value.chars().count() >= 4
+        && let Ok(mut plain) = PLAIN.write()
+    {
+        let value = value.to_ascii_lowercase().into_bytes();
+        if !plain.contains(&value) {
+            plain.push(value);
+        }
+    }
     for (upper, plus) in [(true, false), (false, false), (true, true)] {
         let once = url_encoded(value, upper, plus);
         register(&url_encoded(&once, upper, false));
@@ -161,9 +173,11 @@ pub(crate) fn redact(text: &str) -> Cow<'_, str> {
         }
     }
     drop(forms);
-    match hidden_forms(&out) {
-        Some(clean) => Cow::Owned(clean),
-        None => out,
+    let mut spans = hidden_spans(&out);
+    spans.extend(encoded_spans(&out));
+    match spans.is_empty() {
+        true => out,
+        false => Cow::Owned(cut(&out, spans)),
     }
 }
 
@@ -172,20 +186,97 @@ pub(crate) fn holds_secret(text: &str) -> bool {
     FORMS
         .read()
         .is_ok_and(|forms| forms.iter().any(|form| text.contains(form.as_str())))
-        || hidden_forms(text).is_some()
+        || !hidden_spans(text).is_empty()
+        || !encoded_spans(text).is_empty()
 }
 
-/// `text` with every secret form that is hidden from an exact match redacted: written in
+/// The spans of `text` that percent-decode to a value given to [`register_with_encodings`]:
+/// each of its bytes written as itself (in either ASCII case), as `%XX` (either case of hex
+/// digit), or a space as `+`, in any mix. The exact forms registered cover the encoders
+/// payverify knows; this covers the rest (PHP's `urlencode`, JavaScript's
+/// `encodeURIComponent`, Java's `URLEncoder`, an encoder that escapes a `-`).
+fn encoded_spans(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    if !bytes.iter().any(|&b| b == b'%' || b == b'+') {
+        return Vec::new();
+    }
+    let Ok(values) = PLAIN.read() else {
+        return Vec::new();
+    };
+    let mut spans = Vec::new();
+    for value in values.iter() {
+        let mut start = 0;
+        while start < bytes.len() {
+            match decodes_to(bytes, start, value) {
+                Some(end) if text.is_char_boundary(start) && text.is_char_boundary(end) => {
+                    spans.push((start, end));
+                    start = end;
+                }
+                _ => start += 1,
+            }
+        }
+    }
+    spans
+}
+
+/// Where the text from `at` on stops spelling `value` (lower-cased) in the ways
+/// [`encoded_spans`] names, if it spells it whole.
+fn decodes_to(text: &[u8], mut at: usize, value: &[u8]) -> Option<usize> {
+    for &want in value {
+        let escaped = match text.get(at..at + 3) {
+            Some([b'%', hi, lo]) if hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit() => {
+                std::str::from_utf8(&[*hi, *lo])
+                    .ok()
+                    .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            }
+            _ => None,
+        };
+        if escaped.is_some_and(|byte| byte.to_ascii_lowercase() == want) {
+            at += 3;
+            continue;
+        }
+        match *text.get(at)? {
+            byte if byte.to_ascii_lowercase() == want => at += 1,
+            b'+' if want == b' ' => at += 1,
+            _ => return None,
+        }
+    }
+    Some(at)
+}
+
+/// `text` with each of `spans` (byte ranges, in any order, overlapping or not) replaced by
+/// one `<redacted>`.
+fn cut(text: &str, mut spans: Vec<(usize, usize)>) -> String {
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut done = 0;
+    for (start, end) in spans {
+        if end <= done {
+            continue;
+        }
+        if start >= done {
+            out.push_str(&text[done..start]);
+            out.push_str(REDACTED);
+        }
+        done = end;
+    }
+    out.push_str(&text[done..]);
+    out
+}
+
+/// The spans of `text` holding a secret form that is hidden from an exact match: written in
 /// another mix of case (`Sandbox-Secret`), or with characters a reader does not see inside it
 /// (a zero-width space, a soft hyphen, a tag character, a terminal escape sequence such as
 /// `\e[0m`), which the sanitiser would show as a marker in the middle of a readable secret.
-/// The span from the form's first to its last visible character goes, whatever is hidden in
-/// it. `None` when there is nothing to redact (the common case, found without allocating
-/// when the text has no upper case and nothing unseen).
-fn hidden_forms(text: &str) -> Option<String> {
-    let forms = FOLDED.read().ok()?;
+/// The span runs from the form's first to its last visible character, whatever is hidden in
+/// it. None in the common case, found without allocating when the text has no upper case
+/// and nothing unseen.
+fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
+    let Ok(forms) = FOLDED.read() else {
+        return Vec::new();
+    };
     if forms.is_empty() {
-        return None;
+        return Vec::new();
     }
     // The common cases, without allocating: nothing unseen, and no upper case or no form
     // in another case.
@@ -194,11 +285,11 @@ fn hidden_forms(text: &str) -> Option<String> {
         // upper- or lower-cased, which are registered forms the exact look has found.
         let upper = text.bytes().any(|b| b.is_ascii_uppercase());
         if !upper || !text.bytes().any(|b| b.is_ascii_lowercase()) {
-            return None;
+            return Vec::new();
         }
         let folded = text.to_ascii_lowercase();
         if !forms.iter().any(|form| folded.contains(form.as_str())) {
-            return None;
+            return Vec::new();
         }
     }
     // Looked for twice: with the terminal sequences the unseen characters start taken out
@@ -217,24 +308,7 @@ fn hidden_forms(text: &str) -> Option<String> {
             }
         }
     }
-    if spans.is_empty() {
-        return None;
-    }
-    spans.sort_unstable();
-    let mut out = String::with_capacity(text.len());
-    let mut done = 0;
-    for (start, end) in spans {
-        if end <= done {
-            continue;
-        }
-        if start >= done {
-            out.push_str(&text[done..start]);
-            out.push_str(REDACTED);
-        }
-        done = end;
-    }
-    out.push_str(&text[done..]);
-    Some(out)
+    spans
 }
 
 /// `text` as a reader sees it, ASCII lower-cased, without its unseen characters (and,

@@ -1019,7 +1019,11 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
     let mut merchant = with("merchantRef", SECRET);
     merchant["hmac"] = signed_redacted.clone().into();
     let cases: Vec<(serde_json::Value, &str, Vec<&str>)> = vec![
-        (with("transactionRef", SECRET), "transactionRef", vec!["<redacted>"]),
+        (
+            with("transactionRef", SECRET),
+            "transactionRef",
+            vec!["<redacted>"],
+        ),
         (
             with("transactionRef", &format!("A{}B", SECRET.to_uppercase())),
             "transactionRef",
@@ -1027,7 +1031,11 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
         ),
         (with("paymentRef", SECRET), "paymentRef", vec!["<redacted>"]),
         // What a payverify that compared redacted text kept in its record.
-        (with("transactionRef", "<redacted>"), "transactionRef", vec!["<redacted>"]),
+        (
+            with("transactionRef", "<redacted>"),
+            "transactionRef",
+            vec!["<redacted>"],
+        ),
         (merchant, "merchantRef", vec!["0000000000000044177"]),
         (
             with("mode", SECRET),
@@ -1057,4 +1065,61 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
             ),
         );
     }
+}
+
+/// A secret echoed percent-encoded the way another language's encoder writes it: PHP's
+/// `urlencode` (`~` as `%7E`, a space as `+`), JavaScript's `encodeURIComponent` (keeps
+/// `!*'()`), Java's `URLEncoder` (keeps `*`), an encoding upper-cased, and one that escapes
+/// a character no encoder needs to. Before, only the exact forms payverify registered were
+/// found, and these reached stdout verbatim.
+#[test]
+fn a_secret_echoed_in_any_percent_encoding_is_redacted() {
+    let secret = "Ab~c!d*e(f)g'h k+l/m-n";
+    let echoes = [
+        "Ab%7Ec%21d%2Ae%28f%29g%27h+k%2Bl%2Fm-n",
+        "Ab~c!d*e(f)g'h%20k%2Bl%2Fm-n",
+        "Ab%7Ec%21d*e%28f%29g%27h+k%2Bl%2Fm-n",
+        "AB~C%21D%2AE%28F%29G%27H%20K%2BL%2FM-N",
+        "Ab~c%21d%2ae%28f%29g%27h%20k%2bl%2fm%2Dn",
+    ];
+    let bodies: Vec<String> = echoes
+        .iter()
+        .map(|echo| {
+            let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+            v["description"] = format!("declined: key={echo}&x=1").into();
+            v.to_string()
+        })
+        .collect();
+    let server = serve(move |reference| {
+        let i: usize = reference.parse().unwrap_or(0);
+        let mut body: serde_json::Value = serde_json::from_str(&bodies[i % 5]).unwrap();
+        body["transactionRef"] = reference.into();
+        ("200 OK".into(), vec![], body.to_string().into())
+    });
+    let out = payverify()
+        .env("PAYVERIFY_BASE_URL", &server.url)
+        .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+        .env("PAYVERIFY_CLIENT_SECRET", secret)
+        .args(["verify", "-o", "jsonl", "--", "0", "1", "2", "3", "4"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    let both = format!("{stdout}{}", stderr_of(&out));
+    for echo in echoes {
+        assert!(!both.contains(echo), "{echo} leaked:\n{both}");
+    }
+    let descriptions: Vec<String> = crate::common::jsonl(&out.stdout)
+        .iter()
+        .map(|r| {
+            r["response"]["description"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        descriptions,
+        vec!["declined: key=<redacted>&x=1"; 5],
+        "{both}"
+    );
 }
