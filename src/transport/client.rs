@@ -328,7 +328,8 @@ impl Client {
         let body = response
             .into_body()
             .with_config()
-            .limit(MAX_BODY_BYTES)
+            // ureq refuses a body that reaches its limit; one of exactly MAX_BODY_BYTES is allowed.
+            .limit(MAX_BODY_BYTES + 1)
             .read_to_vec();
         match body {
             Ok(body) => (Ok(Response { status, body }), retry_after),

@@ -1123,3 +1123,34 @@ fn a_secret_echoed_in_any_percent_encoding_is_redacted() {
         "{both}"
     );
 }
+
+/// A body of exactly 1024 KiB is read; one byte more is refused. Before, ureq's limit
+/// refused a body that reached it, so the documented cap was one byte lower.
+#[test]
+fn the_body_cap_is_exactly_1024_kib() {
+    const CAP: usize = 1024 * 1024;
+    let body = |len: usize| {
+        let head = r#"{"status":"FAILED","pad":""#;
+        let tail = r#""}"#;
+        format!("{head}{}{tail}", "x".repeat(len - head.len() - tail.len()))
+    };
+    let server = serve(move |reference| {
+        let len = if reference == "over" { CAP + 1 } else { CAP };
+        ("200 OK".into(), vec![], body(len).into())
+    });
+    let out = payverify_at(&server.url)
+        .args(["verify", "--retries", "0", "at"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let out = payverify_at(&server.url)
+        .args(["verify", "--retries", "0", "over"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("the body is larger than 1024 KiB"),
+        "{}",
+        stderr_of(&out)
+    );
+}
