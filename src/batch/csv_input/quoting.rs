@@ -105,18 +105,14 @@ pub(super) struct Records {
     quote_line: u64,
     /// The line of the current quoted field's last quote (where it closes, if it does).
     quote_end: u64,
-    /// The current record's bytes after its first line end (only a quoted field holds a
-    /// line end, so each of these lines starts inside one), as written; empty for a record
-    /// on one line, which is nearly every record, so they cost nothing.
-    later: Vec<u8>,
-    /// Each of those lines: its number, where it starts in `later`, and, once the quoted
-    /// field it started in has closed on it, where that field's closing quote is (what is
-    /// inside the cell ends there).
-    later_lines: Vec<(u64, usize, Option<usize>)>,
-    /// Where in `later` the current quoted field's last quote is.
-    quote_at: usize,
-    /// The current record's quoted fields that spanned lines: where each opened and closed.
-    spans: Vec<(u64, u64)>,
+    /// The lines that started inside the current quoted field (only a quoted field holds
+    /// a line end): each one's number and where it starts in `cell`; none for a record on
+    /// one line, which is nearly every record.
+    inside: Vec<(u64, usize)>,
+    /// The current record's lines that read as order rows, and where the quoted field that
+    /// holds the first of them opened and closed.
+    hidden: Vec<u64>,
+    hidden_span: Option<(u64, u64)>,
     test: RowTest,
 }
 
@@ -134,10 +130,9 @@ impl Records {
             cell: Vec::new(),
             quote_line: 0,
             quote_end: 0,
-            later: Vec::new(),
-            later_lines: Vec::new(),
-            quote_at: 0,
-            spans: Vec::new(),
+            inside: Vec::new(),
+            hidden: Vec::new(),
+            hidden_span: None,
             test,
         }
     }
@@ -182,7 +177,7 @@ impl Records {
     /// A new line starts here; inside a quoted field it is one to judge.
     fn line_starts(&mut self) {
         if self.state == Syntax::Quoted {
-            self.later_lines.push((self.line, self.later.len(), None));
+            self.inside.push((self.line, self.cell.len()));
         }
     }
 
@@ -198,9 +193,6 @@ impl Records {
         if self.state == Syntax::RecordStart && !end {
             self.row_line = self.line;
             self.row_bytes = 0;
-            self.later.clear();
-            self.later_lines.clear();
-            self.spans.clear();
             self.state = Syntax::FieldStart;
         }
         if self.state != Syntax::RecordStart {
@@ -218,9 +210,6 @@ impl Records {
                      than any orders row{hint}",
                     self.name, self.row_line
                 )));
-            }
-            if !self.later_lines.is_empty() {
-                self.later.push(b);
             }
         }
         let delimiter = self.test.delimiter;
@@ -250,7 +239,6 @@ impl Records {
             }
             Syntax::Quoted if b == b'"' => {
                 self.quote_end = self.line;
-                self.quote_at = self.later.len().saturating_sub(1);
                 Syntax::QuoteInQuoted
             }
             Syntax::QuoteInQuoted if b != b'"' => {
@@ -287,49 +275,34 @@ impl Records {
         Ok(true)
     }
 
-    /// A quoted field has just closed: one that spanned lines is kept for the message, and
-    /// the line it closed on is inside it only up to its closing quote.
+    /// A quoted field has just closed: each line that started inside it is judged, as
+    /// written (a quote in the cell was `""`), up to the next such line or the closing quote.
     fn quoted_field_closes(&mut self) {
-        if self.quote_end != self.quote_line {
-            self.spans.push((self.quote_line, self.quote_end));
-            if let Some((_, _, end @ None)) = self.later_lines.last_mut() {
-                *end = Some(self.quote_at);
+        let inside = std::mem::take(&mut self.inside);
+        for (i, &(line, start)) in inside.iter().enumerate() {
+            let end = inside.get(i + 1).map_or(self.cell.len(), |&(_, next)| next);
+            let mut text = &self.cell[start..end];
+            while let [rest @ .., b'\r' | b'\n'] = text {
+                text = rest;
+            }
+            let written = text
+                .split(|&b| b == b'"')
+                .collect::<Vec<_>>()
+                .join(&b"\"\""[..]);
+            if self.test.reads_as_order(&written) {
+                self.hidden_span
+                    .get_or_insert((self.quote_line, self.quote_end));
+                self.hidden.push(line);
             }
         }
     }
 
     /// The current record ends (or is refused): refused when a line of it inside a quoted
     /// field reads as an order row.
-    fn record_ends(&mut self) -> Result<(), Failure> {
-        if self.later_lines.is_empty() {
-            return Ok(());
-        }
-        let mut hidden = Vec::new();
-        for (i, &(line, start, cut)) in self.later_lines.iter().enumerate() {
-            let end = cut.unwrap_or_else(|| {
-                self.later_lines
-                    .get(i + 1)
-                    .map_or(self.later.len(), |&(_, next, _)| next)
-            });
-            let mut text = &self.later[start..end];
-            while let [rest @ .., b'\r' | b'\n'] = text {
-                text = rest;
-            }
-            if self.test.reads_as_order(text) {
-                hidden.push(line);
-            }
-        }
-        self.later.clear();
-        self.later_lines.clear();
-        let Some(&first) = hidden.first() else {
+    fn record_ends(&self) -> Result<(), Failure> {
+        let (Some((open, close)), hidden) = (self.hidden_span, &self.hidden) else {
             return Ok(());
         };
-        let (open, close) = self
-            .spans
-            .iter()
-            .copied()
-            .find(|&(open, close)| open < first && first <= close)
-            .unwrap_or((self.quote_line, self.quote_end));
         let (reference, amount) = &self.test.names;
         let (they, read) = match hidden.len() {
             1 => ("that order", "reads as an order row"),
@@ -341,7 +314,7 @@ impl Records {
              column's). Usually a stray quote (one never closed) that a later quote seems to \
              close, so {they} would never be verified; nothing from line {} on was reconciled \
              (remove the stray quote, or double a quote that is part of a value: \"\")",
-            named_lines(&hidden),
+            named_lines(hidden),
             terminal::quoted(reference),
             terminal::quoted(amount),
             self.row_line
