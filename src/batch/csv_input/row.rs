@@ -14,6 +14,9 @@ impl Orders {
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
         let amount_cell = cell(self.columns.amount);
         let amount = parse_amount(amount_cell, self.unit);
+        // The row's amount when it can be read: a row that is not asked about still counts
+        // it in its result's totals.
+        let expected = amount.as_ref().ok().copied();
         let reference = Reference::from_line(cell(self.columns.reference));
         let (currency, bad_currency, no_currency) =
             self.row_currency(self.columns.currency.map(|i| cell(i).trim()), amount_cell);
@@ -43,19 +46,18 @@ impl Orders {
         // --only, or no reference on a row paid some other way.
         let whole = not_utf8.is_none() && fields == width;
         if whole && let Some(why) = self.selection.left_out(&row.cells) {
-            return decided(row, RowResult::Skipped, why, expected_of(&amount), currency);
+            return decided(row, RowResult::Skipped, why, expected, currency);
         }
         self.selected
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if whole && let Some((result, why)) = self.paid_otherwise(&row) {
-            return decided(row, result, why, expected_of(&amount), currency);
+            return decided(row, result, why, expected, currency);
         }
         // The reference as the row gives it, when it is one: a reference cell that is not
         // UTF-8 text is no reference to compare with the earlier rows'.
         let reference = reference
             .ok()
             .filter(|_| std::str::from_utf8(self.reference_bytes()).is_ok());
-        let expected = amount.as_ref().ok().copied();
         let Some(reference) = reference else {
             let why = refused.unwrap_or_else(|| "the reference cannot be read".to_owned());
             return decided(row, RowResult::InvalidRow, why, expected, currency);
@@ -270,12 +272,6 @@ impl OrderAbove {
             && self.amount == row.amount
             && self.currency == row.currency
     }
-}
-
-/// The row's amount when it can be read (a row that is not asked about still counts it in
-/// its result's totals).
-fn expected_of(amount: &Result<Kobo, String>) -> Option<Kobo> {
-    amount.as_ref().ok().copied()
 }
 
 /// How many lines a warning about many rows names.
