@@ -76,21 +76,18 @@ fn settings_failure(problems: &[Failure]) -> Check {
     let exit = problems
         .iter()
         .fold(Exit::Successful, |exit, p| exit.merge(p.exit));
-    match file_trouble {
-        true => Check::fail(
+    let (name, fix) = match file_trouble {
+        true => (
             "config",
-            exit,
-            found,
             "correct the config file (payverify config show lists what is in use), or point \
              --config / PAYVERIFY_CONFIG at another",
         ),
-        false => Check::fail(
+        false => (
             "settings",
-            exit,
-            found,
             "correct those keys (payverify config show lists every setting and its source)",
         ),
-    }
+    };
+    Check::fail(name, exit, found, fix)
 }
 
 /// The checks into `report`; `None` once one has ended the run.
