@@ -369,10 +369,11 @@ const COMPARED: [&str; 7] = [
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
     let object = parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?;
     let holds = |text: &str| text.contains(REDACTED) || crate::secret::holds_secret(text);
+    // An array or an object there is judged by its JSON text, as it is shown and compared
+    // (`["<redacted>"]` against a reference typed that way).
     let holds_secret = |value: &Value| match value {
         Value::String(text) => holds(text),
-        Value::Number(n) => holds(n.as_str()),
-        _ => false,
+        other => holds(&other.to_string()),
     };
     if let Some(field) = COMPARED
         .iter()

@@ -1016,6 +1016,11 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
         v[field] = value.into();
         v
     };
+    let with_value = |field: &str, value: serde_json::Value| {
+        let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+        v[field] = value;
+        v
+    };
     let mut merchant = with("merchantRef", SECRET);
     merchant["hmac"] = signed_redacted.clone().into();
     let cases: Vec<(serde_json::Value, &str, Vec<&str>)> = vec![
@@ -1030,6 +1035,17 @@ fn a_secret_in_a_compared_field_is_a_bad_response_never_a_match() {
             vec!["A<redacted>B"],
         ),
         (with("paymentRef", SECRET), "paymentRef", vec!["<redacted>"]),
+        // Inside an array or an object, shown and compared as its JSON text.
+        (
+            with_value("transactionRef", serde_json::json!([SECRET])),
+            "transactionRef",
+            vec!["[\"<redacted>\"]"],
+        ),
+        (
+            with_value("paymentRef", serde_json::json!({"x": [SECRET]})),
+            "paymentRef",
+            vec!["{\"x\":[\"<redacted>\"]}"],
+        ),
         // What a payverify that compared redacted text kept in its record.
         (
             with("transactionRef", "<redacted>"),
