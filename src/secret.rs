@@ -62,6 +62,8 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
             url_unpadded.encode(value),
         ] {
             register(&form);
+            // `+`, `/` and `=` are escaped when base64 goes into a URL or a form.
+            register_plain(&form);
         }
     }
     for value in [secret, pair.as_str()] {
@@ -69,6 +71,7 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
             // The same characters in the URL-safe alphabet (base64url).
             register(&form.replace('+', "-").replace('/', "_"));
             register(&form);
+            register_plain(&form);
         }
         register_with_encodings(value);
     }
@@ -81,14 +84,24 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
 /// here guesses.
 pub(crate) fn register_with_encodings(value: &str) {
     register(value);
-    if value.chars().count() >= 4
-        && let Ok(mut plain) = PLAIN.write()
-    {
-        let value = value.to_ascii_lowercase().into_bytes();
-        if !plain.contains(&value) {
-            plain.push(value);
-        }
-    }
+    register_plain(value);
+    // JSON-escaped, as a service that echoes its request as JSON text inside a string does
+    // (`\"` and `\\`, and every character outside ASCII as `\uXXXX`).
+    let json = serde_json::Value::from(value).to_string();
+    let escaped = json.get(1..json.len() - 1).unwrap_or_default();
+    register(escaped);
+    let ascii: String = escaped
+        .chars()
+        .map(|c| match c.is_ascii() {
+            true => c.to_string(),
+            false => c
+                .encode_utf16(&mut [0; 2])
+                .iter()
+                .map(|unit| format!("\\u{unit:04x}"))
+                .collect(),
+        })
+        .collect();
+    register(&ascii);
     for (upper, plus) in [(true, false), (false, false), (true, true)] {
         let once = url_encoded(value, upper, plus);
         register(&url_encoded(&once, upper, false));
@@ -120,6 +133,19 @@ pub(crate) fn register_with_encodings(value: &str) {
     register(&hex);
     register(&value.to_uppercase());
     register(&value.to_lowercase());
+}
+
+/// Adds `value` to the values looked for in any percent-encoding ([`encoded_spans`]).
+fn register_plain(value: &str) {
+    if value.chars().count() < 4 {
+        return;
+    }
+    if let Ok(mut plain) = PLAIN.write() {
+        let value = value.to_ascii_lowercase().into_bytes();
+        if !plain.contains(&value) {
+            plain.push(value);
+        }
+    }
 }
 
 /// The base64 of `value` wherever it starts inside a longer text: for each of the three
@@ -219,29 +245,45 @@ fn encoded_spans(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
+/// How many times over a percent-encoding is undone ([`decodes_to`]): a value put in a URL
+/// that is put in a URL that is put in a URL.
+const LEVELS: u8 = 3;
+
 /// Where the text from `at` on stops spelling `value` (lower-cased) in the ways
-/// [`encoded_spans`] names, if it spells it whole.
-fn decodes_to(text: &[u8], mut at: usize, value: &[u8]) -> Option<usize> {
-    for &want in value {
-        let escaped = match text.get(at..at + 3) {
-            Some([b'%', hi, lo]) if hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit() => {
-                std::str::from_utf8(&[*hi, *lo])
-                    .ok()
-                    .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+/// [`encoded_spans`] names, percent-decoded up to [`LEVELS`] times, if it spells it whole.
+fn decodes_to(text: &[u8], at: usize, value: &[u8]) -> Option<usize> {
+    (0..=LEVELS).find_map(|levels| {
+        let mut at = at;
+        for &want in value {
+            let (byte, next) = decoded(text, at, levels)?;
+            let same = byte.to_ascii_lowercase() == want || (byte == b'+' && want == b' ');
+            if !same {
+                return None;
             }
-            _ => None,
-        };
-        if escaped.is_some_and(|byte| byte.to_ascii_lowercase() == want) {
-            at += 3;
-            continue;
+            at = next;
         }
-        match *text.get(at)? {
-            byte if byte.to_ascii_lowercase() == want => at += 1,
-            b'+' if want == b' ' => at += 1,
-            _ => return None,
+        Some(at)
+    })
+}
+
+/// The next byte of `text` from `at` on with its percent-encoding undone `levels` times (a
+/// `%`, or either hex digit after it, may itself be encoded at the level below), and where
+/// it ends.
+fn decoded(text: &[u8], at: usize, levels: u8) -> Option<(u8, usize)> {
+    let Some(below) = levels.checked_sub(1) else {
+        return text.get(at).map(|&byte| (byte, at + 1));
+    };
+    let (byte, next) = decoded(text, at, below)?;
+    if byte == b'%' {
+        let hex = |at| decoded(text, at, below).filter(|(digit, _)| digit.is_ascii_hexdigit());
+        if let Some((hi, after)) = hex(next)
+            && let Some((lo, end)) = hex(after)
+        {
+            let digit = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
+            return Some((digit(hi) * 16 + digit(lo), end));
         }
     }
-    Some(at)
+    Some((byte, next))
 }
 
 /// `text` with each of `spans` (byte ranges, in any order, overlapping or not) replaced by

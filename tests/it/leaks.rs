@@ -1170,3 +1170,77 @@ fn the_body_cap_is_exactly_1024_kib() {
         stderr_of(&out)
     );
 }
+
+/// Echoes that undo to the secret only through more than one percent-decoding (a value put
+/// in a URL that is put in a URL, each encoder escaping what it likes, even the hex digits
+/// of an escape), the Authorization header's base64 percent-encoded, and the secret as JSON
+/// text escaped inside a string (`\"`, `\\`, `\u00e4`). Before, each reached stdout.
+#[test]
+fn a_secret_echoed_through_nested_encodings_is_redacted() {
+    let cases: [(&str, Vec<&str>); 2] = [
+        (
+            "Ab~c!d*e(f)g'h k+l/m-n",
+            vec![
+                "Ab%257Ec%2521d%252Ae%2528f%2529g%2527h%2Bk%252Bl%252Fm-n",
+                "Ab~c!d*e(f)g'h%2520k%252Bl%252Fm-n",
+                "Ab%25257Ec%252521d%25252Ae%252528f%252529g%252527h%252Bk%25252Bl%25252Fm-n",
+                "R6",
+            ],
+        ),
+        (
+            "p\u{e4}\"ss\\w\u{f6}rd+/ ~x",
+            vec![
+                r#"p\u00e4\"ss\\w\u00f6rd+/ ~x"#,
+                r#"p\u00E4\"ss\\w\u00F6rd+/ ~x"#,
+                "Basic%20dGVzdC1jbGllbnQ6cMOkInNzXHfDtnJkKy8gfng%3D",
+                "Basic+dGVzdC1jbGllbnQ6cMOkInNzXHfDtnJkKy8gfng%3D",
+            ],
+        ),
+    ];
+    for (secret, echoes) in cases {
+        let echoes: Vec<String> = echoes
+            .into_iter()
+            .map(|e| match e {
+                "R6" => "%25%34%31%25%36%32%25%37%45%25%36%33%25%32%31%25%36%34%25%32%41%25%36%35%25%32%38%25%36%36%25%32%39%25%36%37%25%32%37%25%36%38%25%32%30%25%36%42%25%32%42%25%36%43%25%32%46%25%36%44%25%32%44%25%36%45".to_owned(),
+                e => e.to_owned(),
+            })
+            .collect();
+        let served = echoes.clone();
+        let server = serve(move |reference| {
+            let i: usize = reference.parse().unwrap_or(0);
+            let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+            v["transactionRef"] = reference.into();
+            v["description"] = format!("echo={}&x=1", served[i % served.len()]).into();
+            ("200 OK".into(), vec![], v.to_string().into())
+        });
+        let out = payverify()
+            .env("PAYVERIFY_BASE_URL", &server.url)
+            .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+            .env("PAYVERIFY_CLIENT_SECRET", secret)
+            .args(["verify", "-o", "jsonl", "--", "0", "1", "2", "3"])
+            .output()
+            .unwrap();
+        let both = format!("{}{}", stdout_of(&out), stderr_of(&out));
+        for echo in &echoes {
+            assert!(!both.contains(echo.as_str()), "{echo} leaked:\n{both}");
+        }
+        let descriptions: Vec<String> = crate::common::jsonl(&out.stdout)
+            .iter()
+            .map(|r| {
+                r["response"]["description"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(descriptions.len(), 4, "{both}");
+        for description in descriptions {
+            // The base64 goes; `Basic ` and its padding say nothing.
+            let redacted = description.replace("Basic%20", "").replace("Basic+", "");
+            assert!(
+                redacted == "echo=<redacted>&x=1" || redacted == "echo=<redacted>%3D&x=1",
+                "{secret}: {description}"
+            );
+        }
+    }
+}
