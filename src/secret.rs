@@ -216,74 +216,89 @@ pub(crate) fn holds_secret(text: &str) -> bool {
         || !encoded_spans(text).is_empty()
 }
 
-/// The spans of `text` that percent-decode to a value given to [`register_with_encodings`]:
-/// each of its bytes written as itself (in either ASCII case), as `%XX` (either case of hex
-/// digit), or a space as `+`, in any mix. The exact forms registered cover the encoders
-/// payverify knows; this covers the rest (PHP's `urlencode`, JavaScript's
-/// `encodeURIComponent`, Java's `URLEncoder`, an encoder that escapes a `-`).
+/// The spans of `text` that percent-decode to a value given to [`register_with_encodings`]
+/// (or a base64 form of the credentials): each of its bytes written as itself (in either
+/// ASCII case), as `%XX` (either case of hex digit), or a space as `+`, in any mix, and the
+/// whole undone up to [`LEVELS`] times (a `%` or a hex digit may itself be escaped). The exact
+/// forms registered cover the encoders payverify knows; this covers the rest (PHP's
+/// `urlencode`, JavaScript's `encodeURIComponent`, Java's `URLEncoder`, an encoder that
+/// escapes a `-`, a URL inside a URL).
 fn encoded_spans(text: &str) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    if !bytes.iter().any(|&b| b == b'%' || b == b'+') {
+    if !text.bytes().any(|b| b == b'%' || b == b'+') {
         return Vec::new();
     }
     let Ok(values) = PLAIN.read() else {
         return Vec::new();
     };
     let mut spans = Vec::new();
-    for value in values.iter() {
-        let mut start = 0;
-        while start < bytes.len() {
-            match decodes_to(bytes, start, value) {
-                Some(end) if text.is_char_boundary(start) && text.is_char_boundary(end) => {
-                    spans.push((start, end));
-                    start = end;
+    // Each byte of the text decoded so far, with the span of `text` it stands for.
+    let mut layer: Vec<(u8, usize, usize)> = text
+        .bytes()
+        .enumerate()
+        .map(|(i, b)| (b, i, i + 1))
+        .collect();
+    for level in 0..=LEVELS {
+        if level > 0 {
+            let decoded = decoded_once(&layer);
+            if decoded.len() == layer.len() {
+                break;
+            }
+            layer = decoded;
+        }
+        for value in values.iter() {
+            let mut at = 0;
+            while at + value.len() <= layer.len() {
+                let spelled =
+                    layer[at..at + value.len()]
+                        .iter()
+                        .zip(value)
+                        .all(|(&(byte, ..), &want)| {
+                            byte.to_ascii_lowercase() == want || (byte == b'+' && want == b' ')
+                        });
+                if spelled {
+                    let (start, end) = (layer[at].1, layer[at + value.len() - 1].2);
+                    if text.is_char_boundary(start) && text.is_char_boundary(end) {
+                        spans.push((start, end));
+                        at += value.len();
+                        continue;
+                    }
                 }
-                _ => start += 1,
+                at += 1;
             }
         }
     }
     spans
 }
 
-/// How many times over a percent-encoding is undone ([`decodes_to`]): a value put in a URL
-/// that is put in a URL that is put in a URL.
+/// How many times over a percent-encoding is undone ([`encoded_spans`]): a value put in a
+/// URL that is put in a URL that is put in a URL.
 const LEVELS: u8 = 3;
 
-/// Where the text from `at` on stops spelling `value` (lower-cased) in the ways
-/// [`encoded_spans`] names, percent-decoded up to [`LEVELS`] times, if it spells it whole.
-fn decodes_to(text: &[u8], at: usize, value: &[u8]) -> Option<usize> {
-    (0..=LEVELS).find_map(|levels| {
-        let mut at = at;
-        for &want in value {
-            let (byte, next) = decoded(text, at, levels)?;
-            let same = byte.to_ascii_lowercase() == want || (byte == b'+' && want == b' ');
-            if !same {
-                return None;
+/// `layer` with its `%XX` escapes undone once, each byte keeping the span of the text it
+/// stands for.
+fn decoded_once(layer: &[(u8, usize, usize)]) -> Vec<(u8, usize, usize)> {
+    let digit = |d: u8| (d as char).to_digit(16).and_then(|d| u8::try_from(d).ok());
+    let mut out = Vec::with_capacity(layer.len());
+    let mut i = 0;
+    while let Some(&(byte, start, end)) = layer.get(i) {
+        let escape = match (byte, layer.get(i + 1), layer.get(i + 2)) {
+            (b'%', Some(&(hi, ..)), Some(&(lo, _, last))) => digit(hi)
+                .zip(digit(lo))
+                .map(|(hi, lo)| (hi * 16 + lo, last)),
+            _ => None,
+        };
+        match escape {
+            Some((decoded, last)) => {
+                out.push((decoded, start, last));
+                i += 3;
             }
-            at = next;
-        }
-        Some(at)
-    })
-}
-
-/// The next byte of `text` from `at` on with its percent-encoding undone `levels` times (a
-/// `%`, or either hex digit after it, may itself be encoded at the level below), and where
-/// it ends.
-fn decoded(text: &[u8], at: usize, levels: u8) -> Option<(u8, usize)> {
-    let Some(below) = levels.checked_sub(1) else {
-        return text.get(at).map(|&byte| (byte, at + 1));
-    };
-    let (byte, next) = decoded(text, at, below)?;
-    if byte == b'%' {
-        let hex = |at| decoded(text, at, below).filter(|(digit, _)| digit.is_ascii_hexdigit());
-        if let Some((hi, after)) = hex(next)
-            && let Some((lo, end)) = hex(after)
-        {
-            let digit = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
-            return Some((digit(hi) * 16 + digit(lo), end));
+            None => {
+                out.push((byte, start, end));
+                i += 1;
+            }
         }
     }
-    Some((byte, next))
+    out
 }
 
 /// `text` with each of `spans` (byte ranges, in any order, overlapping or not) replaced by
