@@ -10,7 +10,7 @@ use base64::Engine as _;
 /// Every registered secret form, longest first, process-wide so the panic hook sees them.
 static FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
-/// The registered forms ASCII lower-cased, for the look through case and unseen characters
+/// The registered forms lower-cased (in any script), for the look through case and unseen characters
 /// ([`hidden_spans`]); folded once here rather than on every value.
 static FOLDED: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
@@ -34,7 +34,7 @@ pub(crate) fn register(value: &str) {
         // Longest first, so `id:secret` and padded base64 go whole, not in pieces.
         forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
         if let Ok(mut folded) = FOLDED.write() {
-            let value = value.to_ascii_lowercase();
+            let value = fold(value);
             if !folded.contains(&value) {
                 folded.push(value);
             }
@@ -340,11 +340,17 @@ fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
     if !text.chars().any(crate::unseen::is_unsafe) {
         // Text without both cases holds a form in another case only as the whole form
         // upper- or lower-cased, which are registered forms the exact look has found.
-        let upper = text.bytes().any(|b| b.is_ascii_uppercase());
-        if !upper || !text.bytes().any(|b| b.is_ascii_lowercase()) {
+        let both = match text.is_ascii() {
+            true => {
+                text.bytes().any(|b| b.is_ascii_uppercase())
+                    && text.bytes().any(|b| b.is_ascii_lowercase())
+            }
+            false => text.chars().any(char::is_uppercase) && text.chars().any(char::is_lowercase),
+        };
+        if !both {
             return Vec::new();
         }
-        let folded = text.to_ascii_lowercase();
+        let folded = fold(text);
         if !forms.iter().any(|form| folded.contains(form.as_str())) {
             return Vec::new();
         }
@@ -368,7 +374,13 @@ fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-/// `text` as a reader sees it, ASCII lower-cased, without its unseen characters (and,
+/// `text` lower-cased a character at a time (any script, not only ASCII), as the forms are
+/// and as [`visible_text`] folds.
+fn fold(text: &str) -> String {
+    text.chars().flat_map(char::to_lowercase).collect()
+}
+
+/// `text` as a reader sees it, lower-cased, without its unseen characters (and,
 /// with `sequences`, the terminal sequences they start); and for each of its bytes the
 /// span of the character of `text` it came from.
 fn visible_text(text: &str, sequences: bool) -> (String, Vec<(usize, usize)>) {
@@ -382,12 +394,13 @@ fn visible_text(text: &str, sequences: bool) -> (String, Vec<(usize, usize)>) {
             }
             continue;
         }
-        let folded = c.to_ascii_lowercase();
-        visible.push(folded);
-        origin.extend(std::iter::repeat_n(
-            (at, at + c.len_utf8()),
-            folded.len_utf8(),
-        ));
+        for folded in c.to_lowercase() {
+            visible.push(folded);
+            origin.extend(std::iter::repeat_n(
+                (at, at + c.len_utf8()),
+                folded.len_utf8(),
+            ));
+        }
     }
     (visible, origin)
 }

@@ -1244,3 +1244,38 @@ fn a_secret_echoed_through_nested_encodings_is_redacted() {
         }
     }
 }
+
+/// A secret with letters outside ASCII, echoed in another mix of case: before, only ASCII
+/// letters were folded, so `pÄsswörd-42` and `PäSSWÖRD-42` reached stdout and stderr.
+#[test]
+fn a_secret_echoed_in_another_case_of_any_script_is_redacted() {
+    let secret = "p\u{e4}ssw\u{f6}rd-42";
+    let echoes = ["p\u{c4}ssw\u{f6}rd-42", "P\u{e4}SSW\u{d6}RD-42"];
+    let served = echoes;
+    let server = serve(move |reference| {
+        let echo = served[usize::from(reference == "1")];
+        let body = serde_json::json!({ "message": format!("bad secret {echo}") }).to_string();
+        let mut v: serde_json::Value = serde_json::from_str(&SAMPLE).unwrap();
+        v["transactionRef"] = reference.into();
+        v["description"] = format!("echo {echo}").into();
+        match reference {
+            "401" => ("401 Unauthorized".into(), vec![], body.into()),
+            _ => ("200 OK".into(), vec![], v.to_string().into()),
+        }
+    });
+    for args in [vec!["0", "1"], vec!["401"]] {
+        let out = payverify()
+            .env("PAYVERIFY_BASE_URL", &server.url)
+            .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
+            .env("PAYVERIFY_CLIENT_SECRET", secret)
+            .args(["verify", "-o", "jsonl", "--retries", "0", "--"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let both = format!("{}{}", stdout_of(&out), stderr_of(&out));
+        for echo in echoes {
+            assert!(!both.contains(echo), "{echo} leaked:\n{both}");
+        }
+        assert!(both.contains("<redacted>"), "{both}");
+    }
+}
