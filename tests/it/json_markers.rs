@@ -57,14 +57,19 @@ fn disguised() -> Vec<(String, &'static str)> {
     ]
 }
 
+/// A service answering every request with `body`.
+fn serving(body: &str) -> RawServer {
+    let served = body.to_owned();
+    RawServer::start(move |mut stream| {
+        read_head(&mut stream);
+        respond(&mut stream, "200 OK", served.as_bytes());
+    })
+}
+
 #[test]
 fn a_serde_json_marker_in_a_response_is_a_bad_response_never_a_value() {
     for (body, said) in disguised() {
-        let served = body.clone();
-        let service = RawServer::start(move |mut stream| {
-            read_head(&mut stream);
-            respond(&mut stream, "200 OK", served.as_bytes());
-        });
+        let service = serving(&body);
         // The gate, every check asked for: before, exit 0.
         let out = payverify_at(&service.url)
             .args(["verify", "--hmac", "require", "--expect-amount", "40000"])
@@ -156,11 +161,7 @@ fn a_serde_json_marker_in_a_field_no_decision_reads_is_echoed_as_the_object_it_i
         1,
     );
     assert_ne!(body, *SAMPLE);
-    let served = body.clone();
-    let service = RawServer::start(move |mut stream| {
-        read_head(&mut stream);
-        respond(&mut stream, "200 OK", served.as_bytes());
-    });
+    let service = serving(&body);
     let out = payverify_at(&service.url)
         .args(["verify", "--hmac", "require", "--expect-amount", "40000"])
         .args(["-o", "json", "--", "0000000000000044177"])

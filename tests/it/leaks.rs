@@ -1124,15 +1124,7 @@ fn a_secret_echoed_in_any_percent_encoding_is_redacted() {
     for echo in echoes {
         assert!(!both.contains(echo), "{echo} leaked:\n{both}");
     }
-    let descriptions: Vec<String> = crate::common::jsonl(&out.stdout)
-        .iter()
-        .map(|r| {
-            r["response"]["description"]
-                .as_str()
-                .unwrap_or("")
-                .to_owned()
-        })
-        .collect();
+    let descriptions = descriptions(&out);
     assert_eq!(
         descriptions,
         vec!["declined: key=<redacted>&x=1"; 5],
@@ -1224,15 +1216,7 @@ fn a_secret_echoed_through_nested_encodings_is_redacted() {
         for echo in &echoes {
             assert!(!both.contains(echo.as_str()), "{echo} leaked:\n{both}");
         }
-        let descriptions: Vec<String> = crate::common::jsonl(&out.stdout)
-            .iter()
-            .map(|r| {
-                r["response"]["description"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_owned()
-            })
-            .collect();
+        let descriptions = descriptions(&out);
         assert_eq!(descriptions.len(), 4, "{both}");
         for description in descriptions {
             // The base64 goes; `Basic ` and its padding say nothing.
@@ -1278,4 +1262,17 @@ fn a_secret_echoed_in_another_case_of_any_script_is_redacted() {
         }
         assert!(both.contains("<redacted>"), "{both}");
     }
+}
+
+/// The `description` of each jsonl record on `out`'s stdout, in order.
+fn descriptions(out: &std::process::Output) -> Vec<String> {
+    crate::common::jsonl(&out.stdout)
+        .iter()
+        .map(|r| {
+            r["response"]["description"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
 }
