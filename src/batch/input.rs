@@ -236,12 +236,9 @@ impl Iterator for Input {
                         continue;
                     }
                     Err(e) => {
-                        let name = lines.name.clone();
+                        let failure = unread(&lines.name, lines.line, &e);
                         self.current = None;
-                        return Some(Err(Failure::usage(format!(
-                            "cannot read references from {name}: {}",
-                            crate::io_util::io_reason(&e)
-                        ))));
+                        return Some(Err(failure));
                     }
                     Ok(Some(line)) => {
                         lines.line += 1;
@@ -336,15 +333,22 @@ fn count_lines(path: &std::path::Path, comments: bool) -> Option<usize> {
     }
 }
 
+/// The failure for a list that could not be read on after `line` lines: exit 10 for one
+/// that changed while it was read, a usage error for any other error.
+fn unread(name: &str, line: usize, e: &io::Error) -> Failure {
+    let stopped = format!("nothing after its line {line} was verified");
+    crate::files::changed(name, e, &stopped).unwrap_or_else(|| {
+        Failure::usage(format!(
+            "cannot read references from {name}: {}",
+            crate::io_util::io_reason(e)
+        ))
+    })
+}
+
 /// Checks the first bytes of an input, drops a UTF-8 byte-order mark, and refuses UTF-16
 /// (every line would be "not UTF-8"). Nothing else is consumed, so a pipe loses nothing.
 fn start(mut reader: Box<dyn BufRead + Send>, name: String) -> Result<Reader, Failure> {
-    let head = reader.fill_buf().map_err(|e| {
-        Failure::usage(format!(
-            "cannot read references from {name}: {}",
-            crate::io_util::io_reason(&e)
-        ))
-    })?;
+    let head = reader.fill_buf().map_err(|e| unread(&name, 0, &e))?;
     if head.starts_with(&[0xff, 0xfe]) || head.starts_with(&[0xfe, 0xff]) {
         return Err(Failure::usage(format!(
             "{name} is UTF-16 (it starts with a UTF-16 byte-order mark); references must be \

@@ -7,6 +7,10 @@
 //!   the target, fsynced and renamed over it; a symlink, a device, a directory or another
 //!   user's file at the target is refused before anything is touched, and a failure leaves
 //!   the old file byte for byte.
+//! - **An input is read whole or refused**: a regular file (or stdin redirected from one)
+//!   is checked at its end against its size, modification time and identity when opened,
+//!   so one cut short, rewritten or replaced while it is read is an error ([`changed`]),
+//!   never an end.
 //! - **Outputs never replace inputs**: every file read is remembered for the run ([`run`]),
 //!   so a file payverify writes that is one of them, or where stdout or stderr goes, is
 //!   refused (exit 2) before any request, and so is an input that is where stdout goes.
@@ -17,7 +21,7 @@ mod write;
 
 pub(crate) use read::{
     CA_FILE, CONFIG, ORDERS, PAYLOAD, Problem, REFERENCES, RESUME, SECRET_FILE, STATE, Unreadable,
-    keep_safe, open, read, read_text, stdin,
+    changed, keep_safe, open, read, read_text, stdin,
 };
 pub(crate) use run::stderr_is_input;
 #[cfg(test)]

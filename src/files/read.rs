@@ -3,10 +3,11 @@
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::run;
-use crate::exit::Failure;
+use crate::exit::{Exit, Failure};
 
 /// What a file is to payverify and how much of it may be read.
 #[derive(Debug)]
@@ -33,9 +34,8 @@ impl Limit {
     /// A file or a named pipe, read once in order, of at most `cap` bytes.
     const fn stream(what: &'static str, cap: u64) -> Limit {
         Limit {
-            what,
-            cap,
             stream: true,
+            ..Limit::file(what, cap)
         }
     }
 }
@@ -167,9 +167,100 @@ pub(crate) struct Capped<R> {
     inner: R,
     left: u64,
     limit: &'static Limit,
-    /// For a regular file, its size when it was opened: reading past it is refused at
-    /// once (see [`grew_why`]) rather than read on to the cap.
-    size: Option<u64>,
+    /// For a regular file (or a stdin redirected from one), what it was when opened: reading
+    /// past its size is refused at once (see [`grew_why`]) rather than read on to the cap,
+    /// and its end is checked against it (see [`Opened::changed`]).
+    opened: Option<Opened>,
+}
+
+/// What a regular file was when it was opened, looked at again when its end is read: an
+/// input cut short, rewritten or replaced while a run reads it is not the input that was
+/// asked about, and a run that took its end as the end would call itself complete (exit 0
+/// for a list of which most was never asked).
+#[derive(Debug)]
+struct Opened {
+    /// A second handle on the same open file, to look at it again at its end.
+    file: File,
+    /// The name it was opened by, to tell a file renamed or copied over it; `None` for
+    /// stdin.
+    path: Option<PathBuf>,
+    /// Its identity when opened.
+    id: Option<run::Id>,
+    /// The bytes to read: its size, less where stdin stood when the run started.
+    expected: u64,
+    /// Its size and modification time when opened.
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Opened {
+    fn new(file: &File, meta: &Metadata, path: Option<&Path>, start: u64) -> Option<Opened> {
+        Some(Opened {
+            file: file.try_clone().ok()?,
+            path: path.map(Path::to_owned),
+            id: run::file_id(file, meta),
+            expected: meta.len().saturating_sub(start),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+
+    /// Why the file is no longer what was opened, once its end was reached after `read`
+    /// bytes: cut short, rewritten in place (its size or modification time is not what it
+    /// was), or another file now at its name. `None` when nothing shows a change (a rewrite
+    /// to the same size within one tick of the file system's clock cannot be seen).
+    fn changed(&self, read: u64) -> Option<String> {
+        if read < self.expected {
+            return Some(format!(
+                "it ended after {read} bytes where it had {} when it was opened (cut short)",
+                self.expected
+            ));
+        }
+        let now = self.file.metadata().ok()?;
+        if now.len() != self.len || now.modified().ok() != self.modified {
+            return Some(
+                "it was rewritten in place (its size or modification time is not what it was \
+                 when it was opened)"
+                    .into(),
+            );
+        }
+        let path = self.path.as_deref()?;
+        match std::fs::metadata(path) {
+            Ok(meta) if run::path_id(path, &meta) != self.id => {
+                Some("another file now has its name (renamed or copied over it)".into())
+            }
+            Ok(_) => None,
+            Err(_) => Some("its name no longer leads to it (removed or renamed)".into()),
+        }
+    }
+}
+
+/// Why an input is not what was opened (see [`Opened`]), carried by the read error.
+#[derive(Debug)]
+struct Changed(String);
+
+impl std::fmt::Display for Changed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Changed {}
+
+/// The failure for a read error on an input named `name` that changed while it was read:
+/// exit 10, naming the file, `stopped` saying what of it was not reached (`nothing after
+/// line 34 was verified`); `None` for any other error. What was read of such a file is no
+/// answer for the file that was asked about.
+pub(crate) fn changed(name: &str, e: &io::Error, stopped: &str) -> Option<Failure> {
+    let why = e.get_ref()?.downcast_ref::<Changed>()?;
+    Some(Failure::new(
+        Exit::Internal,
+        format!(
+            "{name} changed while it was read: {why}; {stopped} (write a new file under \
+             another name and rename it into place, or let its export finish, before \
+             payverify reads it)"
+        ),
+    ))
 }
 
 impl<R> Capped<R> {
@@ -179,15 +270,15 @@ impl<R> Capped<R> {
             inner,
             left: limit.cap,
             limit,
-            size: None,
+            opened: None,
         }
     }
 
-    /// `inner`, a regular file of `size` bytes when opened, read up to that size and to
+    /// `inner`, a regular file that was `opened` as it says, read up to its size and to
     /// `limit`'s cap.
-    fn file(inner: R, limit: &'static Limit, size: u64) -> Self {
+    fn file(inner: R, limit: &'static Limit, opened: Option<Opened>) -> Self {
         Capped {
-            size: Some(size),
+            opened,
             ..Capped::new(inner, limit)
         }
     }
@@ -202,6 +293,15 @@ impl<R> Capped<R> {
     pub(crate) fn into_inner(self) -> R {
         self.inner
     }
+
+    /// The end of the input was read: `Ok(0)`, unless the file is not what was opened.
+    fn at_end(&self) -> io::Result<usize> {
+        let read = self.limit.cap - self.left;
+        match self.opened.as_ref().and_then(|opened| opened.changed(read)) {
+            Some(why) => Err(io::Error::other(Changed(why))),
+            None => Ok(0),
+        }
+    }
 }
 
 impl<R: Read> Read for Capped<R> {
@@ -213,7 +313,7 @@ impl<R: Read> Read for Capped<R> {
             // At the cap: one more byte means the input is larger than allowed.
             let mut probe = [0u8; 1];
             return match patient_read(&mut self.inner, &mut probe)? {
-                0 => Ok(0),
+                0 => self.at_end(),
                 _ => Err(io::Error::other(too_large_why(self.limit))),
             };
         }
@@ -221,11 +321,17 @@ impl<R: Read> Read for Capped<R> {
             .unwrap_or(usize::MAX)
             .min(buf.len());
         let n = patient_read(&mut self.inner, &mut buf[..room])?;
+        if n == 0 {
+            return self.at_end();
+        }
         self.left -= n as u64;
-        if let Some(size) = self.size
-            && self.limit.cap - self.left > size
+        if let Some(opened) = &self.opened
+            && self.limit.cap - self.left > opened.expected
         {
-            return Err(io::Error::other(grew_why(size, self.limit)));
+            // Refused as a kernel file is (exit 2 or 6 before any request), not taken for a
+            // file changed while it was read: reading on to the cap would take as long as
+            // the cap is large.
+            return Err(io::Error::other(grew_why(opened.expected, self.limit)));
         }
         Ok(n)
     }
@@ -276,7 +382,10 @@ pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, U
     }
     run::register(run::file_id(&file, &meta), limit.what, Some(path));
     Ok(match meta.is_file() {
-        true => Capped::file(file, limit, meta.len()),
+        true => {
+            let opened = Opened::new(&file, &meta, Some(path), 0);
+            Capped::file(file, limit, opened)
+        }
         false => Capped::new(file, limit),
     })
 }
@@ -316,7 +425,14 @@ pub(crate) fn stdin(limit: &'static Limit) -> Result<Capped<io::Stdin>, Unreadab
         return Err(Unreadable::output(stream));
     }
     run::register(run::stdin_id(), limit.what, None);
-    Ok(Capped::new(io::stdin(), limit))
+    let opened = run::stdin_file().and_then(|mut file| {
+        let meta = file.metadata().ok()?;
+        let start = io::Seek::stream_position(&mut file).ok()?;
+        meta.is_file()
+            .then(|| Opened::new(&file, &meta, None, start))
+            .flatten()
+    });
+    Ok(Capped::file(io::stdin(), limit, opened))
 }
 
 /// Refuses what is not a regular file (or, for a stream, a named pipe).

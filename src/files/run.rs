@@ -154,9 +154,7 @@ pub(super) fn stdin_id() -> Option<Id> {
 /// same terminal).
 #[cfg(unix)]
 pub(super) fn stdin_file_id() -> Option<Id> {
-    use std::os::fd::AsFd;
-    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let meta = File::from(fd).metadata().ok()?;
+    let meta = stdin_file()?.metadata().ok()?;
     meta.is_file().then(|| id(&meta))
 }
 
@@ -164,6 +162,21 @@ pub(super) fn stdin_file_id() -> Option<Id> {
 #[cfg(windows)]
 pub(super) fn stdin_file_id() -> Option<Id> {
     stdin_id()
+}
+
+/// A second handle on what stdin reads, sharing its position, to look at it as a file.
+#[cfg(unix)]
+pub(super) fn stdin_file() -> Option<File> {
+    use std::os::fd::AsFd;
+    Some(File::from(io::stdin().as_fd().try_clone_to_owned().ok()?))
+}
+
+#[cfg(windows)]
+pub(super) fn stdin_file() -> Option<File> {
+    use std::os::windows::io::AsHandle;
+    Some(File::from(
+        io::stdin().as_handle().try_clone_to_owned().ok()?,
+    ))
 }
 
 /// `"stdout"` or `"stderr"` when the file `id` names is where that stream goes.

@@ -220,3 +220,71 @@ fn a_leftover_is_named_exactly_as_a_temporary_file_for_that_target() {
         assert_eq!(pid(near), None, "{near}");
     }
 }
+
+/// Reads `path` through [`open`] to its end: the bytes, or the error that ended the read.
+fn read_to_end_of(path: &std::path::Path) -> Result<Vec<u8>, std::io::Error> {
+    let mut file = open(path, &REFERENCES).unwrap();
+    let mut out = Vec::new();
+    file.read_to_end(&mut out).map(|_| out)
+}
+
+#[test]
+fn a_file_cut_short_while_it_is_read_is_an_error_never_an_end() {
+    let dir = TempDir::new("files-cut");
+    let path = dir.write("refs.txt", "A-1\nB-2\nC-3\n");
+    let mut file = open(&path, &REFERENCES).unwrap();
+    let mut first = [0u8; 4];
+    file.read_exact(&mut first).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(6)
+        .unwrap();
+    let mut rest = Vec::new();
+    let e = file.read_to_end(&mut rest).unwrap_err();
+    let failure = changed("refs.txt", &e, "nothing after line 1 was verified").unwrap();
+    assert_eq!(failure.exit, crate::exit::Exit::Internal);
+    assert!(
+        failure.message.starts_with(
+            "refs.txt changed while it was read: it ended after 6 bytes where it had 12 \
+             when it was opened (cut short); nothing after line 1"
+        ),
+        "{}",
+        failure.message
+    );
+    // Any other read error is not a change.
+    let other = std::io::Error::other("boom");
+    assert!(changed("refs.txt", &other, "").is_none());
+}
+
+#[test]
+fn a_file_replaced_or_rewritten_while_it_is_read_is_an_error() {
+    let dir = TempDir::new("files-replaced");
+    let path = dir.write("refs.txt", "A-1\nB-2\n");
+    // Replaced: another file renamed over it, the open one read to its end as it was.
+    let mut file = open(&path, &REFERENCES).unwrap();
+    let new = dir.write("new.txt", "X-1\n");
+    std::fs::rename(&new, &path).unwrap();
+    let e = file.read_to_end(&mut Vec::new()).unwrap_err();
+    assert!(
+        e.to_string().contains("another file now has its name"),
+        "{e}"
+    );
+    // Rewritten in place to the same size: its modification time says so.
+    let path = dir.write("same.txt", "A-1\nB-2\n");
+    let mut file = open(&path, &REFERENCES).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&path, "X-1\nY-2\n").unwrap();
+    let e = file.read_to_end(&mut Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("it was rewritten in place"), "{e}");
+    // Removed: its name leads nowhere.
+    let path = dir.write("gone.txt", "A-1\n");
+    let mut file = open(&path, &REFERENCES).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let e = file.read_to_end(&mut Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("no longer leads to it"), "{e}");
+    // Untouched: read whole.
+    let path = dir.write("kept.txt", "A-1\nB-2\n");
+    assert_eq!(read_to_end_of(&path).unwrap(), b"A-1\nB-2\n");
+}

@@ -16,6 +16,7 @@ mod around;
 mod attack_review;
 mod base_url;
 mod batch;
+mod changed_inputs;
 mod checks;
 mod config_first_hour;
 mod docs;

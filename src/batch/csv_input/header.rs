@@ -184,10 +184,13 @@ pub(super) fn find_header(
 }
 
 fn unreadable(name: &str, e: &io::Error) -> Failure {
-    Failure::usage(format!(
-        "cannot read {name}: {}",
-        crate::io_util::io_reason(e)
-    ))
+    let stopped = "no row of it was reconciled";
+    crate::files::changed(name, e, stopped).unwrap_or_else(|| {
+        Failure::usage(format!(
+            "cannot read {name}: {}",
+            crate::io_util::io_reason(e)
+        ))
+    })
 }
 
 #[cfg(test)]

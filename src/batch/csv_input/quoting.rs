@@ -144,9 +144,15 @@ impl Records {
         input: &mut dyn BufRead,
     ) -> Result<Option<(csv::ByteRecord, u64)>, Failure> {
         loop {
-            let buf = input
-                .fill_buf()
-                .map_err(|e| Failure::usage(format!("cannot read {}: {e}", self.name)))?;
+            let buf = input.fill_buf().map_err(|e| {
+                let from = match self.state {
+                    Syntax::RecordStart => self.line,
+                    _ => self.row_line,
+                };
+                let stopped = format!("nothing from its line {from} on was reconciled");
+                crate::files::changed(&self.name, &e, &stopped)
+                    .unwrap_or_else(|| Failure::usage(format!("cannot read {}: {e}", self.name)))
+            })?;
             let mut ended = match buf.is_empty() {
                 true => return Ok(self.input_ends()?.then(|| self.take())),
                 false => false,
