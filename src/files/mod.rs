@@ -17,6 +17,7 @@
 
 mod read;
 mod run;
+mod trust;
 mod write;
 
 pub(crate) use read::{
@@ -24,6 +25,10 @@ pub(crate) use read::{
     changed, keep_safe, open, read, read_text, stdin,
 };
 pub(crate) use run::stderr_is_input;
+#[cfg(windows)]
+pub(crate) use trust::access_list;
+#[cfg(any(windows, test))]
+pub(crate) use trust::broad_groups;
 #[cfg(test)]
 use write::write;
 pub(crate) use write::{

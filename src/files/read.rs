@@ -19,6 +19,10 @@ pub(crate) struct Limit {
     /// Whether it is read once, in order, as a stream: then a named pipe (`<(command)`)
     /// is read too. Otherwise only a regular file is.
     pub(crate) stream: bool,
+    /// Whether what it says is obeyed (where the secret goes, which command prints it,
+    /// which server is believed): then one that anyone but the invoking user and root can
+    /// change is refused (see [`super::trust`]).
+    pub(crate) obeyed: bool,
 }
 
 impl Limit {
@@ -28,6 +32,16 @@ impl Limit {
             what,
             cap,
             stream: false,
+            obeyed: false,
+        }
+    }
+
+    /// A regular file of at most `cap` bytes whose content payverify obeys: only the
+    /// invoking user and root may be able to change it.
+    const fn obeyed(what: &'static str, cap: u64) -> Limit {
+        Limit {
+            obeyed: true,
+            ..Limit::file(what, cap)
         }
     }
 
@@ -41,11 +55,11 @@ impl Limit {
 }
 
 /// The config file: a few profiles.
-pub(crate) static CONFIG: Limit = Limit::file("config file", 1 << 20);
+pub(crate) static CONFIG: Limit = Limit::obeyed("config file", 1 << 20);
 /// A client secret file: one line.
-pub(crate) static SECRET_FILE: Limit = Limit::file("client secret file", 64 << 10);
+pub(crate) static SECRET_FILE: Limit = Limit::obeyed("client secret file", 64 << 10);
 /// `--ca-cert`: a PEM bundle (Mozilla's whole set is about 220 KB).
-pub(crate) static CA_FILE: Limit = Limit::file("CA file", 4 << 20);
+pub(crate) static CA_FILE: Limit = Limit::obeyed("CA file", 4 << 20);
 /// `--resume`: an earlier run's output, read back record by record as each turn comes, so
 /// it must be a file that can be read again.
 pub(crate) static RESUME: Limit = Limit::file("--resume file", 4 << 30);
@@ -78,6 +92,9 @@ pub(crate) enum Problem {
     NotAFile,
     /// It is where stdout or stderr goes: reading it while writing it destroys it.
     Output,
+    /// Its content is obeyed, and someone other than the invoking user and root can change
+    /// it (see [`super::trust`]).
+    Untrusted,
     /// Any other error of the system.
     Io,
 }
@@ -376,6 +393,11 @@ pub(crate) fn open(path: &Path, limit: &'static Limit) -> Result<Capped<File>, U
         }
         if let Some(stream) = run::std_stream(run::file_id(&file, &meta)) {
             return Err(Unreadable::output(stream));
+        }
+        if limit.obeyed
+            && let Some(why) = super::trust::untrusted(path, &meta)
+        {
+            return Err(Unreadable::new(Problem::Untrusted, why));
         }
     } else {
         blocking(&file).map_err(|e| Unreadable::io(&e))?;

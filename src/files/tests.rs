@@ -8,6 +8,7 @@ static TINY: Limit = Limit {
     what: "test file",
     cap: 8,
     stream: true,
+    obeyed: false,
 };
 
 #[test]
@@ -287,4 +288,56 @@ fn a_file_replaced_or_rewritten_while_it_is_read_is_an_error() {
     // Untouched: read whole.
     let path = dir.write("kept.txt", "A-1\nB-2\n");
     assert_eq!(read_to_end_of(&path).unwrap(), b"A-1\nB-2\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_payverify_obeys_is_refused_when_others_can_write_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("files-trust");
+    let chmod = |p: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    chmod(dir.path(), 0o755);
+    let path = dir.write("config.toml", "");
+    for mode in [0o600, 0o644, 0o640, 0o444] {
+        chmod(&path, mode);
+        assert!(read(&path, &CONFIG).is_ok(), "mode {mode:o}");
+    }
+    // A group other than the user's own needs root to give the file to (the user's own
+    // group, whose one member the user is, may write: see trust::private_group).
+    let root = nix::unistd::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(&path, None, Some(65534)).unwrap();
+    }
+    for (mode, who) in [
+        (0o620, "its group"),
+        (0o602, "everyone"),
+        (0o666, "everyone"),
+    ] {
+        if mode == 0o620 && !root {
+            continue;
+        }
+        chmod(&path, mode);
+        let e = read(&path, &CONFIG).unwrap_err();
+        assert_eq!(e.problem, Problem::Untrusted, "mode {mode:o}");
+        assert!(
+            e.why.starts_with(&format!(
+                "it can be written by {who} (mode {mode:03o}), and payverify obeys what it says; \
+                 run: chmod go-w "
+            )),
+            "{}",
+            e.why
+        );
+        // A file payverify only reads is not judged so.
+        assert!(read(&path, &REFERENCES).is_ok());
+    }
+    chmod(&path, 0o600);
+    chmod(dir.path(), 0o777);
+    let e = read(&path, &CONFIG).unwrap_err();
+    assert!(e.why.contains("the directory holding it"), "{}", e.why);
+    // Sticky, as /tmp: others cannot replace this user's file.
+    chmod(dir.path(), 0o1777);
+    assert!(read(&path, &CONFIG).is_ok());
+    chmod(dir.path(), 0o755);
 }

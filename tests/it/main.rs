@@ -19,6 +19,7 @@ mod batch;
 mod changed_inputs;
 mod checks;
 mod config_first_hour;
+mod config_trust;
 mod docs;
 mod doctor;
 mod examples;

@@ -1,0 +1,254 @@
+//! Who else can change a file payverify obeys. The config file says where the client secret
+//! is sent and which command prints it; a secret file and a CA file decide what is sent and
+//! which server is believed. One that another user can write (or replace, through the
+//! directory holding it) hands that user the gate: a hostile `base_url` and a
+//! `client_secret_command` run as the invoking user turn any reference into exit 0. Such a
+//! file is refused, as ssh refuses its own config files, before anything in it is used.
+
+use std::fs::Metadata;
+use std::path::Path;
+
+/// Why the file `meta` describes, opened by the name `path`, must not be obeyed: another
+/// user owns it, or anyone but its owner can write it or the directory holding it (which
+/// lets them put another file in its place). `None` when only the invoking user (and root)
+/// can change it. The reason ends with the fix, naming the file or directory.
+pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
+    if let Some(change) = others_can_change(path, meta) {
+        return Some(format!(
+            "{}, and payverify obeys what it says; {}",
+            change.said_of("it"),
+            change.fix(&path.display().to_string())
+        ));
+    }
+    // The directory holding the file itself (through links): whoever can write there can
+    // rename another file over it, whatever the file's own mode.
+    let real = std::fs::canonicalize(path).ok()?;
+    let dir = real.parent()?;
+    let change = others_can_change(dir, &std::fs::metadata(dir).ok()?)?;
+    let shown = dir.display().to_string();
+    Some(format!(
+        "{}, so another file can be put in its place; {}",
+        change.said_of(&format!("the directory holding it, {shown},")),
+        change.fix(&shown)
+    ))
+}
+
+/// Who besides the invoking user and root can change a file or directory.
+enum Change {
+    /// Another user owns it (by uid).
+    Owner(u32),
+    /// Others can write it: who, and what says so (`mode 664`, `its access list`).
+    Writable(String, String),
+}
+
+impl Change {
+    /// The clause for `subject` (`it`, `the directory holding it, /etc/x,`).
+    fn said_of(&self, subject: &str) -> String {
+        match self {
+            Change::Owner(uid) => {
+                format!("{subject} is owned by another user (uid {uid}), who can change it")
+            }
+            Change::Writable(who, by) => format!("{subject} can be written by {who} ({by})"),
+        }
+    }
+
+    /// The command that takes the access away from `shown`.
+    fn fix(&self, shown: &str) -> String {
+        match self {
+            Change::Owner(_) => format!(
+                "use a copy of your own (cp {shown} NEW && chmod go-w NEW), or have root own \
+                 it and alone write it"
+            ),
+            Change::Writable(..) if cfg!(windows) => format!(
+                "remove the broad group's write access: icacls \"{shown}\" /inheritance:r \
+                 /grant:r \"%USERNAME%:F\""
+            ),
+            Change::Writable(..) => format!("run: chmod go-w {shown}"),
+        }
+    }
+}
+
+/// Who besides the invoking user and root can change `path` (a file, or a directory, whose
+/// metadata is `meta`): another user who owns it, or its group or everyone by its mode. A
+/// directory with the sticky bit (`/tmp`) lets others add files but not rename or remove
+/// another user's, so it is not counted.
+#[cfg(unix)]
+fn others_can_change(_path: &Path, meta: &Metadata) -> Option<Change> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let owner = meta.uid();
+    if owner != nix::unistd::geteuid().as_raw() && owner != 0 {
+        return Some(Change::Owner(owner));
+    }
+    let mode = meta.permissions().mode();
+    if meta.is_dir() && mode & 0o1000 != 0 {
+        return None;
+    }
+    let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+        (false, false) => return None,
+        (true, false) if private_group(meta.gid(), owner) => return None,
+        (true, false) => "its group",
+        (_, true) => "everyone",
+    };
+    Some(Change::Writable(
+        who.into(),
+        format!("mode {:03o}", mode & 0o777),
+    ))
+}
+
+/// Whether the group `gid` is the owner's own, whose one member is the owner: then a file
+/// its group can write is still only the owner's to change. Debian's and Ubuntu's users
+/// have such a group and a umask of 002, so every file they make is group-writable; ssh
+/// accepts that there (Debian's "user-group-modes") and so does payverify. The group must
+/// bear the owner's name, be the owner's primary group and no other account's (in
+/// `/etc/passwd`), and list no other member. Anything unsure (no such user or group, a
+/// passwd file that cannot be read) is not the owner's own.
+#[cfg(unix)]
+fn private_group(gid: u32, owner: u32) -> bool {
+    use nix::unistd::{Gid, Group, Uid, User};
+    let (Ok(Some(user)), Ok(Some(group))) = (
+        User::from_uid(Uid::from_raw(owner)),
+        Group::from_gid(Gid::from_raw(gid)),
+    ) else {
+        return false;
+    };
+    let Ok(passwd) = std::fs::read_to_string("/etc/passwd") else {
+        return false;
+    };
+    user.gid.as_raw() == gid
+        && group.name == user.name
+        && group.mem.iter().all(|member| *member == user.name)
+        && !others_in_primary_group(&passwd, gid, owner)
+}
+
+/// Whether an account other than `owner` has `gid` as its primary group in `passwd` (the
+/// text of `/etc/passwd`: `name:password:uid:gid:...`). A line that cannot be read counts
+/// as another account, so a doubt never makes a group private.
+#[cfg(unix)]
+fn others_in_primary_group(passwd: &str, gid: u32, owner: u32) -> bool {
+    passwd
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .any(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u32>().ok());
+            match (number(2), number(3)) {
+                (Some(uid), Some(primary)) => primary == gid && uid != owner,
+                _ => true,
+            }
+        })
+}
+
+/// On Windows, the access list: an allow entry that lets a broad group (Everyone, Users,
+/// Authenticated Users, ...) write, append, change the access list or the owner, or delete.
+/// An access list that cannot be read is not counted (as the mode of a secret file is not).
+#[cfg(windows)]
+fn others_can_change(path: &Path, _meta: &Metadata) -> Option<Change> {
+    // FILE_WRITE_DATA (FILE_ADD_FILE), FILE_APPEND_DATA (FILE_ADD_SUBDIRECTORY), DELETE,
+    // WRITE_DAC, WRITE_OWNER, GENERIC_ALL, GENERIC_WRITE.
+    const WRITE: u32 = 0x2 | 0x4 | 0x1_0000 | 0x4_0000 | 0x8_0000 | 0x1000_0000 | 0x4000_0000;
+    let writers = broad_groups(&access_list(path)?, WRITE);
+    (!writers.is_empty()).then(|| Change::Writable(writers.join(", "), "its access list".into()))
+}
+
+/// A file's access list as (allow?, SID, access mask) entries in order; `None` when it
+/// cannot be read.
+#[cfg(windows)]
+pub(crate) fn access_list(path: &Path) -> Option<Vec<(bool, String, u32)>> {
+    use windows_acl::acl::{ACL, AceType};
+    let entries = ACL::from_file_path(path.to_str()?, false)
+        .ok()?
+        .all()
+        .ok()?;
+    Some(
+        entries
+            .into_iter()
+            .filter_map(|e| match e.entry_type {
+                AceType::AccessAllow => Some((true, e.string_sid, e.mask)),
+                AceType::AccessDeny => Some((false, e.string_sid, e.mask)),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The broad groups, by well-known SID, that an allow entry must not grant a file payverify
+/// trusts.
+#[cfg(any(windows, test))]
+const BROAD_GROUPS: [(&str, &str); 7] = [
+    ("S-1-1-0", "Everyone"),
+    ("S-1-5-11", "Authenticated Users"),
+    ("S-1-5-32-545", "Users"),
+    ("S-1-5-32-546", "Guests"),
+    ("S-1-5-7", "Anonymous Logon"),
+    ("S-1-5-2", "Network"),
+    ("S-1-5-4", "Interactive"),
+];
+
+/// Which broad groups an access list, as (allow?, SID, access mask) entries in order,
+/// grants any right of `mask`: an allow entry granting one, unless an earlier deny entry
+/// for that group already refused it (Windows stops at the first entry that decides).
+#[cfg(any(windows, test))]
+pub(crate) fn broad_groups<S: AsRef<str>>(aces: &[(bool, S, u32)], mask: u32) -> Vec<&'static str> {
+    let mut denied: Vec<&str> = Vec::new();
+    let mut granted = Vec::new();
+    for (allow, sid, rights) in aces {
+        let sid = sid.as_ref();
+        if rights & mask == 0 {
+            continue;
+        }
+        let Some(&(known, name)) = BROAD_GROUPS.iter().find(|(known, _)| *known == sid) else {
+            continue;
+        };
+        if !allow {
+            denied.push(known);
+        } else if !denied.contains(&known) && !granted.contains(&name) {
+            granted.push(name);
+        }
+    }
+    granted
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_is_private_only_when_no_other_account_has_it_as_primary() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\n\
+                      ada:x:1000:1000:Ada:/home/ada:/bin/bash\n\
+                      bob:x:1001:1001::/home/bob:/bin/sh\n\
+                      # a comment\n\n\
+                      web:x:33:1001::/var/www:/usr/sbin/nologin\n";
+        assert!(!others_in_primary_group(passwd, 1000, 1000), "ada's own");
+        assert!(
+            others_in_primary_group(passwd, 1001, 1001),
+            "web shares bob's"
+        );
+        assert!(
+            others_in_primary_group(passwd, 1000, 1001),
+            "not bob's group"
+        );
+        assert!(!others_in_primary_group(passwd, 0, 0));
+        // A line that cannot be read is a doubt, and a doubt is another account.
+        assert!(others_in_primary_group("broken line\n", 5, 5));
+        assert!(others_in_primary_group("x:x:2:nan:::\n", 5, 5));
+    }
+
+    #[test]
+    fn a_broad_group_granted_a_right_is_named_unless_denied_first() {
+        const WRITE: u32 = 0x2;
+        assert_eq!(
+            broad_groups(&[(true, "S-1-1-0", WRITE)], WRITE),
+            ["Everyone"]
+        );
+        assert!(broad_groups(&[(true, "S-1-1-0", 0x1)], WRITE).is_empty());
+        assert!(
+            broad_groups(
+                &[(false, "S-1-1-0", WRITE), (true, "S-1-1-0", WRITE)],
+                WRITE
+            )
+            .is_empty()
+        );
+        assert!(broad_groups(&[(true, "S-1-5-21-1-2-3-1001", WRITE)], WRITE).is_empty());
+    }
+}
