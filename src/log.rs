@@ -129,18 +129,6 @@ pub(crate) fn one_line(text: &str) -> String {
     out
 }
 
-/// Folds service-provided text onto one line and cuts it to a readable length. Redact
-/// secrets before calling this: a cut can leave part of a secret unrecognisable.
-pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
-    let text = one_line(text);
-    if text.chars().count() <= max_chars {
-        return text;
-    }
-    let mut out: String = text.chars().take(max_chars).collect();
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,10 +162,8 @@ mod tests {
     }
 
     #[test]
-    fn one_line_and_truncate() {
+    fn one_line_folds_whitespace() {
         assert_eq!(one_line("a\r\n\tb  c"), "a b c");
         assert_eq!(one_line("a\u{1b}b"), "a\u{1b}b");
-        assert_eq!(truncate("abcdef", 3), "abc…");
-        assert_eq!(truncate("abc", 3), "abc");
     }
 }

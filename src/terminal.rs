@@ -22,6 +22,28 @@ pub(crate) fn scrub(text: &str) -> String {
     safe(&crate::secret::redact(text)).into_owned()
 }
 
+/// [`scrub`] for a cell of at most `max_chars` characters (before escaping): every secret
+/// redacted from the whole value first (a cut could leave part of one unrecognisable), then
+/// cut, then every unsafe character escaped (a newline shows as `\n`).
+pub(crate) fn cell(text: &str, max_chars: usize) -> String {
+    safe(&cut(&crate::secret::redact(text), max_chars)).into_owned()
+}
+
+/// Cuts text from outside (a service message, a cell) to a readable length, the
+/// whitespace around it trimmed. A newline or tab inside is kept, for the sanitiser to show
+/// as `\n` or `\t` where the text is printed: folded into a space, `Transaction\nnot found`
+/// and `Transaction not found` would read the same, and a value would not be shown as it
+/// is. Redact secrets before calling this: a cut can leave part of a secret unrecognisable.
+pub(crate) fn cut(text: &str, max_chars: usize) -> String {
+    let text = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max_chars).collect();
+    out.push('…');
+    out
+}
+
 /// JSON text as serde_json writes it, with every unsafe character it leaves raw (DEL, the
 /// C1 controls, bidi and invisible format characters, the line and paragraph separators)
 /// written as a `\uXXXX` escape instead. serde_json escapes `"`, `\\` and every C0 control
@@ -95,6 +117,14 @@ fn push_escaped(out: &mut String, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_trims_and_cuts_and_keeps_newlines_for_the_sanitiser() {
+        assert_eq!(cut("abcdef", 3), "abc…");
+        assert_eq!(cut("abc", 3), "abc");
+        assert_eq!(cut(" a\nb\t ", 9), "a\nb", "kept inside, for the sanitiser");
+        assert_eq!(cell(" a\nb\t ", 9), "a\\nb");
+    }
 
     #[test]
     fn controls_and_bidi_are_escaped() {

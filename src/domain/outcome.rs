@@ -13,7 +13,6 @@ use crate::domain::job::Job;
 use crate::domain::json::BodyError;
 use crate::domain::model::{Verification, parse_object};
 use crate::exit::Exit;
-use crate::log::truncate;
 use crate::reference::Reference;
 use crate::secret::{REDACTED, redact, redact_json};
 use crate::terminal::quoted;
@@ -424,7 +423,7 @@ pub(crate) fn service_message(body: &[u8]) -> Option<String> {
     ["message", "error", "description"]
         .iter()
         .find_map(|key| match map.get(*key) {
-            Some(Value::String(s)) if !s.trim().is_empty() => Some(truncate(s, 200)),
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(crate::terminal::cut(s, 200)),
             _ => None,
         })
 }
@@ -506,12 +505,13 @@ mod tests {
     }
 
     #[test]
-    fn service_messages_are_extracted_and_folded() {
+    fn service_messages_are_extracted_and_kept_as_they_are() {
         let out = response(404, r#"{"message":"Transaction\nnot found"}"#);
         let reference = Reference::parse("REF-1").unwrap();
         let msg = out.message(&reference);
         assert!(msg.contains("'REF-1'"), "{msg}");
-        assert!(msg.contains("Transaction not found"), "{msg}");
+        // The newline is kept, for the sanitiser to show as `\n` (never a space).
+        assert!(msg.contains("Transaction\nnot found"), "{msg}");
         assert_eq!(
             service_message(br#"{"error":"bad"}"#).as_deref(),
             Some("bad")

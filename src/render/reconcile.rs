@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 
 use crate::domain::money::naira_decimal_total;
 use crate::domain::row_record::{RowRecord, is_naira, money};
-use crate::log::truncate;
 use crate::render::writer::{View, Writer};
 use crate::render::{Style, csv, new_table, table_text};
 use crate::secret::redact;
@@ -202,20 +201,20 @@ impl View for RowView {
             row.line.to_string(),
             // A reference is at most 4 KiB, an invalid one up to a row's 1 MiB: cut like the
             // error, so one cell cannot make the table huge (or slow to lay out).
-            truncate(&reference.unwrap_or_default(), 64),
+            terminal::cell(&reference.unwrap_or_default(), 64),
             row.result.name().to_owned(),
-            shown(row.expected_amount_kobo, row_currency).unwrap_or_default(),
-            shown(row.gateway_amount_kobo, gateway_currency).unwrap_or_default(),
-            difference.unwrap_or_default(),
-            truncate(row.checks.as_deref().unwrap_or_default(), 64),
-            truncate(row.error.as_deref().unwrap_or_default(), 120),
+            // The currencies are the file's and the service's text.
+            terminal::scrub(&shown(row.expected_amount_kobo, row_currency).unwrap_or_default()),
+            terminal::scrub(&shown(row.gateway_amount_kobo, gateway_currency).unwrap_or_default()),
+            terminal::scrub(&difference.unwrap_or_default()),
+            terminal::cell(row.checks.as_deref().unwrap_or_default(), 64),
+            terminal::cell(row.error.as_deref().unwrap_or_default(), 120),
         ];
         let order = self.order_column.map(|i| {
             let id = row.cells.get(i).map_or("", String::as_str);
-            truncate(id, 32)
+            terminal::cell(id, 32)
         });
-        let cells = order.into_iter().chain(cells);
-        Some(cells.map(|cell| terminal::scrub(&cell)).collect())
+        Some(order.into_iter().chain(cells).collect())
     }
 
     fn table(&self, rows: &[Vec<String>], style: Style) -> String {

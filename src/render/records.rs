@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::outcome::Record;
-use crate::log::truncate;
 use crate::render::writer::{View, Writer};
 use crate::render::{Style, batch_table, csv};
 use crate::secret::redact;
@@ -176,16 +175,17 @@ impl View for VerifyView {
                     .map(|a| a.display_with_currency(v.currency.as_deref()))
             })
             .unwrap_or_default();
+        use crate::terminal::{cell, scrub};
         let row = [
-            f.reference,
+            scrub(&f.reference),
             f.outcome.to_owned(),
-            f.code,
-            amount,
-            f.merchant_ref,
-            truncate(&f.checks, 80),
-            truncate(&record.row_error().unwrap_or_default(), 80),
+            scrub(&f.code),
+            scrub(&amount),
+            scrub(&f.merchant_ref),
+            cell(&f.checks, 80),
+            cell(&record.row_error().unwrap_or_default(), 80),
         ];
-        Some(row.map(|cell| crate::terminal::scrub(&cell)).into())
+        Some(row.into())
     }
 
     fn table(&self, rows: &[Vec<String>], style: Style) -> String {

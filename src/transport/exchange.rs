@@ -231,7 +231,7 @@ pub(super) fn plain_framing(headers: &ureq::http::HeaderMap) -> Result<(), Trans
         let text = text.trim();
         if !text.eq_ignore_ascii_case("identity") && !text.is_empty() {
             // The name is the service's text: redacted whole, then cut to a readable length.
-            let shown = crate::log::truncate(&crate::secret::redact(text), 40);
+            let shown = crate::terminal::cut(&crate::secret::redact(text), 40);
             return Err(TransportError::Encoded(shown));
         }
     }

@@ -1469,3 +1469,36 @@ fn an_empty_proxy_setting_is_exit_6_from_the_flag_and_the_config() {
         ));
     assert_eq!(server.connections.load(Ordering::SeqCst), 0);
 }
+
+/// Issue 36, item 6: a newline inside a value is shown as `\n`, never folded into a space
+/// (which would show `Transaction\nnot found` as the different text `Transaction not
+/// found`): in a 404 `message` on stderr, and in a reconcile reference cell in the table.
+#[test]
+fn a_newline_inside_a_value_is_shown_escaped_not_folded() {
+    let server = KeepAliveServer::start(|_, _| {
+        (
+            "404 Not Found".into(),
+            vec![],
+            r#"{"message":"Transaction\nnot\tfound"}"#.into(),
+        )
+    });
+    let out = payverify_at(&server.url)
+        .args(["verify", "--", "R-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: no transaction has reference 'R-1' (HTTP 404: Transaction\\nnot\\tfound)\n"
+    );
+    let dir = TempDir::new("newline-cell");
+    dir.write("orders.csv", "reference,amount\n\"R-1\nR-2\",40000\n");
+    let out = payverify_at(&server.url)
+        .current_dir(dir.path())
+        .args(["reconcile", "orders.csv", "-o", "table"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert!(stdout.contains("R-1\\nR-2"), "{stdout}");
+    assert!(!stdout.contains("R-1 R-2"), "{stdout}");
+}
