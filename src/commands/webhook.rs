@@ -6,7 +6,9 @@ use std::path::Path;
 use crate::cli::{GlobalArgs, ProfileArgs, WebhookCheckArgs};
 use crate::domain::checks;
 use crate::domain::model::{Verification, parse_object};
+use crate::domain::outcome::Outcome;
 use crate::domain::signature;
+use crate::domain::verifier::settled;
 use crate::exit::{Exit, Failure};
 use crate::files::{PAYLOAD, Problem};
 use crate::log::{Level, Log};
@@ -37,17 +39,6 @@ pub(crate) fn check(
     let Some(status) = payload.status.as_deref() else {
         return Err(bad("the payload has no \"status\"".into()));
     };
-    // The finality signal must have its documented type: a date string, or null while
-    // the payment is not final. `0`, `false` or `{}` is no date at all.
-    match payload.raw.get("paymentDate") {
-        None | Some(serde_json::Value::Null | serde_json::Value::String(_)) => {}
-        Some(other) => {
-            return Err(bad(format!(
-                "\"paymentDate\" is {}, not a string",
-                crate::domain::model::json_kind(other)
-            )));
-        }
-    }
     let run = ProfileArgs {
         mode: args.mode.clone(),
         ..ProfileArgs::default()
@@ -151,13 +142,10 @@ fn genuine_verdict(
     if !failures.is_empty() {
         return (Exit::CheckFailed, "genuine, CHECK FAILED", failures);
     }
-    if payload
-        .payment_date
-        .as_deref()
-        .is_none_or(|date| date.trim().is_empty())
-    {
-        // The gateway's plugin acts only when paymentDate is set: no date (or an empty
-        // one), no payment yet.
+    // verify's one rule for "final and paid": no paymentDate (or a blank one), no payment
+    // yet.
+    let successful = Outcome::Successful(Box::new(payload.clone()));
+    if let Outcome::NotFinal(_) = settled(successful) {
         let why = "genuine, but not final: SUCCESSFUL with code 00 and no paymentDate".into();
         return (Exit::NotFinal, "genuine, NOT FINAL", vec![why]);
     }

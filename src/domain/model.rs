@@ -62,6 +62,15 @@ pub struct Verification {
 }
 
 impl Verification {
+    /// Whether the answer says when the payment was made (a `paymentDate` that is not
+    /// blank): what the gateway's own plugin requires before it acts (see
+    /// [`crate::domain::verifier::settled`]).
+    pub fn has_payment_date(&self) -> bool {
+        self.payment_date
+            .as_deref()
+            .is_some_and(|date| !date.trim().is_empty())
+    }
+
     /// Reads the typed view out of a response object, enforcing types on decision fields.
     pub fn from_object(raw: Map<String, Value>) -> Result<Self, BodyError> {
         let strict = |key: &'static str| strict_string(&raw, key);
@@ -94,7 +103,7 @@ impl Verification {
             option: display(&raw, "option"),
             next_action: display(&raw, "nextAction"),
             transaction_date: display(&raw, "transactionDate"),
-            payment_date: display(&raw, "paymentDate"),
+            payment_date: strict("paymentDate")?,
             card,
             raw,
         })

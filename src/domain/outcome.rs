@@ -135,6 +135,12 @@ impl Outcome {
                 };
                 format!("{tx}FAILED{why}{disagree}")
             }
+            // The one status that is not final only for want of a paymentDate (see
+            // `verifier::settled`).
+            Outcome::NotFinal(v) if v.status.as_deref() == Some("SUCCESSFUL") => format!(
+                "{tx}is not final: SUCCESSFUL, but with no paymentDate, and the gateway's own \
+                 plugin acts only once one is set (verify again later)"
+            ),
             Outcome::NotFinal(v) => format!(
                 "{tx}is not final: status {} (verify again later)",
                 v.status.as_deref().map_or_else(|| "-".to_owned(), quoted)

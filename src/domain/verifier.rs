@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use crate::domain::checks::{self, Expectations, HmacMode};
+use crate::domain::checks::{self, CheckReport, Expectations, HmacMode};
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Verdict, classify};
 use crate::secret::Secret;
@@ -60,5 +60,22 @@ pub(crate) fn judge(
         }
         report
     });
+    let outcome = match checks.as_ref().is_none_or(CheckReport::passed) {
+        true => settled(outcome),
+        false => outcome,
+    };
     Verdict { outcome, checks }
+}
+
+/// The one rule for "final and paid", for every command that judges an answer (verify,
+/// gate, reconcile, `--wait`, a carried record, `webhook check`; docs/checks.md): a
+/// SUCCESSFUL answer that passed its checks is paid only once it has a `paymentDate`. The
+/// gateway's own plugin acts on an answer only when `paymentDate` is set (and code is 00);
+/// one without it is NOT_FINAL (exit 9, asked again under `--wait`), never exit 0. An answer
+/// that failed a check stays what the check makes it: it says nothing about this payment.
+pub(crate) fn settled(outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Successful(v) if !v.has_payment_date() => Outcome::NotFinal(v),
+        other => other,
+    }
 }

@@ -272,8 +272,9 @@ fn bad_arguments_fail_before_any_request() {
 fn connections_are_reused() {
     let server = KeepAliveServer::start(|path, _| {
         let reference = path.rsplit('/').next().unwrap_or("");
-        let body =
-            format!(r#"{{"status":"SUCCESSFUL","code":"00","transactionRef":"{reference}"}}"#);
+        let body = format!(
+            r#"{{"status":"SUCCESSFUL","code":"00","paymentDate":"2026-11-22T10:00:00.000Z","transactionRef":"{reference}"}}"#
+        );
         ("200 OK".into(), vec![], body)
     });
     let refs: String = (0..200).map(|i| format!("R{i}\n")).collect();
@@ -326,7 +327,9 @@ fn throttling_the_first(retry_after: u32) -> (KeepAliveServer, std::sync::mpsc::
         (
             "200 OK".into(),
             vec![],
-            format!(r#"{{"status":"SUCCESSFUL","code":"00","transactionRef":"{reference}"}}"#),
+            format!(
+                r#"{{"status":"SUCCESSFUL","code":"00","paymentDate":"2026-11-22T10:00:00.000Z","transactionRef":"{reference}"}}"#
+            ),
         )
     });
     (server, arrived)

@@ -25,6 +25,7 @@ mod doctor;
 mod examples;
 mod exports;
 mod fail_on;
+mod final_and_paid;
 mod faults;
 mod files;
 mod first_hour;

@@ -51,7 +51,7 @@ fn service(hang: Hang) -> (RawServer, mpsc::Receiver<()>, Arc<AtomicUsize>) {
             let reference = path.rsplit('/').next().unwrap_or("").to_owned();
             if reference != "R-1" {
                 let body = format!(
-                    r#"{{"status":"SUCCESSFUL","code":"00","transactionRef":"{reference}"}}"#
+                    r#"{{"status":"SUCCESSFUL","code":"00","paymentDate":"2026-11-22T10:00:00.000Z","transactionRef":"{reference}"}}"#
                 );
                 let reply = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",

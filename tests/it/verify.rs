@@ -70,7 +70,7 @@ fn literal_auth_style_sends_the_pair_unencoded() {
 
 #[test]
 fn json_output_is_the_object_as_received() {
-    let body = r#"{"zeta":1.10,"status":"SUCCESSFUL","code":"00","transactionRef":"0000000000000044177","amount":4000000,"big":123456789012345678901234567890,"nested":{"b":[1,2.50],"a":null},"alpha":"\u00e9"}"#;
+    let body = r#"{"zeta":1.10,"status":"SUCCESSFUL","code":"00","paymentDate":"2026-11-22T10:00:00.000Z","transactionRef":"0000000000000044177","amount":4000000,"big":123456789012345678901234567890,"nested":{"b":[1,2.50],"a":null},"alpha":"\u00e9"}"#;
     let mut server = mockito::Server::new();
     server.mock("GET", PATH).with_body(body).create();
     let out = payverify_at(&server.url())
@@ -90,7 +90,7 @@ fn json_output_is_the_object_as_received() {
     let compact: String = stdout.split_whitespace().collect();
     assert_eq!(
         compact,
-        r#"{"zeta":1.10,"status":"SUCCESSFUL","code":"00","transactionRef":"0000000000000044177","amount":4000000,"big":123456789012345678901234567890,"nested":{"b":[1,2.50],"a":null},"alpha":"é"}"#
+        r#"{"zeta":1.10,"status":"SUCCESSFUL","code":"00","paymentDate":"2026-11-22T10:00:00.000Z","transactionRef":"0000000000000044177","amount":4000000,"big":123456789012345678901234567890,"nested":{"b":[1,2.50],"a":null},"alpha":"é"}"#
     );
     assert_eq!(stderr_of(&out), "");
 }
@@ -273,9 +273,9 @@ fn body_over_1_mib_is_a_bad_response() {
 #[test]
 fn body_just_under_the_cap_is_fine() {
     let mut server = mockito::Server::new();
-    let pad = "x".repeat(1024 * 1024 - 100);
+    let pad = "x".repeat(1024 * 1024 - 150);
     let body = format!(
-        r#"{{"status":"SUCCESSFUL","code":"00","transactionRef":"0000000000000044177","pad":"{pad}"}}"#
+        r#"{{"status":"SUCCESSFUL","code":"00","paymentDate":"2026-11-22T10:00:00.000Z","transactionRef":"0000000000000044177","pad":"{pad}"}}"#
     );
     assert!(body.len() < 1024 * 1024);
     server.mock("GET", PATH).with_body(body).create();
