@@ -127,7 +127,10 @@ impl<D> Writer<'_, D> {
             return;
         }
         let not_reached = self.not_reached();
-        writer.incomplete(not_reached);
+        if let Err(e) = writer.incomplete(not_reached) {
+            self.log
+                .error(&format!("cannot keep the run's records: {e}"));
+        }
         self.exit = self.exit.merge(Exit::Internal);
         // A signal says so in its own summary line (exit 130); a lost reference was
         // reported already.

@@ -146,8 +146,10 @@ pub(crate) trait Sink<D> {
     /// read to its end (`None`: the rest of it was never read). The engine makes such a
     /// run exit 10 (130 for a signal) whatever its entries say; a sink that reports totals
     /// marks them as those of an incomplete run.
-    fn incomplete(&mut self, not_reached: Option<usize>) {
+    /// An error when what the sink keeps beside the output (`--state`) could not be kept.
+    fn incomplete(&mut self, not_reached: Option<usize>) -> io::Result<()> {
         let _ = not_reached;
+        Ok(())
     }
 }
 
@@ -181,7 +183,7 @@ impl Sink<Carried> for RecordWriter {
     }
 
     /// A stopped run's `--state` file gets the earlier records it did not write.
-    fn incomplete(&mut self, _: Option<usize>) {
-        self.stopped();
+    fn incomplete(&mut self, _: Option<usize>) -> io::Result<()> {
+        self.end_state()
     }
 }

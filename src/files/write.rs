@@ -221,6 +221,14 @@ impl Pending {
         Ok(file)
     }
 
+    /// The temporary file, to write into before [`Pending::commit`] puts it in place: a
+    /// file filled record by record that must not replace the target until it is whole.
+    pub(crate) fn open(&mut self) -> Result<&mut File, String> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| "it was already written".to_owned())
+    }
+
     fn put(mut self, bytes: &[u8]) -> Result<File, Unwritable> {
         let Some(mut file) = self.file.take() else {
             return Err(Unwritable::refused("it was already written"));

@@ -128,10 +128,10 @@ impl<V: View> Writer<V> {
         }
     }
 
-    /// The run stopped part way: the `--state` file gets the earlier records it did not
-    /// write ([`StateLog::stopped`]).
-    pub(crate) fn stopped(&mut self) {
-        self.state.iter_mut().for_each(StateLog::stopped);
+    /// The run ended, stopped part way or not: the `--state` file gets the earlier records
+    /// it did not write and is put in place ([`StateLog::end`]).
+    pub(crate) fn end_state(&mut self) -> io::Result<()> {
+        self.state.iter_mut().try_for_each(StateLog::end)
     }
 
     /// The same writer, its CSV output starting with a UTF-8 byte-order mark when `bom`.
@@ -206,6 +206,7 @@ impl<V: View> Writer<V> {
     /// Writes what comes after the last record (JSON `]`, the table), and before it what
     /// comes before the first when there was none.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.end_state()?;
         if !self.ready()? {
             return Ok(());
         }

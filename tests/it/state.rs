@@ -23,6 +23,21 @@ fn lines(dir: &TempDir, name: &str) -> usize {
     std::fs::read_to_string(dir.path().join(name)).map_or(0, |t| t.lines().count())
 }
 
+/// The lines of the new state file a rerun fills beside the earlier one (`.s.jsonl.
+/// payverify-PID.tmp`), 0 while there is none.
+fn temporary_lines(dir: &TempDir) -> usize {
+    std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".s.jsonl.payverify-")
+        })
+        .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.lines().count()))
+        .sum()
+}
+
 /// A mix of the sandbox's magic references: final answers of every kind and ones asked
 /// again (UNAVAILABLE, NOT_FINAL).
 fn references(rng: &mut Rng) -> Vec<String> {
@@ -296,10 +311,9 @@ fn a_stopped_rerun_keeps_the_earlier_records_it_did_not_write() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    // The new file is in place once the first record is kept.
-    wait_until("the first record kept", || {
-        (1..80).contains(&lines(&dir, "s.jsonl"))
-    });
+    // The new file fills beside the earlier one, which stays in place until the run ends.
+    wait_until("the first record kept", || temporary_lines(&dir) > 0);
+    assert_eq!(lines(&dir, "s.jsonl"), 80);
     send_signal(&child, "-INT");
     let stopped = child.wait_with_output().unwrap();
     assert_eq!(stopped.status.code(), Some(130), "{}", stderr_of(&stopped));
@@ -505,4 +519,104 @@ fn a_rerun_with_no_room_for_a_record_leaves_the_state_file_as_it_was() {
         .filter(|n| n.ends_with(".tmp"))
         .collect();
     assert!(names.is_empty(), "left behind: {names:?}");
+}
+
+/// Issue 36, item 4: a rerun that meets a full disk (`ulimit -f`: a write fails with EFBIG,
+/// as ENOSPC would) part way, after 20 new records and before the 13 an earlier run kept,
+/// lost those 13: the new file was in place from its first record. The new file now stays
+/// beside the earlier one until it holds them too, so the earlier file is untouched, and
+/// the next run carries its 13 records and asks only the 20.
+#[cfg(unix)]
+#[test]
+fn a_rerun_that_meets_a_full_disk_part_way_keeps_the_earlier_records() {
+    let dir = TempDir::new("state-full-part-way");
+    let kept_refs: Vec<String> = (0..13).map(|i| format!("SANDBOX-OK-K{i}")).collect();
+    dir.write("refs.txt", kept_refs.join("\n") + "\n");
+    let first = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let kept = std::fs::read(dir.path().join("s.jsonl")).unwrap();
+    assert_eq!(lines(&dir, "s.jsonl"), 13);
+    let mut refs: Vec<String> = (0..20).map(|i| format!("SANDBOX-OK-N{i}")).collect();
+    refs.extend(kept_refs);
+    dir.write("refs.txt", refs.join("\n") + "\n");
+    // Room for the 13 records' size, not for 33: the write fails part way through the 20.
+    let kib = kept.len().div_ceil(1024);
+    let bin = assert_cmd::cargo::cargo_bin!("payverify");
+    for jobs in ["1", "8"] {
+        let out = std::process::Command::new("bash")
+            .current_dir(dir.path())
+            .args([
+                "-c",
+                &format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" \"$@\""),
+            ])
+            .arg(bin)
+            .args([
+                "verify",
+                "--sandbox",
+                "--from",
+                "refs.txt",
+                "--retries",
+                "0",
+            ])
+            .args(["-j", jobs, "-o", "csv", "--state", "s.jsonl"])
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(10), "-j {jobs}: {stderr}");
+        assert!(
+            stderr.contains("--state file: ")
+                && stderr.contains("it still holds the earlier run's records"),
+            "-j {jobs}: {stderr}"
+        );
+        assert!(
+            std::fs::read(dir.path().join("s.jsonl")).unwrap() == kept,
+            "-j {jobs}: the state file was changed"
+        );
+        assert_eq!(
+            temporary_lines(&dir),
+            0,
+            "-j {jobs}: a temporary file was left"
+        );
+    }
+    // With room again: the 13 are carried, the 20 asked.
+    let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert_eq!(requests(&again), 20, "{}", stderr_of(&again));
+    assert_eq!(lines(&dir, "s.jsonl"), 33);
+}
+
+/// A rerun killed (SIGKILL) part way leaves the earlier file as it was: the records an
+/// earlier run kept survive whatever a later run meets.
+#[cfg(unix)]
+#[test]
+fn a_rerun_killed_part_way_leaves_the_earlier_records() {
+    let dir = TempDir::new("state-killed-rerun");
+    let kept_refs: Vec<String> = (0..13).map(|i| format!("SANDBOX-OK-K{i}")).collect();
+    dir.write("refs.txt", kept_refs.join("\n") + "\n");
+    let first = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let kept = std::fs::read(dir.path().join("s.jsonl")).unwrap();
+    let mut refs: Vec<String> = (0..20).map(|i| format!("SANDBOX-OK-N{i}")).collect();
+    refs.extend(kept_refs);
+    dir.write("refs.txt", refs.join("\n") + "\n");
+    let mut child = spawnable()
+        .current_dir(dir.path())
+        .args(["verify", "--sandbox", "--from", "refs.txt", "-o", "csv"])
+        .args(["--state", "s.jsonl", "--rate", "4", "-j", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("two records kept", || temporary_lines(&dir) >= 2);
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(
+        std::fs::read(dir.path().join("s.jsonl")).unwrap() == kept,
+        "the state file was changed"
+    );
+    let again = verify(&dir, &["-o", "csv", "--state", "s.jsonl"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert_eq!(requests(&again), 20, "{}", stderr_of(&again));
 }

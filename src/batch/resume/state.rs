@@ -4,13 +4,14 @@
 //! reads a jsonl output (the same trust: seals, records judged again under this run's
 //! checks, one record per reference, one payment for one order) and carries what is final.
 //!
-//! Bounded: when the run keeps its first record, FILE is replaced atomically by a new file,
-//! which this run fills with its own records, the carried ones included, in input order;
-//! the earlier one is read on through the handle already open. So FILE never holds more
-//! than one run's records, and a rerun carries everything the run before it wrote. A run
-//! refused, or stopped before deciding anything, leaves FILE as it was; a run stopped part
-//! way adds the earlier file's final records it did not write (see [`Shared`]). What a
-//! SIGKILL of a rerun costs: those records, asked again by the next run.
+//! Bounded: the run fills a new file beside FILE with its own records, the carried ones
+//! included, in input order; the earlier one is read on through the handle already open.
+//! So FILE never holds more than one run's records, and a rerun carries everything the run
+//! before it wrote. A first run puts its file in place at its first record; a rerun only at
+//! its end, once the new file also holds the earlier file's final records it did not write
+//! (see [`Shared`] and `render::state`), so whatever a rerun meets (a full disk, SIGKILL),
+//! the records an earlier run kept are still in FILE. A run refused, or stopped before
+//! deciding anything, leaves FILE as it was.
 
 use std::path::Path;
 
