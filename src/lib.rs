@@ -167,12 +167,16 @@ fn clap_error(e: &clap::Error, args: &[OsString]) -> Exit {
         return Exit::Usage;
     }
     if let Some(flag) = help_off_a_terminal(e, args, &command) {
+        // The help itself still reaches a pager or grep; only the exit status says it was
+        // no verdict. A stdout that cannot take it changes nothing: the exit is 2 anyway.
+        let _ = render::write_output(render::Printer::plain_stdout().text(&e.render().to_string()));
         let sub = command.trim_start_matches("payverify ");
         signal::write_stderr(
             format!(
-                "payverify: {flag} alone on '{command}' prints help only to a terminal: to a \
-                 script it would be exit 0 for a reference that starts with '-' (such a \
-                 reference goes after --); run 'payverify help {sub}' for the help\n"
+                "payverify: {flag} alone on '{command}' exits 2 when stdout is not a \
+                 terminal, so a reference that starts with '-' is never exit 0 to a script \
+                 (such a reference goes after --); the help is on stdout, and 'payverify \
+                 help {sub}' prints it with exit 0\n"
             )
             .as_bytes(),
         );
@@ -219,8 +223,9 @@ const GATES: [&str; 4] = [
 /// For help or version asked for with its flag (not the `help` subcommand) on one of
 /// [`GATES`] while stdout is not a terminal, the flag to name in the usage error. A script
 /// running `payverify verify "$ref"` with a customer's `$ref` = `--help` (the `--` forgotten)
-/// would otherwise get help on its stdout and exit 0, the status of a paid order; a person
-/// at a terminal gets the help, and `payverify help verify` gives it anywhere.
+/// would otherwise get exit 0, the status of a paid order; so it is exit 2, the help
+/// still printed (`payverify verify --help | less` shows it), and `payverify help verify`
+/// gives it with exit 0 anywhere.
 fn help_off_a_terminal(e: &clap::Error, args: &[OsString], command: &str) -> Option<String> {
     use clap::error::ErrorKind;
     use std::io::IsTerminal;

@@ -77,8 +77,10 @@ fn help_or_version_with_any_other_argument_is_a_usage_error_on_the_gates() {
         assert_eq!(stdout_of(&out), "", "{bundled:?}");
     }
     // Alone, to a script's stdout (`payverify verify "$ref"` with the `--` forgotten and
-    // `$ref` = `--help`), they are a usage error too: nothing on stdout, exit 2, pointing to
-    // `payverify help`. (On a terminal they answer as always; see below.)
+    // `$ref` = `--help`), they are exit 2 too, never a verdict; the help (or version) is
+    // still printed on stdout, so `payverify verify --help | less` shows it (issue 36,
+    // item 5), and stderr points to `payverify help`. (On a terminal they answer as always;
+    // see below.)
     for command in [
         &["verify"][..],
         &["gate"],
@@ -88,11 +90,19 @@ fn help_or_version_with_any_other_argument_is_a_usage_error_on_the_gates() {
         for flag in ["--help", "-h", "--version", "-V"] {
             let out = payverify().args(command).arg(flag).output().unwrap();
             assert_eq!(out.status.code(), Some(2), "{command:?} {flag}");
-            assert_eq!(stdout_of(&out), "", "{command:?} {flag}");
+            let stdout = stdout_of(&out);
+            let shown = match flag {
+                "--help" | "-h" => format!("Usage: payverify {}", command.join(" ")),
+                _ => format!(" {}", env!("CARGO_PKG_VERSION")),
+            };
+            assert!(stdout.contains(&shown), "{command:?} {flag}: {stdout}");
             let stderr = stderr_of(&out);
             assert!(
                 stderr.starts_with(&format!("payverify: {flag} alone on 'payverify "))
-                    && stderr.contains(&format!("run 'payverify help {}'", command.join(" "))),
+                    && stderr.contains(&format!(
+                        "'payverify help {}' prints it with exit 0",
+                        command.join(" ")
+                    )),
                 "{command:?} {flag}: {stderr}"
             );
         }
