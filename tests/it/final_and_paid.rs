@@ -41,15 +41,26 @@ fn exits(body: &str, dir: &TempDir) -> Vec<(&'static str, Option<i32>, String)> 
     dir.write("orders.csv", format!("reference,amount\n{REF},40000\n"));
     dir.write("payload.json", body);
     let verify = run(&[
-        "verify", "--hmac", "require", "--expect-amount", "40000", "-o", "jsonl", "--", REF,
+        "verify",
+        "--hmac",
+        "require",
+        "--expect-amount",
+        "40000",
+        "-o",
+        "jsonl",
+        "--",
+        REF,
     ]);
     dir.write("run1.jsonl", &verify.stdout);
+    // The sample's mode is dev.
     let gate = run(&[
         "gate",
         "--amount",
         "40000",
         "--merchant-ref",
         "WQ-506391000507913",
+        "--expect-mode",
+        "dev",
         "--",
         REF,
     ]);
@@ -63,8 +74,17 @@ fn exits(body: &str, dir: &TempDir) -> Vec<(&'static str, Option<i32>, String)> 
         .unwrap();
     // The earlier record, carried or asked again, comes to the same.
     let resumed = run(&[
-        "verify", "--hmac", "require", "--expect-amount", "40000", "-o", "jsonl", "--resume",
-        "run1.jsonl", "--", REF,
+        "verify",
+        "--hmac",
+        "require",
+        "--expect-amount",
+        "40000",
+        "-o",
+        "jsonl",
+        "--resume",
+        "run1.jsonl",
+        "--",
+        REF,
     ]);
     [
         ("verify", verify),
@@ -93,7 +113,10 @@ fn no_payment_date_is_not_final_in_every_command() {
     // verify names why.
     let body = answer(None);
     let server = KeepAliveServer::start(move |_, _| ("200 OK".into(), vec![], body.clone()));
-    let out = payverify_at(&server.url).args(["verify", "--", REF]).output().unwrap();
+    let out = payverify_at(&server.url)
+        .args(["verify", "--", REF])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(9));
     assert!(
         stderr_of(&out).contains("is not final: SUCCESSFUL, but with no paymentDate"),
@@ -122,7 +145,14 @@ fn an_answer_that_failed_a_check_stays_check_failed_without_a_date() {
     let server = KeepAliveServer::start(move |_, _| ("200 OK".into(), vec![], served.clone()));
     let out = payverify_at(&server.url)
         .current_dir(dir.path())
-        .args(["gate", "--amount", "40000", "--merchant-ref", "WQ-506391000507913", "--", REF])
+        .args([
+            "gate",
+            "--amount",
+            "40000",
+            "--merchant-ref",
+            "WQ-506391000507913",
+        ])
+        .args(["--expect-mode", "dev", "--", REF])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
