@@ -40,7 +40,8 @@ fn exits(body: &str, dir: &TempDir) -> Vec<(&'static str, Option<i32>, String)> 
     };
     dir.write("orders.csv", format!("reference,amount\n{REF},40000\n"));
     dir.write("payload.json", body);
-    let verify = run(&[
+    // verify as a gate would run it; --resume of its own record below.
+    let checked = [
         "verify",
         "--hmac",
         "require",
@@ -48,9 +49,8 @@ fn exits(body: &str, dir: &TempDir) -> Vec<(&'static str, Option<i32>, String)> 
         "40000",
         "-o",
         "jsonl",
-        "--",
-        REF,
-    ]);
+    ];
+    let verify = run(&[&checked[..], &["--", REF]].concat());
     dir.write("run1.jsonl", &verify.stdout);
     // The sample's mode is dev.
     let gate = run(&[
@@ -73,19 +73,7 @@ fn exits(body: &str, dir: &TempDir) -> Vec<(&'static str, Option<i32>, String)> 
         .output()
         .unwrap();
     // The earlier record, carried or asked again, comes to the same.
-    let resumed = run(&[
-        "verify",
-        "--hmac",
-        "require",
-        "--expect-amount",
-        "40000",
-        "-o",
-        "jsonl",
-        "--resume",
-        "run1.jsonl",
-        "--",
-        REF,
-    ]);
+    let resumed = run(&[&checked[..], &["--resume", "run1.jsonl", "--", REF]].concat());
     [
         ("verify", verify),
         ("gate", gate),
