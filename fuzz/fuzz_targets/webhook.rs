@@ -3,8 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use payverify::{Verification, parse_object};
-use payverify::Secret;
+use payverify::{Secret, Verification, parse_object};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(payload) = parse_object(data).and_then(Verification::from_object) else {
