@@ -74,6 +74,10 @@ fn gate(config: &Path) -> std::process::Output {
         .unwrap()
 }
 
+/// A way to spoil a config: its name, what does it, and what the refusal must say (why,
+/// and the fix).
+type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, String, String);
+
 #[test]
 fn a_config_others_can_change_is_refused_before_its_command_runs() {
     let gateway = Gateway::start(&[Txn::paid("ANY-REFERENCE", 4_000_000)]);
@@ -90,7 +94,7 @@ fn a_config_others_can_change_is_refused_before_its_command_runs() {
 
     let shown = config.display().to_string();
     let dir_shown = sub.display().to_string();
-    let mut cases: Vec<(&str, Box<dyn Fn()>, String, String)> = vec![
+    let mut cases: Vec<Case> = vec![
         (
             "world-writable",
             Box::new(|| chmod(&config, 0o606)),
