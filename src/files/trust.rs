@@ -35,7 +35,8 @@ pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
 
 /// Who besides the invoking user and root can change a file or directory.
 enum Change {
-    /// Another user owns it (by uid).
+    /// Another user owns it (by uid). (Windows: not looked at; the access list decides.)
+    #[cfg(unix)]
     Owner(u32),
     /// Others can write it: who, and what says so (`mode 664`, `its access list`).
     Writable(String, String),
@@ -45,6 +46,7 @@ impl Change {
     /// The clause for `subject` (`it`, `the directory holding it, /etc/x,`).
     fn said_of(&self, subject: &str) -> String {
         match self {
+            #[cfg(unix)]
             Change::Owner(uid) => {
                 format!("{subject} is owned by another user (uid {uid}), who can change it")
             }
@@ -55,6 +57,7 @@ impl Change {
     /// The command that takes the access away from `shown`.
     fn fix(&self, shown: &str) -> String {
         match self {
+            #[cfg(unix)]
             Change::Owner(_) => format!(
                 "use a copy of your own (cp {shown} NEW && chmod go-w NEW), or have root own \
                  it and alone write it"
