@@ -205,9 +205,24 @@ struct Opened {
     id: Option<run::Id>,
     /// The bytes to read: its size, less where stdin stood when the run started.
     expected: u64,
-    /// Its size and modification time when opened.
+    /// Its size, modification time and status-change time when opened.
     len: u64,
     modified: Option<SystemTime>,
+    changed: Option<(i64, i64)>,
+}
+
+/// When the file's inode last changed (Unix's ctime, seconds and nanoseconds): unlike the
+/// modification time, no program can set it back, so a rewrite in place whose writer put
+/// the old modification time back (`cp -p`, `touch -r`) still shows. `None` elsewhere.
+#[cfg(unix)]
+fn status_changed(meta: &Metadata) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.ctime(), meta.ctime_nsec()))
+}
+
+#[cfg(not(unix))]
+fn status_changed(_meta: &Metadata) -> Option<(i64, i64)> {
+    None
 }
 
 impl Opened {
@@ -219,6 +234,7 @@ impl Opened {
             expected: meta.len().saturating_sub(start),
             len: meta.len(),
             modified: meta.modified().ok(),
+            changed: status_changed(meta),
         })
     }
 
@@ -233,22 +249,33 @@ impl Opened {
                 self.expected
             ));
         }
+        // Its name first: a file renamed over it, or it removed, also changes its status
+        // time (its link count), which would read as a rewrite.
+        if let Some(path) = self.path.as_deref() {
+            match std::fs::metadata(path) {
+                Ok(meta) if run::path_id(path, &meta) != self.id => {
+                    return Some(
+                        "another file now has its name (renamed or copied over it)".into(),
+                    );
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    return Some("its name no longer leads to it (removed or renamed)".into());
+                }
+            }
+        }
         let now = self.file.metadata().ok()?;
-        if now.len() != self.len || now.modified().ok() != self.modified {
+        if now.len() != self.len
+            || now.modified().ok() != self.modified
+            || status_changed(&now) != self.changed
+        {
             return Some(
-                "it was rewritten in place (its size or modification time is not what it was \
-                 when it was opened)"
+                "it was rewritten in place (its size, modification time or status-change \
+                 time is not what it was when it was opened)"
                     .into(),
             );
         }
-        let path = self.path.as_deref()?;
-        match std::fs::metadata(path) {
-            Ok(meta) if run::path_id(path, &meta) != self.id => {
-                Some("another file now has its name (renamed or copied over it)".into())
-            }
-            Ok(_) => None,
-            Err(_) => Some("its name no longer leads to it (removed or renamed)".into()),
-        }
+        None
     }
 }
 

@@ -34,11 +34,13 @@ enum Change {
     Replaced,
     /// Rewritten in place to the same size (`cp` of a list of other references).
     Rewritten,
+    /// Rewritten so, and its modification time put back (`cp -p`, `touch -r`).
+    RewrittenTimeKept,
 }
 
 impl Change {
     /// Every change, for an input whose first line is `header` bytes (0 for a list).
-    fn all(header: u64) -> [Change; 5] {
+    fn all(header: u64) -> [Change; 6] {
         [
             // Mid-line, inside what the reader has read already, as the 600.
             Change::CutTo(header + 600),
@@ -47,6 +49,7 @@ impl Change {
             Change::Emptied,
             Change::Replaced,
             Change::Rewritten,
+            Change::RewrittenTimeKept,
         ]
     }
 
@@ -66,6 +69,14 @@ impl Change {
             Change::Rewritten => {
                 // The same size and lines of the same shape: only the file's clock shows it.
                 std::fs::write(path, text.replace("GATE-", "GATX-")).unwrap();
+            }
+            Change::RewrittenTimeKept => {
+                // As above, then the old modification time put back: only the inode's
+                // status-change time, which no program can set, still shows it.
+                let modified = std::fs::metadata(path).unwrap().modified().unwrap();
+                std::fs::write(path, text.replace("GATE-", "GATX-")).unwrap();
+                let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+                file.set_modified(modified).unwrap();
             }
         }
     }
