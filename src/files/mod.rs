@@ -29,6 +29,7 @@ pub(crate) use run::stderr_is_input;
 pub(crate) use trust::access_list;
 #[cfg(any(windows, test))]
 pub(crate) use trust::broad_groups;
+pub(crate) use trust::obeyed_program;
 #[cfg(test)]
 use write::write;
 pub(crate) use write::{

@@ -6,12 +6,13 @@
 //! file is refused, as ssh refuses its own config files, before anything in it is used.
 
 use std::fs::Metadata;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Why the file `meta` describes, opened by the name `path`, must not be obeyed: another
-/// user owns it, or anyone but its owner can write it or the directory holding it (which
-/// lets them put another file in its place). `None` when only the invoking user (and root)
-/// can change it. The reason ends with the fix, naming the file or directory.
+/// user owns it, or anyone but its owner can write it or a directory on the way to it
+/// (which lets them put another file, or another link, in its place). `None` when only the
+/// invoking user (and root) can change it. The reason ends with the fix, naming the file or
+/// directory.
 pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
     if let Some(change) = others_can_change(path, meta) {
         return Some(format!(
@@ -20,17 +21,104 @@ pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
             change.fix(&path.display().to_string())
         ));
     }
-    // The directory holding the file itself (through links): whoever can write there can
-    // rename another file over it, whatever the file's own mode.
-    let real = std::fs::canonicalize(path).ok()?;
-    let dir = real.parent()?;
-    let change = others_can_change(dir, &std::fs::metadata(dir).ok()?)?;
-    let shown = dir.display().to_string();
-    Some(format!(
-        "{}, so another file can be put in its place; {}",
-        change.said_of(&format!("the directory holding it, {shown},")),
-        change.fix(&shown)
-    ))
+    let holding = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|real| real.parent().map(Path::to_path_buf));
+    for dir in directories_leading_to(path) {
+        let Some(change) = std::fs::metadata(&dir)
+            .ok()
+            .and_then(|meta| others_can_change(&dir, &meta))
+        else {
+            continue;
+        };
+        let shown = dir.display().to_string();
+        let which = match holding.as_deref() == Some(dir.as_path()) {
+            true => format!("the directory holding it, {shown},"),
+            false => format!("the directory {shown}, on the way to it,"),
+        };
+        return Some(format!(
+            "{}, so another file can be put in its place; {}",
+            change.said_of(&which),
+            change.fix(&shown)
+        ));
+    }
+    None
+}
+
+/// The directories whose entries lead to `path`, the one holding the file first: on Unix,
+/// the real directory holding it and every directory above it, and every directory on the
+/// way as `path` is written (so the directory holding a link to it, or a linked directory,
+/// counts too), up to `/`. Whoever can write any of them can rename another file or link in
+/// place of one on the way. On Windows only the directory holding the file: a volume's root
+/// lets every user create folders, which replaces nothing.
+fn directories_leading_to(path: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let real = std::fs::canonicalize(path).ok();
+    let holding = real.as_deref().and_then(Path::parent);
+    if cfg!(windows) {
+        return holding.map(Path::to_path_buf).into_iter().collect();
+    }
+    let written = std::path::absolute(path).ok();
+    let on_the_way = written
+        .iter()
+        .flat_map(|w| w.ancestors().skip(1))
+        .filter_map(|dir| std::fs::canonicalize(dir).ok());
+    for dir in holding.map(Path::to_path_buf).into_iter().chain(on_the_way) {
+        for above in dir.ancestors() {
+            if !dirs.iter().any(|d| d == above) {
+                dirs.push(above.to_path_buf());
+            }
+        }
+    }
+    dirs
+}
+
+/// Where `program` (a secret command's first word) is, when it can be found, and why it must
+/// not be run when anyone but the invoking user and root can change it or a directory on
+/// the way to it (as a config file: the program decides what is sent as the secret, and
+/// runs as the invoking user). A name without a `/` is looked for in `PATH` as the system
+/// would, and the file found is what runs, so nothing put in an earlier `PATH` directory
+/// after the check is run instead. `Ok(None)`: not found (its start then fails, saying so).
+/// Its arguments are not looked at (`sh -c '...'` runs what it says).
+#[cfg(unix)]
+pub(crate) fn obeyed_program(program: &str) -> Result<Option<PathBuf>, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |path: &Path| {
+        std::fs::metadata(path)
+            .ok()
+            .filter(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    let found = match program.contains('/') {
+        true => Some(PathBuf::from(program)),
+        false => std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .map(|dir| dir.join(program))
+                .find(|path| runnable(path).is_some())
+        }),
+    };
+    let Some((path, meta)) = found.and_then(|path| runnable(&path).map(|meta| (path, meta))) else {
+        return Ok(None);
+    };
+    match untrusted(&path, &meta) {
+        Some(why) => Err(format!(
+            "runs {}, and {}",
+            path.display(),
+            why.replacen(
+                "and payverify obeys what it says",
+                "and payverify would run it",
+                1
+            )
+        )),
+        None => Ok(Some(path)),
+    }
+}
+
+/// On Windows the program is left to the system to find: only the config file that names
+/// it is checked.
+#[cfg(not(unix))]
+pub(crate) fn obeyed_program(_program: &str) -> Result<Option<PathBuf>, String> {
+    Ok(None)
 }
 
 /// Who besides the invoking user and root can change a file or directory.

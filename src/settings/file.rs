@@ -125,13 +125,20 @@ pub(crate) fn read(location: &ConfigLocation) -> Result<Option<String>, Failure>
     match crate::files::read_text(&location.path, &crate::files::CONFIG) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.problem == crate::files::Problem::Missing && !location.explicit => Ok(None),
-        Err(e) => Err(e.failure(
-            format!(
-                "cannot read config file {}: {e} (check --config / PAYVERIFY_CONFIG)",
-                location.path.display(),
-            ),
-            |message| Failure::config(Cause::ConfigFile, message),
-        )),
+        Err(e) => {
+            // A file others can change names its own fix; it is the right file.
+            let hint = match e.problem {
+                crate::files::Problem::Untrusted => "",
+                _ => " (check --config / PAYVERIFY_CONFIG)",
+            };
+            Err(e.failure(
+                format!(
+                    "cannot read config file {}: {e}{hint}",
+                    location.path.display(),
+                ),
+                |message| Failure::config(Cause::ConfigFile, message),
+            ))
+        }
     }
 }
 

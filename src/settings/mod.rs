@@ -148,13 +148,15 @@ impl Settings {
         let base_url = self.checked_base_url()?;
         let client_id = self.checked_client_id()?.to_owned();
         self.checked_proxy()?;
-        let client_secret = self.secret(log)?;
         // Checked here, where its source is known, so the message names it: the path may be
-        // shown as `<redacted>` (secret_source::register_unproven_paths).
+        // shown as `<redacted>` (secret_source::register_unproven_paths). Before the secret
+        // is read: a CA file refused (one others can change among them) must stop the run
+        // before a secret command runs.
         if let Some(ca) = &self.ca_cert {
             crate::transport::network::ca_certificates(&ca.value)
                 .map_err(|f| came_from(f, &ca.source))?;
         }
+        let client_secret = self.secret(log)?;
         Ok(Endpoint {
             base_url,
             client_id,

@@ -195,31 +195,38 @@ fn a_secret_or_ca_file_others_can_write_is_refused() {
     chmod(&secret, 0o600);
     let ca = dir.write("ca.pem", "not a certificate\n");
     chmod(&ca, 0o644);
-    let config = dir.write(
-        "config.toml",
-        format!(
-            "[profiles.default]\nbase_url = \"https://127.0.0.1:9\"\nclient_id = \"test-client\"\n\
-             client_secret_file = \"{}\"\nca_cert = \"{}\"\n",
-            secret.display(),
-            ca.display()
-        ),
-    );
-    chmod(&config, 0o600);
-    let run = || {
+    // The config names the secret file, and the CA file too when `with_ca`.
+    let run = |with_ca: bool| {
+        let ca_line = match with_ca {
+            true => format!("ca_cert = \"{}\"\n", ca.display()),
+            false => String::new(),
+        };
+        let config = dir.write(
+            "config.toml",
+            format!(
+                "[profiles.default]\nbase_url = \"https://127.0.0.1:9\"\n\
+                 client_id = \"test-client\"\nclient_secret_file = \"{}\"\n{ca_line}",
+                secret.display(),
+            ),
+        );
+        chmod(&config, 0o600);
         payverify()
             .args(["--config", config.to_str().unwrap(), "verify", "--", "R-1"])
             .output()
             .unwrap()
     };
     // As it is: the CA file is read and found not to be PEM (exit 6 for that reason).
-    let out = run();
+    let out = run(true);
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(6), "{stderr}");
     assert!(!stderr.contains("can be written"), "{stderr}");
-    for (file, what) in [(&secret, "client secret file"), (&ca, "CA file")] {
+    for (file, what, with_ca) in [
+        (&secret, "client secret file", false),
+        (&ca, "CA file", true),
+    ] {
         let before = std::fs::metadata(file).unwrap().permissions().mode();
         chmod(file, 0o666);
-        let out = run();
+        let out = run(with_ca);
         let stderr = stderr_of(&out);
         assert_eq!(out.status.code(), Some(6), "{what}: {stderr}");
         assert!(
@@ -235,11 +242,132 @@ fn a_secret_or_ca_file_others_can_write_is_refused() {
     }
     // In a sticky world-writable directory, a file only this user can write is obeyed.
     chmod(dir.path(), 0o1777);
-    let out = run();
+    let out = run(true);
     assert!(
         !stderr_of(&out).contains("can be written"),
         "{}",
         stderr_of(&out)
     );
     chmod(dir.path(), 0o755);
+}
+
+/// The program a `client_secret_command` runs is checked like the config (it runs as the
+/// user and decides the secret): a script others can write, one in a directory others can
+/// write, or one found first in such a `PATH` directory never runs (exit 6); a refused CA
+/// file stops the run before the command runs; a link to a good config, kept in a
+/// directory others can write, and a config below a directory others can write are
+/// refused. Found by the attack on this change (findings 3, 4 and 5).
+#[test]
+fn a_secret_command_or_path_others_can_change_never_runs() {
+    let gateway = Gateway::start(&[Txn::paid("ANY-REFERENCE", 4_000_000)]);
+    let dir = TempDir::new("command-trust");
+    chmod(dir.path(), 0o755);
+    let mark = dir.path().join("ran");
+    let script_text = format!("#!/bin/sh\ntouch '{}'\necho {SECRET}\n", mark.display());
+    let bin = dir.path().join("bin");
+    let public = dir.path().join("public");
+    for d in [&bin, &public] {
+        std::fs::create_dir(d).unwrap();
+        chmod(d, 0o755);
+    }
+    for d in [&bin, &public] {
+        std::fs::write(d.join("pv-secret"), &script_text).unwrap();
+        chmod(&d.join("pv-secret"), 0o755);
+    }
+    let config_for = |program: &str, extra: &str| {
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "[profiles.default]\nbase_url = \"{}\"\nclient_id = \"test-client\"\n\
+                 expect_mode = \"live\"\nclient_secret_command = [\"{program}\"]\n{extra}",
+                gateway.url
+            ),
+        )
+        .unwrap();
+        chmod(&path, 0o600);
+        path
+    };
+    let path_with = |first: &Path| {
+        format!(
+            "{}:{}",
+            first.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    };
+    let run = |config: &Path, path: &str| {
+        let _ = std::fs::remove_file(&mark);
+        let out = payverify()
+            .env("PATH", path)
+            .args(["--config", config.to_str().unwrap()])
+            .args([
+                "gate",
+                "--amount",
+                "40000",
+                "--merchant-ref",
+                "M-ANY-REFERENCE",
+            ])
+            .args(["--", "ANY-REFERENCE"])
+            .output()
+            .unwrap();
+        (out.status.code(), stderr_of(&out), mark.exists())
+    };
+    let by_path = bin.join("pv-secret");
+    let by_path = by_path.to_str().unwrap();
+    // The twins: a program only the user can change runs, by its path or found in PATH.
+    let (code, stderr, ran) = run(&config_for(by_path, ""), &path_with(&bin));
+    assert_eq!((code, ran), (Some(0), true), "{stderr}");
+    let (code, stderr, ran) = run(&config_for("pv-secret", ""), &path_with(&bin));
+    assert_eq!((code, ran), (Some(0), true), "{stderr}");
+
+    // A script everyone can write.
+    chmod(&bin.join("pv-secret"), 0o757);
+    let (code, stderr, ran) = run(&config_for(by_path, ""), &path_with(&bin));
+    assert_eq!((code, ran), (Some(6), false), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "runs {by_path}, and it can be written by everyone"
+        )),
+        "{stderr}"
+    );
+    chmod(&bin.join("pv-secret"), 0o755);
+    // Found first in a PATH directory everyone can write (not sticky).
+    chmod(&public, 0o777);
+    let (code, stderr, ran) = run(&config_for("pv-secret", ""), &path_with(&public));
+    assert_eq!((code, ran), (Some(6), false), "{stderr}");
+    assert!(
+        stderr.contains("can be written by everyone (mode 777), so another file"),
+        "{stderr}"
+    );
+    // A CA file others can write stops the run before the command runs.
+    let ca = dir.write("ca.pem", "not a certificate\n");
+    chmod(&ca, 0o666);
+    let extra = format!("ca_cert = \"{}\"\n", ca.display());
+    let (code, stderr, ran) = run(&config_for(by_path, &extra), &path_with(&bin));
+    assert_eq!((code, ran), (Some(6), false), "{stderr}");
+    assert!(stderr.contains("can be written by everyone"), "{stderr}");
+
+    // A link to the good config, kept in a directory everyone can write: they can point
+    // it elsewhere.
+    let good = config_for(by_path, "");
+    let link = public.join("config.toml");
+    std::os::unix::fs::symlink(&good, &link).unwrap();
+    let (code, stderr, ran) = run(&link, &path_with(&bin));
+    assert_eq!((code, ran), (Some(6), false), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the directory {}, on the way to it,",
+            public.display()
+        )),
+        "{stderr}"
+    );
+    // A config two levels below a directory everyone can write.
+    let deep = public.join("team");
+    std::fs::create_dir(&deep).unwrap();
+    chmod(&deep, 0o755);
+    std::fs::copy(&good, deep.join("config.toml")).unwrap();
+    chmod(&deep.join("config.toml"), 0o600);
+    let (code, stderr, ran) = run(&deep.join("config.toml"), &path_with(&bin));
+    assert_eq!((code, ran), (Some(6), false), "{stderr}");
+    chmod(&public, 0o755);
 }

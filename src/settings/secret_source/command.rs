@@ -70,7 +70,13 @@ pub(super) fn run_command_within(argv: &[String], deadline: Duration) -> Result<
         )
     };
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
-    let mut command = Command::new(program);
+    // The program runs as the invoking user and decides the secret: one others can change
+    // is refused like a config file they can change, and the file checked is what runs.
+    let checked = crate::files::obeyed_program(program).map_err(fail)?;
+    let mut command = match checked {
+        Some(path) => Command::new(path),
+        None => Command::new(program),
+    };
     command
         .args(args)
         .stdin(Stdio::null())
