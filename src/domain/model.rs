@@ -62,13 +62,16 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// Whether the answer says when the payment was made (a `paymentDate` that is not
-    /// blank): what the gateway's own plugin requires before it acts (see
-    /// [`crate::domain::verifier::settled`]).
+    /// Whether the answer says when the payment was made: a `paymentDate` that shows
+    /// something, with a digit in it (any date does). What the gateway's own plugin
+    /// requires before it acts (see [`crate::domain::verifier::settled`]); blank text, or
+    /// only characters a reader does not see (a zero-width space, a byte-order mark, a
+    /// control character), is no date.
     pub fn has_payment_date(&self) -> bool {
-        self.payment_date
-            .as_deref()
-            .is_some_and(|date| !date.trim().is_empty())
+        self.payment_date.as_deref().is_some_and(|date| {
+            let seen = |c: char| !c.is_whitespace() && !crate::unseen::is_unsafe(c);
+            date.chars().any(seen) && date.chars().any(|c| c.is_ascii_digit())
+        })
     }
 
     /// Reads the typed view out of a response object, enforcing types on decision fields.

@@ -93,7 +93,20 @@ fn no_payment_date_is_not_final_in_every_command() {
     for (name, code, stderr) in exits(&answer(Some("2022-11-14T22:34:24.913Z".into())), &dir) {
         assert_eq!(code, Some(0), "{name} with a paymentDate: {stderr}");
     }
-    for date in [None, Some(Value::Null), Some("".into()), Some("  ".into())] {
+    // Blank, unseen (a zero-width space, a byte-order mark, a control character, a blank
+    // filler) or with no digit in it: no date.
+    let no_dates = [
+        None,
+        Some(Value::Null),
+        Some("".into()),
+        Some("  ".into()),
+        Some("\u{200b}".into()),
+        Some("\u{feff}\u{200b}".into()),
+        Some("\u{1f}".into()),
+        Some("\u{3164}".into()),
+        Some("N/A".into()),
+    ];
+    for date in no_dates {
         for (name, code, stderr) in exits(&answer(date.clone()), &dir) {
             assert_eq!(code, Some(9), "{name}, paymentDate {date:?}: {stderr}");
         }
