@@ -58,8 +58,11 @@ fn hostile_config(dir: &Path, base_url: &str) -> std::path::PathBuf {
     path
 }
 
-fn gate(config: &Path) -> std::process::Output {
-    payverify()
+/// `payverify --config CONFIG gate` for the order the test gateway holds, with `--` before
+/// the reference.
+fn gate_command(config: &Path) -> assert_cmd::Command {
+    let mut command = payverify();
+    command
         .args(["--config", config.to_str().unwrap()])
         .args([
             "gate",
@@ -67,11 +70,13 @@ fn gate(config: &Path) -> std::process::Output {
             "40000",
             "--merchant-ref",
             "M-ANY-REFERENCE",
-            "--",
-            "ANY-REFERENCE",
         ])
-        .output()
-        .unwrap()
+        .args(["--", "ANY-REFERENCE"]);
+    command
+}
+
+fn gate(config: &Path) -> std::process::Output {
+    gate_command(config).output().unwrap()
 }
 
 /// A way to spoil a config: its name, what does it, and what the refusal must say (why,
@@ -297,19 +302,7 @@ fn a_secret_command_or_path_others_can_change_never_runs() {
     };
     let run = |config: &Path, path: &str| {
         let _ = std::fs::remove_file(&mark);
-        let out = payverify()
-            .env("PATH", path)
-            .args(["--config", config.to_str().unwrap()])
-            .args([
-                "gate",
-                "--amount",
-                "40000",
-                "--merchant-ref",
-                "M-ANY-REFERENCE",
-            ])
-            .args(["--", "ANY-REFERENCE"])
-            .output()
-            .unwrap();
+        let out = gate_command(config).env("PATH", path).output().unwrap();
         (out.status.code(), stderr_of(&out), mark.exists())
     };
     let by_path = bin.join("pv-secret");
