@@ -186,7 +186,7 @@ pub(crate) struct Capped<R> {
     limit: &'static Limit,
     /// For a regular file (or a stdin redirected from one), what it was when opened: reading
     /// past its size is refused at once (see [`grew_why`]) rather than read on to the cap,
-    /// and its end is checked against it (see [`Opened::changed`]).
+    /// and its end is checked against it (see [`Opened::why_changed`]).
     opened: Option<Opened>,
 }
 
@@ -208,7 +208,7 @@ struct Opened {
     /// Its size, modification time and status-change time when opened.
     len: u64,
     modified: Option<SystemTime>,
-    changed: Option<(i64, i64)>,
+    ctime: Option<(i64, i64)>,
 }
 
 /// When the file's inode last changed (Unix's ctime, seconds and nanoseconds): unlike the
@@ -234,15 +234,16 @@ impl Opened {
             expected: meta.len().saturating_sub(start),
             len: meta.len(),
             modified: meta.modified().ok(),
-            changed: status_changed(meta),
+            ctime: status_changed(meta),
         })
     }
 
     /// Why the file is no longer what was opened, once its end was reached after `read`
-    /// bytes: cut short, rewritten in place (its size or modification time is not what it
-    /// was), or another file now at its name. `None` when nothing shows a change (a rewrite
-    /// to the same size within one tick of the file system's clock cannot be seen).
-    fn changed(&self, read: u64) -> Option<String> {
+    /// bytes: cut short, another file (or none) now at its name, or rewritten in place (its
+    /// size, modification time or ctime is not what it was). `None` when nothing shows a
+    /// change (a rewrite to the same size within one tick of the file system's clock cannot
+    /// be seen).
+    fn why_changed(&self, read: u64) -> Option<String> {
         if read < self.expected {
             return Some(format!(
                 "it ended after {read} bytes where it had {} when it was opened (cut short)",
@@ -267,7 +268,7 @@ impl Opened {
         let now = self.file.metadata().ok()?;
         if now.len() != self.len
             || now.modified().ok() != self.modified
-            || status_changed(&now) != self.changed
+            || status_changed(&now) != self.ctime
         {
             return Some(
                 "it was rewritten in place (its size, modification time or status-change \
@@ -341,7 +342,11 @@ impl<R> Capped<R> {
     /// The end of the input was read: `Ok(0)`, unless the file is not what was opened.
     fn at_end(&self) -> io::Result<usize> {
         let read = self.limit.cap - self.left;
-        match self.opened.as_ref().and_then(|opened| opened.changed(read)) {
+        match self
+            .opened
+            .as_ref()
+            .and_then(|opened| opened.why_changed(read))
+        {
             Some(why) => Err(io::Error::other(Changed(why))),
             None => Ok(0),
         }

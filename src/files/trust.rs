@@ -21,10 +21,9 @@ pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
             change.fix(&path.display().to_string())
         ));
     }
-    let holding = std::fs::canonicalize(path)
-        .ok()
-        .and_then(|real| real.parent().map(Path::to_path_buf));
-    for dir in directories_leading_to(path) {
+    let real = std::fs::canonicalize(path).ok();
+    let holding = real.as_deref().and_then(Path::parent);
+    for dir in directories_leading_to(path, holding) {
         let Some(change) = std::fs::metadata(&dir)
             .ok()
             .and_then(|meta| others_can_change(&dir, &meta))
@@ -32,7 +31,7 @@ pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
             continue;
         };
         let shown = dir.display().to_string();
-        let which = match holding.as_deref() == Some(dir.as_path()) {
+        let which = match holding == Some(dir.as_path()) {
             true => format!("the directory holding it, {shown},"),
             false => format!("the directory {shown}, on the way to it,"),
         };
@@ -45,16 +44,14 @@ pub(super) fn untrusted(path: &Path, meta: &Metadata) -> Option<String> {
     None
 }
 
-/// The directories whose entries lead to `path`, the one holding the file first: on Unix,
+/// The directories whose entries lead to `path` (really held by `holding`), that one first: on Unix,
 /// the real directory holding it and every directory above it, and every directory on the
 /// way as `path` is written (so the directory holding a link to it, or a linked directory,
 /// counts too), up to `/`. Whoever can write any of them can rename another file or link in
 /// place of one on the way. On Windows only the directory holding the file: a volume's root
 /// lets every user create folders, which replaces nothing.
-fn directories_leading_to(path: &Path) -> Vec<PathBuf> {
+fn directories_leading_to(path: &Path, holding: Option<&Path>) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    let real = std::fs::canonicalize(path).ok();
-    let holding = real.as_deref().and_then(Path::parent);
     if cfg!(windows) {
         return holding.map(Path::to_path_buf).into_iter().collect();
     }
@@ -88,16 +85,21 @@ pub(crate) fn obeyed_program(program: &str) -> Result<Option<PathBuf>, String> {
             .ok()
             .filter(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
     };
-    let found = match program.contains('/') {
-        true => Some(PathBuf::from(program)),
-        false => std::env::var_os("PATH").and_then(|paths| {
-            std::env::split_paths(&paths)
-                .filter(|dir| !dir.as_os_str().is_empty())
-                .map(|dir| dir.join(program))
-                .find(|path| runnable(path).is_some())
-        }),
+    let candidates: Vec<PathBuf> = match program.contains('/') {
+        true => vec![PathBuf::from(program)],
+        false => std::env::var_os("PATH")
+            .map(|paths| {
+                std::env::split_paths(&paths)
+                    .filter(|dir| !dir.as_os_str().is_empty())
+                    .map(|dir| dir.join(program))
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
-    let Some((path, meta)) = found.and_then(|path| runnable(&path).map(|meta| (path, meta))) else {
+    let Some((path, meta)) = candidates
+        .into_iter()
+        .find_map(|path| runnable(&path).map(|meta| (path, meta)))
+    else {
         return Ok(None);
     };
     match untrusted(&path, &meta) {

@@ -105,7 +105,7 @@ impl StateLog {
     }
 
     /// Remembers the reference of each record kept from now on, so that an earlier record
-    /// added at a stop ([`StateLog::stopped`]) never gives a reference a second record.
+    /// added at the end ([`StateLog::end`]) never gives a reference a second record.
     pub(crate) fn remembering(&self) {
         self.lock().kept = Some(HashSet::new());
     }
