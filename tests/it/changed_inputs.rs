@@ -126,9 +126,13 @@ fn a_list_changed_while_verify_reads_it_is_exit_10_naming_the_file() {
                 stderr.contains("payverify: refs.txt changed while it was read: "),
                 "{case}: {stderr}"
             );
-            // Every record written is one the service answered (the header, then rows).
+            // A cut or emptied list was not verified whole: fewer rows than references
+            // (the header, then one a reference). A list renamed over or rewritten may have
+            // been read to its end, and is exit 10 all the same.
             let rows = std::fs::read_to_string(dir.path().join("out")).unwrap();
-            assert!(rows.lines().count() <= TOTAL + 1, "{case}");
+            if matches!(change, Change::CutTo(_) | Change::Emptied) {
+                assert!(rows.lines().count() < TOTAL + 1, "{case}");
+            }
         }
     }
 }
