@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::RwLock;
 
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use base64::Engine as _;
 
 mod spans;
@@ -21,6 +22,74 @@ static FOLDED: RwLock<Vec<String>> = RwLock::new(Vec::new());
 /// The values [`register_with_encodings`] was given, ASCII lower-cased: looked for in any
 /// percent-encoding ([`encoded_spans`]), whichever characters an encoder chose to escape.
 static PLAIN: RwLock<Vec<Vec<u8>>> = RwLock::new(Vec::new());
+
+/// One automaton for each look that would otherwise go through the forms one by one: built
+/// at the first look after a registration (registration happens at start), so the common
+/// text, which holds no form, is read once whatever the number of forms. They only say
+/// whether a form is there; where one is, the forms are replaced one by one as before.
+static MATCHERS: RwLock<Option<Matchers>> = RwLock::new(None);
+
+/// See [`MATCHERS`].
+struct Matchers {
+    /// Any of [`FORMS`], exactly.
+    exact: AhoCorasick,
+    /// Any of [`FOLDED`] in any ASCII case: for ASCII text, the same answer as folding the
+    /// text and looking for each folded form in it.
+    folded: AhoCorasick,
+}
+
+impl Matchers {
+    /// The automatons over `forms` and `folded`; `None` when one cannot be built (then
+    /// every look goes through the forms one by one).
+    fn build(forms: &[String], folded: &[String]) -> Option<Matchers> {
+        Some(Matchers {
+            exact: AhoCorasick::new(forms.iter()).ok()?,
+            folded: AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .build(folded.iter())
+                .ok()?,
+        })
+    }
+}
+
+/// `look` given the automatons over the registered forms; `None` when there are none to
+/// give (the caller then looks the slow way).
+fn with_matchers<T>(look: impl FnOnce(&Matchers) -> T) -> Option<T> {
+    if let Ok(matchers) = MATCHERS.read()
+        && let Some(matchers) = matchers.as_ref()
+    {
+        return Some(look(matchers));
+    }
+    // Registration holds FORMS' write lock while it changes the forms and drops the
+    // automatons, so automatons built under its read lock are never older than the forms.
+    // The locks are taken in one order everywhere: FORMS, FOLDED, MATCHERS.
+    let forms = FORMS.read().ok()?;
+    let folded = FOLDED.read().ok()?;
+    let mut slot = MATCHERS.write().ok()?;
+    if slot.is_none() {
+        *slot = Matchers::build(&forms, &folded);
+    }
+    slot.as_ref().map(look)
+}
+
+/// Whether `text` holds a registered form exactly.
+fn has_exact_form(text: &str) -> bool {
+    with_matchers(|m| m.exact.is_match(text)).unwrap_or_else(|| {
+        FORMS
+            .read()
+            .is_ok_and(|forms| forms.iter().any(|form| text.contains(form.as_str())))
+    })
+}
+
+/// Whether the ASCII `text`, lower-cased, holds a registered form lower-cased.
+pub(crate) fn has_folded_form_ascii(text: &str) -> bool {
+    with_matchers(|m| m.folded.is_match(text)).unwrap_or_else(|| {
+        let folded = text.to_ascii_lowercase();
+        FOLDED
+            .read()
+            .is_ok_and(|forms| forms.iter().any(|form| folded.contains(form.as_str())))
+    })
+}
 
 /// What a secret form is replaced with.
 pub(crate) const REDACTED: &str = "<redacted>";
@@ -42,6 +111,9 @@ pub(crate) fn register(value: &str) {
             if !folded.contains(&value) {
                 folded.push(value);
             }
+        }
+        if let Ok(mut matchers) = MATCHERS.write() {
+            *matchers = None;
         }
     }
 }
@@ -193,16 +265,18 @@ fn url_encoded(text: &str, upper: bool, plus: bool) -> String {
 /// none. Callers pass the whole text, before any truncation or whitespace folding, so no
 /// part of a secret is cut off or changed before it is recognised.
 pub(crate) fn redact(text: &str) -> Cow<'_, str> {
-    let Ok(forms) = FORMS.read() else {
-        return Cow::Borrowed(text);
-    };
     let mut out = Cow::Borrowed(text);
-    for form in forms.iter() {
-        if out.contains(form.as_str()) {
-            out = Cow::Owned(out.replace(form.as_str(), REDACTED));
+    // Where a form is, they are replaced one at a time, longest first, as they always were.
+    if has_exact_form(text) {
+        let Ok(forms) = FORMS.read() else {
+            return Cow::Borrowed(text);
+        };
+        for form in forms.iter() {
+            if out.contains(form.as_str()) {
+                out = Cow::Owned(out.replace(form.as_str(), REDACTED));
+            }
         }
     }
-    drop(forms);
     let mut spans = hidden_spans(&out);
     spans.extend(encoded_spans(&out));
     match spans.is_empty() {
@@ -213,11 +287,7 @@ pub(crate) fn redact(text: &str) -> Cow<'_, str> {
 
 /// Whether `text` holds any registered secret form, hidden or not.
 pub(crate) fn holds_secret(text: &str) -> bool {
-    FORMS
-        .read()
-        .is_ok_and(|forms| forms.iter().any(|form| text.contains(form.as_str())))
-        || !hidden_spans(text).is_empty()
-        || !encoded_spans(text).is_empty()
+    has_exact_form(text) || !hidden_spans(text).is_empty() || !encoded_spans(text).is_empty()
 }
 
 /// Redacts every string (and object key) inside a JSON value, in place: a service that
@@ -250,7 +320,7 @@ pub(crate) fn redact_json(value: &mut serde_json::Value) {
             map.values_mut().for_each(redact_json);
         }
         Value::Number(n) => {
-            if holds_secret(&n.to_string()) {
+            if holds_secret(n.as_str()) {
                 *value = Value::String(REDACTED.to_owned());
             }
         }
@@ -439,6 +509,17 @@ mod tests {
             value.to_string(),
             r#"{"echo":"<redacted>","inner":[1,"<redacted>"],"amount":4000000,"s":"x<redacted>"}"#
         );
+    }
+
+    #[test]
+    fn a_form_registered_after_a_look_is_found_by_the_next() {
+        let text = "echo: Qv8-late-secret-77 (again QV8-LATE-secret-77)";
+        // The looks' automatons are built here, before the form is known.
+        assert_eq!(redact(text), text);
+        assert!(!holds_secret(text));
+        register_credentials("late-id", &Secret::new("Qv8-late-secret-77"));
+        assert_eq!(redact(text), "echo: <redacted> (again <redacted>)");
+        assert!(holds_secret(text));
     }
 
     #[test]

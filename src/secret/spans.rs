@@ -20,7 +20,26 @@ pub(super) fn encoded_spans(text: &str) -> Vec<(usize, usize)> {
         return Vec::new();
     };
     let mut spans = Vec::new();
-    // Each byte of the text decoded so far, with the span of `text` it stands for.
+    // Without a `%` nothing decodes: the text's own bytes are the only layer, looked at in
+    // place rather than copied.
+    if !text.contains('%') {
+        let bytes = text.as_bytes();
+        find_spelled(
+            &values,
+            bytes.len(),
+            |i| (bytes[i], i, i + 1),
+            text,
+            &mut spans,
+        );
+        return spans;
+    }
+    encoded_layered(text, &values, &mut spans);
+    spans
+}
+
+/// [`encoded_spans`] through the layers of percent-decoding: each byte of the text decoded
+/// so far, with the span of `text` it stands for, decoded again until nothing changes.
+fn encoded_layered(text: &str, values: &[Vec<u8>], spans: &mut Vec<(usize, usize)>) {
     let mut layer: Vec<(u8, usize, usize)> = text
         .bytes()
         .enumerate()
@@ -34,29 +53,38 @@ pub(super) fn encoded_spans(text: &str) -> Vec<(usize, usize)> {
             }
             layer = decoded;
         }
-        for value in values.iter() {
-            let mut at = 0;
-            while at + value.len() <= layer.len() {
-                let spelled =
-                    layer[at..at + value.len()]
-                        .iter()
-                        .zip(value)
-                        .all(|(&(byte, ..), &want)| {
-                            byte.to_ascii_lowercase() == want || (byte == b'+' && want == b' ')
-                        });
-                if spelled {
-                    let (start, end) = (layer[at].1, layer[at + value.len() - 1].2);
-                    if text.is_char_boundary(start) && text.is_char_boundary(end) {
-                        spans.push((start, end));
-                        at += value.len();
-                        continue;
-                    }
+        find_spelled(values, layer.len(), |i| layer[i], text, spans);
+    }
+}
+
+/// Adds to `spans` where in a layer of `len` bytes (`at(i)`: the byte and the span of
+/// `text` it stands for) each of `values` is spelled: each byte itself in either ASCII case,
+/// or a space as `+`.
+fn find_spelled(
+    values: &[Vec<u8>],
+    len: usize,
+    at: impl Fn(usize) -> (u8, usize, usize),
+    text: &str,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    for value in values {
+        let mut start = 0;
+        while start + value.len() <= len {
+            let spelled = value.iter().enumerate().all(|(k, &want)| {
+                let (byte, ..) = at(start + k);
+                byte.to_ascii_lowercase() == want || (byte == b'+' && want == b' ')
+            });
+            if spelled {
+                let (first, last) = (at(start).1, at(start + value.len() - 1).2);
+                if text.is_char_boundary(first) && text.is_char_boundary(last) {
+                    spans.push((first, last));
+                    start += value.len();
+                    continue;
                 }
-                at += 1;
             }
+            start += 1;
         }
     }
-    spans
 }
 
 /// How many times over a percent-encoding is undone ([`encoded_spans`]): a value put in a
@@ -115,21 +143,21 @@ pub(super) fn cut(text: &str, mut spans: Vec<(usize, usize)>) -> String {
 /// (a zero-width space, a soft hyphen, a tag character, a terminal escape sequence such as
 /// `\e[0m`), which the sanitiser would show as a marker in the middle of a readable secret.
 /// The span runs from the form's first to its last visible character, whatever is hidden in
-/// it. None in the common case, found without allocating when the text has no upper case
-/// and nothing unseen.
+/// it. None in the common case, found without allocating when the text has nothing unseen
+/// and is ASCII or has no upper case.
 pub(super) fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
-    let Ok(forms) = FOLDED.read() else {
-        return Vec::new();
-    };
-    if forms.is_empty() {
-        return Vec::new();
-    }
     // The common cases, without allocating: nothing unseen, and no upper case or no form
     // in another case.
-    if !text.chars().any(crate::unseen::is_unsafe) {
+    let ascii = text.is_ascii();
+    let unseen = match ascii {
+        // The only unseen ASCII characters are the controls.
+        true => text.bytes().any(|b| b.is_ascii_control()),
+        false => text.chars().any(crate::unseen::is_unsafe),
+    };
+    if !unseen {
         // Text without both cases holds a form in another case only as the whole form
         // upper- or lower-cased, which are registered forms the exact look has found.
-        let both = match text.is_ascii() {
+        let both = match ascii {
             true => {
                 text.bytes().any(|b| b.is_ascii_uppercase())
                     && text.bytes().any(|b| b.is_ascii_lowercase())
@@ -139,10 +167,24 @@ pub(super) fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
         if !both {
             return Vec::new();
         }
-        let folded = fold(text);
-        if !forms.iter().any(|form| folded.contains(form.as_str())) {
+        let found = match ascii {
+            true => super::has_folded_form_ascii(text),
+            false => {
+                let folded = fold(text);
+                FOLDED
+                    .read()
+                    .is_ok_and(|forms| forms.iter().any(|form| folded.contains(form.as_str())))
+            }
+        };
+        if !found {
             return Vec::new();
         }
+    }
+    let Ok(forms) = FOLDED.read() else {
+        return Vec::new();
+    };
+    if forms.is_empty() {
+        return Vec::new();
     }
     // Looked for twice: with the terminal sequences the unseen characters start taken out
     // (`\e[0m` inside the secret), and with only the unseen characters themselves (so a
@@ -236,6 +278,116 @@ fn skip_sequence(c: char, chars: &mut std::iter::Peekable<std::str::CharIndices<
             if !('\u{20}'..='\u{3f}').contains(&c) {
                 break;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::secret::{FORMS, Secret, redact, register_credentials};
+
+    /// What [`redact`] did before its looks had fast paths: every form looked for one by
+    /// one, every text read through for hidden and encoded forms. The oracle the fast
+    /// paths are held to.
+    fn redact_slowly(text: &str) -> String {
+        let forms = FORMS.read().map(|f| f.clone()).unwrap_or_default();
+        let mut out = text.to_owned();
+        for form in &forms {
+            if out.contains(form.as_str()) {
+                out = out.replace(form.as_str(), REDACTED);
+            }
+        }
+        let folded = FOLDED.read().map(|f| f.clone()).unwrap_or_default();
+        let mut spans = Vec::new();
+        for sequences in [true, false] {
+            let (visible, origin) = visible_text(&out, sequences);
+            for form in &folded {
+                let mut from = 0;
+                while let Some(found) = visible[from..].find(form.as_str()) {
+                    let first = from + found;
+                    spans.push((origin[first].0, origin[first + form.len() - 1].1));
+                    from = first + form.len();
+                }
+            }
+        }
+        let values = PLAIN.read().map(|v| v.clone()).unwrap_or_default();
+        if out.contains(['%', '+']) {
+            encoded_layered(&out, &values, &mut spans);
+        }
+        match spans.is_empty() {
+            true => out,
+            false => cut(&out, spans),
+        }
+    }
+
+    /// The secrets the property registers: one with a space and URL characters, one of
+    /// plain ASCII that only case can hide.
+    const SECRETS: [&str; 2] = ["Zx7q+Wv/9 k", "Kq4-Tv9_Ru"];
+
+    /// Text around one of [`SECRETS`] (or a near miss of it, cut short), each character of
+    /// it kept, flipped in case, percent-encoded or with something unseen after it.
+    fn echoes() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "%2B",
+            "%2b",
+            "+",
+            " ",
+            "%20",
+            "%25",
+            "\u{200b}",
+            "\u{1b}[0m",
+            "k",
+            "\u{e9}",
+            "\u{dc}",
+            "amount",
+            "NGN",
+            "Zx7",
+            "Tv9",
+            "paid",
+            "Ref",
+            "-",
+            "_",
+            ": ",
+        ]);
+        let around = prop::collection::vec(piece, 0..4).prop_map(|p| p.concat());
+        let edits = prop::collection::vec(0u8..16, 12);
+        (around.clone(), 0..SECRETS.len(), edits, 0usize..3, around).prop_map(
+            |(before, which, edits, short, after)| {
+                let secret = SECRETS[which];
+                let kept = secret.len() - short.min(1);
+                let mut text = before;
+                for (c, edit) in secret[..kept].chars().zip(edits) {
+                    match edit {
+                        0 => text.extend(c.to_uppercase()),
+                        1 => text.extend(c.to_lowercase()),
+                        2 => text.push_str(&format!("%{:02X}", u32::from(c))),
+                        3 => {
+                            text.push(c);
+                            text.push('\u{200b}');
+                        }
+                        4 if c == ' ' => text.push('+'),
+                        _ => text.push(c),
+                    }
+                }
+                text + &after
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// The fast paths (one automaton for the exact forms, ASCII folding by automaton,
+        /// no layers without a `%`) redact exactly what reading everything did.
+        #[test]
+        fn the_fast_looks_redact_what_the_slow_ones_did(text in echoes()) {
+            for (id, secret) in ["prop-1", "prop-2"].into_iter().zip(SECRETS) {
+                register_credentials(id, &Secret::new(secret));
+            }
+            prop_assert_eq!(redact(&text).into_owned(), redact_slowly(&text), "{:?}", text);
         }
     }
 }
