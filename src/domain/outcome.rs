@@ -373,28 +373,29 @@ const COMPARED: [&str; 7] = [
 /// payverify that compared redacted text): no genuine answer has either there.
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
     let object = parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?;
-    let holds = |text: &str| text.contains(REDACTED) || crate::secret::holds_secret(text);
-    // An array or an object there is judged by its JSON text, as it is shown and compared
-    // (`["<redacted>"]` against a reference typed that way).
-    let holds_secret = |value: &Value| match value {
-        Value::String(text) => holds(text),
-        other => holds(&other.to_string()),
+    // Redacted first, then looked at: each string is read once. A field that held a secret
+    // (exactly, hidden or encoded) now holds `<redacted>`, as does one that held
+    // `<redacted>` itself; an array or an object there is judged by its JSON text, as it
+    // is shown and compared (`["<redacted>"]` against a reference typed that way).
+    let mut object = Value::Object(object);
+    redact_json(&mut object);
+    let Value::Object(map) = object else {
+        return Err("the body is not an object".into());
+    };
+    let holds_redacted = |value: &Value| match value {
+        Value::String(text) => text.contains(REDACTED),
+        other => other.to_string().contains(REDACTED),
     };
     if let Some(field) = COMPARED
         .iter()
-        .find(|field| object.get(**field).is_some_and(holds_secret))
+        .find(|field| map.get(**field).is_some_and(holds_redacted))
     {
         return Err(format!(
             "the body has the client secret (or {REDACTED} in its place) in \"{field}\", \
              which payverify compares with what it was given; it is never compared or signed"
         ));
     }
-    let mut object = Value::Object(object);
-    redact_json(&mut object);
-    match object {
-        Value::Object(map) => Ok(map),
-        _ => Err("the body is not an object".into()),
-    }
+    Ok(map)
 }
 
 fn classify_body(body: &[u8]) -> Outcome {
