@@ -83,7 +83,7 @@ impl Service {
             retries: settings.retries.value,
             give_up_after,
             pool: usize::from(batch.jobs),
-            gate: Arc::new(Gate::new(batch.rate, log.clone())),
+            gate: Arc::new(Gate::new(batch.rate, usize::from(batch.jobs), log.clone())),
             stop: Some(halt.clone()),
             extra_roots: sandbox.as_ref().and_then(|s| s.ca_pem()).map(str::to_owned),
         };

@@ -73,7 +73,7 @@ impl Options {
             retries,
             give_up_after: (Duration::ZERO, "--give-up-after"),
             pool: 1,
-            gate: Arc::new(Gate::new(None, Log::new(crate::log::Level::Quiet))),
+            gate: Arc::new(Gate::new(None, 1, Log::new(crate::log::Level::Quiet))),
             stop: None,
             extra_roots: None,
         }
@@ -208,7 +208,7 @@ impl Client {
                     self.options.gate.throttled(sent, status);
                 }
                 None if result.is_ok() => self.options.gate.answered(),
-                None => {}
+                None => self.options.gate.failed(),
             }
             let stopping = stop.is_some_and(|s| s.load(Ordering::SeqCst));
             let next = match (should_retry(&result), throttle) {

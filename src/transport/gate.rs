@@ -1,9 +1,16 @@
 //! Pacing shared by every worker: when the next attempt may start.
 //!
 //! Nothing is paced until the service throttles (a 429, or a 503): until then the workers
-//! (`-j`) are the only limit, and the gate costs one atomic load per attempt. From the first
+//! (`-j`) are the only limit, and the gate costs two atomic loads per attempt. From the first
 //! throttled answer on, the gate sends at a rate that follows the service: cut at once when
 //! it throttles, raised again while answers come back, never above `--rate`.
+//!
+//! Before then, a run with more workers than [`INITIAL_WINDOW`] starts slowly, as TCP does:
+//! at most that many attempts in flight at first, one more for each answer the service
+//! accepts (so the window doubles every round trip), until it reaches `-j` or the service
+//! throttles. Sixteen workers sent at once against a limit that allows a burst of ten would
+//! be six throttled answers before the first one could slow anything down; the slow start
+//! meets the limit with a few, and costs an unthrottled run a dozen answers' time.
 //!
 //! The rate follows a CUBIC curve, as in the AWS SDKs' "adaptive" retry mode (itself TCP
 //! CUBIC, RFC 9438, applied to a request rate): on a throttled answer to a request sent at
@@ -46,6 +53,9 @@ const POLL: Duration = Duration::from_millis(25);
 const WINDOW: Duration = Duration::from_secs(1);
 /// The buckets that window is counted in.
 const BUCKETS: usize = 10;
+/// Attempts in flight at the start of a run, before the service has throttled: the default
+/// `-j`, so a run at the default starts as it always did.
+const INITIAL_WINDOW: u32 = 4;
 /// A rate change `-v` reports: a cut always; growth once it is this much above the last
 /// rate reported.
 const REPORTED_GROWTH: f64 = 1.1;
@@ -78,6 +88,11 @@ pub(crate) struct Gate {
     ceiling: Option<f64>,
     /// Set at the first throttled answer: from then on every attempt is paced.
     engaged: AtomicBool,
+    /// Set once the slow start is over (the window reached the workers, or the service
+    /// throttled): from then on, until pacing is engaged, nothing holds an attempt back.
+    ramped: AtomicBool,
+    /// The workers (`-j`): the slow start's window grows up to it.
+    pool: u32,
     /// Answers that were not throttled, counted before pacing was engaged (one atomic add:
     /// an unthrottled run pays nothing more).
     accepted_before: AtomicU64,
@@ -103,6 +118,9 @@ struct State {
     reported: f64,
     /// Answers accepted since pacing began, and when the last came.
     paced: (u64, Option<Instant>),
+    /// The slow start: attempts in flight, and how many may be.
+    in_flight: u32,
+    window: u32,
 }
 
 /// The CUBIC curve since the last cut.
@@ -226,13 +244,18 @@ impl Meter {
 }
 
 impl Gate {
-    /// A gate that paces only once the service throttles, and never above `ceiling`
-    /// (`--rate`) when one is given; `log` gets a `-v` line for each change of rate.
-    pub(crate) fn new(ceiling: Option<f64>, log: Log) -> Self {
+    /// A gate for `pool` workers that paces only once the service throttles, and never
+    /// above `ceiling` (`--rate`) when one is given; `log` gets a `-v` line for each change
+    /// of rate. Under a ceiling there is no slow start: the rate is known from the first
+    /// attempt.
+    pub(crate) fn new(ceiling: Option<f64>, pool: usize, log: Log) -> Self {
         let now = Instant::now();
+        let pool = u32::try_from(pool).unwrap_or(u32::MAX);
         Gate {
             ceiling,
             engaged: AtomicBool::new(false),
+            ramped: AtomicBool::new(ceiling.is_some() || pool <= INITIAL_WINDOW),
+            pool,
             accepted_before: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
             first: OnceLock::new(),
@@ -243,6 +266,8 @@ impl Gate {
                 meter: Meter::new(now, Rates::default()),
                 reported: 0.0,
                 paced: (0, None),
+                in_flight: 0,
+                window: INITIAL_WINDOW,
             }),
             turn: Condvar::new(),
             log,
@@ -263,6 +288,9 @@ impl Gate {
             return Err(Refused::Stopped);
         }
         if self.ceiling.is_none() && !self.engaged.load(Ordering::Relaxed) {
+            if !self.ramped.load(Ordering::Relaxed) {
+                return self.slow_start(deadline, stop);
+            }
             self.first.get_or_init(Instant::now);
             return Ok(());
         }
@@ -320,6 +348,67 @@ impl Gate {
         result
     }
 
+    /// [`Gate::admit`] during the slow start: waits until fewer attempts are in flight than
+    /// the window allows (or the slow start ends), then counts this one in.
+    fn slow_start(
+        &self,
+        deadline: Option<Instant>,
+        stop: Option<&AtomicBool>,
+    ) -> Result<(), Refused> {
+        let stopped = || stop.is_some_and(|s| s.load(Ordering::SeqCst));
+        let Ok(mut state) = self.state.lock() else {
+            return Ok(());
+        };
+        loop {
+            if self.ramped.load(Ordering::Relaxed) || self.engaged.load(Ordering::Relaxed) {
+                drop(state);
+                return self.admit(deadline, stop);
+            }
+            if state.in_flight < state.window {
+                state.in_flight += 1;
+                self.first.get_or_init(Instant::now);
+                return Ok(());
+            }
+            if stopped() {
+                return Err(Refused::Stopped);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Refused::PastDeadline);
+            }
+            state = match self.turn.wait_timeout(state, POLL) {
+                Ok((guard, _)) => guard,
+                Err(_) => return Ok(()),
+            };
+        }
+    }
+
+    /// An attempt admitted during the slow start has ended: its place is free, and, when
+    /// the service accepted it (`grow`), the window is one larger; the slow start ends when
+    /// the window reaches the workers.
+    fn landed(&self, state: &mut State, grow: bool) {
+        if self.ramped.load(Ordering::Relaxed) {
+            return;
+        }
+        state.in_flight = state.in_flight.saturating_sub(1);
+        if grow {
+            state.window = state.window.saturating_add(1);
+            if state.window >= self.pool {
+                self.ramped.store(true, Ordering::Relaxed);
+            }
+        }
+        self.turn.notify_all();
+    }
+
+    /// An attempt that got no answer (a network error, a timeout) has ended.
+    pub(crate) fn failed(&self) {
+        if self.ramped.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Ok(mut state) = self.state.lock() {
+            self.landed(&mut state, false);
+        }
+    }
+
     /// The rate attempts start at now, if anything paces them.
     fn rate_at(&self, state: &State, now: Instant) -> Option<f64> {
         let curve = state.curve.map(|c| c.rate(now));
@@ -333,6 +422,11 @@ impl Gate {
     pub(crate) fn answered(&self) {
         if !self.engaged.load(Ordering::Relaxed) {
             self.accepted_before.fetch_add(1, Ordering::Relaxed);
+            if !self.ramped.load(Ordering::Relaxed)
+                && let Ok(mut state) = self.state.lock()
+            {
+                self.landed(&mut state, true);
+            }
             return;
         }
         let now = Instant::now();
@@ -352,6 +446,11 @@ impl Gate {
         let Ok(mut state) = self.state.lock() else {
             return;
         };
+        // The service has a limit: the slow start is over, and pacing takes over below.
+        if !self.ramped.load(Ordering::Relaxed) {
+            self.landed(&mut state, false);
+            self.ramped.store(true, Ordering::Relaxed);
+        }
         if state.curve.is_some_and(|c| sent < c.cut_at) {
             state.meter.add(now, false);
             return;

@@ -4,7 +4,7 @@ use super::*;
 use crate::log::Level;
 
 fn gate(ceiling: Option<f64>) -> Gate {
-    Gate::new(ceiling, Log::new(Level::Quiet))
+    Gate::new(ceiling, 4, Log::new(Level::Quiet))
 }
 
 #[test]
@@ -207,4 +207,83 @@ fn too_few_accepted_answers_to_measure_fall_back_to_all_answers() {
     gate.throttled(Instant::now(), 429);
     let rate = gate.pacing().rate.unwrap();
     assert!(rate > MIN_PACE * 2.0, "{rate}");
+}
+
+#[test]
+fn a_run_of_many_workers_starts_with_four_in_flight_and_grows_one_per_accepted_answer() {
+    let gate = Gate::new(None, 16, Log::new(Level::Quiet));
+    let soon = || Some(Instant::now() + Duration::from_millis(30));
+    for _ in 0..INITIAL_WINDOW {
+        assert_eq!(gate.admit(soon(), None), Ok(()));
+    }
+    // The window is full: a fifth waits for a place, and its deadline comes first.
+    assert_eq!(gate.admit(soon(), None), Err(Refused::PastDeadline));
+    // An attempt that got no answer frees its place, and grows nothing.
+    gate.failed();
+    assert_eq!(gate.admit(soon(), None), Ok(()));
+    assert_eq!(gate.admit(soon(), None), Err(Refused::PastDeadline));
+    // An accepted answer frees its place and makes room for one more.
+    gate.answered();
+    assert_eq!(gate.admit(soon(), None), Ok(()));
+    assert_eq!(gate.admit(soon(), None), Ok(()));
+    assert_eq!(gate.admit(soon(), None), Err(Refused::PastDeadline));
+    // Once the window reaches the workers, nothing waits for a place.
+    for _ in 0..16 {
+        gate.answered();
+    }
+    for _ in 0..100 {
+        assert_eq!(gate.admit(soon(), None), Ok(()));
+    }
+    assert_eq!(gate.pacing().rate, None);
+}
+
+#[test]
+fn a_throttled_answer_ends_the_slow_start_and_pacing_takes_over() {
+    let gate = Gate::new(None, 64, Log::new(Level::Quiet));
+    for _ in 0..INITIAL_WINDOW {
+        gate.admit(None, None).unwrap();
+    }
+    let sent = Instant::now();
+    for _ in 0..3 {
+        gate.answered();
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    gate.throttled(sent, 429);
+    assert!(gate.ramped.load(Ordering::Relaxed));
+    assert!(gate.pacing().rate.is_some());
+}
+
+#[test]
+fn a_waiting_worker_starts_when_a_place_frees_and_hears_a_stop() {
+    let gate = Arc::new(Gate::new(None, 8, Log::new(Level::Quiet)));
+    for _ in 0..INITIAL_WINDOW {
+        gate.admit(None, None).unwrap();
+    }
+    let waiting = {
+        let gate = gate.clone();
+        std::thread::spawn(move || gate.admit(None, None))
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!waiting.is_finished());
+    gate.failed();
+    assert_eq!(waiting.join().ok(), Some(Ok(())));
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = {
+        let (gate, stop) = (gate.clone(), stop.clone());
+        std::thread::spawn(move || gate.admit(None, Some(&stop)))
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    stop.store(true, Ordering::SeqCst);
+    assert_eq!(stopped.join().ok(), Some(Err(Refused::Stopped)));
+}
+
+#[test]
+fn a_run_at_the_default_workers_or_under_a_rate_has_no_slow_start() {
+    for gate in [
+        Gate::new(None, 4, Log::new(Level::Quiet)),
+        Gate::new(None, 1, Log::new(Level::Quiet)),
+        Gate::new(Some(100_000.0), 64, Log::new(Level::Quiet)),
+    ] {
+        assert!(gate.ramped.load(Ordering::Relaxed));
+    }
 }
