@@ -3,13 +3,17 @@
 #
 #   bash benches/bench.sh            # full run (a few minutes on 2 cores)
 #   N=200 CMP_N=2000 MEM_NS=100000 bash benches/bench.sh   # a quick look
+#   BASELINE=a95400a bash benches/bench.sh   # also against a build of that commit
 #   bash benches/reconcile.sh        # reconcile vs verify on the same 100,000 references
 #
-# Every comparison runs payverify and its anchor side by side in the same run, alternating,
-# CMP_REPS times, and prints medians and ratios (payverify / anchor: below 1 is faster).
-# The anchor is curl's own parallel mode, `curl -Z --parallel-max N`, which keeps N
-# connections open and reuses them. The load average is printed before and after: the
-# machine may be shared, and the ratios are only meaningful within one run.
+# Every comparison runs payverify and its anchors side by side in the same run, alternating,
+# CMP_REPS times, and prints medians and ratios (payverify / anchor: below 1 is faster),
+# for wall time and for CPU per verification (user + system, what a shop's server gives
+# up). The anchors are curl's own parallel mode, `curl -Z --parallel-max N`, which keeps N
+# connections open and reuses them, and with BASELINE=<commit> the release build of that
+# commit (built once into target/baseline/, from a git worktree), so a regression shows in
+# one run. The load average is printed before and after: the machine may be shared, and
+# the ratios are only meaningful within one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +27,18 @@ REPS=${REPS:-30}            # repetitions for the single-call timings
 
 cargo build --release --quiet
 BIN=target/release/payverify
+BASE_BIN=
+if [ -n "${BASELINE:-}" ]; then
+  # The baseline's own sources and lock file, in a worktree of this repository; its build
+  # is kept between runs under target/baseline/.
+  base_rev=$(git rev-parse --verify "$BASELINE^{commit}")
+  base_tree=target/baseline/src-$base_rev
+  [ -d "$base_tree" ] || git worktree add --detach --force "$base_tree" "$base_rev" >/dev/null
+  CARGO_TARGET_DIR=$PWD/target/baseline/build cargo build --release --locked --quiet \
+    --manifest-path "$base_tree/Cargo.toml"
+  BASE_BIN=target/baseline/build/release/payverify
+  BASE_NAME=$(git rev-parse --short "$base_rev")
+fi
 work=$(mktemp -d)
 # Sandboxes are started inside $(...), a subshell, so their pids go to a file, not an array.
 touch "$work/pids"
@@ -103,23 +119,35 @@ timed() { # $1 result file, then the command: appends "wall cpu" (cpu = user + s
   awk '{print $1, $2 + $3}' "$work/time" >>"$out"
 }
 
-# $1 label, $2 base URL, $3 refs file, $4 jobs, $5 CA file or "" -> one line of medians and ratios
+# $1 label, $2 base URL, $3 refs file, $4 jobs, $5 CA file or "" -> one line of medians and
+# ratios: payverify, the baseline build (with BASELINE) and curl -Z, alternating, each at
+# -o jsonl (every record made and written, as a pipeline would) to /dev/null.
 side_by_side() {
   local label=$1 base=$2 refs=$3 jobs=$4 ca=$5 n pv_ca=() curl_ca=()
   n=$(wc -l <"$refs")
   if [ -n "$ca" ]; then pv_ca=(--ca-cert "$ca"); curl_ca=(--cacert "$ca"); fi
   curl_config "$base" "$refs" >"$work/curl.cfg"
-  rm -f "$work/pv.t" "$work/curl.t"
+  rm -f "$work/pv.t" "$work/base.t" "$work/curl.t"
   for _ in $(seq "$CMP_REPS"); do
-    timed "$work/pv.t" env PAYVERIFY_BASE_URL="$base" "$BIN" verify --from "$refs" -j "$jobs" -q "${pv_ca[@]}"
+    timed "$work/pv.t" env PAYVERIFY_BASE_URL="$base" "$BIN" verify --from "$refs" -j "$jobs" -q -o jsonl "${pv_ca[@]}"
+    if [ -n "$BASE_BIN" ]; then
+      timed "$work/base.t" env PAYVERIFY_BASE_URL="$base" "$BASE_BIN" verify --from "$refs" -j "$jobs" -q -o jsonl "${pv_ca[@]}"
+    fi
     timed "$work/curl.t" curl -s --no-progress-meter -Z --parallel-max "$jobs" -K "$work/curl.cfg" "${curl_ca[@]}"
   done
-  local pw pc cw cc
-  pw=$(cut -d' ' -f1 "$work/pv.t" | median); pc=$(cut -d' ' -f2 "$work/pv.t" | median)
-  cw=$(cut -d' ' -f1 "$work/curl.t" | median); cc=$(cut -d' ' -f2 "$work/curl.t" | median)
-  printf '%s, %d refs, -j %d: payverify %.2f s, %.1f us CPU/ref; curl -Z --parallel-max %d %.2f s, %.1f us CPU/ref; wall %.2fx, CPU %.2fx (median of %d)\n' \
-    "$label" "$n" "$jobs" "$pw" "$(echo "$pc * 1000000 / $n" | bc -l)" "$jobs" "$cw" \
-    "$(echo "$cc * 1000000 / $n" | bc -l)" "$(echo "$pw / $cw" | bc -l)" "$(echo "$pc / $cc" | bc -l)" "$CMP_REPS"
+  # wall and CPU per reference (us) of one client's runs: "wall_s cpu_us"
+  medians() { echo "$(cut -d' ' -f1 "$1" | median) $(echo "$(cut -d' ' -f2 "$1" | median) * 1000000 / $n" | bc -l)"; }
+  local pw pc cw cc bw bc_ line
+  read -r pw pc <<<"$(medians "$work/pv.t")"
+  read -r cw cc <<<"$(medians "$work/curl.t")"
+  line=$(printf '%s, %d refs, -j %d: payverify %.2f s, %.1f us CPU/ref; curl -Z %.2f s, %.1f us CPU/ref; vs curl: wall %.2fx, CPU %.2fx' \
+    "$label" "$n" "$jobs" "$pw" "$pc" "$cw" "$cc" "$(echo "$pw / $cw" | bc -l)" "$(echo "$pc / $cc" | bc -l)")
+  if [ -n "$BASE_BIN" ]; then
+    read -r bw bc_ <<<"$(medians "$work/base.t")"
+    line+=$(printf '; %s %.2f s, %.1f us CPU/ref; vs %s: wall %.2fx, CPU %.2fx' \
+      "$BASE_NAME" "$bw" "$bc_" "$BASE_NAME" "$(echo "$pw / $bw" | bc -l)" "$(echo "$pc / $bc_" | bc -l)")
+  fi
+  echo "$line (median of $CMP_REPS)"
 }
 
 echo "load average before the curl -Z comparisons: $(load)"
