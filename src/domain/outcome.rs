@@ -373,27 +373,38 @@ const COMPARED: [&str; 7] = [
 /// payverify that compared redacted text): no genuine answer has either there.
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
     let object = parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?;
-    // Redacted first, then looked at: each string is read once. A field that held a secret
+    let refuse = |field: &str| {
+        format!(
+            "the body has the client secret (or {REDACTED} in its place) in \"{field}\", \
+             which payverify compares with what it was given; it is never compared or signed"
+        )
+    };
+    // An array or an object there is judged by its JSON text, as it is shown and compared
+    // (`["<redacted>"]` against a reference typed that way), before its strings are
+    // redacted one by one: a secret spelled across its elements (`[1234,5678]`) is in no
+    // one of them. No genuine answer has one there, so this costs the common answer nothing.
+    let in_text = |text: &str| text.contains(REDACTED) || crate::secret::holds_secret(text);
+    if let Some(field) = COMPARED.iter().find(|field| {
+        object
+            .get(**field)
+            .is_some_and(|value| !value.is_string() && in_text(&value.to_string()))
+    }) {
+        return Err(refuse(field));
+    }
+    // Strings are redacted first, then looked at: each is read once. One that held a secret
     // (exactly, hidden or encoded) now holds `<redacted>`, as does one that held
-    // `<redacted>` itself; an array or an object there is judged by its JSON text, as it
-    // is shown and compared (`["<redacted>"]` against a reference typed that way).
+    // `<redacted>` itself.
     let mut object = Value::Object(object);
     redact_json(&mut object);
     let Value::Object(map) = object else {
         return Err("the body is not an object".into());
     };
-    let holds_redacted = |value: &Value| match value {
-        Value::String(text) => text.contains(REDACTED),
-        other => other.to_string().contains(REDACTED),
-    };
-    if let Some(field) = COMPARED
-        .iter()
-        .find(|field| map.get(**field).is_some_and(holds_redacted))
-    {
-        return Err(format!(
-            "the body has the client secret (or {REDACTED} in its place) in \"{field}\", \
-             which payverify compares with what it was given; it is never compared or signed"
-        ));
+    if let Some(field) = COMPARED.iter().find(|field| {
+        map.get(**field)
+            .and_then(Value::as_str)
+            .is_some_and(|text| text.contains(REDACTED))
+    }) {
+        return Err(refuse(field));
     }
     Ok(map)
 }
@@ -557,6 +568,30 @@ mod tests {
             (unchecked.exit(), unchecked.name()),
             (Exit::Successful, "SUCCESSFUL")
         );
+    }
+
+    #[test]
+    fn a_secret_spelled_across_the_elements_of_a_compared_field_is_refused() {
+        crate::secret::register_credentials("split-id", &crate::secret::Secret::new("9071,3388"));
+        crate::secret::register_credentials(
+            "split-id",
+            &crate::secret::Secret::new("zq\",\"cd-99"),
+        );
+        for field in [
+            r#""mode":[9071,3388]"#,
+            r#""transactionRef":["zq","cd-99"]"#,
+        ] {
+            let body = format!(r#"{{"status":"SUCCESSFUL","code":"00",{field}}}"#);
+            let outcome = response(200, &body);
+            assert_eq!(outcome.exit(), Exit::BadResponse, "{body}: {outcome:?}");
+            let Outcome::BadResponse { reason, .. } = outcome else {
+                unreachable!()
+            };
+            assert!(reason.contains("client secret"), "{reason}");
+        }
+        // Not compared: kept, with each element redacted where it holds the secret.
+        let outcome = response(200, r#"{"status":"FAILED","extra":["9071,3388"]}"#);
+        assert_eq!(outcome.exit(), Exit::Failed);
     }
 
     #[test]

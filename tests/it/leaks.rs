@@ -1276,3 +1276,41 @@ fn descriptions(out: &std::process::Output) -> Vec<String> {
         })
         .collect()
 }
+
+/// A secret spelled across the elements of an array in a compared field (found by an attack
+/// on the release binary): each element alone holds none of it, so the field is judged by
+/// its JSON text, and the answer refused, before its strings are redacted one by one.
+#[test]
+fn a_secret_spelled_across_an_array_in_a_compared_field_is_exit_8_and_never_shown() {
+    let secret = "4412,9087";
+    for (field, array) in [("mode", "[4412,9087]"), ("transactionRef", "[4412,9087]")] {
+        let mut body: serde_json::Value =
+            serde_json::from_str(include_str!("../data/verify-success.json")).unwrap();
+        body[field] = serde_json::from_str(array).unwrap();
+        let body = body.to_string();
+        let server = serve(move |_| ("200 OK".into(), vec![], body.clone().into_bytes()));
+        for format in ["jsonl", "json", "table", "csv"] {
+            let out = payverify_at(&server.url)
+                .env("PAYVERIFY_CLIENT_SECRET", secret)
+                .args([
+                    "verify",
+                    REF,
+                    "--retries",
+                    "0",
+                    "--hmac",
+                    "off",
+                    "-o",
+                    format,
+                ])
+                .output()
+                .unwrap();
+            let both = format!("{}\n{}", stdout_of(&out), stderr_of(&out));
+            assert_eq!(out.status.code(), Some(8), "{field} -o {format}: {both}");
+            assert!(
+                both.contains("client secret"),
+                "{field} -o {format}: {both}"
+            );
+            assert!(!both.contains("4412,9087"), "{field} -o {format}: {both}");
+        }
+    }
+}
