@@ -328,9 +328,28 @@ pub fn clap_one_line(e: &clap::Error, command: &str) -> String {
     if asked_for_client_secret(e) {
         tips = vec![NO_CLIENT_SECRET_FLAG];
     }
+    let after_dashes = reference_before_dashes(e, command)
+        .map(|arg| format!("gate's reference goes after --: '{command} [OPTIONS] -- {arg}'"));
+    if let Some(tip) = &after_dashes {
+        tips = vec![tip];
+    }
     let help = format!("see '{command} --help'");
     tips.push(&help);
     format!("{message} ({})", tips.join("; "))
+}
+
+/// For gate, whose one reference comes after `--` (a customer controls it, so nothing there
+/// is read as an option), the argument given before `--` where clap found no place for it:
+/// most likely that reference. `None` for an unknown option (`--amout`) or another command.
+fn reference_before_dashes(e: &clap::Error, command: &str) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if command != "payverify gate" || e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    match e.get(ContextKind::InvalidArg)? {
+        ContextValue::String(arg) if !arg.starts_with('-') => Some(arg.clone()),
+        _ => None,
+    }
 }
 
 /// Why `--client-secret` is refused, and the ways that work.

@@ -168,21 +168,22 @@ pub(crate) struct BatchArgs {
 #[derive(Debug, Args, Default, Clone)]
 pub(crate) struct ExpectArgs {
     /// Expected amount in naira, at most two decimals (40000, 40000.50, 40,000, ₦40,000.00,
-    /// NGN 40000); compared exactly in kobo, never rounded.
-    #[arg(long, value_name = "NAIRA", value_parser = Kobo::parse_naira,
+    /// NGN 40000); compared exactly in kobo, never rounded. `--amount` is gate's name for it.
+    #[arg(long, visible_alias = "amount", value_name = "NAIRA", value_parser = Kobo::parse_naira,
           conflicts_with = "expect_amount_kobo", allow_hyphen_values = true)]
     pub(crate) expect_amount: Option<Kobo>,
 
     /// Expected amount in kobo (an integer).
-    #[arg(long, value_name = "KOBO", value_parser = Kobo::parse_kobo, allow_hyphen_values = true)]
+    #[arg(long, visible_alias = "amount-kobo", value_name = "KOBO", value_parser = Kobo::parse_kobo,
+          allow_hyphen_values = true)]
     pub(crate) expect_amount_kobo: Option<Kobo>,
 
     /// Expected currency code, e.g. NGN (case-insensitive).
-    #[arg(long, value_name = "CODE", value_parser = parse_currency)]
+    #[arg(long, visible_alias = "currency", value_name = "CODE", value_parser = parse_currency)]
     pub(crate) expect_currency: Option<String>,
 
     /// Expected merchant reference (exact: nothing is trimmed).
-    #[arg(long, value_name = "REF", value_parser = parse_merchant_ref)]
+    #[arg(long, visible_alias = "merchant-ref", value_name = "REF", value_parser = parse_merchant_ref)]
     pub(crate) expect_merchant_ref: Option<String>,
 }
 

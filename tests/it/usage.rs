@@ -94,3 +94,98 @@ fn item8_a_4096_byte_reference_is_accepted_from_every_path_and_4097_from_none() 
         );
     }
 }
+
+/// gate's names for the expectations (`--amount`, `--currency`, `--merchant-ref`) are
+/// verify's too, so a slip between the two commands is understood, and a misspelling is
+/// pointed at the right flag, not at `--timeout` (issue 39, item 5).
+#[test]
+fn verify_takes_gates_names_for_its_expectations_and_points_a_slip_at_them() {
+    // The sandbox's sample is 40,000.00 NGN under merchantRef WQ-506391000507913.
+    for (flags, code) in [
+        (vec!["--amount", "40000"], 0),
+        (vec!["--amount", "40001"], 4),
+        (vec!["--amount-kobo", "4000000"], 0),
+        (vec!["--currency", "USD"], 4),
+        (vec!["--merchant-ref", "WQ-506391000507913"], 0),
+        (vec!["--merchant-ref", "WQ-506391000507913 "], 4),
+    ] {
+        let out = payverify()
+            .args(["verify", "--sandbox", "-o", "json"])
+            .args(&flags)
+            .args(["--", "0000000000000044177"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{flags:?}: {}",
+            stderr_of(&out)
+        );
+    }
+    let out = payverify()
+        .args([
+            "verify",
+            "--sandbox",
+            "--ammount",
+            "40000",
+            "--",
+            "0000000000000044177",
+        ])
+        .output()
+        .unwrap();
+    assert_usage_error(&out, "a similar argument exists: '--amount'");
+}
+
+/// A reference put before `--` on gate (where a customer's reference is never read as an
+/// option) is answered with how to write it; an unknown option is not.
+#[test]
+fn a_gate_reference_before_the_dashes_is_shown_where_it_goes() {
+    let out = payverify()
+        .args([
+            "gate",
+            "--sandbox",
+            "--amount",
+            "40000",
+            "--merchant-ref",
+            "ORDER-17",
+        ])
+        .arg("SANDBOX-MERCHANT-ORDER-17")
+        .output()
+        .unwrap();
+    assert_usage_error(
+        &out,
+        "gate's reference goes after --: 'payverify gate [OPTIONS] -- SANDBOX-MERCHANT-ORDER-17'",
+    );
+    // Whatever it holds reaches the terminal escaped.
+    let out = payverify()
+        .args([
+            "gate",
+            "--amount",
+            "40000",
+            "--merchant-ref",
+            "ORDER-17",
+            "R\u{1b}[2J",
+        ])
+        .output()
+        .unwrap();
+    assert_usage_error(&out, "-- R\\e[2J'");
+    assert!(!stderr_of(&out).contains('\u{1b}'), "{}", stderr_of(&out));
+    let out = payverify()
+        .args([
+            "gate",
+            "--amout",
+            "40000",
+            "--merchant-ref",
+            "ORDER-17",
+            "--",
+            "R",
+        ])
+        .output()
+        .unwrap();
+    assert_usage_error(&out, "a similar argument exists: '--amount'");
+    assert!(
+        !stderr_of(&out).contains("goes after"),
+        "{}",
+        stderr_of(&out)
+    );
+}
