@@ -1172,7 +1172,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --comments --output --resume --state --fail-on --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --comments --output --resume --state --fail-on --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --amount --expect-amount --amount-kobo --expect-amount-kobo --currency --expect-currency --merchant-ref --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1254,7 +1254,15 @@ _payverify() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --amount)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --expect-amount-kobo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --amount-kobo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1262,7 +1270,15 @@ _payverify() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --currency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --expect-merchant-ref)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --merchant-ref)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1336,7 +1352,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__webhook__subcmd__check)
-            opts="-v -q -h -V --expect-amount --expect-amount-kobo --expect-currency --expect-merchant-ref --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --amount --expect-amount --amount-kobo --expect-amount-kobo --currency --expect-currency --merchant-ref --expect-merchant-ref --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1346,7 +1362,15 @@ _payverify() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --amount)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --expect-amount-kobo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --amount-kobo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1354,7 +1378,15 @@ _payverify() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --currency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --expect-merchant-ref)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --merchant-ref)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
