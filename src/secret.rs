@@ -153,6 +153,30 @@ pub(crate) fn register_credentials(client_id: &str, secret: &Secret) {
     }
 }
 
+/// Fewest characters a client secret may have: settings refuses a shorter one
+/// ([`crate::settings::MIN_SECRET_CHARS`] is this), and redaction treats one as a word.
+pub(crate) const MIN_SECRET_CHARS: usize = 8;
+
+/// Registers a client secret read from the environment, a file or a profile before any
+/// setting is checked. One of [`MIN_SECRET_CHARS`] or more is registered with every form of
+/// it ([`register_with_encodings`]). A shorter one is refused before any request, so no
+/// service ever sees it, and it is as often a word as a secret (a placeholder `secret`, a
+/// `short` typed for a test): looked for inside other words it turned `--client-secret-file`
+/// into `--client-<redacted>-file` and a fix command's file name into `live.<redacted>`,
+/// and the words around it gave it away. It is looked for only quoted, as a value is shown.
+pub(crate) fn register_client_secret(value: &str) {
+    if value.chars().count() >= MIN_SECRET_CHARS {
+        register_with_encodings(value);
+        return;
+    }
+    if value.chars().count() < 4 {
+        return;
+    }
+    for quote in ['"', '\''] {
+        register(&format!("{quote}{value}{quote}"));
+    }
+}
+
 /// Registers `value` and the exact forms a service could echo it in: percent-encoded with
 /// upper- and lower-case hex digits, form-encoded (a space as `+`), percent-encoded twice
 /// (a value put in a URL that is itself put in a URL), hex (lower and upper case, as a
@@ -520,6 +544,18 @@ mod tests {
         register_credentials("late-id", &Secret::new("Qv8-late-secret-77"));
         assert_eq!(redact(text), "echo: <redacted> (again <redacted>)");
         assert!(holds_secret(text));
+    }
+
+    #[test]
+    fn a_short_client_secret_is_looked_for_only_quoted() {
+        register_client_secret("shh1x");
+        assert_eq!(
+            redact("key \"shh1x\" or 'shh1x', not shh1xs, --shh1x-file, a.shh1x, SHH1X"),
+            "key <redacted> or <redacted>, not shh1xs, --shh1x-file, a.shh1x, SHH1X"
+        );
+        // Eight characters or more: every form, inside words too, as before.
+        register_client_secret("long1x-secret");
+        assert_eq!(redact("a-long1x-secret.txt"), "a-<redacted>.txt");
     }
 
     #[test]

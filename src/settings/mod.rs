@@ -36,8 +36,7 @@ pub(crate) const DEFAULT_RETRIES: u32 = 2;
 pub(crate) const DEFAULT_PROFILE: &str = "default";
 /// Most retries accepted.
 pub(crate) const MAX_RETRIES: u32 = 10;
-/// Fewest characters a client secret may have.
-pub(crate) const MIN_SECRET_CHARS: usize = 8;
+pub(crate) use crate::secret::MIN_SECRET_CHARS;
 
 /// Everything resolved from flags, environment and config; any of it may still be missing.
 #[derive(Debug, Clone)]

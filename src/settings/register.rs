@@ -42,7 +42,7 @@ impl Settings {
             .into_iter()
             .chain(from_file("client_secret"))
         {
-            crate::secret::register_with_encodings(value.trim());
+            crate::secret::register_client_secret(value.trim());
         }
         // Read as the secret is read (bounded, regular files only); what cannot be read here
         // fails where the secret is read.
@@ -50,7 +50,7 @@ impl Settings {
             .chain(from_file("client_secret_file").map(PathBuf::from));
         for path in secret_files {
             if let Ok(text) = crate::files::read_text(&path, &crate::files::SECRET_FILE) {
-                crate::secret::register_with_encodings(secret_source::file_secret(&text));
+                crate::secret::register_client_secret(secret_source::file_secret(&text));
             }
         }
         // A base URL with credentials in it is refused, but its password must not reach a

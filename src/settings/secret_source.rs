@@ -86,7 +86,8 @@ impl SecretSource {
             SecretSource::File(path) => read_file(path, log)?,
             SecretSource::Command(argv) => run_command_within(argv, deadline)?,
         };
-        log.add_secret(secret.expose());
+        // Before any check of it: a message on the way to refusing it must not show it.
+        crate::secret::register_client_secret(secret.expose());
         Ok(secret)
     }
 }

@@ -826,6 +826,59 @@ fn a_secret_pasted_into_another_setting_is_never_quoted() {
     assert_clean(&out, "--base-url SECRET");
 }
 
+/// A placeholder secret shorter than 8 characters is refused as before, but it is a word
+/// as often as a secret: it is never looked for inside other words, so the messages name
+/// the setting, its source and the file in full (issue 39, item 3). Quoted, as a value is
+/// shown, it is still redacted.
+#[test]
+fn a_short_placeholder_secret_leaves_the_words_of_its_messages_whole() {
+    let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
+    let dir = TempDir::new("short-words");
+    let file = dir.write("live.secret", "secret\n");
+    let mode = |path: &std::path::Path, mode| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    mode(&file, 0o644);
+    let config = dir.write(
+        "config.toml",
+        "[profiles.default]\nclient_secret_file = \"live.secret\"\n",
+    );
+    mode(&config, 0o600);
+    let out = payverify_at(&server.url)
+        .env_remove("PAYVERIFY_CLIENT_SECRET")
+        .current_dir(dir.path())
+        .args(["verify", REF, "--config", "config.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "");
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: warning: live.secret holds a client secret and is readable by others \
+         (mode 644); run: chmod 600 live.secret\n\
+         payverify: the client secret from config.toml [profiles.default] client_secret_file \
+         is shorter than 8 characters; a gateway secret key is longer (check the value)\n"
+    );
+    for placeholder in ["short", "client", "secret", "check"] {
+        payverify_at(&server.url)
+            .env("PAYVERIFY_CLIENT_SECRET", placeholder)
+            .args(["verify", REF])
+            .assert()
+            .code(6)
+            .stdout("")
+            .stderr(
+                "payverify: the client secret from env PAYVERIFY_CLIENT_SECRET is shorter than 8 \
+                 characters; a gateway secret key is longer (check the value)\n",
+            );
+    }
+    assert_eq!(
+        server.connections.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "a refused secret is never sent"
+    );
+}
+
 #[test]
 fn a_short_secret_is_exit_6_naming_its_source_and_nothing_is_sent() {
     let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
