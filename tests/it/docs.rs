@@ -54,6 +54,21 @@ fn readme_gives_the_two_setup_commands() {
     assert!(README.contains("cargo test --locked"));
 }
 
+/// Issue 39 item 4: the first command a reader meets is the one an installed binary takes;
+/// the source checkout's form comes beside it.
+#[test]
+fn readme_first_command_is_for_an_installed_binary() {
+    let first_block = README
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.split("```").next())
+        .unwrap_or_default();
+    assert_eq!(
+        first_block,
+        "payverify verify --sandbox 0000000000000044177\n"
+    );
+}
+
 /// Issue 24 item 8: a README a newcomer finishes.
 #[test]
 fn readme_is_at_most_300_lines() {
