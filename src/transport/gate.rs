@@ -34,7 +34,7 @@
 //! before the last cut do not cut again (as TCP reduces once per window of loss).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::log::Log;
@@ -301,15 +301,9 @@ impl Gate {
         // of the moment it comes (a cut or a rise applies at once, not after the turns
         // already handed out).
         while state.head_taken {
-            if stopped() {
-                return Err(Refused::Stopped);
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(Refused::PastDeadline);
-            }
-            state = match self.turn.wait_timeout(state, POLL) {
-                Ok((guard, _)) => guard,
-                Err(_) => return Ok(()),
+            state = match self.nap(state, deadline, &stopped) {
+                Ok(guard) => guard,
+                Err(refused) => return refused,
             };
         }
         state.head_taken = true;
@@ -369,16 +363,31 @@ impl Gate {
                 self.first.get_or_init(Instant::now);
                 return Ok(());
             }
-            if stopped() {
-                return Err(Refused::Stopped);
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(Refused::PastDeadline);
-            }
-            state = match self.turn.wait_timeout(state, POLL) {
-                Ok((guard, _)) => guard,
-                Err(_) => return Ok(()),
+            state = match self.nap(state, deadline, &stopped) {
+                Ok(guard) => guard,
+                Err(refused) => return refused,
             };
+        }
+    }
+
+    /// Waits (at most [`POLL`]) for the state to change, unless the run is stopping or
+    /// `deadline` has passed: the state again, or what [`Gate::admit`] is to return (a
+    /// poisoned lock admits, as everywhere here).
+    fn nap<'a>(
+        &self,
+        state: MutexGuard<'a, State>,
+        deadline: Option<Instant>,
+        stopped: &dyn Fn() -> bool,
+    ) -> Result<MutexGuard<'a, State>, Result<(), Refused>> {
+        if stopped() {
+            return Err(Err(Refused::Stopped));
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Err(Refused::PastDeadline));
+        }
+        match self.turn.wait_timeout(state, POLL) {
+            Ok((guard, _)) => Ok(guard),
+            Err(_) => Err(Ok(())),
         }
     }
 

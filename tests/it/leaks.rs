@@ -860,7 +860,8 @@ fn a_short_placeholder_secret_leaves_the_words_of_its_messages_whole() {
          payverify: the client secret from config.toml [profiles.default] client_secret_file \
          is shorter than 8 characters; a gateway secret key is longer (check the value)\n"
     );
-    for placeholder in ["short", "client", "secret", "check"] {
+    // Too short to be looked for at all, or a word.
+    for placeholder in ["abc", "short", "client", "secret", "check"] {
         payverify_at(&server.url)
             .env("PAYVERIFY_CLIENT_SECRET", placeholder)
             .args(["verify", REF])
@@ -884,16 +885,6 @@ fn a_short_secret_is_exit_6_naming_its_source_and_nothing_is_sent() {
     let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
     let dir = TempDir::new("short-secret");
     let file = dir.write("secret", "abc\n");
-    payverify_at(&server.url)
-        .env("PAYVERIFY_CLIENT_SECRET", "abc")
-        .args(["verify", REF])
-        .assert()
-        .code(6)
-        .stdout("")
-        .stderr(
-            "payverify: the client secret from env PAYVERIFY_CLIENT_SECRET is shorter than 8 \
-             characters; a gateway secret key is longer (check the value)\n",
-        );
     payverify_at(&server.url)
         .env_remove("PAYVERIFY_CLIENT_SECRET")
         .args(["verify", REF, "--client-secret-file"])
