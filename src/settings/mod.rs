@@ -220,9 +220,13 @@ impl Settings {
             // A gateway secret key is long. A short one is a mistake (a placeholder, a cut
             // paste), and one too short to redact safely from output would have to be
             // redacted from ordinary text everywhere.
-            false => format!(
+            false if secret.expose().chars().count() < MIN_SECRET_CHARS => format!(
                 "the client secret from {} {problem}; a gateway secret key is longer (check \
                  the value)",
+                source.source
+            ),
+            false => format!(
+                "the client secret from {} {problem} (check the value)",
                 source.source
             ),
         };

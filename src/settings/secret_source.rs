@@ -138,7 +138,19 @@ pub(crate) fn value_problem(secret: &str) -> Option<String> {
             crate::settings::MIN_SECRET_CHARS
         ))
     } else {
-        None
+        // A byte-order mark, a zero-width space or a control character pasted with the key:
+        // it would count toward the length (7 visible characters passed as 8) and be sent,
+        // and an echo of the visible part would not be recognised as the secret.
+        secret
+            .chars()
+            .find(|c| crate::unseen::is_unsafe(*c))
+            .map(|unseen| {
+                format!(
+                    "holds U+{:04X}, a character a reader does not see; a gateway secret key \
+                     has none",
+                    u32::from(unseen)
+                )
+            })
     }
 }
 

@@ -880,6 +880,37 @@ fn a_short_placeholder_secret_leaves_the_words_of_its_messages_whole() {
     );
 }
 
+/// A character a reader does not see, pasted with the key (a byte-order mark, a zero-width
+/// space, a control character), made 7 visible characters pass as 8, and the secret was
+/// sent (found by an attack on the release binary): now refused, named, nothing sent.
+#[test]
+fn a_secret_with_a_character_nobody_sees_is_refused_and_never_sent() {
+    let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
+    for (secret, named) in [
+        ("\u{feff}abc1234", "U+FEFF"),
+        ("abc1234\u{200b}", "U+200B"),
+        ("abc\u{1}1234", "U+0001"),
+        ("abcd1234\u{202e}", "U+202E"),
+    ] {
+        payverify_at(&server.url)
+            .env("PAYVERIFY_CLIENT_SECRET", secret)
+            .args(["verify", REF])
+            .assert()
+            .code(6)
+            .stdout("")
+            .stderr(format!(
+                "payverify: the client secret from env PAYVERIFY_CLIENT_SECRET holds {named}, a \
+                 character a reader does not see; a gateway secret key has none (check the \
+                 value)\n"
+            ));
+    }
+    assert_eq!(
+        server.connections.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "a refused secret is never sent"
+    );
+}
+
 #[test]
 fn a_short_secret_is_exit_6_naming_its_source_and_nothing_is_sent() {
     let server = serve(|_| ("200 OK".into(), Vec::new(), SAMPLE.as_bytes().to_vec()));
