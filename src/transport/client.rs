@@ -199,7 +199,9 @@ impl Client {
             }
             attempts += 1;
             let sent = Instant::now();
+            let unreported = self.options.gate.unreported();
             let (result, retry_after) = self.attempt(&url);
+            unreported.reported();
             let elapsed = sent.elapsed().as_millis();
             let throttle = throttle_status(&result);
             match throttle {

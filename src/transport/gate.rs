@@ -408,6 +408,13 @@ impl Gate {
         self.turn.notify_all();
     }
 
+    /// A guard for an admitted attempt: if it is dropped before [`Unreported::reported`]
+    /// (the exchange panicked and unwound), the attempt counts as [`Gate::failed`], so its
+    /// place in the slow start is freed and no worker waits for it forever.
+    pub(crate) fn unreported(&self) -> Unreported<'_> {
+        Unreported(Some(self))
+    }
+
     /// An attempt that got no answer (a network error, a timeout) has ended.
     pub(crate) fn failed(&self) {
         if self.ramped.load(Ordering::Relaxed) {
@@ -559,6 +566,24 @@ impl Gate {
             throttled,
             rate: state.as_ref().and_then(|s| self.rate_at(s, now)),
             settled,
+        }
+    }
+}
+
+/// See [`Gate::unreported`].
+pub(crate) struct Unreported<'a>(Option<&'a Gate>);
+
+impl Unreported<'_> {
+    /// The attempt's end was told to the gate (answered, throttled or failed).
+    pub(crate) fn reported(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Unreported<'_> {
+    fn drop(&mut self) {
+        if let Some(gate) = self.0 {
+            gate.failed();
         }
     }
 }

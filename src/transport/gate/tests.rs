@@ -287,3 +287,21 @@ fn a_run_at_the_default_workers_or_under_a_rate_has_no_slow_start() {
         assert!(gate.ramped.load(Ordering::Relaxed));
     }
 }
+
+#[test]
+fn an_attempt_that_unwinds_before_it_is_reported_frees_its_place() {
+    let gate = Gate::new(None, 16, Log::new(Level::Quiet));
+    let soon = || Some(Instant::now() + Duration::from_millis(30));
+    for _ in 0..INITIAL_WINDOW {
+        assert_eq!(gate.admit(soon(), None), Ok(()));
+        drop(gate.unreported());
+    }
+    // Every place was freed by its guard: a fifth starts at once.
+    assert_eq!(gate.admit(soon(), None), Ok(()));
+    // A reported attempt frees nothing twice.
+    gate.unreported().reported();
+    for _ in 0..INITIAL_WINDOW - 1 {
+        assert_eq!(gate.admit(soon(), None), Ok(()));
+    }
+    assert_eq!(gate.admit(soon(), None), Err(Refused::PastDeadline));
+}
