@@ -156,7 +156,7 @@ fn report(verdict: &Verdict, reference: &crate::reference::Reference, log: &Log)
     match (&verdict.outcome, &verdict.checks) {
         (Outcome::Successful(_), Some(checks)) => {
             for warning in &checks.warnings {
-                log.warn(warning);
+                log.warn(&warning.to_string());
             }
             for failure in &checks.failures {
                 log.error(&format!("check failed for '{reference}': {failure}"));

@@ -240,7 +240,7 @@ impl Record {
     pub(crate) fn error(&self) -> Option<String> {
         match (self.verdict.exit(), &self.verdict.checks) {
             (Exit::Successful, _) => None,
-            (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
+            (Exit::CheckFailed, Some(checks)) => Some(checks.failure_lines()),
             _ => Some(self.verdict.outcome.message(&self.job.reference)),
         }
     }
@@ -249,7 +249,7 @@ impl Record {
     pub(crate) fn row_error(&self) -> Option<String> {
         match (self.verdict.exit(), &self.verdict.checks) {
             (Exit::Successful, _) => None,
-            (Exit::CheckFailed, Some(checks)) => Some(checks.failures.join("; ")),
+            (Exit::CheckFailed, Some(checks)) => Some(checks.failure_lines()),
             _ => Some(self.verdict.outcome.row_message()),
         }
     }
@@ -421,14 +421,23 @@ fn classify_body(body: &[u8]) -> Outcome {
         Ok(v) => v,
         Err(e) => return bad(e),
     };
-    match verification.status.as_deref() {
-        Some("SUCCESSFUL") => Outcome::Successful(Box::new(verification)),
-        Some("FAILED") => Outcome::Failed(Box::new(verification)),
-        Some(_) => Outcome::NotFinal(Box::new(verification)),
-        None => Outcome::BadResponse {
-            reason: "the body has no \"status\"".into(),
-            status: Some(200),
-        },
+    Outcome::answered(verification)
+}
+
+impl Outcome {
+    /// What a verification result says by its `status`: the one reading of a status, for
+    /// the service's answers, carried records and webhook payloads alike. SUCCESSFUL and
+    /// FAILED exactly; any other status is not final; none is a bad response.
+    pub(crate) fn answered(verification: Verification) -> Outcome {
+        match verification.status.as_deref() {
+            Some("SUCCESSFUL") => Outcome::Successful(Box::new(verification)),
+            Some("FAILED") => Outcome::Failed(Box::new(verification)),
+            Some(_) => Outcome::NotFinal(Box::new(verification)),
+            None => Outcome::BadResponse {
+                reason: "the body has no \"status\"".into(),
+                status: Some(200),
+            },
+        }
     }
 }
 
@@ -548,9 +557,8 @@ mod tests {
     fn only_successful_becomes_check_failed() {
         let failing = CheckReport {
             integrity: crate::domain::checks::Integrity::Mismatch,
-            failures: vec!["x".into()],
+            failures: vec![crate::domain::checks::CheckFailure::Code { found: None }],
             warnings: vec![],
-            hmac_line: None,
         };
         let verdict = |body: &str| Verdict {
             outcome: response(200, body),

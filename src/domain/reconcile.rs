@@ -1,7 +1,7 @@
 //! Reconciliation: what one row of a merchant's orders file comes to once the gateway has
 //! answered for its reference. Pure: a verdict and the row's expectations in, a result out.
 
-use crate::domain::checks::Expectations;
+use crate::domain::checks::{CheckFailure, Expectations};
 pub(crate) use crate::domain::job::Row;
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
@@ -93,7 +93,7 @@ impl RowResult {
 /// a WooCommerce merchantRef naming another order than the row's) is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
 /// it is INTEGRITY_FAILED too, never a match.
 pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
-    let result = shop_against_gateway(expect.shop, gateway_result(verdict, expect));
+    let result = shop_against_gateway(expect.shop, gateway_result(verdict));
     // Only a FAILED answer that passed every check this run asked for (the reference check
     // always) says the payment did not go through: BOTH_UNPAID (exit 0) rests on it. One
     // about another transaction, unsigned under `--hmac require`, or of the wrong mode,
@@ -125,33 +125,45 @@ fn shop_against_gateway(shop: Option<ShopStatus>, result: RowResult) -> RowResul
     }
 }
 
-/// What the gateway's answer alone comes to for the row.
-fn gateway_result(verdict: &Verdict, expect: &Expectations) -> RowResult {
+/// What the gateway's answer alone comes to for the row, read off the checks that failed
+/// (never a second comparison of the answer with the row): for a SUCCESSFUL answer, a
+/// differing amount first, then the currency, then the merchant ref; any other failure (an
+/// amount the answer does not state among them) is INTEGRITY_FAILED.
+fn gateway_result(verdict: &Verdict) -> RowResult {
     match &verdict.outcome {
-        Outcome::Successful(v) => {
-            let passed = verdict.checks.as_ref().is_some_and(|c| c.passed());
-            let amount_differs = match (v.amount, expect.amount) {
-                (Some(got), Some(want)) => got.cmp(&want),
-                _ => std::cmp::Ordering::Equal,
+        Outcome::Successful(_) => {
+            // A SUCCESSFUL answer that was never checked is no match.
+            let Some(checks) = &verdict.checks else {
+                return RowResult::IntegrityFailed;
             };
-            let currency_differs = expect.currency.as_deref().is_some_and(|want| {
-                !v.currency
-                    .as_deref()
-                    .is_some_and(|c| c.eq_ignore_ascii_case(want.trim()))
-            });
-            let merchant_ref_differs = expect
-                .merchant_ref
-                .as_deref()
-                .is_some_and(|want| v.merchant_ref.as_deref() != Some(want));
-            let no_amount = expect.amount.is_some() && v.amount.is_none();
-            match amount_differs {
-                std::cmp::Ordering::Less => RowResult::Underpaid,
-                std::cmp::Ordering::Greater => RowResult::Overpaid,
-                std::cmp::Ordering::Equal if currency_differs => RowResult::CurrencyMismatch,
-                std::cmp::Ordering::Equal if merchant_ref_differs => RowResult::MerchantRefMismatch,
-                std::cmp::Ordering::Equal if passed && !no_amount => RowResult::Matched,
-                std::cmp::Ordering::Equal => RowResult::IntegrityFailed,
-            }
+            let failed = |result: fn(&CheckFailure) -> Option<RowResult>| {
+                checks.failures.iter().find_map(result)
+            };
+            failed(|f| match f {
+                CheckFailure::Amount {
+                    wanted,
+                    found: Some(found),
+                    ..
+                } if found < wanted => Some(RowResult::Underpaid),
+                CheckFailure::Amount { found: Some(_), .. } => Some(RowResult::Overpaid),
+                _ => None,
+            })
+            .or_else(|| {
+                failed(|f| {
+                    matches!(f, CheckFailure::Currency { .. })
+                        .then_some(RowResult::CurrencyMismatch)
+                })
+            })
+            .or_else(|| {
+                failed(|f| {
+                    matches!(f, CheckFailure::MerchantRef { .. })
+                        .then_some(RowResult::MerchantRefMismatch)
+                })
+            })
+            .unwrap_or(match checks.passed() {
+                true => RowResult::Matched,
+                false => RowResult::IntegrityFailed,
+            })
         }
         Outcome::Failed(_) => RowResult::Failed,
         Outcome::NotFinal(_) => RowResult::NotFinal,

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::domain::checks::CheckReport;
 use crate::domain::money::{Kobo, naira_total};
 use crate::domain::outcome::{Outcome, OutcomeKind, Record};
 use crate::domain::reconcile::{self, Decided, RowResult};
@@ -156,7 +157,7 @@ impl RowRecord {
                 let failures = verdict
                     .checks
                     .as_ref()
-                    .map(|c| c.failures.join("; "))
+                    .map(CheckReport::failure_lines)
                     .unwrap_or_default();
                 format!(
                     "FAILED at the gateway, but the answer failed its checks ({failures}): it \
@@ -225,7 +226,7 @@ impl RowRecord {
     pub(crate) fn same_currency(&self) -> bool {
         self.gateway_currency
             .as_deref()
-            .is_none_or(|c| c.trim().eq_ignore_ascii_case(self.row_currency.trim()))
+            .is_none_or(|c| crate::domain::checks::same_currency(c, &self.row_currency))
     }
 
     /// Whether the gateway took the money for this row: SUCCESSFUL, in the row's currency,

@@ -28,7 +28,7 @@ impl Verifier {
         let exchange = self.client.exchange_by(&job.reference, deadline);
         let verdict = judge(
             classify(&exchange),
-            job.reference.as_str(),
+            Some(job.reference.as_str()),
             self.hmac,
             &self.secret,
             &job.expect,
@@ -40,11 +40,12 @@ impl Verifier {
 
 /// Checks an answer about `reference`: the hmac as `hmac` says under `secret`, the
 /// expectations, the run's expected `mode`, and that it is an answer about `reference` at
-/// all. A fresh answer and a record carried over by `--resume` (which must pass these
-/// again) go through this one function.
+/// all (a webhook payload, which answers no request, has none); then the one rule for
+/// "final and paid" ([`settled`]). A fresh answer, a record carried over by `--resume`
+/// (which must pass these again) and a webhook payload go through this one function.
 pub(crate) fn judge(
     outcome: Outcome,
-    reference: &str,
+    reference: Option<&str>,
     hmac: HmacMode,
     secret: &Secret,
     expect: &Expectations,
@@ -55,7 +56,7 @@ pub(crate) fn judge(
         report.failures.extend(checks::mode_failure(v, mode));
         // Another transaction's answer (a cache, a proxy, a bug) proves nothing about
         // this one; it goes first because every other check is then beside the point.
-        if let Some(failure) = checks::answers_for(v, reference) {
+        if let Some(failure) = reference.and_then(|r| checks::answers_for(v, r)) {
             report.failures.insert(0, failure);
         }
         report

@@ -67,9 +67,12 @@ pub(crate) fn json(record: &Record) -> String {
     crate::terminal::json_text(text)
 }
 
-/// Each of `texts`, redacted.
-fn redact_all(texts: &[String]) -> Vec<Cow<'_, str>> {
-    texts.iter().map(|t| redact(t)).collect()
+/// Each of `lines`, redacted.
+fn redact_all(lines: &[impl std::fmt::Display]) -> Vec<Cow<'static, str>> {
+    lines
+        .iter()
+        .map(|line| Cow::Owned(redact(&line.to_string()).into_owned()))
+        .collect()
 }
 
 /// A record's flat fields, one per CSV column, named as the columns (the header and the

@@ -60,7 +60,7 @@ pub(super) fn reconcile_row(
     };
     let verdict = judge(
         outcome,
-        job.reference.as_str(),
+        Some(job.reference.as_str()),
         checker.hmac(),
         checker.secret()?,
         &job.expect,
@@ -101,7 +101,7 @@ pub(super) fn rejudge(line: &str, job: &Job, checker: &Checker) -> Option<Verdic
     };
     let verdict = judge(
         outcome,
-        reference,
+        Some(reference),
         checker.hmac(),
         secret,
         &job.expect,

@@ -172,7 +172,7 @@ impl Checker {
         });
         let verdict = judge(
             outcome,
-            reference,
+            Some(reference),
             HmacMode::Require,
             secret,
             expect,

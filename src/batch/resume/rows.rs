@@ -137,7 +137,7 @@ impl<'a> StoredRow<'a> {
             let reference = job.reference.as_str();
             let verdict = judge(
                 outcome,
-                reference,
+                Some(reference),
                 HmacMode::Require,
                 secret,
                 &job.expect,

@@ -93,13 +93,11 @@ impl fmt::Display for Integrity {
 pub struct CheckReport {
     /// The hmac verdict.
     pub integrity: Integrity,
-    /// Lines that fail the verification (exit 4 on a SUCCESSFUL transaction).
-    pub failures: Vec<String>,
-    /// Lines that are only warnings.
-    pub warnings: Vec<String>,
-    /// The line of `failures` or `warnings` the hmac verdict gave, if it gave one: the
-    /// summary leaves it to the verdict.
-    pub hmac_line: Option<String>,
+    /// The checks that fail the verification (exit 4 on a SUCCESSFUL transaction), in the
+    /// order they are reported.
+    pub failures: Vec<CheckFailure>,
+    /// The checks that only warn (the hmac under `--hmac warn`).
+    pub warnings: Vec<CheckFailure>,
 }
 
 impl CheckReport {
@@ -108,22 +106,236 @@ impl CheckReport {
         self.failures.is_empty()
     }
 
+    /// The failures' lines joined with `; `, as a record's error states them.
+    pub fn failure_lines(&self) -> String {
+        join(&self.failures)
+    }
+
     /// The checks in one line, for the batch outputs' `checks` column: the hmac verdict,
     /// then each failure and warning that is not about the hmac (the verdict says that),
     /// separated by `; `. E.g. `hmac valid` or `hmac MISMATCH; expected amount ...`.
     pub fn summary(&self) -> String {
         let integrity = self.integrity.summary_text();
-        let about_hmac = |line: &&String| self.hmac_line.as_ref() == Some(*line);
+        let not_hmac = |f: &&CheckFailure| !matches!(f, CheckFailure::Hmac(_));
         std::iter::once(integrity)
-            .chain(self.failures.iter().filter(|l| !about_hmac(l)).cloned())
+            .chain(
+                self.failures
+                    .iter()
+                    .filter(not_hmac)
+                    .map(ToString::to_string),
+            )
             .chain(
                 self.warnings
                     .iter()
-                    .filter(|l| !about_hmac(l))
+                    .filter(not_hmac)
                     .map(|l| format!("{WARNING}{l}")),
             )
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// `failures`' lines joined with `; `.
+pub(crate) fn join(failures: &[CheckFailure]) -> String {
+    failures
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// One check an answer failed, with what was wanted and what the answer has: what every
+/// command decides by (reconcile's UNDERPAID, CURRENCY_MISMATCH, ... are these, never a
+/// second comparison), and the one wording of each line (its `Display`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckFailure {
+    /// The answer is not about the reference asked: it names others (`named`: each
+    /// reference field it has, in the order transactionRef, merchantRef, paymentRef), or, a
+    /// SUCCESSFUL one, none at all (`named` empty).
+    Reference {
+        /// The reference asked.
+        requested: String,
+        /// The reference fields the answer has, with their values.
+        named: Vec<(&'static str, String)>,
+    },
+    /// The hmac does not show the gateway signed the answer.
+    Hmac(HmacProblem),
+    /// SUCCESSFUL without the approval code 00 (`found`: the code it has, if any).
+    Code {
+        /// The answer's code.
+        found: Option<String>,
+    },
+    /// Not the amount expected.
+    Amount {
+        /// The amount expected.
+        wanted: Kobo,
+        /// The answer's amount, if it has one.
+        found: Option<Kobo>,
+        /// The answer's currency, for showing both amounts.
+        currency: Option<String>,
+    },
+    /// Not the currency expected.
+    Currency {
+        /// The currency expected, as given (trimmed).
+        wanted: String,
+        /// The answer's currency, if it has one.
+        found: Option<String>,
+    },
+    /// Not the merchant reference expected (compared exactly).
+    MerchantRef {
+        /// The merchant reference expected.
+        wanted: String,
+        /// The answer's merchant reference, if it has one.
+        found: Option<String>,
+    },
+    /// A WooCommerce merchantRef (`<order id>_<unix time>`) naming another order than the
+    /// row's: the payment is that order's.
+    Order {
+        /// The row's order id (trimmed).
+        wanted: String,
+        /// The order the merchantRef names.
+        found: String,
+        /// The merchantRef.
+        merchant_ref: String,
+    },
+    /// Not the `mode` every answer must have.
+    Mode {
+        /// The mode expected.
+        wanted: String,
+        /// What the answer has there.
+        found: ModeFound,
+    },
+}
+
+/// Why an hmac does not show the gateway signed the answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HmacProblem {
+    /// The answer has no hmac.
+    Missing,
+    /// The answer lacks these signed fields (comma-separated), so the hmac cannot be
+    /// checked.
+    Lacks(String),
+    /// The hmac is not 64 hex digits.
+    NotHex,
+    /// The hmac does not match.
+    Mismatch,
+}
+
+/// What an answer has where a `mode` is expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModeFound {
+    /// Nothing (absent or null).
+    Nothing,
+    /// A string, not the one expected.
+    Text(String),
+    /// A JSON value that is not a string: its text and its kind.
+    Other(String, &'static str),
+}
+
+impl fmt::Display for HmacProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HmacProblem::Missing => f.write_str("the response has no hmac"),
+            HmacProblem::Lacks(missing) => write!(
+                f,
+                "the response lacks {missing}, so its hmac cannot be checked"
+            ),
+            HmacProblem::NotHex => f.write_str("hmac MISMATCH: hmac is not 64 hex digits"),
+            HmacProblem::Mismatch => f.write_str(
+                "hmac MISMATCH: the hmac does not match merchantRef + currencyCode + amount \
+                 signed with the client secret (tampered response, or the wrong secret)",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for CheckFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = terminal::quoted;
+        let says = |found: Option<String>| found.unwrap_or_else(|| "nothing".into());
+        match self {
+            CheckFailure::Reference { requested, named } => match named.split_first() {
+                None => write!(
+                    f,
+                    "response names no reference: cannot tell it is for {requested}"
+                ),
+                Some(((first_key, first), rest)) => {
+                    let others = rest
+                        .iter()
+                        .map(|(key, value)| format!("{key} {}", quoted(value)))
+                        .collect::<Vec<_>>();
+                    let others = match others.is_empty() {
+                        true => String::new(),
+                        false => format!(" ({})", others.join(", ")),
+                    };
+                    write!(
+                        f,
+                        "response is for {first_key} {}{others}, not the requested reference \
+                         {requested}",
+                        quoted(first)
+                    )
+                }
+            },
+            CheckFailure::Hmac(problem) => problem.fmt(f),
+            CheckFailure::Code { found: Some(code) } => write!(
+                f,
+                "status is SUCCESSFUL but code is '{code}'; the gateway approves only with code 00"
+            ),
+            CheckFailure::Code { found: None } => {
+                f.write_str("approval code missing: status is SUCCESSFUL but there is no code 00")
+            }
+            CheckFailure::Amount {
+                wanted,
+                found,
+                currency,
+            } => {
+                let currency = currency.as_deref();
+                write!(
+                    f,
+                    "expected amount {}, service says {}",
+                    wanted.display_with_currency(currency),
+                    says(found.map(|k| k.display_with_currency(currency)))
+                )
+            }
+            CheckFailure::Currency { wanted, found } => write!(
+                f,
+                "expected currency {}, service says {}",
+                wanted.to_ascii_uppercase(),
+                says(found.clone())
+            ),
+            CheckFailure::MerchantRef { wanted, found } => write!(
+                f,
+                "expected merchant ref {}, service says {}",
+                quoted(wanted),
+                says(found.as_deref().map(quoted))
+            ),
+            CheckFailure::Order {
+                wanted,
+                found,
+                merchant_ref,
+            } => write!(
+                f,
+                "the payment is for order {found} (merchantRef {}), not this row's order {}",
+                quoted(merchant_ref),
+                quoted(wanted)
+            ),
+            CheckFailure::Mode { wanted, found } => {
+                let wanted = quoted(wanted);
+                match found {
+                    ModeFound::Nothing => {
+                        write!(f, "expected mode {wanted}, service says nothing")
+                    }
+                    ModeFound::Text(mode) => {
+                        write!(f, "expected mode {wanted}, service says {}", quoted(mode))
+                    }
+                    ModeFound::Other(text, kind) => write!(
+                        f,
+                        "expected mode {wanted}, service says {} ({kind}, not a string)",
+                        quoted(text)
+                    ),
+                }
+            }
+        }
     }
 }
 
@@ -138,31 +350,23 @@ pub fn evaluate(
         integrity: Integrity::off(),
         failures: Vec::new(),
         warnings: Vec::new(),
-        hmac_line: None,
     };
     if mode != HmacMode::Off {
         let (integrity, problem) = integrity(v, secret);
         report.integrity = integrity;
         if let Some(problem) = problem {
-            report.hmac_line = Some(problem.clone());
             match mode {
-                HmacMode::Require => report.failures.push(problem),
-                _ => report.warnings.push(problem),
+                HmacMode::Require => report.failures.push(CheckFailure::Hmac(problem)),
+                _ => report.warnings.push(CheckFailure::Hmac(problem)),
             }
         }
     }
-    if v.status.as_deref() == Some("SUCCESSFUL") {
-        // The gateway's own integrations decide on `code === '00'` alone: without it, a
-        // SUCCESSFUL status is not an approval anyone else would act on.
-        match v.code.as_deref() {
-            Some(APPROVED) => {}
-            Some(code) => report.failures.push(format!(
-                "status is SUCCESSFUL but code is '{code}'; the gateway approves only with code 00"
-            )),
-            None => report
-                .failures
-                .push("approval code missing: status is SUCCESSFUL but there is no code 00".into()),
-        }
+    // The gateway's own integrations decide on `code === '00'` alone: without it, a
+    // SUCCESSFUL status is not an approval anyone else would act on.
+    if v.status.as_deref() == Some("SUCCESSFUL") && v.code.as_deref() != Some(APPROVED) {
+        report.failures.push(CheckFailure::Code {
+            found: v.code.clone(),
+        });
     }
     report.failures.extend(expectation_failures(v, expect));
     report
@@ -175,40 +379,24 @@ pub(crate) const APPROVED: &str = "00";
 /// merchantRef or paymentRef, one of them must be the requested reference; a SUCCESSFUL
 /// response that names none of them cannot be tied to the request (a generic success from
 /// a cache, a proxy or a hostile endpoint), so it fails too. `None` when it is about
-/// `requested` (or is not a success naming nothing); otherwise the failure line. The
-/// service's values are quoted: their exact form matters, and a value made to look like
-/// the rest of the sentence must not blur it.
-pub(crate) fn answers_for(v: &Verification, requested: &str) -> Option<String> {
-    let named = [
-        ("transactionRef", v.transaction_ref.as_deref()),
-        ("merchantRef", v.merchant_ref.as_deref()),
-        ("paymentRef", v.payment_ref.as_deref()),
-    ];
-    let present: Vec<(&str, &str)> = named
-        .iter()
-        .filter_map(|(key, value)| value.map(|value| (*key, value)))
-        .collect();
-    if present.is_empty() {
-        return (v.status.as_deref() == Some("SUCCESSFUL"))
-            .then(|| format!("response names no reference: cannot tell it is for {requested}"));
-    }
-    if present.iter().any(|(_, value)| *value == requested) {
-        return None;
-    }
-    let (first_key, first) = present[0];
-    let others = present[1..]
-        .iter()
-        .map(|(key, value)| format!("{key} {}", terminal::quoted(value)))
-        .collect::<Vec<_>>();
-    let others = if others.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", others.join(", "))
+/// `requested` (or is not a success naming nothing); otherwise the failure.
+pub(crate) fn answers_for(v: &Verification, requested: &str) -> Option<CheckFailure> {
+    let named: Vec<(&'static str, String)> = [
+        ("transactionRef", &v.transaction_ref),
+        ("merchantRef", &v.merchant_ref),
+        ("paymentRef", &v.payment_ref),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.clone().map(|value| (key, value)))
+    .collect();
+    let about = match named.is_empty() {
+        true => v.status.as_deref() != Some("SUCCESSFUL"),
+        false => named.iter().any(|(_, value)| value == requested),
     };
-    Some(format!(
-        "response is for {first_key} {}{others}, not the requested reference {requested}",
-        terminal::quoted(first)
-    ))
+    (!about).then(|| CheckFailure::Reference {
+        requested: requested.to_owned(),
+        named,
+    })
 }
 
 /// The signed message of `v`, or which signed fields are missing.
@@ -230,111 +418,95 @@ pub fn signed_message(v: &Verification) -> Result<String, String> {
     }
 }
 
-fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<String>) {
+fn integrity(v: &Verification, secret: &Secret) -> (Integrity, Option<HmacProblem>) {
     let Some(hmac) = v.hmac.as_deref() else {
-        let why = "the response has no hmac".to_owned();
-        return (Integrity::NotChecked(why.clone()), Some(why));
+        let problem = HmacProblem::Missing;
+        return (Integrity::NotChecked(problem.to_string()), Some(problem));
     };
     let message = match signed_message(v) {
         Ok(m) => m,
         Err(missing) => {
-            let why = format!("the response lacks {missing}, so its hmac cannot be checked");
-            return (Integrity::NotChecked(format!("no {missing}")), Some(why));
+            let shown = Integrity::NotChecked(format!("no {missing}"));
+            return (shown, Some(HmacProblem::Lacks(missing)));
         }
     };
     if !signature::is_well_formed(hmac) {
-        return (
-            Integrity::Mismatch,
-            Some("hmac MISMATCH: hmac is not 64 hex digits".into()),
-        );
+        return (Integrity::Mismatch, Some(HmacProblem::NotHex));
     }
-    if signature::verify(secret, &message, hmac) {
-        (Integrity::Valid, None)
-    } else {
-        (
-            Integrity::Mismatch,
-            Some(
-                "hmac MISMATCH: the hmac does not match merchantRef + currencyCode + amount \
-                 signed with the client secret (tampered response, or the wrong secret)"
-                    .into(),
-            ),
-        )
+    match signature::verify(secret, &message, hmac) {
+        true => (Integrity::Valid, None),
+        false => (Integrity::Mismatch, Some(HmacProblem::Mismatch)),
     }
 }
 
-/// The failure line when `v`'s `mode` is not `want` (a JSON string equal to it: another
-/// mode, none, or a number that reads the same is not it); `None` when it is, or when no mode
-/// is expected. A live profile that expects its live mode never passes a test payment.
-pub(crate) fn mode_failure(v: &Verification, want: Option<&str>) -> Option<String> {
+/// The failure when `v`'s `mode` is not `want` (a JSON string equal to it: another mode,
+/// none, or a number that reads the same is not it); `None` when it is, or when no mode is
+/// expected. A live profile that expects its live mode never passes a test payment.
+pub(crate) fn mode_failure(v: &Verification, want: Option<&str>) -> Option<CheckFailure> {
     let want = want?;
-    match v.raw.get("mode") {
-        Some(serde_json::Value::String(mode)) if mode == want => None,
-        Some(serde_json::Value::String(mode)) => Some(format!(
-            "expected mode {}, service says {}",
-            terminal::quoted(want),
-            terminal::quoted(mode)
-        )),
-        None | Some(serde_json::Value::Null) => Some(format!(
-            "expected mode {}, service says nothing",
-            terminal::quoted(want)
-        )),
-        Some(other) => Some(format!(
-            "expected mode {}, service says {} ({}, not a string)",
-            terminal::quoted(want),
-            terminal::quoted(&other.to_string()),
-            crate::domain::model::json_kind(other)
-        )),
-    }
+    let found = match v.raw.get("mode") {
+        Some(serde_json::Value::String(mode)) if mode == want => return None,
+        Some(serde_json::Value::String(mode)) => ModeFound::Text(mode.clone()),
+        None | Some(serde_json::Value::Null) => ModeFound::Nothing,
+        Some(other) => ModeFound::Other(other.to_string(), crate::domain::model::json_kind(other)),
+    };
+    Some(CheckFailure::Mode {
+        wanted: want.to_owned(),
+        found,
+    })
 }
 
-/// One line per expectation `v` does not meet.
-pub(crate) fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<String> {
-    let says = |o: Option<String>| o.unwrap_or_else(|| "nothing".into());
+/// Whether the answer's currency `found` is the currency `wanted` (as given: trimmed, any
+/// case); the answer's own text is taken as it is. The one currency comparison: the checks,
+/// and reconcile's totals (whose currency a row's money is counted in) go by it.
+pub(crate) fn same_currency(found: &str, wanted: &str) -> bool {
+    found.eq_ignore_ascii_case(wanted.trim())
+}
+
+/// Each expectation `v` does not meet.
+pub(crate) fn expectation_failures(v: &Verification, expect: &Expectations) -> Vec<CheckFailure> {
     let mut failures = Vec::new();
-    if let Some(want) = expect.amount
-        && v.amount != Some(want)
+    if let Some(wanted) = expect.amount
+        && v.amount != Some(wanted)
     {
-        let currency = v.currency.as_deref();
-        failures.push(format!(
-            "expected amount {}, service says {}",
-            want.display_with_currency(currency),
-            says(v.amount.map(|k| k.display_with_currency(currency)))
-        ));
+        failures.push(CheckFailure::Amount {
+            wanted,
+            found: v.amount,
+            currency: v.currency.clone(),
+        });
     }
-    if let Some(want) = &expect.currency
+    if let Some(wanted) = &expect.currency
         && !v
             .currency
             .as_deref()
-            .is_some_and(|c| c.eq_ignore_ascii_case(want.trim()))
+            .is_some_and(|c| same_currency(c, wanted))
     {
-        failures.push(format!(
-            "expected currency {}, service says {}",
-            want.trim().to_ascii_uppercase(),
-            says(v.currency.clone())
-        ));
+        failures.push(CheckFailure::Currency {
+            wanted: wanted.trim().to_owned(),
+            found: v.currency.clone(),
+        });
     }
     // Exact: a merchant reference with a space is another reference.
-    if let Some(want) = &expect.merchant_ref
-        && v.merchant_ref.as_deref() != Some(want.as_str())
+    if let Some(wanted) = &expect.merchant_ref
+        && v.merchant_ref.as_deref() != Some(wanted.as_str())
     {
-        failures.push(format!(
-            "expected merchant ref {}, service says {}",
-            terminal::quoted(want),
-            says(v.merchant_ref.as_deref().map(terminal::quoted))
-        ));
+        failures.push(CheckFailure::MerchantRef {
+            wanted: wanted.clone(),
+            found: v.merchant_ref.clone(),
+        });
     }
     // The WooCommerce plugin reads the order from the merchantRef's prefix: a payment
     // whose merchantRef names another order is that order's, whatever cell holds it.
-    if let Some(want) = &expect.order_id
+    if let Some(wanted) = &expect.order_id
         && let Some(merchant_ref) = v.merchant_ref.as_deref()
         && let Some(order) = woocommerce_order(merchant_ref)
-        && order != want.trim()
+        && order != wanted.trim()
     {
-        failures.push(format!(
-            "the payment is for order {order} (merchantRef {}), not this row's order {}",
-            terminal::quoted(merchant_ref),
-            terminal::quoted(want.trim())
-        ));
+        failures.push(CheckFailure::Order {
+            wanted: wanted.trim().to_owned(),
+            found: order.to_owned(),
+            merchant_ref: merchant_ref.to_owned(),
+        });
     }
     failures
 }

@@ -18,6 +18,11 @@ fn sample(edit: impl FnOnce(&mut Value)) -> Verification {
     Verification::from_object(parse_object(v.to_string().as_bytes()).unwrap()).unwrap()
 }
 
+/// The failures' lines, as records and messages word them.
+fn lines(failures: &[CheckFailure]) -> Vec<String> {
+    failures.iter().map(ToString::to_string).collect()
+}
+
 fn check(v: &Verification, mode: HmacMode, expect: &Expectations) -> CheckReport {
     evaluate(v, mode, &Secret::new(SANDBOX_SECRET), expect)
 }
@@ -60,7 +65,7 @@ fn missing_hmac_or_signed_fields() {
     let no_hmac = sample(|v| v["hmac"] = Value::Null);
     let r = check(&no_hmac, HmacMode::Require, &Expectations::default());
     assert!(!r.passed());
-    assert!(r.failures[0].contains("no hmac"), "{r:?}");
+    assert!(r.failures[0].to_string().contains("no hmac"), "{r:?}");
     assert!(check(&no_hmac, HmacMode::Warn, &Expectations::default()).passed());
 
     let no_amount = sample(|v| {
@@ -68,7 +73,10 @@ fn missing_hmac_or_signed_fields() {
         v.as_object_mut().unwrap().remove("currencyCode");
     });
     let r = check(&no_amount, HmacMode::Require, &Expectations::default());
-    assert!(r.failures[0].contains("currencyCode, amount"), "{r:?}");
+    assert!(
+        r.failures[0].to_string().contains("currencyCode, amount"),
+        "{r:?}"
+    );
     assert_eq!(
         r.integrity,
         Integrity::NotChecked("no currencyCode, amount".into())
@@ -103,23 +111,55 @@ fn expectations_compare_exactly() {
     };
     let r = check(&v, HmacMode::Off, &wrong);
     assert_eq!(
-        r.failures,
+        lines(&r.failures),
         vec![
             "expected amount ₦40,000.01 (4000001 kobo), service says ₦40,000.00 (4000000 kobo)",
             "expected currency USD, service says NGN",
             "expected merchant ref \"WQ-1\", service says \"WQ-506391000507913\"",
         ]
     );
+    // Each failure keeps what was wanted and what the answer has, for reconcile to name.
+    assert_eq!(
+        r.failures,
+        [
+            CheckFailure::Amount {
+                wanted: Kobo(4_000_001),
+                found: Some(Kobo(4_000_000)),
+                currency: Some("NGN".into())
+            },
+            CheckFailure::Currency {
+                wanted: "USD".into(),
+                found: Some("NGN".into())
+            },
+            CheckFailure::MerchantRef {
+                wanted: "WQ-1".into(),
+                found: Some("WQ-506391000507913".into())
+            },
+        ]
+    );
+    // The service's currency is taken as it is: padded, it is not the currency asked.
+    let padded = sample(|v| v["currencyCode"] = " NGN".into());
+    let r = check(&padded, HmacMode::Off, &ok);
+    assert_eq!(
+        r.failures,
+        [CheckFailure::Currency {
+            wanted: "ngn".into(),
+            found: Some(" NGN".into())
+        }]
+    );
     let absent = sample(|v| v["amount"] = Value::Null);
     let r = check(&absent, HmacMode::Off, &ok);
-    assert!(r.failures[0].ends_with("service says nothing"), "{r:?}");
+    assert!(
+        r.failures[0].to_string().ends_with("service says nothing"),
+        "{r:?}"
+    );
 }
 
 #[test]
 fn successful_needs_code_00() {
     let v = sample(|v| v["code"] = "51".into());
     let r = check(&v, HmacMode::Off, &Expectations::default());
-    assert!(r.failures[0].contains("code is '51'"), "{r:?}");
+    assert!(r.failures[0].to_string().contains("code is '51'"), "{r:?}");
     let failed = sample(|v| {
         v["status"] = "FAILED".into();
         v["code"] = "51".into();
@@ -186,7 +226,7 @@ fn a_woocommerce_merchant_ref_names_its_order() {
     };
     assert!(check(&answer, HmacMode::Off, &order(" 4101 ")).passed());
     assert_eq!(
-        check(&answer, HmacMode::Off, &order("4200")).failures,
+        lines(&check(&answer, HmacMode::Off, &order("4200")).failures),
         [
             "the payment is for order 4101 (merchantRef \"4101_1795244531\"), not this row's order \"4200\""
         ]
