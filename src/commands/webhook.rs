@@ -6,9 +6,9 @@ use std::path::Path;
 use crate::cli::{GlobalArgs, ProfileArgs, WebhookCheckArgs};
 use crate::domain::checks;
 use crate::domain::model::{Verification, parse_object};
-use crate::domain::outcome::Outcome;
+use crate::domain::outcome::{Outcome, OutcomeKind};
 use crate::domain::signature;
-use crate::domain::verifier::settled;
+use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::files::{PAYLOAD, Problem};
 use crate::log::{Level, Log};
@@ -65,7 +65,7 @@ pub(crate) fn check(
     };
     let (exit, verdict, problems) = match refused {
         Some((verdict, why)) => (Exit::CheckFailed, verdict, vec![why.to_owned()]),
-        None => genuine_verdict(&payload, status, &secret, &args.expect.expectations(), mode),
+        None => genuine_verdict(&payload, &secret, &args.expect.expectations(), mode),
     };
 
     if log.level() != Level::Quiet {
@@ -113,43 +113,49 @@ fn report(fields: &[(&str, &str)]) -> String {
         .collect()
 }
 
-/// The verdict on a payload whose hmac is genuine: what it says about the payment.
+/// The verdict on a payload whose hmac is genuine: what it says about the payment, judged
+/// by verify's one judge (its status, code 00, each `--expect-*`, the expected mode, and
+/// the one rule for "final and paid"), with no reference to compare (a payload answers no
+/// request) and the hmac already found genuine.
 fn genuine_verdict(
     payload: &Verification,
-    status: &str,
     secret: &crate::secret::Secret,
     expect: &checks::Expectations,
     mode: Option<&str>,
 ) -> (Exit, &'static str, Vec<String>) {
-    match status {
-        "SUCCESSFUL" => {}
-        "FAILED" => {
-            let why = format!("genuine, but the payment FAILED (status {status})");
-            return (Exit::Failed, "genuine, FAILED", vec![why]);
-        }
-        other => {
-            let why = format!("genuine, but not final: status {other:?}");
-            return (Exit::NotFinal, "genuine, NOT FINAL", vec![why]);
-        }
-    }
-    // verify's checks of a SUCCESSFUL answer (code 00, each --expect-*); the hmac is judged
-    // above.
-    let checked = checks::evaluate(payload, checks::HmacMode::Off, secret, expect);
-    let failures: Vec<String> = (checked.failures.into_iter())
-        .chain(checks::mode_failure(payload, mode))
-        .map(|f| format!("check failed: {f}"))
-        .collect();
-    if !failures.is_empty() {
-        return (Exit::CheckFailed, "genuine, CHECK FAILED", failures);
-    }
-    // verify's one rule for "final and paid": no paymentDate (or a blank one), no payment
-    // yet.
-    let successful = Outcome::Successful(Box::new(payload.clone()));
-    if let Outcome::NotFinal(_) = settled(successful) {
-        let why = "genuine, but not final: SUCCESSFUL with code 00 and no paymentDate".into();
-        return (Exit::NotFinal, "genuine, NOT FINAL", vec![why]);
-    }
-    (Exit::Successful, "genuine, paid", Vec::new())
+    let outcome = Outcome::answered(payload.clone());
+    let verdict = judge(outcome, None, checks::HmacMode::Off, secret, expect, mode);
+    let failures = || {
+        let checks = verdict.checks.iter().flat_map(|c| &c.failures);
+        checks.map(|f| format!("check failed: {f}")).collect()
+    };
+    let (shown, problems) = match (&verdict.outcome, verdict.kind()) {
+        (_, OutcomeKind::Successful) => ("genuine, paid", Vec::new()),
+        (_, OutcomeKind::CheckFailed) => ("genuine, CHECK FAILED", failures()),
+        (Outcome::Failed(v), _) => (
+            "genuine, FAILED",
+            vec![format!(
+                "genuine, but the payment FAILED (status {})",
+                v.status.as_deref().unwrap_or_default()
+            )],
+        ),
+        // The one rule for "final and paid": no paymentDate (or a blank one), no payment
+        // yet.
+        (Outcome::NotFinal(v), _) if v.status.as_deref() == Some("SUCCESSFUL") => (
+            "genuine, NOT FINAL",
+            vec!["genuine, but not final: SUCCESSFUL with code 00 and no paymentDate".into()],
+        ),
+        (Outcome::NotFinal(v), _) => (
+            "genuine, NOT FINAL",
+            vec![format!(
+                "genuine, but not final: status {:?}",
+                v.status.as_deref().unwrap_or_default()
+            )],
+        ),
+        // A payload with a status is always one of the above; say so rather than pass.
+        (other, _) => ("NOT CHECKED", vec![other.row_message()]),
+    };
+    (verdict.exit(), shown, problems)
 }
 
 /// Reads the payload from a file or stdin, refusing to wait on an interactive terminal.

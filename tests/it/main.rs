@@ -36,6 +36,7 @@ mod incomplete;
 mod json_markers;
 mod layers;
 mod leaks;
+mod one_judge;
 mod order_ref;
 mod outputs;
 mod pacing;
