@@ -376,3 +376,52 @@ fn a_padded_currency_is_neither_the_rows_currency_nor_counted_in_its_totals() {
         "the padded currency's money counted as naira: {text}"
     );
 }
+
+/// doctor's credentials probe and verify classify the same answer the same way: whatever
+/// the service sends for a reference, doctor's exit for the probe is verify's for it (a
+/// JSON 404 is the one answer doctor passes, and an answer with a status one it warns of).
+/// Before, doctor mapped HTTP statuses to exits itself, and passed (with a warning) a JSON
+/// 200 that verify calls a bad response.
+#[test]
+fn doctor_and_verify_classify_the_probes_answer_alike() {
+    let answers: [(&str, &str); 9] = [
+        ("401 Unauthorized", r#"{"message":"bad key"}"#),
+        ("403 Forbidden", ""),
+        ("429 Too Many Requests", "{}"),
+        ("503 Service Unavailable", "<html>down</html>"),
+        ("302 Found", ""),
+        ("418 I'm a teapot", "{}"),
+        ("200 OK", "<html>a shop</html>"),
+        ("200 OK", r#"{"message":"no such transaction"}"#),
+        ("404 Not Found", "<html>not here</html>"),
+    ];
+    for (status, body) in answers {
+        let (status, body) = (status.to_owned(), body.to_owned());
+        let server = KeepAliveServer::start(move |_, _| (status.clone(), vec![], body.clone()));
+        let verify = payverify_at(&server.url)
+            .args([
+                "verify",
+                "--retries",
+                "0",
+                "--give-up-after",
+                "0",
+                "--",
+                "ANY-REF-1",
+            ])
+            .output()
+            .unwrap();
+        let doctor = payverify_at(&server.url)
+            .args(["doctor", "--retries", "0"])
+            .output()
+            .unwrap();
+        let verify_exit = verify.status.code();
+        assert!(matches!(verify_exit, Some(5 | 7 | 8)), "{verify_exit:?}");
+        assert_eq!(
+            doctor.status.code(),
+            verify_exit,
+            "{:?}: {}",
+            server.url,
+            crate::common::stdout_of(&doctor)
+        );
+    }
+}

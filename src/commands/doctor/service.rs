@@ -68,9 +68,12 @@ fn credentials(client: &Client, settings: &Settings) -> Check {
     let exchange = client.exchange(&probe);
     let ms = super::ms(started);
     let sources = credential_sources(settings);
+    // verify's one classification decides what the answer is, and so the exit; doctor only
+    // words it for a probe, with the fix.
+    let outcome = classify(&exchange);
     let check = match &exchange.result {
-        Ok(response) => answer(response, &probe, &sources, ms),
-        Err(e) => transport(e),
+        Ok(response) => answer(&outcome, response, &probe, &sources, ms),
+        Err(e) => transport(&outcome, e),
     };
     let status = exchange.result.as_ref().ok().map(|r| r.status);
     check
@@ -79,13 +82,21 @@ fn credentials(client: &Client, settings: &Settings) -> Check {
         .with("ms", ms)
 }
 
-fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Check {
-    let json = parse_object(&response.body).is_ok();
+/// What the probe's answer, classified as `outcome`, says of the service and the
+/// credentials.
+fn answer(
+    outcome: &Outcome,
+    response: &Response,
+    probe: &Reference,
+    sources: &str,
+    ms: u64,
+) -> Check {
     let message = message_after(&response.body);
     let not_the_service = "check the base URL: it should be the gateway's root (e.g. \
                            https://paywithbank3d.com), not a web page or another API";
-    let (exit, found, fix) = match response.status {
-        404 if json => {
+    let status = response.status;
+    let (found, fix) = match outcome {
+        Outcome::NotFound { .. } => {
             return Check::ok(
                 "credentials",
                 format!(
@@ -94,7 +105,7 @@ fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Che
                 ),
             );
         }
-        200 if json => {
+        _ if outcome.verification().is_some() => {
             return Check::warn(
                 "credentials",
                 format!(
@@ -105,60 +116,50 @@ fn answer(response: &Response, probe: &Reference, sources: &str, ms: u64) -> Che
                 "verify a known reference (payverify doctor REFERENCE) to see what it answers",
             );
         }
-        404 => (
-            Exit::BadResponse,
+        Outcome::AuthRejected { .. } => (
+            format!("the service rejected the credentials (HTTP {status}{message}) in {ms} ms"),
+            format!(
+                "check {sources}; the gateway's dashboard calls the client id the public key \
+                 and the secret the secret key (live and staging keys differ)"
+            ),
+        ),
+        Outcome::Unavailable { .. } => (
+            format!("the service is unavailable (HTTP {status}{message})"),
+            "try again later; if it persists, ask the gateway about its status".to_owned(),
+        ),
+        _ if status == 404 => (
             format!(
                 "HTTP 404 that is not JSON for {probe} (a web page?) in {ms} ms: the base URL \
                  is probably wrong"
             ),
             not_the_service.to_owned(),
         ),
-        401 | 403 => (
-            Exit::AuthRejected,
-            format!(
-                "the service rejected the credentials (HTTP {}{message}) in {ms} ms",
-                response.status
-            ),
-            format!(
-                "check {sources}; the gateway's dashboard calls the client id the public key \
-                 and the secret the secret key (live and staging keys differ)"
-            ),
-        ),
-        429 | 500..=599 => (
-            Exit::Unavailable,
-            format!(
-                "the service is unavailable (HTTP {}{message})",
-                response.status
-            ),
-            "try again later; if it persists, ask the gateway about its status".to_owned(),
-        ),
-        status => (
-            Exit::BadResponse,
+        _ => (
             format!(
                 "HTTP {status}{} for {probe}{message}: this does not look like the service, \
                  the base URL is probably wrong",
-                if json { "" } else { " that is not JSON" }
+                match parse_object(&response.body).is_ok() {
+                    true => "",
+                    false => " that is not JSON",
+                }
             ),
             not_the_service.to_owned(),
         ),
     };
-    Check::fail("credentials", exit, found, fix)
+    Check::fail("credentials", outcome.exit(), found, fix)
 }
 
-fn transport(e: &TransportError) -> Check {
+/// A probe that got no answer (`e`), classified as `outcome`.
+fn transport(outcome: &Outcome, e: &TransportError) -> Check {
     let text = crate::secret::redact(&e.to_string()).into_owned();
-    let (exit, fix) = match e {
-        TransportError::Timeout(_) | TransportError::Network(_) | TransportError::Tls(_) => (
-            Exit::Unavailable,
+    let fix = match outcome {
+        Outcome::Unavailable { .. } => {
             "check the service is up and reachable from here (payverify -v doctor traces the \
-             request)",
-        ),
-        _ => (
-            Exit::BadResponse,
-            "check the base URL: what answers there is not the service",
-        ),
+             request)"
+        }
+        _ => "check the base URL: what answers there is not the service",
     };
-    Check::fail("credentials", exit, text, fix)
+    Check::fail("credentials", outcome.exit(), text, fix)
 }
 
 /// "the client id (from X), the client secret (from Y) and --auth-style standard (default)".
