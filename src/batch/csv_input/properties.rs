@@ -1,8 +1,10 @@
 //! The orders reader against the `csv` crate on generated files: the same records on the
 //! same lines, a refusal exactly when a line inside a quoted cell reads as an order row, and
-//! no order line ever absorbed into a cell without the run stopping.
+//! no order line ever absorbed into a cell without the run stopping; and on any mix of
+//! quotes, separators, line ends and blank lines, the same records as a plain `csv::Reader`
+//! up to the point where the reader refuses the file.
 
-use std::io::Cursor;
+use std::io::{self, Cursor};
 
 use proptest::prelude::*;
 
@@ -70,6 +72,83 @@ fn physical_lines(text: &str) -> Vec<&str> {
         lines.push(rest);
     }
     lines
+}
+
+/// Records, each with the line it starts on.
+type Lined = Vec<(u64, Vec<Vec<u8>>)>;
+
+/// Each record the rows' reader gives for `rows` (the file after its header line, read in
+/// buffers of `capacity` bytes), with its line, then the refusal it stopped at, if any.
+fn records_of(rows: &[u8], capacity: usize) -> (Lined, Option<String>) {
+    let test = RowTest {
+        delimiter: b',',
+        reference: 1,
+        amount: 2,
+        unit: AmountUnit::Naira,
+        names: ("Reference".into(), "Amount".into()),
+    };
+    let mut records = Records::new("f.csv", 2, test);
+    let mut input = io::BufReader::with_capacity(capacity, rows);
+    let mut got = Vec::new();
+    loop {
+        match records.next(&mut input) {
+            Ok(Some((record, line))) => {
+                got.push((line, record.iter().map(<[u8]>::to_vec).collect()))
+            }
+            Ok(None) => return (got, None),
+            Err(e) => return (got, Some(e.message)),
+        }
+    }
+}
+
+/// The records of `file` as a plain `csv::Reader` reads them, past its header line, each
+/// with the line it starts on counted independently: the line ends (LF, CRLF, a bare CR)
+/// before its first byte, blank lines skipped as the crate skips them.
+fn crate_records(file: &[u8]) -> Lined {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(file);
+    let mut got = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    while let Ok(true) = reader.read_byte_record(&mut record) {
+        let from = record.position().map_or(0, |p| p.byte() as usize);
+        let start = from
+            + file[from..]
+                .iter()
+                .take_while(|&&b| b == b'\r' || b == b'\n')
+                .count();
+        let before = &file[..start];
+        let crlf = before.windows(2).filter(|w| w == b"\r\n").count();
+        let ends = before.iter().filter(|&&b| b == b'\r' || b == b'\n').count() - crlf;
+        got.push((ends as u64 + 1, record.iter().map(<[u8]>::to_vec).collect()));
+    }
+    got.remove(0);
+    got
+}
+
+/// Bytes a hostile or careless export holds: quotes alone and doubled, separators, every
+/// line end, NUL, a byte-order mark inside the file, bytes that are not UTF-8, order rows.
+fn hostile_rows() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(&b"\""[..]),
+        Just(&b"\"\""[..]),
+        Just(&b","[..]),
+        Just(&b";"[..]),
+        Just(&b"\r"[..]),
+        Just(&b"\n"[..]),
+        Just(&b"\r\n"[..]),
+        Just(&b"a"[..]),
+        Just(&b" "[..]),
+        Just(&b"R-1"[..]),
+        Just(&b"40000"[..]),
+        Just(&b"\0"[..]),
+        Just(&b"\xEF\xBB\xBF"[..]),
+        Just(&b"\xFF"[..]),
+        Just(&b"7,R-7,5"[..]),
+        Just(&b"\n9,R-9,500\n"[..]),
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|p| p.concat())
 }
 
 fn text_cell() -> impl Strategy<Value = String> {
@@ -185,6 +264,23 @@ proptest! {
                 );
             }
             (hidden, error) => prop_assert!(false, "hidden {:?}, error {:?}", hidden, error),
+        }
+    }
+
+    /// Any mix of quotes, separators, line ends and blank lines is read as the csv crate
+    /// reads it, record by record, on the lines the file has, up to a refusal (a quote left
+    /// open, text after a closing quote, a hidden order row), whatever the buffer sizes.
+    #[test]
+    fn any_file_reads_as_the_csv_crate_reads_it_up_to_a_refusal(
+        rows in hostile_rows(),
+        capacity in 1usize..16,
+    ) {
+        let file = [&b"Order,Reference,Amount,Note\n"[..], &rows].concat();
+        let want = crate_records(&file);
+        let (got, refused) = records_of(&rows, capacity);
+        match refused {
+            None => prop_assert_eq!(&got, &want),
+            Some(_) => prop_assert_eq!(&got[..], &want[..got.len().min(want.len())]),
         }
     }
 

@@ -1,7 +1,8 @@
-//! The rows' CSV syntax, followed byte by byte: the cells of each record (RFC 4180, as the
-//! csv crate reads them), exact line numbers (LF, CRLF, bare CR), a cap on a row's size, an
-//! input that ends inside a quote, and a quoted field that swallows order rows (a stray
-//! quote that a later quote "closes").
+//! The rows' records: the csv crate's parser (csv-core, field by field) splits the cells,
+//! and each field's bytes as written give what it does not say: the line every record starts
+//! on (LF, CRLF or a bare CR), a cap on a row's size, an input that ends inside a quote, text
+//! after a closing quote, and a quoted field that swallows order rows (a stray quote that a
+//! later quote "closes").
 
 use super::*;
 use crate::exit::Failure;
@@ -18,22 +19,6 @@ pub(super) fn unclosed_quote(name: &str, line: u64) -> Failure {
          the file would be read as one cell; nothing from that line on was reconciled \
          (close the quote, or double a quote that is part of a value: \"\")"
     ))
-}
-
-/// Where the reader is in the CSV syntax, as the csv crate parses it (RFC 4180 quoting,
-/// `""` inside quotes, `\r`, `\n` and `\r\n` all ending a record, empty lines skipped).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Syntax {
-    /// Between records (empty lines are skipped here).
-    RecordStart,
-    /// At the start of a field.
-    FieldStart,
-    /// In a field that did not start with a quote.
-    Unquoted,
-    /// In a quoted field.
-    Quoted,
-    /// Just after a quote inside a quoted field: the end of the quotes, or `""`.
-    QuoteInQuoted,
 }
 
 /// How a line inside a quoted cell is judged: read on its own, would it be an order row
@@ -80,35 +65,83 @@ pub(super) fn one_record(bytes: &[u8], delimiter: u8) -> Option<csv::ByteRecord>
     matches!(reader.read_byte_record(&mut record), Ok(true)).then_some(record)
 }
 
-/// The reader of the rows: it follows the CSV syntax byte by byte, so it knows the line
-/// every record starts on (whatever the line ends: LF, CRLF or a bare CR), refuses a row over
-/// [`MAX_ROW`] bytes before holding more of it, knows whether the input ended inside a quote,
-/// and refuses a record with a line inside a quoted cell that reads as an order row. The
-/// csv crate cannot do these (its line count is of LFs, taken before the blank lines it
-/// skips; it takes `"a"x` for `ax` and an unclosed quote for a cell), so this reader splits
-/// the cells too, rather than keeping a second parser in step with it.
+/// A field that starts with a quote, read again as written: where its quotes open and
+/// close, and the lines that start inside them.
+struct Quoted {
+    /// The opening quote's line.
+    opened: u64,
+    /// The closing quote: where it is in the field's bytes, and its line; `None` while the
+    /// quotes are open.
+    closed: Option<(usize, u64)>,
+    /// Each line that starts inside the quotes: its number and where it starts.
+    inside: Vec<(u64, usize)>,
+}
+
+impl Quoted {
+    /// `field` (as written, from its first byte, on line `line`) when it starts with a quote.
+    /// RFC 4180 as the csv crate reads it: `""` inside the quotes is one quote, the first
+    /// quote not doubled closes them.
+    fn read(field: &[u8], mut line: u64) -> Option<Quoted> {
+        if field.first() != Some(&b'"') {
+            return None;
+        }
+        let mut quoted = Quoted {
+            opened: line,
+            closed: None,
+            inside: Vec::new(),
+        };
+        let (mut i, mut after_cr) = (1, false);
+        while i < field.len() {
+            let b = field[i];
+            if after_cr && b != b'\n' {
+                line += 1;
+                quoted.inside.push((line, i));
+            }
+            after_cr = b == b'\r';
+            match b {
+                b'"' if field.get(i + 1) == Some(&b'"') => i += 1,
+                b'"' => {
+                    quoted.closed = Some((i, line));
+                    break;
+                }
+                b'\n' => {
+                    line += 1;
+                    quoted.inside.push((line, i + 1));
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Some(quoted)
+    }
+}
+
+/// The reader of the rows. csv-core splits the cells; this reader keeps the current field's
+/// bytes as written beside them, because the csv crate cannot say what a run depends on: its
+/// line count is of LFs, taken before the blank lines it skips; it holds a whole record before
+/// giving any of it; it takes `"a"x` for `ax` and an unclosed quote for a cell.
 pub(super) struct Records {
     /// How messages call the file.
     name: String,
-    state: Syntax,
-    /// The current line (1-based).
+    csv: csv_core::Reader,
+    /// No byte has gone to `csv` yet.
+    fresh: bool,
+    /// The current line (1-based), and whether the last byte was a CR: a line ends there
+    /// unless an LF follows.
     line: u64,
-    /// The last byte was a CR: a line ends there unless an LF follows.
     after_cr: bool,
-    /// Bytes of the current record so far, and the line it starts on.
-    row_bytes: u64,
+    /// Whether a record has started and not ended; its line, and its bytes so far.
+    in_record: bool,
     row_line: u64,
-    /// The current record's cells so far, and the cell being read.
+    row_bytes: u64,
+    /// The current record's cells so far.
     cells: csv::ByteRecord,
+    /// The field being read: its cell as csv-core unescapes it (the first `out` bytes), its
+    /// bytes as written, and the line it starts on.
     cell: Vec<u8>,
-    /// The line the current quoted field opened on.
-    quote_line: u64,
-    /// The line of the current quoted field's last quote (where it closes, if it does).
-    quote_end: u64,
-    /// The lines that started inside the current quoted field (only a quoted field holds
-    /// a line end): each one's number and where it starts in `cell`; none for a record on
-    /// one line, which is nearly every record.
-    inside: Vec<(u64, usize)>,
+    out: usize,
+    written: Vec<u8>,
+    field_line: u64,
     /// The current record's lines that read as order rows, and where the quoted field that
     /// holds the first of them opened and closed.
     hidden: Vec<u64>,
@@ -121,16 +154,20 @@ impl Records {
     pub(super) fn new(name: &str, line: u64, test: RowTest) -> Self {
         Records {
             name: name.to_owned(),
-            state: Syntax::RecordStart,
+            csv: csv_core::ReaderBuilder::new()
+                .delimiter(test.delimiter)
+                .build(),
+            fresh: true,
             line,
             after_cr: false,
-            row_bytes: 0,
+            in_record: false,
             row_line: line,
+            row_bytes: 0,
             cells: csv::ByteRecord::new(),
-            cell: Vec::new(),
-            quote_line: 0,
-            quote_end: 0,
-            inside: Vec::new(),
+            cell: vec![0; 1024],
+            out: 0,
+            written: Vec::new(),
+            field_line: line,
             hidden: Vec::new(),
             hidden_span: None,
             test,
@@ -144,163 +181,172 @@ impl Records {
         input: &mut dyn BufRead,
     ) -> Result<Option<(csv::ByteRecord, u64)>, Failure> {
         loop {
-            let buf = input.fill_buf().map_err(|e| {
-                let from = match self.state {
-                    Syntax::RecordStart => self.line,
-                    _ => self.row_line,
-                };
-                let stopped = format!("nothing from its line {from} on was reconciled");
-                crate::files::changed(&self.name, &e, &stopped)
-                    .unwrap_or_else(|| Failure::usage(format!("cannot read {}: {e}", self.name)))
-            })?;
-            let mut ended = match buf.is_empty() {
-                true => return Ok(self.input_ends()?.then(|| self.take())),
-                false => false,
+            let buf = match input.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) => return Err(self.unreadable(&e)),
             };
-            let mut used = 0;
-            while !ended && used < buf.len() {
-                ended = self.step(buf[used])?;
-                used += 1;
+            if !self.in_record {
+                // Line ends between records (blank lines) are skipped, as csv-core would.
+                let blank = buf
+                    .iter()
+                    .take_while(|&&b| b == b'\r' || b == b'\n')
+                    .count();
+                if buf.is_empty() {
+                    return Ok(None);
+                }
+                let starts = blank < buf.len();
+                self.count_lines(blank, |i| buf[i]);
+                input.consume(blank);
+                if starts {
+                    self.record_starts();
+                }
+                continue;
             }
-            input.consume(used);
-            if ended {
-                return Ok(Some(self.take()));
-            }
-        }
-    }
-
-    /// The record just ended, with its line.
-    fn take(&mut self) -> (csv::ByteRecord, u64) {
-        (std::mem::take(&mut self.cells), self.row_line)
-    }
-
-    /// The cell being read ends.
-    fn cell_ends(&mut self) {
-        self.cells.push_field(&self.cell);
-        self.cell.clear();
-    }
-
-    /// A new line starts here; inside a quoted field it is one to judge.
-    fn line_starts(&mut self) {
-        if self.state == Syntax::Quoted {
-            self.inside.push((self.line, self.cell.len()));
-        }
-    }
-
-    /// Follows one byte: whether it ends a record; `Err` when it makes the row too long,
-    /// or ends (or breaks) a record that hides order rows.
-    fn step(&mut self, b: u8) -> Result<bool, Failure> {
-        if self.after_cr && b != b'\n' {
-            self.line += 1;
-            self.line_starts();
-        }
-        self.after_cr = b == b'\r';
-        let end = b == b'\r' || b == b'\n';
-        if self.state == Syntax::RecordStart && !end {
-            self.row_line = self.line;
-            self.row_bytes = 0;
-            self.state = Syntax::FieldStart;
-        }
-        if self.state != Syntax::RecordStart {
-            self.row_bytes += 1;
+            let at_end = buf.is_empty();
+            // Never a byte past the cap, so no more than the cap is ever held; the first
+            // byte alone, so csv-core's dropping of a byte-order mark at the start of its
+            // input never takes one from a row's first cell.
+            let room = usize::try_from(MAX_ROW + 1 - self.row_bytes).unwrap_or(usize::MAX);
+            let take = match self.fresh {
+                true => buf.len().min(1),
+                false => buf.len().min(room),
+            };
+            let (result, nin, nout) = self
+                .csv
+                .read_field(&buf[..take], &mut self.cell[self.out..]);
+            self.fresh &= take == 0;
+            self.written.extend_from_slice(&buf[..nin]);
+            self.count_lines(nin, |i| buf[i]);
+            input.consume(nin);
+            self.out += nout;
+            self.row_bytes += nin as u64;
             if self.row_bytes > MAX_ROW {
-                let hint = match self.state {
-                    Syntax::Quoted => format!(
-                        "; a quote opened on line {} is probably never closed",
-                        self.quote_line
-                    ),
-                    _ => String::new(),
-                };
-                return Err(Failure::usage(format!(
-                    "cannot read {}: the row starting on line {} is longer than 1 MiB, more \
-                     than any orders row{hint}",
-                    self.name, self.row_line
-                )));
+                return Err(self.too_long());
+            }
+            match result {
+                csv_core::ReadFieldResult::InputEmpty | csv_core::ReadFieldResult::End => {}
+                csv_core::ReadFieldResult::OutputFull => {
+                    let longer = self.cell.len() * 2;
+                    self.cell.resize(longer, 0);
+                }
+                csv_core::ReadFieldResult::Field { record_end } => {
+                    // The field's own bytes, without the separator or line end that ended it.
+                    let len = self.written.len() - usize::from(!at_end);
+                    self.field_ends(len)?;
+                    if record_end {
+                        self.record_ends()?;
+                        self.in_record = false;
+                        return Ok(Some((std::mem::take(&mut self.cells), self.row_line)));
+                    }
+                }
             }
         }
-        let delimiter = self.test.delimiter;
-        let mut ended = false;
-        if matches!(self.state, Syntax::QuoteInQuoted) && (b == delimiter || end) {
-            self.quoted_field_closes();
+    }
+
+    /// Follows the line ends among the `n` bytes `byte(0..n)`.
+    fn count_lines(&mut self, n: usize, byte: impl Fn(usize) -> u8) {
+        for i in 0..n {
+            let b = byte(i);
+            if self.after_cr && b != b'\n' {
+                self.line += 1;
+            }
+            self.after_cr = b == b'\r';
+            if b == b'\n' {
+                self.line += 1;
+            }
         }
-        self.state = match self.state {
-            Syntax::RecordStart => Syntax::RecordStart,
-            Syntax::FieldStart if b == b'"' => {
-                self.quote_line = self.line;
-                Syntax::Quoted
-            }
-            Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if b == delimiter => {
-                self.cell_ends();
-                Syntax::FieldStart
-            }
-            Syntax::FieldStart | Syntax::Unquoted | Syntax::QuoteInQuoted if end => {
-                self.cell_ends();
-                self.record_ends()?;
-                ended = true;
-                Syntax::RecordStart
-            }
-            Syntax::FieldStart | Syntax::Unquoted => {
-                self.cell.push(b);
-                Syntax::Unquoted
-            }
-            Syntax::Quoted if b == b'"' => {
-                self.quote_end = self.line;
-                Syntax::QuoteInQuoted
-            }
-            Syntax::QuoteInQuoted if b != b'"' => {
-                // Order rows hidden say more than the stray text that follows them.
-                self.quoted_field_closes();
-                self.record_ends()?;
-                return Err(self.refuse(self.text_after_quote()));
-            }
-            Syntax::Quoted | Syntax::QuoteInQuoted => {
-                // Inside quotes every byte is the cell's, and `""` is one quote.
-                self.cell.push(b);
-                Syntax::Quoted
-            }
-        };
-        if b == b'\n' {
+    }
+
+    /// A record starts at the next byte, which is no line end.
+    fn record_starts(&mut self) {
+        if std::mem::take(&mut self.after_cr) {
             self.line += 1;
-            self.line_starts();
         }
-        Ok(ended)
+        self.in_record = true;
+        self.row_line = self.line;
+        self.field_line = self.line;
+        self.row_bytes = 0;
     }
 
-    /// The input has ended: whether a record still open ends here. One inside a quoted
-    /// field is never a row: its last cell would hold the rest of the file.
-    fn input_ends(&mut self) -> Result<bool, Failure> {
-        match self.state {
-            Syntax::RecordStart => return Ok(false),
-            Syntax::Quoted => return Err(unclosed_quote(&self.name, self.quote_line)),
-            Syntax::QuoteInQuoted => self.quoted_field_closes(),
-            Syntax::FieldStart | Syntax::Unquoted => {}
+    /// The field being read has ended after its first `len` bytes. One still inside its
+    /// quotes (at the end of the input) is never a cell: it would hold the rest of the file.
+    fn field_ends(&mut self, len: usize) -> Result<(), Failure> {
+        // csv-core ends a field inside quotes only at the end of the input.
+        if let Some(opened) = self.examine(len)? {
+            return Err(unclosed_quote(&self.name, opened));
         }
-        self.state = Syntax::RecordStart;
-        self.cell_ends();
-        self.record_ends()?;
-        Ok(true)
+        self.cells.push_field(&self.cell[..self.out]);
+        self.out = 0;
+        self.written.clear();
+        self.field_line = self.line;
+        Ok(())
     }
 
-    /// A quoted field has just closed: each line that started inside it is judged, as
-    /// written (a quote in the cell was `""`), up to the next such line or the closing quote.
-    fn quoted_field_closes(&mut self) {
-        let inside = std::mem::take(&mut self.inside);
-        for (i, &(line, start)) in inside.iter().enumerate() {
-            let end = inside.get(i + 1).map_or(self.cell.len(), |&(_, next)| next);
-            let mut text = &self.cell[start..end];
+    /// Reads the current field's first `len` bytes again as written. Once its quotes close,
+    /// each line that started inside them is judged; text after the closing quote ends the
+    /// reading. While they are open, the line they opened on.
+    fn examine(&mut self, len: usize) -> Result<Option<u64>, Failure> {
+        let field = &self.written[..len];
+        let Some(quoted) = Quoted::read(field, self.field_line) else {
+            return Ok(None);
+        };
+        let Some((close, closed_on)) = quoted.closed else {
+            return Ok(Some(quoted.opened));
+        };
+        // Each line as written (a quote in the cell is `""`), up to the next such line or
+        // the closing quote.
+        for (i, &(line, start)) in quoted.inside.iter().enumerate() {
+            let end = quoted.inside.get(i + 1).map_or(close, |&(_, next)| next);
+            let mut text = &field[start..end];
             while let [rest @ .., b'\r' | b'\n'] = text {
                 text = rest;
             }
-            let written = text
-                .split(|&b| b == b'"')
-                .collect::<Vec<_>>()
-                .join(&b"\"\""[..]);
-            if self.test.reads_as_order(&written) {
-                self.hidden_span
-                    .get_or_insert((self.quote_line, self.quote_end));
+            if self.test.reads_as_order(text) {
+                self.hidden_span.get_or_insert((quoted.opened, closed_on));
                 self.hidden.push(line);
             }
         }
+        if close + 1 < len {
+            // Order rows hidden say more than the stray text that follows them.
+            self.record_ends()?;
+            return Err(self.refuse(self.text_after_quote(quoted.opened, closed_on)));
+        }
+        Ok(None)
+    }
+
+    /// The current row is longer than [`MAX_ROW`]; what the reader would have refused in
+    /// it before that byte (text after a closing quote) comes first.
+    fn too_long(&mut self) -> Failure {
+        let before = self.written.len().saturating_sub(1);
+        let hint = match self.examine(before) {
+            Err(refused) => return refused,
+            Ok(Some(opened)) => {
+                format!("; a quote opened on line {opened} is probably never closed")
+            }
+            Ok(None) => String::new(),
+        };
+        Failure::usage(format!(
+            "cannot read {}: the row starting on line {} is longer than 1 MiB, more than any \
+             orders row{hint}",
+            self.name, self.row_line
+        ))
+    }
+
+    /// Reading failed with `e` (or the file changed while it was read); what the bytes
+    /// before it already refused comes first.
+    fn unreadable(&mut self, e: &io::Error) -> Failure {
+        if self.in_record
+            && let Err(refused) = self.examine(self.written.len())
+        {
+            return refused;
+        }
+        let from = match self.in_record {
+            true => self.row_line,
+            false => self.line,
+        };
+        let stopped = format!("nothing from its line {from} on was reconciled");
+        crate::files::changed(&self.name, e, &stopped)
+            .unwrap_or_else(|| Failure::usage(format!("cannot read {}: {e}", self.name)))
     }
 
     /// The current record ends (or is refused): refused when a line of it inside a quoted
@@ -329,8 +375,7 @@ impl Records {
 
     /// The refusal of text right after a field's closing quote (`"gift wrap"x`), which RFC
     /// 4180 does not allow and which usually means the quotes pair up wrongly.
-    fn text_after_quote(&self) -> String {
-        let (open, close) = (self.quote_line, self.quote_end);
+    fn text_after_quote(&self, open: u64, close: u64) -> String {
         let opened = match open == close {
             true => String::new(),
             false => format!(
