@@ -196,24 +196,33 @@ pub(crate) fn normalized(name: &str) -> String {
     keep(base)
 }
 
-/// The delimiter the header line uses most, outside quotes: `,`, `;` or tab (`,` on a tie
-/// or when there is none).
-pub(super) fn detect_delimiter(line: &[u8]) -> u8 {
-    let mut counts = [(b',', 0usize), (b';', 0), (b'\t', 0)];
-    let mut quoted = false;
-    for &b in line {
-        if b == b'"' {
-            quoted = !quoted;
-        } else if !quoted && let Some(slot) = counts.iter_mut().find(|(d, _)| *d == b) {
-            slot.1 += 1;
+/// Where each column the rows are read by is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Columns {
+    pub(crate) reference: usize,
+    pub(crate) amount: usize,
+    pub(crate) currency: Option<usize>,
+    pub(crate) merchant_ref: Option<usize>,
+    /// Found for what finance reads and what a row is held to: one order on several rows,
+    /// its status against the gateway's, a WooCommerce merchantRef against the order id.
+    pub(crate) order_id: Option<usize>,
+    pub(crate) payment_method: Option<usize>,
+    pub(crate) status: Option<usize>,
+}
+
+impl Columns {
+    /// The column of `role`, if the file has one.
+    pub(crate) fn of(&self, role: Role) -> Option<usize> {
+        match role {
+            Role::Reference => Some(self.reference),
+            Role::Amount => Some(self.amount),
+            Role::Currency => self.currency,
+            Role::MerchantRef => self.merchant_ref,
+            Role::OrderId => self.order_id,
+            Role::PaymentMethod => self.payment_method,
+            Role::Status => self.status,
         }
     }
-    // The last of the most counted, read backwards: the first in this order.
-    counts
-        .iter()
-        .rev()
-        .max_by_key(|c| c.1)
-        .map_or(b',', |c| c.0)
 }
 
 /// A column name given by a flag or a profile key, with where it came from.

@@ -1,7 +1,8 @@
 //! `reconcile`'s input: a merchant's orders file or a bank's settlement file (CSV with a
-//! header row, title lines above it skipped) read row by row (`quoting`), its columns found
-//! by header name, each row turned into a job with its own expectations, or decided at once
-//! (INVALID_ROW, DUPLICATE).
+//! header row, title lines above it skipped) read row by row (`records`), its columns found
+//! by header name (`columns`), each row turned into a job with its own expectations, or
+//! decided from the file alone (INVALID_ROW, DUPLICATE, LINE_ITEM, SKIPPED, a trailing totals
+//! row checked against the rows above it); `sink` takes each row's record once it is decided.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -11,11 +12,7 @@ use std::sync::{Arc, Mutex};
 use clap::ValueEnum;
 
 mod columns;
-mod footer;
-mod header;
-mod quoting;
-mod reconciled;
-mod row;
+mod records;
 mod select;
 mod sink;
 
@@ -25,7 +22,7 @@ use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::Expectations;
 use crate::domain::currency::iso_code;
 use crate::domain::job::Job;
-use crate::domain::money::{AmountError, Kobo, has_naira_mark};
+use crate::domain::money::{AmountError, Kobo, has_naira_mark, naira_total};
 use crate::domain::reconcile::ReferenceLines;
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
 use crate::domain::shop::ShopStatus;
@@ -36,10 +33,7 @@ use crate::render::reconcile::ReconcileWriter;
 use crate::terminal;
 use columns::*;
 pub(crate) use columns::{Given, Role};
-use header::*;
-use quoting::*;
-pub(crate) use reconciled::Reconciled;
-use row::parse_amount;
+use records::*;
 pub(crate) use select::Only;
 use select::Selection;
 pub(crate) use sink::ReconcileSink;
@@ -95,32 +89,19 @@ impl CsvOptions {
     }
 }
 
-/// Where each column the rows are read by is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Columns {
-    pub(crate) reference: usize,
-    pub(crate) amount: usize,
-    pub(crate) currency: Option<usize>,
-    pub(crate) merchant_ref: Option<usize>,
-    /// Found for what finance reads and what a row is held to: one order on several rows,
-    /// its status against the gateway's, a WooCommerce merchantRef against the order id.
-    pub(crate) order_id: Option<usize>,
-    pub(crate) payment_method: Option<usize>,
-    pub(crate) status: Option<usize>,
+/// A row decided without asking: from the file alone, or carried over from an earlier
+/// run's output (`--resume`).
+#[derive(Debug)]
+pub(crate) enum Reconciled {
+    /// INVALID_ROW or DUPLICATE.
+    Row(Decided),
+    /// An earlier run's final row, written again by value.
+    Carried(Carried),
 }
 
-impl Columns {
-    /// The column of `role`, if the file has one.
-    pub(crate) fn of(&self, role: Role) -> Option<usize> {
-        match role {
-            Role::Reference => Some(self.reference),
-            Role::Amount => Some(self.amount),
-            Role::Currency => self.currency,
-            Role::MerchantRef => self.merchant_ref,
-            Role::OrderId => self.order_id,
-            Role::PaymentMethod => self.payment_method,
-            Role::Status => self.status,
-        }
+impl From<Carried> for Reconciled {
+    fn from(carried: Carried) -> Self {
+        Reconciled::Carried(carried)
     }
 }
 
@@ -144,7 +125,7 @@ pub(crate) struct Orders {
     /// How many rows `--only` kept (read by the command once the run is over).
     selected: Arc<AtomicU64>,
     /// The order the last rows belong to, while they are its line items.
-    order_above: Option<row::OrderAbove>,
+    order_above: Option<OrderAbove>,
     /// The file starts with a UTF-8 byte-order mark.
     bom: bool,
     /// The sum of every row's amount so far, per currency: what a totals row is checked
@@ -438,6 +419,410 @@ impl Orders {
             *slot = Some(failure.message.clone());
         }
         failure
+    }
+
+    /// The order a row comes to.
+    fn order(&mut self, line: u64) -> Item<Reconciled> {
+        // The order the rows just above belong to: kept only by a row of that order (a
+        // line item) or replaced by a row that is asked about.
+        let above = self.order_above.take();
+        let width = self.header.len();
+        let (row, fields, not_utf8) = self.cells(line);
+        let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
+        let amount_cell = cell(self.columns.amount);
+        let amount = parse_amount(amount_cell, self.unit);
+        // The row's amount when it can be read: a row that is not asked about still counts
+        // it in its result's totals.
+        let expected = amount.as_ref().ok().copied();
+        let reference = Reference::from_line(cell(self.columns.reference));
+        let (currency, bad_currency, no_currency) =
+            self.row_currency(self.columns.currency.map(|i| cell(i).trim()), amount_cell);
+        // Every amount that can be read counts in its currency's column sum, whatever the
+        // row comes to: what a trailing totals row is checked against.
+        if let Ok(kobo) = &amount
+            && bad_currency.is_none()
+        {
+            *self.sums.entry(currency.clone()).or_default() += i128::from(kobo.0);
+        }
+        let refused = self.refused(
+            (not_utf8, fields),
+            reference.as_ref().err().map(ToString::to_string),
+            amount.as_ref().err().cloned(),
+            bad_currency,
+            &currency,
+            amount_cell,
+        );
+        if no_currency && refused.is_none() {
+            self.no_currency.0 += 1;
+            if self.no_currency.1.len() < NOTED_LINES {
+                self.no_currency.1.push(row.line);
+            }
+        }
+        // Rows the run is not about, once the row is whole (a row with the wrong number of
+        // cells may have its cells shifted, so no cell of it can leave it out): left out by
+        // --only, or no reference on a row paid some other way.
+        let whole = not_utf8.is_none() && fields == width;
+        if whole && let Some(why) = self.selection.left_out(&row.cells) {
+            return decided(row, RowResult::Skipped, why, expected, currency);
+        }
+        self.selected
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if whole && let Some((result, why)) = self.paid_otherwise(&row) {
+            return decided(row, result, why, expected, currency);
+        }
+        // The reference as the row gives it, when it is one: a reference cell that is not
+        // UTF-8 text is no reference to compare with the earlier rows'.
+        let reference = reference
+            .ok()
+            .filter(|_| std::str::from_utf8(self.reference_bytes()).is_ok());
+        let Some(reference) = reference else {
+            let why = refused.unwrap_or_else(|| "the reference cannot be read".to_owned());
+            return decided(row, RowResult::InvalidRow, why, expected, currency);
+        };
+        // DUPLICATE comes before INVALID_ROW in the precedence, whatever made the row
+        // invalid; only a row that can be asked about claims its reference.
+        let claims = refused.is_none();
+        // One order exported one row per item: the rows right below its first, with its
+        // order id, reference, total and currency, are that order, not DUPLICATEs of it.
+        // Its result and its total are on its first row alone.
+        let order_id = self
+            .columns
+            .order_id
+            .map(|i| cell(i).trim().to_owned())
+            .filter(|id| !id.is_empty());
+        let this = order_id.clone().map(|id| OrderAbove {
+            line: row.line,
+            id,
+            reference: reference.as_str().to_owned(),
+            amount: expected,
+            currency: currency.clone(),
+        });
+        if claims
+            && let (Some(above), Some(this)) = (above, this.as_ref())
+            && above.is_same_order(this)
+        {
+            let why = format!(
+                "a line item of order {} (line {}): one order, one result, its total and \
+                 result on line {}",
+                terminal::quoted(&above.id),
+                above.line,
+                above.line
+            );
+            self.order_above = Some(above);
+            return decided(row, RowResult::LineItem, why, expected, currency);
+        }
+        if let Some(first) = self.earlier_line(&reference, row.line, claims) {
+            let why = format!("reference {reference} is already on line {first}, verified there");
+            return decided(row, RowResult::Duplicate, why, expected, currency);
+        }
+        if let Some(why) = refused {
+            return decided(row, RowResult::InvalidRow, why, expected, currency);
+        }
+        self.order_above = this;
+        self.job(row, reference, expected, currency, order_id)
+    }
+
+    /// Why the row cannot be asked about, in the order the messages name it; the first that
+    /// applies is the one given. `shape`: the first cell that is not UTF-8, and how many
+    /// fields the row has.
+    fn refused(
+        &self,
+        shape: (Option<usize>, usize),
+        reference: Option<String>,
+        amount: Option<String>,
+        bad_currency: Option<String>,
+        currency: &str,
+        amount_cell: &str,
+    ) -> Option<String> {
+        let (not_utf8, fields) = shape;
+        let width = self.header.len();
+        if let Some(i) = not_utf8 {
+            Some(format!("column {} is not UTF-8 text", i + 1))
+        } else if fields != width {
+            // The usual cause: `40,000.00` unquoted in a comma-separated file.
+            let hint = match self.delimiter == b',' && fields > width {
+                true => " (a value with a comma, such as 40,000.00, must be in double quotes)",
+                false => "",
+            };
+            Some(format!(
+                "the row has {fields} fields; the header has {width}{hint}"
+            ))
+        } else if reference.is_some() {
+            reference
+        } else if amount.is_some() {
+            amount
+        } else if bad_currency.is_some() {
+            bad_currency
+        } else if !currency.eq_ignore_ascii_case("NGN") && has_naira_mark(amount_cell) {
+            // `₦40,000` on a row that expects GHS contradicts itself: which does it mean?
+            Some(format!(
+                "amount {} is marked as naira, but the row's currency is {}",
+                terminal::quoted(amount_cell),
+                terminal::quoted(currency)
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The record's cells as text, as many as the header has (a spreadsheet's trailing
+    /// empty cells dropped), with how many fields the row had and the first that is not
+    /// UTF-8.
+    fn cells(&self, line: u64) -> (Row, usize, Option<usize>) {
+        let width = self.header.len();
+        let not_utf8 = self
+            .record
+            .iter()
+            .position(|c| std::str::from_utf8(c).is_err());
+        let mut texts: Vec<String> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        // Extra empty cells (a spreadsheet's trailing separators) are not data.
+        while texts.len() > width && texts.last().is_some_and(|c| c.trim().is_empty()) {
+            texts.pop();
+        }
+        let fields = texts.len();
+        texts.resize(width.max(fields), String::new());
+        (Row { line, cells: texts }, fields, not_utf8)
+    }
+
+    /// The row's currency: its cell (`cell`, if the file has the column), read as an ISO
+    /// 4217 code; `--currency` only when the file has no currency column. An empty cell is
+    /// the naira an amount marked `₦` states, or else `--currency`, said on stderr at the
+    /// end (never silently). With why a cell is no currency, and whether it was empty.
+    fn row_currency(&self, cell: Option<&str>, amount: &str) -> (String, Option<String>, bool) {
+        match cell {
+            None => (self.currency.to_string(), None, false),
+            Some("") if has_naira_mark(amount) => ("NGN".to_owned(), None, false),
+            Some("") => (self.currency.to_string(), None, true),
+            Some(code) => match iso_code(code) {
+                Some(alpha) => (alpha.to_owned(), None, false),
+                None => {
+                    let why = format!(
+                        "currency {} is not an ISO 4217 currency code (such as NGN, or 566 as \
+                         settlement files write it)",
+                        terminal::quoted(code)
+                    );
+                    (shown_code(code), Some(why), false)
+                }
+            },
+        }
+    }
+
+    /// A row with no reference whose payment method says it was paid some other way
+    /// (SKIPPED), or through the gateway with nothing to verify it by (NO_REFERENCE).
+    fn paid_otherwise(&self, row: &Row) -> Option<(RowResult, String)> {
+        let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
+        let no_reference = cell(self.columns.reference)
+            .trim_matches([' ', '\t', '\r'])
+            .is_empty();
+        let i = self.columns.payment_method.filter(|_| no_reference)?;
+        let method = cell(i);
+        let shown = terminal::quoted(method.trim());
+        let column = terminal::quoted(&self.header[i]);
+        if select::is_gateway_method(method) {
+            let why = format!(
+                "no reference, but the payment method is the gateway ({column} {shown}): \
+                 nothing to verify this order's payment by"
+            );
+            return Some((RowResult::NoReference, why));
+        }
+        let why = format!("not a gateway payment: no reference, {column} is {shown}");
+        (!method.trim().is_empty()).then_some((RowResult::Skipped, why))
+    }
+
+    /// The job that asks the gateway about a row, with the row's own expectations.
+    fn job(
+        &self,
+        row: Row,
+        reference: Reference,
+        expected: Option<Kobo>,
+        currency: String,
+        order_id: Option<String>,
+    ) -> Item<Reconciled> {
+        let merchant_ref = self
+            .columns
+            .merchant_ref
+            .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned);
+        // The shop's order status, when the file has one and it is a known word.
+        let shop = self
+            .columns
+            .status
+            .and_then(|i| ShopStatus::read(row.cells.get(i).map_or("", String::as_str)));
+        Item::Job(Job {
+            origin: format!("{} line {}", self.name, row.line),
+            reference,
+            expect: Arc::new(Expectations {
+                amount: expected,
+                currency: Some(currency),
+                merchant_ref,
+                shop,
+                order_id,
+            }),
+            row: Some(Box::new(row)),
+        })
+    }
+
+    /// Whether the current record reads as a totals row: no reference, its first filled
+    /// cell `Total` (`TOTAL`, `Totals`, `Grand total`, ...), an amount that can be read, and no
+    /// order id, payment method, status or merchant reference.
+    fn looks_like_totals(&self) -> bool {
+        let text = |i: usize| {
+            self.record
+                .get(i)
+                .and_then(|c| std::str::from_utf8(c).ok())
+                .unwrap_or("")
+        };
+        let label = self.record.iter().position(|c| !c.trim_ascii().is_empty());
+        let first = label.map(text);
+        // A totals row belongs to no order: a row that names an order, a payment method or
+        // a status besides its label is an order (a customer-typed `Total` in its first
+        // cell makes it no footer; with the gateway as its method it is NO_REFERENCE, never
+        // exit 0). The label itself may stand in the order id column, as a footer's does.
+        let blank = |column: Option<usize>| {
+            column.is_none_or(|i| Some(i) == label || text(i).trim().is_empty())
+        };
+        text(self.columns.reference).trim().is_empty()
+            && blank(self.columns.order_id)
+            && blank(self.columns.payment_method)
+            && blank(self.columns.status)
+            && blank(self.columns.merchant_ref)
+            && first.is_some_and(|f| TOTAL_LABELS.contains(&columns::normalized(f).as_str()))
+            && parse_amount(text(self.columns.amount), self.unit).is_ok()
+    }
+
+    /// The trailing totals row on `line`, checked against the sum of the amounts of every
+    /// row above it in its currency (as a spreadsheet's SUM of the column): TOTALS when they
+    /// agree, TOTALS_MISMATCH (exit 4) when they do not.
+    fn totals(&mut self, line: u64) -> Item<Reconciled> {
+        let width = self.header.len();
+        let mut cells: Vec<String> = self
+            .record
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        cells.resize(width.max(cells.len()), String::new());
+        let row = Row { line, cells };
+        let cell = |i: usize| row.cells.get(i).map_or("", String::as_str);
+        let Ok(stated) = parse_amount(cell(self.columns.amount), self.unit) else {
+            return self.order(line);
+        };
+        let currency = match self.columns.currency.map(|i| cell(i).trim()) {
+            Some(code) if !code.is_empty() => match iso_code(code) {
+                Some(alpha) => alpha.to_owned(),
+                None => return self.order(line),
+            },
+            _ => self.currency.to_string(),
+        };
+        let sum = self.sums.get(&currency).copied().unwrap_or(0);
+        let shown = |minor: i128| match currency.as_str() {
+            "NGN" => format!("₦{}", naira_total(minor)),
+            other => format!("{other} {}", naira_total(minor)),
+        };
+        let stated_minor = i128::from(stated.0);
+        let (result, why) = match stated_minor == sum {
+            true => (
+                RowResult::Totals,
+                format!(
+                    "the file's totals row: {}, the sum of the rows above in {currency}; never \
+                     sent to the service, not counted again",
+                    shown(sum)
+                ),
+            ),
+            false => (
+                RowResult::TotalsMismatch,
+                format!(
+                    "the file's totals row says {}, but the rows above in {currency} sum to {} \
+                     (a row missing, added or changed?)",
+                    shown(stated_minor),
+                    shown(sum)
+                ),
+            ),
+        };
+        decided(row, result, why, Some(stated), currency)
+    }
+}
+
+/// The order of the last row asked about, while the rows below it are its line items.
+#[derive(Debug)]
+struct OrderAbove {
+    /// Its first row's line.
+    line: u64,
+    /// The order id, trimmed.
+    id: String,
+    reference: String,
+    amount: Option<Kobo>,
+    currency: String,
+}
+
+impl OrderAbove {
+    /// Whether `row` is another row of this order: the same order id, reference, total and
+    /// currency, exactly. Anything else naming the reference is a DUPLICATE.
+    fn is_same_order(&self, row: &OrderAbove) -> bool {
+        self.id == row.id
+            && self.reference == row.reference
+            && self.amount == row.amount
+            && self.currency == row.currency
+    }
+}
+
+/// What the first filled cell of a totals row says, as header names are matched.
+const TOTAL_LABELS: [&str; 3] = ["total", "totals", "grandtotal"];
+
+/// How many lines a warning about many rows names.
+const NOTED_LINES: usize = 5;
+
+/// A currency cell that is no code, shortened for the totals it is counted under.
+fn shown_code(code: &str) -> String {
+    const LONGEST: usize = 12;
+    let upper = code.to_uppercase();
+    match upper.chars().count() > LONGEST {
+        true => format!("{}…", upper.chars().take(LONGEST).collect::<String>()),
+        false => upper,
+    }
+}
+
+/// A row decided from the file alone, as the engine's item.
+fn decided(
+    row: Row,
+    result: RowResult,
+    why: String,
+    expected: Option<Kobo>,
+    currency: String,
+) -> Item<Reconciled> {
+    Item::Decided(Reconciled::Row(Decided {
+        row,
+        result,
+        why,
+        expected,
+        currency,
+    }))
+}
+
+/// A cell's amount in kobo, exactly, or why the row is invalid.
+fn parse_amount(cell: &str, unit: AmountUnit) -> Result<Kobo, String> {
+    let shown = terminal::quoted(cell);
+    if cell.trim().is_empty() {
+        return Err("the amount is empty".into());
+    }
+    match unit {
+        AmountUnit::Naira => Kobo::parse_naira(cell).map_err(|e| match e {
+            AmountError::TooPrecise(_) => {
+                format!("amount {shown} has more than two decimals (kobo is the smallest unit; nothing is rounded)")
+            }
+            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
+            AmountError::NotANumber(_) => format!(
+                "amount {shown} is not a naira amount (e.g. 40000, 40000.5, 40,000.00, ₦40,000.00)"
+            ),
+        }),
+        AmountUnit::Kobo => Kobo::parse_kobo(cell).map_err(|e| match e {
+            AmountError::TooLarge(_) => format!("amount {shown} is too large"),
+            _ => format!("amount {shown} is not a whole number of kobo (--amount-unit kobo)"),
+        }),
     }
 }
 
