@@ -11,15 +11,15 @@ use super::*;
 /// The longest row (or header line) read, in bytes: an orders row is far shorter, and a
 /// longer one is almost always a quote left open (or not a CSV file at all). It bounds the
 /// memory a row takes, as verify bounds a line.
-pub(super) const MAX_ROW: u64 = 1 << 20;
+const MAX_ROW: u64 = 1 << 20;
 
 /// Most lines looked at for the header row when `--header-row` does not say.
-pub(super) const HEADER_SCAN_LINES: u64 = 50;
+const HEADER_SCAN_LINES: u64 = 50;
 
 /// The most non-empty cells a title line above the header has (`Merchant:,Adire Home
 /// Stores`); a wider line that names no reference and amount column is taken for a header
 /// with missing columns, and the search stops there.
-pub(super) const TITLE_CELLS: usize = 3;
+const TITLE_CELLS: usize = 3;
 
 /// The header row found.
 #[derive(Debug)]
@@ -217,7 +217,7 @@ pub(super) fn detect_delimiter(line: &[u8]) -> u8 {
 }
 
 /// The input failure for a quote that is never closed.
-pub(super) fn unclosed_quote(name: &str, line: u64) -> Failure {
+fn unclosed_quote(name: &str, line: u64) -> Failure {
     Failure::usage(format!(
         "{name} line {line}: a quoted field opens there and is never closed, so the rest of \
          the file would be read as one cell; nothing from that line on was reconciled \
@@ -243,7 +243,7 @@ pub(super) struct RowTest {
 impl RowTest {
     /// Whether `line` (without its line end), read as a row, has a usable reference and a
     /// valid amount in their columns.
-    pub(super) fn reads_as_order(&self, line: &[u8]) -> bool {
+    fn reads_as_order(&self, line: &[u8]) -> bool {
         let Some(record) = one_record(line, self.delimiter) else {
             return false;
         };
@@ -258,7 +258,7 @@ impl RowTest {
 }
 
 /// The first record of `bytes` as the csv crate reads it with `delimiter`, if there is one.
-pub(super) fn one_record(bytes: &[u8], delimiter: u8) -> Option<csv::ByteRecord> {
+fn one_record(bytes: &[u8], delimiter: u8) -> Option<csv::ByteRecord> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(false)
@@ -399,7 +399,7 @@ impl Records {
                     return Ok(None);
                 }
                 let starts = blank < buf.len();
-                self.count_lines(blank, |i| buf[i]);
+                self.count_lines(&buf[..blank]);
                 input.consume(blank);
                 if starts {
                     self.record_starts();
@@ -420,37 +420,39 @@ impl Records {
                 .read_field(&buf[..take], &mut self.cell[self.out..]);
             self.fresh &= take == 0;
             self.written.extend_from_slice(&buf[..nin]);
-            self.count_lines(nin, |i| buf[i]);
+            self.count_lines(&buf[..nin]);
             input.consume(nin);
             self.out += nout;
             self.row_bytes += nin as u64;
             if self.row_bytes > MAX_ROW {
                 return Err(self.too_long());
             }
-            match result {
-                csv_core::ReadFieldResult::InputEmpty | csv_core::ReadFieldResult::End => {}
+            let record_end = match result {
+                csv_core::ReadFieldResult::InputEmpty => continue,
                 csv_core::ReadFieldResult::OutputFull => {
                     let longer = self.cell.len() * 2;
                     self.cell.resize(longer, 0);
+                    continue;
                 }
-                csv_core::ReadFieldResult::Field { record_end } => {
-                    // The field's own bytes, without the separator or line end that ended it.
-                    let len = self.written.len() - usize::from(!at_end);
-                    self.field_ends(len)?;
-                    if record_end {
-                        self.record_ends()?;
-                        self.in_record = false;
-                        return Ok(Some((std::mem::take(&mut self.cells), self.row_line)));
-                    }
-                }
+                csv_core::ReadFieldResult::Field { record_end } => record_end,
+                // Not given inside a record (the end of the input ends its last field), but
+                // if it were, the record read so far ends there rather than being lost.
+                csv_core::ReadFieldResult::End => true,
+            };
+            // The field's own bytes, without the separator or line end that ended it.
+            let len = self.written.len() - usize::from(!at_end);
+            self.field_ends(len)?;
+            if record_end {
+                self.record_ends()?;
+                self.in_record = false;
+                return Ok(Some((std::mem::take(&mut self.cells), self.row_line)));
             }
         }
     }
 
-    /// Follows the line ends among the `n` bytes `byte(0..n)`.
-    fn count_lines(&mut self, n: usize, byte: impl Fn(usize) -> u8) {
-        for i in 0..n {
-            let b = byte(i);
+    /// Follows the line ends among `bytes`, the next ones read.
+    fn count_lines(&mut self, bytes: &[u8]) {
+        for &b in bytes {
             if self.after_cr && b != b'\n' {
                 self.line += 1;
             }
