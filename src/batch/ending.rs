@@ -53,6 +53,9 @@ impl<D> Writer<'_, D> {
             Some(fail_on) => self.summary.left_out_note(self.exit, fail_on),
             None => String::new(),
         };
+        for look in self.summary.look_lines() {
+            self.log.info(&look);
+        }
         let line = self.summary.line(started.elapsed(), self.stopped);
         self.log.info(&format!("{line}{left_out}"));
         Ok(self.exit)
@@ -160,6 +163,9 @@ impl<D> Writer<'_, D> {
                     .saturating_sub(decided)
             ),
         };
+        for look in self.summary.look_lines() {
+            self.log.info(&look);
+        }
         self.log.info(&format!(
             "{}; not verified: {not_started}",
             self.summary.line(started.elapsed(), self.stopped)

@@ -84,7 +84,7 @@ pub(crate) enum Entry<D> {
 
 /// What one entry counts as: merged into the exit status and the summary before it is
 /// written, so output that cannot be written never lowers the exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Tally {
     /// The entry's exit status.
     pub(crate) exit: Exit,
@@ -97,21 +97,47 @@ pub(crate) struct Tally {
     /// Its outcome class, for verify's records (`--fail-on`, the progress bar); `None` for
     /// entries that have none (reconcile's rows), which always count.
     pub(crate) class: Option<Class>,
+    /// What the closing lines say of it, when it needs a person's look (an exit other than
+    /// 0, or a warning); `None` when it does not.
+    pub(crate) look: Option<Box<Look>>,
+}
+
+/// An entry that needs a person, as the closing lines name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Look {
+    /// Where it is: verify's reference; reconcile's line, order id and reference.
+    pub(crate) what: String,
+    /// Its outcome or result name.
+    pub(crate) name: &'static str,
+    /// Why, in one line.
+    pub(crate) why: String,
 }
 
 impl Tally {
     /// What a record verified in this run counts as.
     pub(crate) fn of(record: &Record) -> Tally {
+        let exit = record.verdict.exit();
+        let name = record.verdict.name();
+        let warnings = record.verdict.checks.as_ref().map(|c| &c.warnings);
+        let warned = warnings.is_some_and(|w| !w.is_empty());
+        let look = match (exit, warnings) {
+            (Exit::Successful, Some(w)) if !w.is_empty() => Some(crate::domain::checks::join(w)),
+            (Exit::Successful, _) => None,
+            _ => record.row_error(),
+        };
         Tally {
-            exit: record.verdict.exit(),
-            name: record.verdict.name(),
-            warned: record
-                .verdict
-                .checks
-                .as_ref()
-                .is_some_and(|c| !c.warnings.is_empty()),
+            exit,
+            name,
+            warned,
             carried: false,
             class: Some(record.verdict.class()),
+            look: look.map(|why| {
+                Box::new(Look {
+                    what: record.job.reference.to_string(),
+                    name,
+                    why,
+                })
+            }),
         }
     }
 }
@@ -166,8 +192,7 @@ impl Sink<Carried> for RecordWriter {
                     name: carried.name,
                     warned: carried.warned,
                     carried: true,
-                    // A carried record was judged again: the class a fresh one would have.
-                    class: Some(carried.record.verdict.class()),
+                    ..Tally::of(&carried.record)
                 },
             ),
         };

@@ -8,11 +8,14 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::one::Countdown;
-use super::{Tally, WorkQueue};
+use super::{Look, Tally, WorkQueue};
 use crate::domain::class::{Class, FailOn};
 use crate::exit::Exit;
 use crate::log::{Level, Log};
 use crate::transport::gate::{Pacing, per_second};
+
+/// How many entries that need a look the closing lines name one by one.
+pub(super) const LOOKS_SHOWN: usize = 20;
 
 /// What the entries decided so far come to: counts per name for the summary line, and
 /// what `--fail-on`'s rules need.
@@ -28,7 +31,7 @@ pub(super) struct Summary {
     pub(super) carried: usize,
     /// Entries the service was asked about in this run.
     pub(super) asked: usize,
-    /// What the pacing saw: throttled answers and the rate the run settled on.
+    /// What the pacing saw: throttled answers and the pace at the end.
     pub(super) pacing: Option<Pacing>,
     /// Entries not exit 0 that `--fail-on` left out of the exit status, per name.
     pub(super) left_out: BTreeMap<&'static str, usize>,
@@ -37,6 +40,10 @@ pub(super) struct Summary {
     /// Whether the service answered for any reference (a transaction it knows, of any
     /// status): --fail-on's quiet exit needs an answer to be quiet about.
     pub(super) answered: bool,
+    /// The entries that need a look, the first [`LOOKS_SHOWN`] of those the exit status
+    /// counts and of those `--fail-on` leaves out (the closing lines name them), with how
+    /// many of each there were in all.
+    looks: [(Vec<Look>, usize); 2],
 }
 
 /// Why a batch stopped before its input ended.
@@ -117,7 +124,7 @@ impl Progress {
     }
 
     /// Counts an entry that is not exit 0; the message shows it unless the run stopped.
-    pub(super) fn count(&mut self, tally: Tally, rate: Option<f64>, stopped: bool) {
+    pub(super) fn count(&mut self, tally: &Tally, rate: Option<f64>, stopped: bool) {
         let key = match tally.class {
             Some(class) => (class as usize, class.name()),
             None => {
@@ -200,13 +207,14 @@ impl Summary {
             left_out: BTreeMap::new(),
             worst: Exit::Successful,
             answered: false,
+            looks: Default::default(),
         }
     }
 
     /// Counts an entry (`asked`: the service was asked about it in this run); what the exit
     /// status merges of it: its own exit, or 0 when `--fail-on` leaves it out (one of exit
     /// 0 changes nothing and is not named).
-    pub(super) fn add(&mut self, tally: Tally, asked: bool, fail_on: Option<&FailOn>) -> Exit {
+    pub(super) fn add(&mut self, tally: &Tally, asked: bool, fail_on: Option<&FailOn>) -> Exit {
         *self.counts.entry(tally.name).or_default() += 1;
         self.asked += usize::from(asked);
         self.total += 1;
@@ -217,15 +225,60 @@ impl Summary {
             tally.class,
             Some(Class::Paid | Class::Declined | Class::Mismatch | Class::Pending)
         );
-        match (fail_on, tally.class) {
-            (Some(fail_on), Some(class)) if !fail_on.counts(class) => {
+        let left_out = match (fail_on, tally.class) {
+            (Some(fail_on), Some(class)) => !fail_on.counts(class),
+            _ => false,
+        };
+        if let Some(look) = &tally.look {
+            let (shown, all) = &mut self.looks[usize::from(left_out)];
+            if shown.len() < LOOKS_SHOWN {
+                shown.push(Look::clone(look));
+            }
+            *all += 1;
+        }
+        match left_out {
+            true => {
                 if tally.exit != Exit::Successful {
                     *self.left_out.entry(tally.name).or_default() += 1;
                 }
                 Exit::Successful
             }
-            _ => tally.exit,
+            false => tally.exit,
         }
+    }
+
+    /// The closing lines that name the entries needing a person: each one the exit status
+    /// counts (every one, once `--fail-on` leaves nothing out after all), at most
+    /// [`LOOKS_SHOWN`], then how many more and where they are. None for a run of one
+    /// entry, whose own lines said it.
+    pub(super) fn look_lines(&self) -> Vec<String> {
+        if self.total <= 1 {
+            return Vec::new();
+        }
+        let [(counted, n), (left_out, m)] = &self.looks;
+        let (shown, all): (Vec<&Look>, usize) = match self.left_out.is_empty() {
+            // --fail-on left something out: its line says what and why.
+            false => (counted.iter().collect(), *n),
+            true => (counted.iter().chain(left_out).collect(), n + m),
+        };
+        let mut lines: Vec<String> = shown
+            .iter()
+            .take(LOOKS_SHOWN)
+            .map(|l| match l.why.starts_with(l.name) {
+                // FAILED's own reason opens with its name.
+                true => format!("needs a look: {}: {}", l.what, l.why),
+                false => format!("needs a look: {}: {}: {}", l.what, l.name, l.why),
+            })
+            .collect();
+        let more = all.saturating_sub(lines.len());
+        if more > 0 {
+            lines.push(format!(
+                "and {more} more that need a look: every {} is in the output, with its result \
+                 and why",
+                self.noun.0
+            ));
+        }
+        lines
     }
 
     /// Entries decided without asking (carried over, or decided from the input): the
@@ -306,19 +359,23 @@ impl Summary {
                 self.asked
             ),
         };
-        // How often the service throttled, and the pace it allowed: what to give --rate
-        // next time to be throttled less.
+        // Said only when it happened, in plain words: how often the service asked to slow
+        // down, and the pace the run had come to by its end (what to give --rate next time
+        // to be throttled less).
         let throttled = match self.pacing {
             Some(Pacing {
                 throttled: n @ 1..,
-                settled,
+                rate,
                 ..
             }) => {
-                let answers = if n == 1 { "answer" } else { "answers" };
-                let settled = settled
-                    .map(|r| format!(", settled at {}", per_second(r)))
+                let times = match n {
+                    1 => "once".to_owned(),
+                    n => format!("{n} times"),
+                };
+                let pace = rate
+                    .map(|r| format!("; the run finished at {}", per_second(r)))
                     .unwrap_or_default();
-                format!("; {n} {answers} throttled{settled}")
+                format!("; the service asked to slow down {times}{pace}")
             }
             _ => String::new(),
         };

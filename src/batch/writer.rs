@@ -235,7 +235,7 @@ impl<'a, D> Writer<'a, D> {
             false => writer.take(entry, false),
         };
         let asked = matches!(entry, Entry::Verified(_));
-        let merged = self.summary.add(tally, asked, self.batch.fail_on.as_ref());
+        let merged = self.summary.add(&tally, asked, self.batch.fail_on.as_ref());
         self.exit = self.exit.merge(merged);
         if write {
             match self.failed(result) {
@@ -246,7 +246,7 @@ impl<'a, D> Writer<'a, D> {
         }
         if tally.exit != Exit::Successful {
             let rate = self.rate();
-            self.progress.count(tally, rate, self.stopped.is_some());
+            self.progress.count(&tally, rate, self.stopped.is_some());
         }
         self.progress.bar.inc(1);
     }

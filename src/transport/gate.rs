@@ -76,9 +76,6 @@ pub(crate) struct Pacing {
     pub(crate) throttled: u64,
     /// The rate attempts start at now, requests per second; `None` before any throttling.
     pub(crate) rate: Option<f64>,
-    /// The rate the run settled on: answers the service accepted per second from the
-    /// first throttled answer to the last answer; `None` before any throttling.
-    pub(crate) settled: Option<f64>,
 }
 
 /// Decides when the next attempt may start; one per run, shared by all workers.
@@ -116,8 +113,6 @@ struct State {
     meter: Meter,
     /// The rate `-v` last reported.
     reported: f64,
-    /// Answers accepted since pacing began, and when the last came.
-    paced: (u64, Option<Instant>),
     /// The slow start: attempts in flight, and how many may be.
     in_flight: u32,
     window: u32,
@@ -265,7 +260,6 @@ impl Gate {
                 curve: None,
                 meter: Meter::new(now, Rates::default()),
                 reported: 0.0,
-                paced: (0, None),
                 in_flight: 0,
                 window: INITIAL_WINDOW,
             }),
@@ -448,7 +442,6 @@ impl Gate {
         let now = Instant::now();
         if let Ok(mut state) = self.state.lock() {
             state.meter.add(now, true);
-            state.paced = (state.paced.0 + 1, Some(now));
             self.report_growth(&mut state, now);
         }
     }
@@ -550,22 +543,13 @@ impl Gate {
             return Pacing {
                 throttled,
                 rate: None,
-                settled: None,
             };
         }
         let now = Instant::now();
         let state = self.state.lock().ok();
-        let settled = state.as_ref().and_then(|s| {
-            let (answers, last) = s.paced;
-            let span = last?
-                .saturating_duration_since(s.meter.origin)
-                .as_secs_f64();
-            (span > 0.0).then(|| answers as f64 / span)
-        });
         Pacing {
             throttled,
             rate: state.as_ref().and_then(|s| self.rate_at(s, now)),
-            settled,
         }
     }
 }

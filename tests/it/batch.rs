@@ -390,7 +390,7 @@ fn a_429_holds_back_its_reference_not_every_worker_and_uses_no_retry() {
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("12 SUCCESSFUL; 1 answer throttled, settled at "),
+        stderr.contains("12 SUCCESSFUL; the service asked to slow down once; the run finished at "),
         "{stderr}"
     );
     let requests = server.requests.lock().unwrap().clone();

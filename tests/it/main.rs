@@ -18,6 +18,7 @@ mod base_url;
 mod batch;
 mod changed_inputs;
 mod checks;
+mod closing_lines;
 mod config_first_hour;
 mod config_trust;
 mod docs;

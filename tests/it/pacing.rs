@@ -39,14 +39,18 @@ fn references(n: usize, prefix: &str) -> String {
         .collect()
 }
 
-/// The summary line's count of throttled answers (`; N answers throttled`), 0 without one.
+/// The summary line's count of throttled answers (`; the service asked to slow down N
+/// times`, or `once`), 0 without one.
 fn throttled_in_summary(stderr: &str) -> u64 {
-    let Some((before, _)) = stderr.split_once(" throttled") else {
+    let Some((_, after)) = stderr.split_once("; the service asked to slow down ") else {
         return 0;
     };
-    let word = before.rsplit(' ').nth(1).unwrap_or("");
+    if after.starts_with("once") {
+        return 1;
+    }
+    let word = after.split(' ').next().unwrap_or("");
     word.parse()
-        .unwrap_or_else(|_| panic!("no count before 'throttled': {stderr}"))
+        .unwrap_or_else(|_| panic!("no count after 'slow down': {stderr}"))
 }
 
 /// At -j 64 against a limit the workers could exceed many times over, with 429 and
@@ -108,7 +112,7 @@ fn at_j_64_throttling_gives_no_reference_up_and_stays_under_a_bound() {
                     "{name}: {throttled} of {requests} throttled"
                 );
                 assert!(
-                    stderr.contains(" throttled, settled at "),
+                    stderr.contains("; the run finished at "),
                     "{name}: {stderr}"
                 );
             })
@@ -263,7 +267,8 @@ fn pacing_is_visible_in_verbose_lines_and_the_summary() {
     assert!(
         summary.starts_with("payverify: 60 references in ")
             && summary.contains(": 60 SUCCESSFUL; ")
-            && summary.contains(" throttled, settled at ")
+            && summary.contains("; the service asked to slow down ")
+            && summary.contains("; the run finished at ")
             && summary.ends_with("/s"),
         "{summary}"
     );

@@ -2,9 +2,11 @@
 //! counted and written in the one call the engine makes for it.
 
 use super::*;
+use crate::batch::Look;
 use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
+use crate::exit::Exit;
 
 /// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
 /// takes it (so the totals are exactly the rows the exit status merges, written or not):
@@ -20,16 +22,55 @@ pub(crate) struct ReconcileSink {
     lines_of: ReferenceLines,
     /// The totals so far.
     pub(crate) summary: Summary,
+    /// Where the reference and the order id are among a row's cells, for the closing
+    /// lines.
+    columns: (usize, Option<usize>),
 }
 
 impl ReconcileSink {
-    /// A sink writing to `writer`, claiming payments by the reader's `lines_of`.
-    pub(crate) fn new(writer: ReconcileWriter, lines_of: ReferenceLines) -> Self {
+    /// A sink writing to `writer`, claiming payments by the reader's `lines_of`; `columns`
+    /// are where a row's reference and order id are (the file may have no order id).
+    pub(crate) fn new(
+        writer: ReconcileWriter,
+        lines_of: ReferenceLines,
+        columns: (usize, Option<usize>),
+    ) -> Self {
         ReconcileSink {
             writer,
             lines_of,
             summary: Summary::default(),
+            columns,
         }
+    }
+
+    /// What the closing lines say of `record`, when it needs a look: its line, its order
+    /// id and reference where the row has them, its result and why.
+    fn look(&self, record: &RowRecord) -> Option<Box<Look>> {
+        let why = match (record.result.exit(), &record.error) {
+            (Exit::Successful, _) if !record.warned => return None,
+            (_, Some(error)) => error.clone(),
+            (_, None) => record.checks.clone().unwrap_or_default(),
+        };
+        let cell = |at: usize| {
+            record
+                .cells
+                .get(at)
+                .map(|c| c.trim())
+                .filter(|c| !c.is_empty())
+        };
+        let (reference, order) = self.columns;
+        let mut what = format!("line {}", record.line);
+        if let Some(order) = order.and_then(cell) {
+            what.push_str(&format!(", order {order}"));
+        }
+        if let Some(reference) = cell(reference) {
+            what.push_str(&format!(", reference {reference}"));
+        }
+        Some(Box::new(Look {
+            what,
+            name: record.result.name(),
+            why,
+        }))
     }
 
     /// The one judgement of an entry: its record, a DUPLICATE when an earlier row claimed
@@ -66,6 +107,7 @@ impl Sink<Reconciled> for ReconcileSink {
             warned: record.warned,
             carried: matches!(entry, Entry::Decided(Reconciled::Carried(_))),
             class: None,
+            look: self.look(&record),
         };
         (tally, self.writer.take(&record, write))
     }

@@ -69,7 +69,8 @@ pub(crate) fn run(
     log.trace(|| orders.columns_note());
     let secret = &service.verifier.secret;
     let writer = rows_writer(global, args, &orders, secret, log, ctx).with_state(state);
-    let mut sink = ReconcileSink::new(writer, orders.reference_lines());
+    let columns = (orders.reference_column(), orders.order_column());
+    let mut sink = ReconcileSink::new(writer, orders.reference_lines(), columns);
     let resume_hint = resume_command(args.format(), args.state.is_some());
     let batch = service.batch(args.batch.jobs, known_len, resume_hint, None);
     let verifier = service.verifier.clone();

@@ -21,7 +21,6 @@ fn nothing_is_paced_until_the_service_throttles() {
         Pacing {
             throttled: 0,
             rate: None,
-            settled: None
         }
     );
 }
