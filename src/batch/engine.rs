@@ -14,7 +14,7 @@ use super::summary::Progress;
 use super::worker::Worker;
 use super::writer::Writer;
 use super::{Sink, Source, Summary, Window, WorkQueue};
-use crate::domain::verifier::Verifier;
+use crate::batch::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
 

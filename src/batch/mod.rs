@@ -17,6 +17,7 @@ pub(crate) mod resume;
 mod seen;
 mod shared;
 mod summary;
+pub(crate) mod verifier;
 mod window;
 mod worker;
 mod writer;

@@ -12,9 +12,9 @@ use std::time::Instant;
 
 use super::shared::Batch;
 use super::{Entry, Item, Sink, Source, Stopped, Tally, WorkQueue};
+use crate::batch::verifier::Verifier;
 use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_NAMES, Outcome, Record, Verdict};
-use crate::domain::verifier::Verifier;
 use crate::domain::wait::{exact, human, status_of};
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Duration;
 
 use super::{Entry, Item, Window, WorkQueue};
+use crate::batch::verifier::Verifier;
 use crate::domain::class::FailOn;
-use crate::domain::verifier::Verifier;
 use crate::exit::Failure;
 
 /// Input notes (duplicates, skipped lines) shown one by one, per kind; the rest are counted

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use super::shared::{Event, Shared};
 use super::{Entry, Task, Turn, Waiting};
+use crate::batch::verifier::Verifier;
 use crate::domain::job::Job;
 use crate::domain::outcome::{Outcome, Record, Verdict};
-use crate::domain::verifier::Verifier;
 use crate::domain::wait::{Check, Polls, human, settle, status_of};
 use crate::log::Log;
 use crate::reference::Reference;

@@ -7,12 +7,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::batch::resume::Trust;
+use crate::batch::verifier::Verifier;
 use crate::batch::{Answer, Batch};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs};
 use crate::domain::checks::Expectations;
 use crate::domain::class::FailOn;
 use crate::domain::job::Job;
-use crate::domain::verifier::Verifier;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
 use crate::render::Printer;

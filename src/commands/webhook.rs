@@ -5,10 +5,10 @@ use std::path::Path;
 
 use crate::cli::{GlobalArgs, ProfileArgs, WebhookCheckArgs};
 use crate::domain::checks;
+use crate::domain::judge::judge;
 use crate::domain::model::{Verification, parse_object};
 use crate::domain::outcome::{Outcome, OutcomeKind};
 use crate::domain::signature;
-use crate::domain::verifier::judge;
 use crate::exit::{Exit, Failure};
 use crate::files::{PAYLOAD, Problem};
 use crate::log::{Level, Log};

@@ -1,11 +1,12 @@
 //! What a verification means, free of I/O: money, the service's response, its
-//! signature, the checks, the outcome, and the job and verifier that tie them together.
+//! signature, the checks, the outcome, the job, and the one judge that ties them together.
 
 pub(crate) mod checks;
 pub(crate) mod class;
 pub(crate) mod currency;
 pub(crate) mod job;
 pub(crate) mod json;
+pub(crate) mod judge;
 pub(crate) mod model;
 pub(crate) mod money;
 pub(crate) mod outcome;
@@ -17,5 +18,4 @@ pub(crate) mod seal;
 pub(crate) mod shop;
 pub(crate) mod signature;
 pub(crate) mod totals;
-pub(crate) mod verifier;
 pub(crate) mod wait;

@@ -64,7 +64,7 @@ pub struct Verification {
 impl Verification {
     /// Whether the answer says when the payment was made: a `paymentDate` that shows
     /// something, with a digit in it (any date does). What the gateway's own plugin
-    /// requires before it acts (see [`crate::domain::verifier::settled`]); blank text, or
+    /// requires before it acts (see [`crate::domain::judge::settled`]); blank text, or
     /// only characters a reader does not see (a zero-width space, a byte-order mark, a
     /// control character), is no date.
     pub fn has_payment_date(&self) -> bool {

@@ -136,7 +136,7 @@ impl Outcome {
                 format!("{tx}FAILED{why}{disagree}")
             }
             // The one status that is not final only for want of a paymentDate (see
-            // `verifier::settled`).
+            // `judge::settled`).
             Outcome::NotFinal(v) if v.status.as_deref() == Some("SUCCESSFUL") => format!(
                 "{tx}is not final: SUCCESSFUL, but with no paymentDate, and the gateway's own \
                  plugin acts only once one is set (verify again later)"

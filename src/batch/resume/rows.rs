@@ -6,10 +6,10 @@ use serde_json::value::RawValue;
 use super::*;
 use crate::domain::checks::{APPROVED, HmacMode, Integrity};
 use crate::domain::job::Job;
+use crate::domain::judge::judge;
 use crate::domain::outcome::classify_response;
 use crate::domain::reconcile::{RowResult, claimed_by};
 use crate::domain::row_record::RowRecord;
-use crate::domain::verifier::judge;
 use crate::reference::Reference;
 
 /// Why a reconcile record cannot be read.

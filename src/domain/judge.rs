@@ -1,42 +1,10 @@
-//! One reference from request to verdict: the step every batch worker takes.
-
-use std::time::Instant;
+//! The one judge: an answer (the service's, a carried record's, a webhook payload) checked
+//! and held to the one rule for "final and paid". Pure: the asking is the batch's
+//! (`batch::verifier`).
 
 use crate::domain::checks::{self, CheckReport, Expectations, HmacMode};
-use crate::domain::job::Job;
-use crate::domain::outcome::{Outcome, Verdict, classify};
+use crate::domain::outcome::{Outcome, Verdict};
 use crate::secret::Secret;
-use crate::transport::client::{Client, Ended};
-
-/// Verifies references and checks the results; shared by reference across workers.
-pub(crate) struct Verifier {
-    /// The HTTP client.
-    pub(crate) client: Client,
-    /// How the hmac is checked.
-    pub(crate) hmac: HmacMode,
-    /// The secret that signs responses.
-    pub(crate) secret: Secret,
-    /// The `mode` every answer must have (`--expect-mode`, `expect_mode`), if any.
-    pub(crate) expect_mode: Option<String>,
-}
-
-impl Verifier {
-    /// Requests, classifies and checks one job's reference against the job's expectations,
-    /// the request's retries bounded by `deadline` when there is one (see
-    /// `Client::exchange_by`); with the verdict, why the asking ended.
-    pub(crate) fn verify_by(&self, job: &Job, deadline: Option<Instant>) -> (Verdict, Ended) {
-        let exchange = self.client.exchange_by(&job.reference, deadline);
-        let verdict = judge(
-            classify(&exchange),
-            Some(job.reference.as_str()),
-            self.hmac,
-            &self.secret,
-            &job.expect,
-            self.expect_mode.as_deref(),
-        );
-        (verdict, exchange.ended)
-    }
-}
 
 /// Checks an answer about `reference`: the hmac as `hmac` says under `secret`, the
 /// expectations, the run's expected `mode`, and that it is an answer about `reference` at
