@@ -108,10 +108,55 @@ impl Exit {
         }
     }
 
-    /// The merge rule for several results: the most severe (largest) code wins, so 0 means
-    /// every reference was SUCCESSFUL and passed its checks.
+    /// Every exit status from the most severe to the least: the merge rule's order. A run
+    /// that is broken (stopped, incomplete, misconfigured, its credentials rejected) comes
+    /// first; then what needs a person now (a failed check, an answer that is not the
+    /// service's, a row that cannot be read), never hidden behind what only needs time or
+    /// nothing (unavailable, not final, not found, declined). The codes keep their numbers,
+    /// which say nothing of this order.
+    pub const BY_SEVERITY: [Exit; 12] = [
+        Exit::Interrupted,
+        Exit::Internal,
+        Exit::Config,
+        Exit::AuthRejected,
+        Exit::CheckFailed,
+        Exit::BadResponse,
+        Exit::Usage,
+        Exit::Unavailable,
+        Exit::NotFinal,
+        Exit::NotFound,
+        Exit::Failed,
+        Exit::Successful,
+    ];
+
+    /// Where the status is in [`Exit::BY_SEVERITY`]: 0 the most severe.
+    fn rank(self) -> usize {
+        Exit::BY_SEVERITY
+            .iter()
+            .position(|e| *e == self)
+            .unwrap_or(Exit::BY_SEVERITY.len())
+    }
+
+    /// The merge rule for several results: the more severe wins ([`Exit::BY_SEVERITY`]), so
+    /// 0 means every reference was SUCCESSFUL and passed its checks, and a script reading
+    /// `$?` sees a failed check (4) before a payment that is only not final yet (9).
     pub fn merge(self, other: Exit) -> Exit {
-        self.max(other)
+        match other.rank() < self.rank() {
+            true => other,
+            false => self,
+        }
+    }
+
+    /// The merge order as help prints it: `130, 10, 6, ...`.
+    pub fn severity_line() -> String {
+        let codes: Vec<String> = Exit::BY_SEVERITY
+            .iter()
+            .map(|e| e.code().to_string())
+            .collect();
+        format!(
+            "A batch exits with its most severe status, most severe first: {}.",
+            codes.join(", ")
+        )
     }
 
     /// The exit-code table as plain text, for `--help`.
@@ -120,6 +165,7 @@ impl Exit {
         for exit in Exit::ALL {
             out.push_str(&format!("  {:>3}  {}\n", exit.code(), exit.meaning()));
         }
+        out.push_str(&format!("  {}\n", Exit::severity_line()));
         out
     }
 }
@@ -233,8 +279,35 @@ mod tests {
     #[test]
     fn merge_keeps_the_most_severe() {
         assert_eq!(Exit::Successful.merge(Exit::Failed), Exit::Failed);
-        assert_eq!(Exit::NotFinal.merge(Exit::CheckFailed), Exit::NotFinal);
         assert_eq!(Exit::Successful.merge(Exit::Successful), Exit::Successful);
+        // A failed check or a bad answer is never hidden behind not final, unavailable, not
+        // found or declined, whichever comes first.
+        for look in [Exit::CheckFailed, Exit::BadResponse] {
+            for wait in [
+                Exit::NotFinal,
+                Exit::Unavailable,
+                Exit::NotFound,
+                Exit::Failed,
+            ] {
+                assert_eq!(look.merge(wait), look, "{look:?} {wait:?}");
+                assert_eq!(wait.merge(look), look, "{wait:?} {look:?}");
+            }
+        }
+        // A broken run is above every record's status.
+        for exit in Exit::ALL {
+            assert_eq!(
+                Exit::Internal.merge(exit).merge(Exit::Interrupted),
+                Exit::Interrupted
+            );
+            if exit != Exit::Interrupted {
+                assert_eq!(exit.merge(Exit::Internal), Exit::Internal, "{exit:?}");
+            }
+        }
+        // Every status once, and 0 the least.
+        let mut ranked = Exit::BY_SEVERITY.to_vec();
+        ranked.sort();
+        assert_eq!(ranked, Exit::ALL);
+        assert_eq!(Exit::BY_SEVERITY.last(), Some(&Exit::Successful));
     }
 
     #[test]

@@ -51,8 +51,8 @@ fn results<'a>(rows: &'a [Value], column: &str) -> Vec<(u64, &'a str, &'a str)> 
 fn a_woocommerce_export_reconciles_with_no_flags_and_no_editing() {
     let (out, rows, summary) = reconcile(WOOCOMMERCE, &[]);
     let stderr = stderr_of(&out);
-    // NOT_FINAL (9) is the largest row code.
-    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    // A row that failed its checks (4) is the most severe: never hidden behind NOT_FINAL (9).
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
     // Found by name: Transaction ID, Order Total Amount, Order Currency; no warning about
     // columns, and no empty currency cell.
     assert!(!stderr.contains("warning"), "{stderr}");
@@ -226,7 +226,7 @@ fn the_woocommerce_export_round_trips_through_csv_output() {
         .arg(&file)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
     let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
     let header = reader.headers().unwrap().clone();
     assert_eq!(&header[0], "Order Number", "the BOM is not part of it");
@@ -288,9 +288,9 @@ fn only_limits_the_run_and_skips_the_rest() {
     assert_eq!(summary["at_risk_kobo"], 0, "{summary}");
     assert!(stderr.contains("4 MATCHED, 39 SKIPPED"), "{stderr}");
 
-    // Without it the same file is exit 9: the filter is what made it 0.
+    // Without it the same file is exit 4: the filter is what made it 0.
     let (out, ..) = reconcile(WOOCOMMERCE, &[]);
-    assert_eq!(out.status.code(), Some(9));
+    assert_eq!(out.status.code(), Some(4));
 }
 
 #[test]
@@ -482,7 +482,7 @@ fn shop_status_against_gateway_status() {
         ],
         "{stderr}"
     );
-    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert_eq!(rows[1]["difference_kobo"], -50_000);
     // At risk: rows 1, 2, 4, 7 and 8 (₦40,000 each), never row 3.
     assert_eq!(summary["at_risk_kobo"], 5 * 4_000_000, "{summary}");
@@ -586,7 +586,7 @@ fn what_finance_reads_table_by_order_collected_naira_columns_and_bom() {
         .unwrap();
     let stdout = stdout_of(&out);
     let stderr = stderr_of(&out);
-    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
         lines[0].starts_with("Order Number  Line  Reference"),

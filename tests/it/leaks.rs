@@ -137,8 +137,9 @@ fn an_echoed_secret_reaches_no_format_and_no_channel_in_a_batch() {
             let stdout = stdout_of(&out);
             // The records are there, with the echo redacted rather than dropped.
             assert!(stdout.contains("<redacted>"), "-o {format}: {stdout}");
-            // The worst of them: 9 (not final) outranks 8 (bad response).
-            assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+            // The most severe of them: 5 (credentials rejected) outranks 8 (bad response)
+            // and 9 (not final).
+            assert_eq!(out.status.code(), Some(5), "{}", stderr_of(&out));
         }
     }
 }

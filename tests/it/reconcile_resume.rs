@@ -53,14 +53,14 @@ fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
             "orders.csv",
             &["-o", format, "--summary-json", "s1.json"],
         );
-        assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+        assert_eq!(first.status.code(), Some(4), "{}", stderr_of(&first));
         assert_eq!(requests(&first), 7, "{}", stderr_of(&first));
         dir.write(&format!("run1.{format}"), &first.stdout);
 
         let run1 = format!("run1.{format}");
         let args = ["-o", format, "--summary-json", "s2.json", "--resume", &run1];
         let again = reconcile(&dir, "orders.csv", &args);
-        assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
+        assert_eq!(again.status.code(), Some(4), "{}", stderr_of(&again));
         assert_eq!(
             requests(&again),
             ASKED_AGAIN,
@@ -92,7 +92,7 @@ fn resuming_a_complete_reconciliation_asks_only_what_was_not_final() {
         dir.write(&format!("run2.{format}"), &again.stdout);
         let run2 = format!("run2.{format}");
         let third = reconcile(&dir, "orders.csv", &["-o", format, "--resume", &run2]);
-        assert_eq!(third.status.code(), Some(9));
+        assert_eq!(third.status.code(), Some(4));
         assert_eq!(requests(&third), ASKED_AGAIN);
         assert_eq!(stdout_of(&third), stdout_of(&first));
     }
@@ -538,7 +538,7 @@ fn carried_rows_count_in_their_own_currency() {
         "orders.csv",
         &["-o", "jsonl", "--summary-json", "s1.json"],
     );
-    assert_eq!(first.status.code(), Some(9), "{}", stderr_of(&first));
+    assert_eq!(first.status.code(), Some(4), "{}", stderr_of(&first));
     dir.write("run1.jsonl", &first.stdout);
     let args = [
         "-o",
@@ -549,7 +549,7 @@ fn carried_rows_count_in_their_own_currency() {
         "run1.jsonl",
     ];
     let again = reconcile(&dir, "orders.csv", &args);
-    assert_eq!(again.status.code(), Some(9), "{}", stderr_of(&again));
+    assert_eq!(again.status.code(), Some(4), "{}", stderr_of(&again));
     assert_eq!(requests(&again), 1);
     assert_eq!(again.stdout, first.stdout);
     let s = summary_json(&dir, "s2.json");
@@ -608,7 +608,7 @@ fn carried_rows_with_edited_figures_never_reach_the_totals() {
         "orders.csv",
         &["-o", "jsonl", "--resume", "edited.jsonl"],
     );
-    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
     // The edited row is asked again (with the two that were never final) and comes back
     // as the gateway says: 50 kobo short.
     assert_eq!(requests(&out), 3, "{}", stderr_of(&out));

@@ -4,7 +4,7 @@
 use std::io::{BufReader, Write};
 use std::process::Stdio;
 
-use super::{ALWAYS, CLASS_OF, CLASS_ORDER, class_of};
+use super::{ALWAYS, CLASS_OF, CLASS_ORDER, class_of, most_severe};
 use crate::common::gateway::Txn;
 use crate::common::*;
 
@@ -157,12 +157,12 @@ fn exit_is_the_worst_record_of_the_classes_named_at_any_jobs() {
             let class = class_of(outcome);
             class == ALWAYS || named.contains(&class)
         };
-        let want = records
-            .iter()
-            .filter(|(_, outcome, _)| counted(outcome))
-            .map(|(_, _, exit)| *exit)
-            .max()
-            .unwrap_or(0);
+        let want = most_severe(
+            records
+                .iter()
+                .filter(|(_, outcome, _)| counted(outcome))
+                .map(|(_, _, exit)| *exit),
+        );
         assert_eq!(
             i64::from(code),
             want,
@@ -214,7 +214,7 @@ fn exit_is_the_worst_record_of_the_classes_named_at_any_jobs() {
     // Without --fail-on nothing changed: the worst record.
     let (refs, panic_on) = batch(3);
     let (code, records, stderr) = run(&server.url, &refs, &panic_on, None, "4");
-    let worst = records.iter().map(|(_, _, e)| *e).max().unwrap();
+    let worst = most_severe(records.iter().map(|(_, _, e)| *e));
     assert_eq!(i64::from(code), worst, "{stderr}");
     assert!(!stderr.contains("--fail-on"), "{stderr}");
 }

@@ -34,6 +34,16 @@ pub(super) const CLASS_ORDER: [&str; 7] = [
 /// The class every record counts under, named or not.
 pub(super) const ALWAYS: &str = "fault";
 
+/// The exit statuses from the most severe to the least, as docs/exit-codes.md states the
+/// merge rule: the test's own oracle.
+pub(super) const SEVERITY: [i64; 12] = [130, 10, 6, 5, 4, 8, 2, 7, 9, 3, 1, 0];
+
+/// The most severe of `exits` (0 for none), by [`SEVERITY`].
+pub(super) fn most_severe(exits: impl IntoIterator<Item = i64>) -> i64 {
+    let rank = |e: &i64| SEVERITY.iter().position(|s| s == e).unwrap();
+    exits.into_iter().min_by_key(rank).unwrap_or(0)
+}
+
 pub(super) fn class_of(outcome: &str) -> &'static str {
     CLASS_OF
         .iter()
