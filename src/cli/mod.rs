@@ -180,7 +180,7 @@ const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
 pub(crate) fn reconcile_exit() -> String {
     format!(
         "Results, in precedence order, with each row's exit code:\n{}\n{RECONCILE_EXIT_REST}",
-        crate::domain::result_table::help_table()
+        crate::domain::outcome_table::help_table()
     )
 }
 

@@ -1,8 +1,9 @@
 //! Outcome classes: what a person has to do about a record, for `verify --fail-on`.
 //!
-//! Each outcome belongs to one class (the outcome table in [`crate::domain::outcome`] says
-//! which); `--fail-on CLASS,...` names the classes a scheduled batch's exit status counts,
-//! so a declined card does not page anyone while a payment that fails its checks does.
+//! Each outcome and reconcile result belongs to one class (the table in
+//! [`crate::domain::outcome_table`] says which); `--fail-on CLASS,...` names the classes a
+//! scheduled batch's exit status counts, so a declined card does not page anyone while a
+//! payment that fails its checks does.
 
 use std::fmt;
 

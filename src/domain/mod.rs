@@ -12,7 +12,6 @@ pub(crate) mod money;
 pub(crate) mod outcome;
 pub(crate) mod outcome_table;
 pub(crate) mod reconcile;
-pub(crate) mod result_table;
 pub(crate) mod row_record;
 pub(crate) mod seal;
 pub(crate) mod shop;

@@ -6,7 +6,7 @@ pub(crate) use crate::domain::job::Row;
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
 use crate::domain::outcome::{Outcome, OutcomeKind, Verdict};
-pub(crate) use crate::domain::result_table::{RESULT_NAMES, RowResult};
+pub(crate) use crate::domain::outcome_table::{RESULT_NAMES, RowResult};
 use crate::domain::shop::ShopStatus;
 
 /// A row decided from the file alone, without asking the gateway.
