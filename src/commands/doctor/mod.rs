@@ -6,25 +6,21 @@
 //! attempt, bounded by `--timeout`; nothing reads stdin.
 
 mod net;
-mod reach;
 mod report;
 mod service;
 mod setup;
 
 use std::time::Instant;
 
-use ureq::http::Uri;
-
 use crate::cli::{DoctorArgs, DoctorFormat, GlobalArgs};
-use crate::exit::{Cause, Exit, Failure};
+use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::reference::Reference;
 use crate::render::{Printer, write_output};
 use crate::settings::{Context, Settings};
 use crate::transport::Endpoint;
-use crate::transport::base_url::BaseUrl;
-use reach::network_checks;
-use setup::{base_url_check, config_check, settings_check};
+use net::{Target, network_checks};
+use setup::{base_url_check, config_check, settings_check, settings_failure};
 
 pub(crate) use report::{Check, Report};
 
@@ -60,34 +56,6 @@ pub(crate) fn run(
         }
     }
     Ok(report.exit())
-}
-
-/// The check that settings could not be resolved: `config` when the file or its profile
-/// is the trouble, `settings` when only values are (each one named).
-fn settings_failure(problems: &[Failure]) -> Check {
-    let file_trouble = problems
-        .iter()
-        .any(|p| matches!(p.cause, Cause::ConfigFile | Cause::Profile));
-    let found = problems
-        .iter()
-        .map(|p| p.message.as_str())
-        .collect::<Vec<_>>()
-        .join("; ");
-    let exit = problems
-        .iter()
-        .fold(Exit::Successful, |exit, p| exit.merge(p.exit));
-    let (name, fix) = match file_trouble {
-        true => (
-            "config",
-            "correct the config file (payverify config show lists what is in use), or point \
-             --config / PAYVERIFY_CONFIG at another",
-        ),
-        false => (
-            "settings",
-            "correct those keys (payverify config show lists every setting and its source)",
-        ),
-    };
-    Check::fail(name, exit, found, fix)
 }
 
 /// The checks into `report`; `None` once one has ended the run.
@@ -149,25 +117,6 @@ fn checks(
         ca_cert: settings.ca_cert.as_ref().map(|c| c.value.clone()),
     };
     service::checks(report, &settings, &endpoint, reference, log)
-}
-
-/// Where the TCP connection goes: the base URL's host and port.
-struct Target {
-    host: String,
-    port: u16,
-    https: bool,
-}
-
-impl Target {
-    fn of(base: &BaseUrl) -> Option<Target> {
-        let uri: Uri = base.to_string().parse().ok()?;
-        let https = uri.scheme_str() == Some("https");
-        Some(Target {
-            host: uri.host()?.to_owned(),
-            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
-            https,
-        })
-    }
 }
 
 /// Milliseconds since `since`.

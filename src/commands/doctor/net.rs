@@ -1,9 +1,11 @@
-//! Doctor's network steps below HTTP: name resolution, TCP connect, and a TLS handshake of
-//! its own (rustls, with ureq's provider and roots) to read the protocol and certificate.
+//! Checks 4-6, the network below HTTP: name resolution, the TCP connection and the TLS
+//! handshake, each bounded by `--timeout`. Doctor does them itself (the resolver on a thread
+//! it can leave behind, rustls with ureq's provider and roots) to say which step failed and
+//! to read the protocol and certificate.
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -14,15 +16,225 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
+use ureq::http::Uri;
 
-use crate::exit::Failure;
+use super::{Check, Report, ms};
+use crate::exit::{Exit, Failure};
+use crate::settings::{Settings, Sourced};
+use crate::transport::base_url::BaseUrl;
+
+/// 4-6. Name resolution, TCP connection and TLS; `None` when one failed.
+pub(super) fn network_checks(
+    report: &mut Report,
+    settings: &Settings,
+    target: &Target,
+    proxy: Option<&ureq::Proxy>,
+    timeout: Duration,
+) -> Option<()> {
+    let (host, port, via) = match proxy {
+        Some(p) => (
+            p.host().to_owned(),
+            p.port(),
+            format!(" (the proxy {}:{})", p.host(), p.port()),
+        ),
+        None => (target.host.clone(), target.port, String::new()),
+    };
+    let started = Instant::now();
+    let addrs = report.step(resolve(&host, port, timeout).map_err(|why| {
+        Check::fail(
+            "resolve",
+            Exit::Unavailable,
+            format!("cannot resolve {host}{via}: {why}"),
+            "check the host name in the base URL (or proxy) and this machine's DNS",
+        )
+    }))?;
+    let list: Vec<String> = addrs.iter().map(|a| a.ip().to_string()).collect();
+    let found = match unbracketed(&host).parse::<IpAddr>() {
+        Ok(_) => format!("{host}{via} is an address: nothing to resolve"),
+        Err(_) => format!("{host}{via} resolves to {}", list.join(", ")),
+    };
+    report.add(
+        Check::ok("resolve", found)
+            .with("host", host.clone())
+            .with("addresses", list)
+            .with("ms", ms(started)),
+    );
+    let started = Instant::now();
+    let (stream, addr) = report.step(connect(&addrs, timeout).map_err(|why| {
+        Check::fail(
+            "connect",
+            Exit::Unavailable,
+            format!("cannot connect to {host}:{port}{via}: {why}"),
+            "check the port in the base URL, that the service is up, and that no firewall \
+             is in the way",
+        )
+    }))?;
+    let connect_ms = ms(started);
+    report.add(
+        Check::ok(
+            "connect",
+            format!("connected to {addr}{via} in {connect_ms} ms"),
+        )
+        .with("address", addr.to_string())
+        .with("ms", connect_ms),
+    );
+    if let Some(p) = proxy {
+        report.add(Check::ok(
+            "tls",
+            format!(
+                "not checked here: requests go through the proxy {}:{}; the credentials \
+                 check below goes through it",
+                p.host(),
+                p.port()
+            ),
+        ));
+        return Some(());
+    }
+    if !target.https {
+        report.add(Check::ok(
+            "tls",
+            "not used: plain http to a loopback address",
+        ));
+        return Some(());
+    }
+    tls_check(report, settings, &stream, &target.host, timeout)
+}
+
+/// 6. The handshake; `None` when it failed.
+fn tls_check(
+    report: &mut Report,
+    settings: &Settings,
+    stream: &TcpStream,
+    host: &str,
+    timeout: Duration,
+) -> Option<()> {
+    let ca = settings.ca_cert.as_ref();
+    let roots = report.step(
+        Roots::new(ca.map(|c| c.value.as_path())).map_err(|failure| {
+            let from = ca
+                .map(|c| format!(" (from {})", c.source))
+                .unwrap_or_default();
+            Check::fail(
+                "tls",
+                Exit::Config,
+                format!("{}{from}", failure.message),
+                "point --ca-cert or the profile's ca_cert at a PEM file of root certificates",
+            )
+        }),
+    )?;
+    let started = Instant::now();
+    let check = match handshake(stream, host, &roots, timeout) {
+        Ok(facts) => handshake_check(&facts, ca, host).with("ms", ms(started)),
+        Err(failure) => {
+            let mut text = format!("TLS handshake with {host} failed: {}", failure.reason);
+            if let Some(leaf) = &failure.leaf {
+                text.push_str(&format!(
+                    "; its certificate is for {}, issued by {}, expires {}",
+                    leaf.subject, leaf.issuer, leaf.not_after
+                ));
+            }
+            Check::fail("tls", Exit::Unavailable, text, tls_fix(&failure, ca))
+        }
+    };
+    report.pass(check)
+}
+
+/// The check of a handshake that passed: the protocol, the certificate and whether the
+/// extra root was needed; a warning when the certificate expires soon.
+fn handshake_check(facts: &TlsFacts, ca: Option<&Sourced<PathBuf>>, host: &str) -> Check {
+    let mut text = facts.version.clone();
+    if let Some(leaf) = &facts.leaf {
+        text.push_str(&format!(
+            "; certificate for {}, issued by {}, expires {} (in {} days)",
+            leaf.subject, leaf.issuer, leaf.not_after, leaf.days_left
+        ));
+    }
+    match (ca, facts.extra_root_needed) {
+        (Some(ca), true) => text.push_str(&format!(
+            "; the extra root from --ca-cert {} ({}) was needed",
+            ca.value.display(),
+            ca.source
+        )),
+        (Some(ca), false) => text.push_str(&format!(
+            "; the extra root from {} ({}) was not needed: a Mozilla root signs it",
+            ca.value.display(),
+            ca.source
+        )),
+        (None, _) => text.push_str("; signed by a Mozilla root, no --ca-cert needed"),
+    }
+    let leaf = facts.leaf.as_ref();
+    let check = match leaf.map(|l| l.days_left) {
+        Some(days) if days < EXPIRY_WARNING_DAYS => Check::warn(
+            "tls",
+            text,
+            format!(
+                "the certificate expires in under {EXPIRY_WARNING_DAYS} days: tell whoever runs \
+                 {host} (or your TLS-inspecting proxy) to renew it"
+            ),
+        ),
+        _ => Check::ok("tls", text),
+    };
+    check
+        .with("version", facts.version.clone())
+        .with("subject", leaf.map(|l| l.subject.clone()))
+        .with("issuer", leaf.map(|l| l.issuer.clone()))
+        .with("not_after", leaf.map(|l| l.not_after.clone()))
+        .with("days_left", leaf.map(|l| l.days_left))
+        .with("ca_cert_needed", facts.extra_root_needed)
+}
+
+/// What to do about a handshake that failed, by what the certificate was refused for.
+fn tls_fix(failure: &TlsFailure, ca: Option<&Sourced<PathBuf>>) -> String {
+    use rustls::CertificateError as C;
+    match (&failure.certificate, ca) {
+        (Some(C::UnknownIssuer), None) => "if a TLS-inspecting proxy or a private CA signs this \
+            certificate, add its root with --ca-cert PEM (or ca_cert in the profile)"
+            .to_owned(),
+        (Some(C::UnknownIssuer | C::BadSignature), Some(ca)) => format!(
+            "neither a Mozilla root nor the roots in {} ({}) sign this certificate: point \
+             --ca-cert at the root that does",
+            ca.value.display(),
+            ca.source
+        ),
+        (Some(C::NotValidForName | C::NotValidForNameContext { .. }), _) => {
+            "the certificate is for another name: check the base URL's host".to_owned()
+        }
+        (Some(C::Expired | C::ExpiredContext { .. }), _) => {
+            "the server's certificate has expired: its operator must renew it".to_owned()
+        }
+        _ => "check that the base URL's scheme and port are the service's https ones".to_owned(),
+    }
+}
+
+/// Days before expiry under which the certificate is a warning.
+const EXPIRY_WARNING_DAYS: i64 = 14;
+
+/// Where the TCP connection goes: the base URL's host and port.
+pub(super) struct Target {
+    host: String,
+    port: u16,
+    https: bool,
+}
+
+impl Target {
+    /// The host and port of `base`; `None` when it has no host.
+    pub(super) fn of(base: &BaseUrl) -> Option<Target> {
+        let uri: Uri = base.to_string().parse().ok()?;
+        let https = uri.scheme_str() == Some("https");
+        Some(Target {
+            host: uri.host()?.to_owned(),
+            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
+            https,
+        })
+    }
+}
 
 /// The addresses `host` resolves to for `port`, or why not, within `timeout`.
 ///
 /// The system resolver has no time limit of its own, so it runs on a thread that is left
 /// behind (it ends when the resolver gives up) if it does not answer in time.
-pub(crate) fn resolve(host: &str, port: u16, timeout: Duration) -> Result<Vec<SocketAddr>, String> {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
+fn resolve(host: &str, port: u16, timeout: Duration) -> Result<Vec<SocketAddr>, String> {
+    let bare = unbracketed(host);
     if let Ok(ip) = bare.parse::<IpAddr>() {
         return Ok(vec![SocketAddr::new(ip, port)]);
     }
@@ -49,10 +261,7 @@ pub(crate) fn resolve(host: &str, port: u16, timeout: Duration) -> Result<Vec<So
 
 /// A TCP connection to the first of `addrs` that accepts one, all within `timeout`; the
 /// error lists why each address failed.
-pub(crate) fn connect(
-    addrs: &[SocketAddr],
-    timeout: Duration,
-) -> Result<(TcpStream, SocketAddr), String> {
+fn connect(addrs: &[SocketAddr], timeout: Duration) -> Result<(TcpStream, SocketAddr), String> {
     let deadline = Instant::now() + timeout;
     let mut failures = Vec::new();
     for addr in addrs {
@@ -80,49 +289,49 @@ pub(crate) fn connect(
 
 /// What the TLS handshake established.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TlsFacts {
+struct TlsFacts {
     /// `TLSv1.3` or `TLSv1.2`.
-    pub(crate) version: String,
+    version: String,
     /// The server certificate, if it sent one that parses.
-    pub(crate) leaf: Option<Leaf>,
+    leaf: Option<Leaf>,
     /// Whether only the `--ca-cert` roots made the chain trusted.
-    pub(crate) extra_root_needed: bool,
+    extra_root_needed: bool,
 }
 
 /// The fields of the server certificate doctor reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Leaf {
+struct Leaf {
     /// Subject distinguished name, RFC 4514 style.
-    pub(crate) subject: String,
+    subject: String,
     /// Issuer distinguished name.
-    pub(crate) issuer: String,
+    issuer: String,
     /// notAfter, as the certificate writes it.
-    pub(crate) not_after: String,
+    not_after: String,
     /// Whole days from now to notAfter (negative once expired).
-    pub(crate) days_left: i64,
+    days_left: i64,
 }
 
 /// Why the handshake failed, with whatever was learnt of the certificate first.
 #[derive(Debug)]
-pub(crate) struct TlsFailure {
+struct TlsFailure {
     /// What went wrong, one line.
-    pub(crate) reason: String,
+    reason: String,
     /// The certificate error, when the chain was refused.
-    pub(crate) certificate: Option<rustls::CertificateError>,
+    certificate: Option<rustls::CertificateError>,
     /// The server certificate, when one was received.
-    pub(crate) leaf: Option<Leaf>,
+    leaf: Option<Leaf>,
 }
 
 /// The roots doctor checks against: ureq's own set without `--ca-cert`, and with it the
 /// set ureq's client is configured with (Mozilla's roots plus the file's certificates).
-pub(crate) struct Roots {
+struct Roots {
     default: RootCertStore,
     extra: Option<RootCertStore>,
 }
 
 impl Roots {
     /// The roots for an optional `--ca-cert` file; exit 6 if it cannot be used.
-    pub(crate) fn new(ca_cert: Option<&Path>) -> Result<Roots, Failure> {
+    fn new(ca_cert: Option<&Path>) -> Result<Roots, Failure> {
         let default = RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
@@ -143,7 +352,7 @@ impl Roots {
 }
 
 /// Performs a TLS handshake over `stream` for `host`, within `timeout`.
-pub(crate) fn handshake(
+fn handshake(
     stream: &TcpStream,
     host: &str,
     roots: &Roots,
@@ -174,7 +383,7 @@ pub(crate) fn handshake(
         .dangerous()
         .with_custom_certificate_verifier(recorder.clone())
         .with_no_client_auth();
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let bare = unbracketed(host);
     let name = ServerName::try_from(bare.to_owned()).map_err(|_| {
         fail(format!(
             "'{bare}' is not a name TLS can check a certificate for"
@@ -210,6 +419,7 @@ pub(crate) fn handshake(
     }
 }
 
+/// Why a handshake failed, one line: the time ran out, or what TLS or the stream said.
 fn handshake_reason(e: &io::Error, timeout: Duration) -> String {
     if matches!(
         e.kind(),
@@ -376,7 +586,7 @@ impl ServerCertVerifier for Recorder {
 }
 
 /// The subject, issuer and expiry of a DER certificate; `None` if it does not parse.
-pub(crate) fn parse_leaf(der: &[u8]) -> Option<Leaf> {
+fn parse_leaf(der: &[u8]) -> Option<Leaf> {
     let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
     let not_after = &cert.validity().not_after;
     let now = SystemTime::now()
@@ -391,6 +601,12 @@ pub(crate) fn parse_leaf(der: &[u8]) -> Option<Leaf> {
     })
 }
 
+/// A duration in seconds, as the messages give it.
 fn secs(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
+}
+
+/// `host` without the brackets of an IPv6 address in a URL.
+fn unbracketed(host: &str) -> &str {
+    host.trim_start_matches('[').trim_end_matches(']')
 }

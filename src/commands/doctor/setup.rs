@@ -1,16 +1,45 @@
 //! The checks made before the network: the config file and profile, the settings with
-//! their sources (the secret read, never shown), and the base URL's form.
+//! their sources (the secret read, never shown) or why they could not be resolved, and the
+//! base URL's form.
 
 use std::time::Duration;
 
 use ureq::http::Uri;
 
 use super::Check;
-use crate::exit::Exit;
+use crate::exit::{Cause, Exit, Failure};
 use crate::log::{Level, Log};
 use crate::secret::Secret;
 use crate::settings::{SecretSource, Settings, Source};
 use crate::transport::base_url::{BaseUrl, without_userinfo};
+
+/// The check that settings could not be resolved: `config` when the file or its profile
+/// is the trouble, `settings` when only values are (each one named).
+pub(super) fn settings_failure(problems: &[Failure]) -> Check {
+    let file_trouble = problems
+        .iter()
+        .any(|p| matches!(p.cause, Cause::ConfigFile | Cause::Profile));
+    let found = problems
+        .iter()
+        .map(|p| p.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let exit = problems
+        .iter()
+        .fold(Exit::Successful, |exit, p| exit.merge(p.exit));
+    let (name, fix) = match file_trouble {
+        true => (
+            "config",
+            "correct the config file (payverify config show lists what is in use), or point \
+             --config / PAYVERIFY_CONFIG at another",
+        ),
+        false => (
+            "settings",
+            "correct those keys (payverify config show lists every setting and its source)",
+        ),
+    };
+    Check::fail(name, exit, found, fix)
+}
 
 /// 1. Which file, which profile and why, and what about them deserves attention.
 pub(super) fn config_check(settings: &Settings) -> Check {
