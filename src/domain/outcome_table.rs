@@ -1,10 +1,7 @@
-//! The one table of outcomes: each outcome verify gives and each result reconcile gives, a
-//! name both give (FAILED, NOT_FINAL, NOT_FOUND) once, with its exit, finality, class,
-//! carrying by `--resume` and `reconcile --help` lines. Summaries, counts, `--fail-on` and
-//! the help, man page and docs/exit-codes.md lists all come from here.
-//!
-//! It is in reconcile's precedence order; verify's outcomes are placed in exit-code order
-//! by their exits, as the orders differ (verify's NOT_FOUND, 3, comes before NOT_FINAL, 9).
+//! The one table of outcomes: each outcome verify gives and each result reconcile gives (a
+//! name both give, FAILED, NOT_FINAL or NOT_FOUND, once), with its exit, finality, class,
+//! carrying by `--resume` and `reconcile --help` lines. It is in reconcile's precedence
+//! order; verify's outcomes are put in exit-code order by their exits.
 //!
 //! A result's class is what a person must do about the row, and follows from its exit as an
 //! outcome's does: every exit-0 result (MATCHED, and BOTH_UNPAID, LINE_ITEM, SKIPPED and
@@ -356,11 +353,7 @@ pub(crate) fn class_table() -> String {
         "Outcome classes (--fail-on CLASS[,CLASS...]: a batch exits with the worst exit among \
          records of the classes named, else 0):\n",
     );
-    let width = Class::ALL
-        .map(|c| c.name().len())
-        .into_iter()
-        .max()
-        .unwrap_or(0);
+    let width = Class::ALL.iter().map(|c| c.name().len()).max().unwrap_or(0);
     for class in Class::ALL {
         out.push_str(&format!(
             "  {:<width$}  {}: {}\n",
