@@ -95,8 +95,8 @@ pub(crate) struct Tally {
     pub(crate) warned: bool,
     /// Whether it was carried over from an earlier run (`--resume`) rather than asked.
     pub(crate) carried: bool,
-    /// Its outcome class, for verify's records (`--fail-on`, the progress bar); `None` for
-    /// entries that have none (reconcile's rows), which always count.
+    /// Its outcome class (`--fail-on`, the progress bar): verify's outcome's, reconcile's
+    /// result's; `None` for an entry that has none, which always counts.
     pub(crate) class: Option<Class>,
     /// What the closing lines say of it, when it needs a person's look (an exit other than
     /// 0, or a warning); `None` when it does not.

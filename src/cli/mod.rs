@@ -179,8 +179,9 @@ const NOT_FOR_LOCAL_COMMANDS: [&str; 5] = [
 /// the result table).
 pub(crate) fn reconcile_exit() -> String {
     format!(
-        "Results, in precedence order, with each row's exit code:\n{}\n{RECONCILE_EXIT_REST}",
-        crate::domain::outcome_table::help_table()
+        "Results, in precedence order, with each row's exit code:\n{}\n{}\n{RECONCILE_EXIT_REST}",
+        crate::domain::outcome_table::help_table(),
+        crate::domain::outcome_table::result_class_table()
     )
 }
 

@@ -7,6 +7,7 @@ use clap::Args;
 use super::global::ProfileArgs;
 use super::verify::BatchArgs;
 use crate::batch::csv_input::AmountUnit;
+use crate::domain::class::FailOn;
 use crate::render::OutputFormat;
 
 /// Arguments of `payverify reconcile`.
@@ -48,6 +49,13 @@ pub(crate) struct ReconcileArgs {
     /// the run reads (the orders file) and a symlink are refused.
     #[arg(long, value_name = "FILE")]
     pub(crate) summary_json: Option<PathBuf>,
+
+    /// For a scheduled run: exit non-zero only for rows of these classes (the most severe
+    /// exit among them, else 0), verify's class names; each result's class is in the
+    /// list of results below. Needs -o csv, jsonl or json, so every row still says what it
+    /// came to. The summary line names the rows it left out [default: every row counts]
+    #[arg(long, value_name = "CLASS[,CLASS...]", value_parser = FailOn::parse)]
+    pub(crate) fail_on: Option<FailOn>,
 
     /// The column separator: `,`, `;` or `tab` [default: detected from the header line]
     /// [config: reconcile.delimiter]

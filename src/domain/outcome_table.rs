@@ -365,6 +365,30 @@ pub(crate) fn class_table() -> String {
     out
 }
 
+/// Reconcile's results by class, for `reconcile --help`: what `--fail-on` names.
+pub(crate) fn result_class_table() -> String {
+    let mut out = String::from(
+        "Result classes (--fail-on CLASS[,CLASS...]: the run exits with the most severe exit \
+         among rows of the classes named, else 0; fault always counts):\n",
+    );
+    let width = Class::ALL.iter().map(|c| c.name().len()).max().unwrap_or(0);
+    for class in Class::ALL {
+        let members: Vec<&str> = RESULTS
+            .iter()
+            .filter(|row| row.class == class)
+            .map(|row| row.name)
+            .collect();
+        if !members.is_empty() {
+            out.push_str(&format!(
+                "  {:<width$}  {}\n",
+                class.name(),
+                members.join(", ")
+            ));
+        }
+    }
+    out
+}
+
 impl RowResult {
     /// Its row of the table.
     pub(crate) const fn row(self) -> &'static OutcomeRow {

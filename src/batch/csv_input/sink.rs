@@ -106,7 +106,7 @@ impl Sink<Reconciled> for ReconcileSink {
             name: record.result.name(),
             warned: record.warned,
             carried: matches!(entry, Entry::Decided(Reconciled::Carried(_))),
-            class: None,
+            class: Some(record.result.row().class),
             look: self.look(&record),
         };
         (tally, self.writer.take(&record, write))

@@ -19,7 +19,7 @@ use crate::log::{Level, Log};
 use crate::render::reconcile::{ReconcileWriter, RowView, TABLE_ROWS, row_keys};
 use crate::render::state::StateLog;
 use crate::render::totals::{summary_json, summary_table};
-use crate::render::{Printer, Style, terminal_width};
+use crate::render::{OutputFormat, Printer, Style, terminal_width};
 use crate::secret::Secret;
 use crate::settings::{Context, Settings};
 
@@ -43,6 +43,19 @@ pub(crate) fn run(
     let options = mapping::csv_options(args, table.as_ref())?;
     if args.resume.is_some() {
         resume_needs_jsonl(args.format())?;
+    }
+    // As for verify: with rows left out of the exit status, each row must say what it came
+    // to, in records a script or a person reads.
+    if args.fail_on.is_some()
+        && !matches!(
+            args.format(),
+            OutputFormat::Csv | OutputFormat::Jsonl | OutputFormat::Json
+        )
+    {
+        return Err(Failure::usage(
+            "--fail-on needs -o csv, jsonl or json: the exit status then leaves rows out, so \
+             each row must say what it came to, in a file a script or a person reads",
+        ));
     }
     let orders = Orders::open(&args.file, &options)?;
     for warning in orders.warnings() {
@@ -72,7 +85,12 @@ pub(crate) fn run(
     let columns = (orders.reference_column(), orders.order_column());
     let mut sink = ReconcileSink::new(writer, orders.reference_lines(), columns);
     let resume_hint = resume_command(args.format(), args.state.is_some());
-    let batch = service.batch(args.batch.jobs, known_len, resume_hint, None);
+    let batch = service.batch(
+        args.batch.jobs,
+        known_len,
+        resume_hint,
+        args.fail_on.clone(),
+    );
     let verifier = service.verifier.clone();
     let mut exit = match index {
         Some(index) => batch.run(verifier, Resuming::new(orders, index), &mut sink, log)?,

@@ -4,6 +4,7 @@
 
 mod docs;
 mod exit;
+mod reconcile;
 mod refusals;
 
 /// Each outcome's class, as docs/exit-codes.md states it: the test's own oracle, written
