@@ -204,17 +204,22 @@ fn answers() -> Vec<(String, Answer)> {
         .collect()
 }
 
-#[test]
-fn every_command_comes_to_the_oracles_verdict_on_the_same_answer() {
-    let answers = answers();
+/// A service answering each of `answers`' references with its answer, anything else 404.
+fn serving(answers: &[(String, Answer)]) -> KeepAliveServer {
     let bodies: HashMap<String, String> = answers
         .iter()
         .map(|(r, a)| (format!("/api/payment/verify/{r}"), a.body(r)))
         .collect();
-    let server = KeepAliveServer::start(move |path, _| match bodies.get(path) {
+    KeepAliveServer::start(move |path, _| match bodies.get(path) {
         Some(body) => ("200 OK".into(), vec![], body.clone()),
         None => ("404 Not Found".into(), vec![], "{}".into()),
-    });
+    })
+}
+
+#[test]
+fn every_command_comes_to_the_oracles_verdict_on_the_same_answer() {
+    let answers = answers();
+    let server = serving(&answers);
     let dir = TempDir::new("one-judge");
     let run = |args: &[&str]| {
         payverify_at(&server.url)
@@ -341,14 +346,10 @@ fn a_padded_currency_is_neither_the_rows_currency_nor_counted_in_its_totals() {
         currency: " NGN",
         ..Answer::GOOD
     };
-    let bodies: HashMap<String, String> = [("R-PADDED", padded), ("R-GOOD", Answer::GOOD)]
-        .into_iter()
-        .map(|(r, a)| (format!("/api/payment/verify/{r}"), a.body(r)))
-        .collect();
-    let server = KeepAliveServer::start(move |path, _| match bodies.get(path) {
-        Some(body) => ("200 OK".into(), vec![], body.clone()),
-        None => ("404 Not Found".into(), vec![], "{}".into()),
-    });
+    let server = serving(&[
+        ("R-PADDED".to_owned(), padded),
+        ("R-GOOD".to_owned(), Answer::GOOD),
+    ]);
     let dir = TempDir::new("one-judge-currency");
     dir.write(
         "orders.csv",
