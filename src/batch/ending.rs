@@ -38,7 +38,7 @@ impl<D> Writer<'_, D> {
         let complete = self.not_reached() == Some(0);
         self.incomplete(writer, complete, lost);
         if self.stopped == Some(Stopped::Interrupted) {
-            self.interrupted(started);
+            self.interrupted(started, writer.names_each());
             return Ok(Exit::Interrupted);
         }
         if nothing
@@ -53,8 +53,11 @@ impl<D> Writer<'_, D> {
             Some(fail_on) => self.summary.left_out_note(self.exit, fail_on),
             None => String::new(),
         };
-        for look in self.summary.look_lines() {
-            self.log.info(&look);
+        if writer.names_each() {
+            let written = !self.stopped.is_some_and(Stopped::output_gone);
+            for look in self.summary.look_lines(written) {
+                self.log.info(&look);
+            }
         }
         let line = self.summary.line(started.elapsed(), self.stopped);
         self.log.info(&format!("{line}{left_out}"));
@@ -145,7 +148,7 @@ impl<D> Writer<'_, D> {
 
     /// The summary of a run a signal stopped, with what was not verified and the command
     /// that finishes it.
-    fn interrupted(&self, started: Instant) {
+    fn interrupted(&self, started: Instant, names_each: bool) {
         // Exact when the input was read to its end before the stop; otherwise the counted
         // total, or, for stdin, what was read and the unread rest.
         let decided = self.summary.total;
@@ -163,8 +166,10 @@ impl<D> Writer<'_, D> {
                     .saturating_sub(decided)
             ),
         };
-        for look in self.summary.look_lines() {
-            self.log.info(&look);
+        if names_each {
+            for look in self.summary.look_lines(true) {
+                self.log.info(&look);
+            }
         }
         self.log.info(&format!(
             "{}; not verified: {not_started}",

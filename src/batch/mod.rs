@@ -98,6 +98,10 @@ pub(crate) struct Tally {
     /// Its outcome class (`--fail-on`, the progress bar): verify's outcome's, reconcile's
     /// result's; `None` for an entry that has none, which always counts.
     pub(crate) class: Option<Class>,
+    /// Whether the service answered for it (a transaction it knows, of any status), now or
+    /// in the run it was carried from: `--fail-on`'s quiet exit needs an answer to be
+    /// quiet about. A row decided from the file alone is none.
+    pub(crate) answered: bool,
     /// What the closing lines say of it, when it needs a person's look (an exit other than
     /// 0, or a warning); `None` when it does not.
     pub(crate) look: Option<Box<Look>>,
@@ -126,12 +130,17 @@ impl Tally {
             (Exit::Successful, _) => None,
             _ => record.row_error(),
         };
+        let class = record.verdict.class();
         Tally {
             exit,
             name,
             warned,
             carried: false,
-            class: Some(record.verdict.class()),
+            class: Some(class),
+            answered: matches!(
+                class,
+                Class::Paid | Class::Declined | Class::Mismatch | Class::Pending
+            ),
             look: look.map(|why| {
                 Box::new(Look {
                     what: record.job.reference.to_string(),
@@ -166,6 +175,11 @@ pub(crate) trait Sink<D> {
     /// verified, reconcile's rows reconciled.
     fn verb(&self) -> &'static str {
         "verified"
+    }
+    /// Whether the closing lines name the entries that need a look: every batch's, but
+    /// one reference's answer, whose own error line names it.
+    fn names_each(&self) -> bool {
+        true
     }
     /// Told that the batch ended before every position of the input was decided (the
     /// reader of stdout went away, the output failed, a signal, an input that could not be

@@ -76,6 +76,11 @@ impl Sink<Infallible> for Answer {
         (Tally::of(record), shown)
     }
 
+    /// One reference's answer names it in its own error line.
+    fn names_each(&self) -> bool {
+        false
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         Ok(())
     }

@@ -12,10 +12,16 @@ use super::{Look, Tally, WorkQueue};
 use crate::domain::class::{Class, FailOn};
 use crate::exit::Exit;
 use crate::log::{Level, Log};
+use crate::terminal::cut;
 use crate::transport::gate::{Pacing, per_second};
 
 /// How many entries that need a look the closing lines name one by one.
 pub(super) const LOOKS_SHOWN: usize = 20;
+
+/// The longest a closing line's "where" (a reference, a line and an order id) and "why"
+/// are shown, in characters.
+const LOOK_WHAT: usize = 160;
+const LOOK_WHY: usize = 300;
 
 /// What the entries decided so far come to: counts per name for the summary line, and
 /// what `--fail-on`'s rules need.
@@ -221,16 +227,15 @@ impl Summary {
         self.with_warnings += usize::from(tally.warned);
         self.carried += usize::from(tally.carried);
         self.worst = self.worst.merge(tally.exit);
-        self.answered |= matches!(
-            tally.class,
-            Some(Class::Paid | Class::Declined | Class::Mismatch | Class::Pending)
-        );
+        self.answered |= tally.answered;
         let left_out = match (fail_on, tally.class) {
             (Some(fail_on), Some(class)) => !fail_on.counts(class),
             _ => false,
         };
         if let Some(look) = &tally.look {
-            let (shown, all) = &mut self.looks[usize::from(left_out)];
+            // An exit-0 entry with a warning is left out of nothing: it is always named.
+            let hidden = left_out && tally.exit != Exit::Successful;
+            let (shown, all) = &mut self.looks[usize::from(hidden)];
             if shown.len() < LOOKS_SHOWN {
                 shown.push(Look::clone(look));
             }
@@ -249,12 +254,10 @@ impl Summary {
 
     /// The closing lines that name the entries needing a person: each one the exit status
     /// counts (every one, once `--fail-on` leaves nothing out after all), at most
-    /// [`LOOKS_SHOWN`], then how many more and where they are. None for a run of one
-    /// entry, whose own lines said it.
-    pub(super) fn look_lines(&self) -> Vec<String> {
-        if self.total <= 1 {
-            return Vec::new();
-        }
+    /// [`LOOKS_SHOWN`], then how many more and where they are (`written`: whether every
+    /// record reached the output). Each part is cut to a readable length: a cell or a
+    /// reference may be kilobytes long.
+    pub(super) fn look_lines(&self, written: bool) -> Vec<String> {
         let [(counted, n), (left_out, m)] = &self.looks;
         let (shown, all): (Vec<&Look>, usize) = match self.left_out.is_empty() {
             // --fail-on left something out: its line says what and why.
@@ -264,19 +267,25 @@ impl Summary {
         let mut lines: Vec<String> = shown
             .iter()
             .take(LOOKS_SHOWN)
-            .map(|l| match l.why.starts_with(l.name) {
-                // FAILED's own reason opens with its name.
-                true => format!("needs a look: {}: {}", l.what, l.why),
-                false => format!("needs a look: {}: {}: {}", l.what, l.name, l.why),
+            .map(|l| {
+                let (what, why) = (cut(&l.what, LOOK_WHAT), cut(&l.why, LOOK_WHY));
+                match l.why.starts_with(l.name) {
+                    // FAILED's own reason opens with its name.
+                    true => format!("needs a look: {what}: {why}"),
+                    false => format!("needs a look: {what}: {}: {why}", l.name),
+                }
             })
             .collect();
         let more = all.saturating_sub(lines.len());
         if more > 0 {
-            lines.push(format!(
-                "and {more} more that need a look: every {} is in the output, with its result \
-                 and why",
-                self.noun.0
-            ));
+            let there = match written {
+                true => format!(
+                    "every {} is in the output, with its result and why",
+                    self.noun.0
+                ),
+                false => "the output was closed before every record was written".to_owned(),
+            };
+            lines.push(format!("and {more} more that need a look: {there}"));
         }
         lines
     }

@@ -373,11 +373,14 @@ pub(crate) fn result_class_table() -> String {
     );
     let width = Class::ALL.iter().map(|c| c.name().len()).max().unwrap_or(0);
     for class in Class::ALL {
-        let members: Vec<&str> = RESULTS
+        let mut members: Vec<&str> = RESULTS
             .iter()
             .filter(|row| row.class == class)
             .map(|row| row.name)
             .collect();
+        if class == Class::Fault {
+            members.push("UNVERIFIED with the credentials rejected or payverify failing");
+        }
         if !members.is_empty() {
             out.push_str(&format!(
                 "  {:<width$}  {}\n",
@@ -413,6 +416,19 @@ impl RowResult {
     /// ([`OutcomeRow::carried`]).
     pub(crate) fn is_carried(name: &str) -> bool {
         RowResult::named(name).is_some_and(|r| r.row().carried)
+    }
+
+    /// What a person has to do about the row, as `--fail-on` names it: its row's class, but
+    /// `fault` for an UNVERIFIED row whose credentials were rejected or that payverify
+    /// itself failed, which say nothing of the payment and everything of the run (as
+    /// verify's AUTH_REJECTED and INTERNAL_ERROR are).
+    pub(crate) fn class(self) -> Class {
+        match self {
+            RowResult::Unverified(Exit::AuthRejected | Exit::Config | Exit::Internal) => {
+                Class::Fault
+            }
+            other => other.row().class,
+        }
     }
 
     /// The row's exit status; the process exits with the merge of every row's.

@@ -142,6 +142,41 @@ fn with_fail_on_only_what_it_counts_is_named_and_its_line_says_what_it_left_out(
 }
 
 #[test]
+fn a_batch_of_one_names_it_and_a_warning_is_named_whatever_fail_on_leaves_out() {
+    // A list of one is a batch: no error line of its own, so the closing line names it.
+    let one = verify(&["SANDBOX-NOTFOUND-1".to_owned()], &[]);
+    let stderr = stderr_of(&one);
+    assert_eq!(out_code(&one), 3, "{stderr}");
+    assert_eq!(looks(&stderr).len(), 1, "{stderr}");
+    // A paid record with an hmac warning is exit 0 and left out of nothing: it is named
+    // even when --fail-on leaves a declined card out.
+    let refs: Vec<String> = ["SANDBOX-BADHMAC-1", "SANDBOX-OK-1", "SANDBOX-FAILED-1"]
+        .map(str::to_owned)
+        .into();
+    let out = verify(&refs, &["--fail-on", "mismatch,unverified"]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out_code(&out), 0, "{stderr}");
+    let named = looks(&stderr);
+    assert_eq!(named.len(), 1, "{stderr}");
+    assert!(
+        named[0].starts_with("SANDBOX-BADHMAC-1: SUCCESSFUL: "),
+        "{stderr}"
+    );
+    // A reference kilobytes long is cut in the line, not printed whole.
+    let long = format!("SANDBOX-NOTFOUND-{}", "9".repeat(3000));
+    let out = verify(&[long, "SANDBOX-OK-2".to_owned()], &[]);
+    let stderr = stderr_of(&out);
+    let named = looks(&stderr);
+    assert_eq!(named.len(), 1, "{stderr}");
+    assert!(named[0].chars().count() < 600, "{}", named[0].len());
+}
+
+/// The exit status of `out`.
+fn out_code(out: &std::process::Output) -> i32 {
+    out.status.code().unwrap()
+}
+
+#[test]
 fn a_single_reference_is_named_once_by_its_own_error() {
     let out = payverify()
         .args(["verify", "--sandbox", "SANDBOX-NOTFOUND-1"])

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::batch::Look;
+use crate::domain::class::Class;
 use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
@@ -106,7 +107,12 @@ impl Sink<Reconciled> for ReconcileSink {
             name: record.result.name(),
             warned: record.warned,
             carried: matches!(entry, Entry::Decided(Reconciled::Carried(_))),
-            class: Some(record.result.row().class),
+            class: Some(record.result.class()),
+            answered: !record.result.decided_from_input()
+                && matches!(
+                    record.result.class(),
+                    Class::Paid | Class::Declined | Class::Mismatch | Class::Pending
+                ),
             look: self.look(&record),
         };
         (tally, self.writer.take(&record, write))

@@ -126,3 +126,63 @@ fn fail_on_needs_records_and_known_classes() {
         stderr_of(&out)
     );
 }
+
+/// A row decided from the file alone (a cash-on-delivery row, a totals row) is no answer of
+/// the service: a run in which the service answered for no row keeps its worst exit,
+/// whatever `--fail-on` names, as verify's does. And a row whose credentials were rejected
+/// is `fault`, never left out.
+#[test]
+fn no_answer_from_the_service_is_never_a_quiet_exit() {
+    let dir = TempDir::new("reconcile-fail-on-unanswered");
+    let wrong_env = dir.write(
+        "wrongenv.csv",
+        "Reference,Amount,Currency,Payment Method\nNOPE-1,40000,NGN,paywithbank3d\n\
+         NOPE-2,40000,NGN,paywithbank3d\n,1000,NGN,cod\n",
+    );
+    let out = reconcile(&wrong_env, &["--fail-on", "mismatch,unverified"]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("--fail-on leaves nothing out of a run in which the service answered"),
+        "{stderr}"
+    );
+    let totals = dir.write(
+        "totals.csv",
+        "Description,Reference,Amount,Currency\nx,NOPE-1,40000,NGN\nx,NOPE-2,40000,NGN\n\
+         Total,,80000,NGN\n",
+    );
+    let out = reconcile(&totals, &["--fail-on", "mismatch,unverified"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+}
+
+#[test]
+fn rejected_credentials_are_never_left_out() {
+    let server = crate::common::KeepAliveServer::start(|path, _| match path.ends_with("REF-1") {
+        true => (
+            "401 Unauthorized".into(),
+            vec![],
+            r#"{"message":"unauthorized"}"#.into(),
+        ),
+        false => ("404 Not Found".into(), vec![], "{}".into()),
+    });
+    let dir = TempDir::new("reconcile-fail-on-auth");
+    let file = dir.write(
+        "auth.csv",
+        "Reference,Amount,Currency,Payment Method\nREF-1,40000,NGN,paywithbank3d\n\
+         REF-2,40000,NGN,paywithbank3d\n,1000,NGN,cod\n",
+    );
+    let out = crate::common::payverify_at(&server.url)
+        .args([
+            "reconcile",
+            "--retries",
+            "0",
+            "-o",
+            "csv",
+            "--fail-on",
+            "mismatch",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", stderr_of(&out));
+}
