@@ -222,8 +222,9 @@ impl Sink<Carried> for RecordWriter {
         &crate::domain::outcome::OUTCOME_NAMES
     }
 
-    /// A stopped run's `--state` file gets the earlier records it did not write.
-    fn incomplete(&mut self, _: Option<usize>) -> io::Result<()> {
-        self.end_state()
+    /// A stopped run's `--state` file gets the earlier records it did not write, and its
+    /// workbook says it is incomplete.
+    fn incomplete(&mut self, not_reached: Option<usize>) -> io::Result<()> {
+        self.stopped_short(not_reached)
     }
 }

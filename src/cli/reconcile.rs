@@ -138,7 +138,7 @@ pub(crate) struct ReconcileArgs {
     pub(crate) profile_args: ProfileArgs,
 }
 
-/// `reconcile -o`: the same four formats as verify's, described as reconcile writes them
+/// `reconcile -o`: the same five formats as verify's, described as reconcile writes them
 /// (per row of the orders file, not per reference), so its help says what it prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ReconcileFormat {
@@ -157,6 +157,10 @@ pub(crate) enum ReconcileFormat {
     /// expected_amount_kobo, expected_amount_naira, gateway_currency, checks, error (RFC 4180
     /// quoting; a UTF-8 BOM first with --bom, or when the input has one).
     Csv,
+    /// An Excel workbook, to a file or pipe (not a terminal): a Summary sheet (rows and
+    /// totals per result and currency), the rows that need a look, every row (its own
+    /// columns as they were, then the result's); amounts as numbers, dates as dates.
+    Xlsx,
 }
 
 impl From<ReconcileFormat> for OutputFormat {
@@ -166,6 +170,7 @@ impl From<ReconcileFormat> for OutputFormat {
             ReconcileFormat::Json => OutputFormat::Json,
             ReconcileFormat::Jsonl => OutputFormat::Jsonl,
             ReconcileFormat::Csv => OutputFormat::Csv,
+            ReconcileFormat::Xlsx => OutputFormat::Xlsx,
         }
     }
 }

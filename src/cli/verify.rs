@@ -222,7 +222,10 @@ impl VerifyArgs {
     pub(crate) fn is_batch(&self) -> bool {
         self.is_list()
             || self.arguments().count() == 0
-            || matches!(self.output, Some(OutputFormat::Jsonl | OutputFormat::Csv))
+            || matches!(
+                self.output,
+                Some(OutputFormat::Jsonl | OutputFormat::Csv | OutputFormat::Xlsx)
+            )
             || self.state.is_some()
     }
 

@@ -9,13 +9,14 @@ use crate::batch::resume::{Resuming, Shape, open_memory, resume_needs_jsonl};
 use crate::batch::{Input, InputSource};
 use crate::cli::{GlobalArgs, OutputFormat, VerifyArgs};
 use crate::domain::job::Job;
-use crate::domain::outcome::is_final_name;
+use crate::domain::outcome::{OUTCOME_NAMES, is_final_name};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
 use crate::reference::Reference;
 use crate::render::Printer;
 use crate::render::records::RecordWriter;
+use crate::render::xlsx;
 use crate::settings::Context;
 
 /// Runs `payverify verify`: one reference, or a batch.
@@ -31,6 +32,9 @@ pub(crate) fn run(
     }
     if args.fail_on.is_some() {
         fail_on_applies(args)?;
+    }
+    if args.output == Some(OutputFormat::Xlsx) {
+        crate::render::xlsx::check_stdout()?;
     }
     // -q silences the default table; an explicit -o is data a script asked for.
     let quiet = log.level() == Level::Quiet && !args.writes_when_quiet();
@@ -81,10 +85,12 @@ pub(crate) fn run(
     .sealed(Sealer::new(&service.verifier.secret))
     .with_state(state);
     let verifier = service.verifier.clone();
-    match index {
+    let exit = match index {
         Some(index) => batch.run(verifier, Resuming::new(input, index), &mut writer, log),
         None => batch.run(verifier, input, &mut writer, log),
-    }
+    }?;
+    let summary = xlsx::summary::outcomes(&OUTCOME_NAMES, writer.counts());
+    Ok(writer.end_workbook(&summary, exit, log))
 }
 
 /// `--fail-on` leaves records out of the exit status, so it is refused (exit 2) where that

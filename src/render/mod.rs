@@ -9,6 +9,7 @@ pub(crate) mod state;
 pub(crate) mod table;
 pub(crate) mod totals;
 pub(crate) mod writer;
+pub(crate) mod xlsx;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -45,6 +46,10 @@ pub(crate) enum OutputFormat {
     Jsonl,
     /// A header row, then one row per reference (RFC 4180 quoting).
     Csv,
+    /// An Excel workbook, to a file or pipe (not a terminal): a Summary sheet (the count
+    /// per outcome), the records that need a look, every record; amounts as numbers in
+    /// naira, dates as dates.
+    Xlsx,
 }
 
 /// How output should look on the sink it goes to.

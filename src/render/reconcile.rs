@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::domain::money::naira_decimal_total;
 use crate::domain::row_record::{RowRecord, is_naira, money};
 use crate::render::writer::{View, Writer};
+use crate::render::xlsx::XlsxCell;
 use crate::render::{Style, csv, new_table, table_text};
 use crate::secret::redact;
 use crate::terminal;
@@ -247,7 +248,68 @@ impl View for RowView {
             .get(self.reference_column)
             .map_or("", String::as_str)
     }
+
+    /// The file's own columns, then the result's, with each amount once, as a number in
+    /// its currency (the CSV's kobo and naira columns in one).
+    fn xlsx_header(&self) -> Vec<String> {
+        let own = XLSX_RESULT_COLUMNS.iter().map(|&name| name.to_owned());
+        self.header.iter().cloned().chain(own).collect()
+    }
+
+    fn xlsx_cells(&self, row: &RowRecord) -> Vec<XlsxCell> {
+        let expected = row.row_currency.trim().to_ascii_uppercase();
+        let gateway = row.gateway_currency.as_deref().unwrap_or(&expected);
+        let money = |minor: Option<i128>, currency: &str| {
+            minor.map_or(XlsxCell::Empty, |minor| XlsxCell::Money {
+                minor,
+                naira: is_naira(currency),
+            })
+        };
+        // A difference between two currencies is no amount in either.
+        let difference = match row.same_currency() {
+            true => money(row.difference_kobo, &expected),
+            false => XlsxCell::Empty,
+        };
+        // The file's cells as they were: text, never read as numbers or dates here.
+        let own = self.padded(row).into_iter().map(XlsxCell::text);
+        own.chain([
+            XlsxCell::text(row.result.name()),
+            difference,
+            XlsxCell::opt_text(row.gateway_status.as_deref()),
+            XlsxCell::opt_text(row.gateway_code.as_deref()),
+            money(row.gateway_amount_kobo.map(i128::from), gateway),
+            money(row.expected_amount_kobo.map(i128::from), &expected),
+            XlsxCell::text(expected.clone()),
+            XlsxCell::opt_text(row.gateway_currency.as_deref()),
+            XlsxCell::opt_text(row.checks.as_deref()),
+            XlsxCell::opt_text(row.error.as_deref()),
+        ])
+        .collect()
+    }
+
+    /// Every row but a clean one ([`RowRecord::clean`]): what the table lists.
+    fn needs_look(&self, row: &RowRecord) -> bool {
+        !row.clean()
+    }
+
+    fn name(&self, row: &RowRecord) -> &'static str {
+        row.result.name()
+    }
 }
+
+/// The columns the workbook's row sheets add after the file's own.
+const XLSX_RESULT_COLUMNS: [&str; 10] = [
+    "result",
+    "difference",
+    "gateway_status",
+    "gateway_code",
+    "gateway_amount",
+    "expected_amount",
+    "expected_currency",
+    "gateway_currency",
+    "checks",
+    "error",
+];
 
 #[cfg(test)]
 mod tests {

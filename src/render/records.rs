@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::outcome::Record;
+use crate::domain::row_record::is_naira;
 use crate::render::writer::{View, Writer};
+use crate::render::xlsx::XlsxCell;
 use crate::render::{Style, batch_table, csv};
 use crate::secret::redact;
 
@@ -197,6 +199,50 @@ impl View for VerifyView {
 
     fn key<'a>(&self, record: &'a Record) -> &'a str {
         record.job.reference.as_str()
+    }
+
+    /// The CSV's columns but `amount_kobo`: the amount is one number, exact to the kobo.
+    fn xlsx_header(&self) -> Vec<String> {
+        let header = self.csv_header().into_iter();
+        header.filter(|name| name != "amount_kobo").collect()
+    }
+
+    fn xlsx_cells(&self, record: &Record) -> Vec<XlsxCell> {
+        let f = Fields::of(record);
+        let v = record.verdict.outcome.verification();
+        let amount = v.and_then(|v| {
+            let naira = v.currency.as_deref().is_none_or(is_naira);
+            v.amount.map(|a| XlsxCell::Money {
+                minor: i128::from(a.0),
+                naira,
+            })
+        });
+        vec![
+            XlsxCell::text(f.reference),
+            XlsxCell::text(f.outcome),
+            XlsxCell::Integer(f.exit_code.into()),
+            XlsxCell::text(f.status),
+            XlsxCell::text(f.code),
+            amount.unwrap_or(XlsxCell::Empty),
+            XlsxCell::text(f.currency),
+            XlsxCell::text(f.merchant_ref),
+            XlsxCell::text(f.transaction_ref),
+            XlsxCell::text(f.payment_ref),
+            XlsxCell::Date(f.transaction_date),
+            XlsxCell::Date(f.payment_date),
+            XlsxCell::text(f.error),
+            XlsxCell::text(f.checks),
+        ]
+    }
+
+    /// An exit other than 0, or a warning: what the closing lines name.
+    fn needs_look(&self, record: &Record) -> bool {
+        let warned = record.verdict.checks.as_ref();
+        record.verdict.exit().code() != 0 || warned.is_some_and(|c| !c.warnings.is_empty())
+    }
+
+    fn name(&self, record: &Record) -> &'static str {
+        record.verdict.name()
     }
 }
 

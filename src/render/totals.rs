@@ -104,7 +104,7 @@ fn block_table(block: &Block, currency: &str, style: Style) -> String {
 
 /// The block's overall figures, in the order both views list them: the table's label,
 /// the JSON name, the amount in minor units.
-fn overall_figures(block: &Block) -> [(&'static str, &'static str, i128); 6] {
+pub(crate) fn overall_figures(block: &Block) -> [(&'static str, &'static str, i128); 6] {
     [
         ("Expected total", "expected_total", block.all.expected),
         (

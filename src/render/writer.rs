@@ -1,12 +1,17 @@
 //! The one writer frame of a batch's records, for every command: the CSV header, the JSON
 //! array's brackets and separators, the seal of each jsonl/json record, the table kept to
-//! the end, the `--state` file, and `-q`'s writer of nothing. What a record looks like in each format is its
+//! the end, the workbook written at the end, the `--state` file, and `-q`'s writer of
+//! nothing. What a record looks like in each format is its
 //! command's [`View`] (verify's in `records.rs`, reconcile's in `reconcile.rs`).
 
+use std::collections::BTreeMap;
 use std::io;
 
 use crate::domain::seal::Sealer;
+use crate::exit::Exit;
+use crate::log::Log;
 use crate::render::state::StateLog;
+use crate::render::xlsx::{Book, Ending, XlsxCell};
 use crate::render::{OutputFormat, Sink, Style, csv};
 
 /// One command's record in each output format.
@@ -28,6 +33,14 @@ pub(crate) trait View {
     fn table(&self, rows: &[Vec<String>], style: Style) -> String;
     /// The reference the record is about, which the `--state` file keys it by.
     fn key<'a>(&self, record: &'a Self::Record) -> &'a str;
+    /// The names of the workbook's row sheets' columns.
+    fn xlsx_header(&self) -> Vec<String>;
+    /// The record's cells in the workbook, in header order, typed (text stays text).
+    fn xlsx_cells(&self, record: &Self::Record) -> Vec<XlsxCell>;
+    /// Whether the record goes on the workbook's sheet of rows that need a look.
+    fn needs_look(&self, record: &Self::Record) -> bool;
+    /// The outcome or result the record came to, which the workbook counts.
+    fn name(&self, record: &Self::Record) -> &'static str;
 }
 
 /// What ends a JSON array that has no element yet, and one that has.
@@ -62,6 +75,14 @@ pub(crate) struct Writer<V> {
     /// or with the end, so a run that has nothing to verify (a usage error) leaves stdout
     /// empty.
     begun: bool,
+    /// `-o xlsx`: the workbook, its rows written as they come, put on stdout only when
+    /// the run has ended ([`Writer::save_workbook`]).
+    book: Option<Book>,
+    /// How many records came to each outcome or result, for the workbook's Summary.
+    counts: BTreeMap<&'static str, u64>,
+    /// `Some` when the run ended before every position of its input was decided, with how
+    /// many never were when known ([`Writer::stopped_short`]).
+    short: Option<Option<usize>>,
 }
 
 impl<V: View> Writer<V> {
@@ -83,6 +104,9 @@ impl<V: View> Writer<V> {
             table_rows: Vec::new(),
             not_shown: 0,
             begun: false,
+            book: None,
+            counts: BTreeMap::new(),
+            short: None,
         }
     }
 
@@ -134,6 +158,14 @@ impl<V: View> Writer<V> {
         self.state.iter_mut().try_for_each(StateLog::end)
     }
 
+    /// Told that the run ended before every position of its input was decided (with how
+    /// many never were, when known): the `--state` file gets the earlier records it did
+    /// not write, and the workbook will say it is incomplete.
+    pub(crate) fn stopped_short(&mut self, not_reached: Option<usize>) -> io::Result<()> {
+        self.short = Some(not_reached);
+        self.end_state()
+    }
+
     /// The same writer, its CSV output starting with a UTF-8 byte-order mark when `bom`.
     pub(crate) fn with_bom(self, bom: bool) -> Self {
         Writer { bom, ..self }
@@ -167,6 +199,10 @@ impl<V: View> Writer<V> {
                 self.out.write(text.as_bytes(), None)
             }
             OutputFormat::Json => self.out.write(b"[", Some(CLOSE_EMPTY)),
+            OutputFormat::Xlsx => {
+                self.book = Some(Book::new(&self.view.xlsx_header())?);
+                Ok(())
+            }
             OutputFormat::Jsonl | OutputFormat::Table => Ok(()),
         }
     }
@@ -200,6 +236,16 @@ impl<V: View> Writer<V> {
                 self.written += 1;
                 Ok(())
             }
+            OutputFormat::Xlsx => {
+                let cells = self.view.xlsx_cells(record);
+                let looks = self.view.needs_look(record);
+                if let Some(book) = &mut self.book {
+                    book.push(&cells, looks)?;
+                }
+                *self.counts.entry(self.view.name(record)).or_default() += 1;
+                self.written += 1;
+                Ok(())
+            }
         }
     }
 
@@ -226,7 +272,58 @@ impl<V: View> Writer<V> {
                 text.push('\n');
                 self.out.write(text.as_bytes(), None)
             }
-            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
+            // The workbook is finished by the command, once the run's Summary is known.
+            OutputFormat::Jsonl | OutputFormat::Csv | OutputFormat::Xlsx => Ok(()),
+        }
+    }
+
+    /// How many records the workbook holds for each outcome or result name.
+    pub(crate) fn counts(&self) -> &BTreeMap<&'static str, u64> {
+        &self.counts
+    }
+
+    /// `-o xlsx`, once the run has ended with `exit`: the workbook with its Summary sheet
+    /// (`summary`'s rows) on stdout, or a line on stderr saying why it could not be
+    /// written there; the exit status then is at least 10, as for any output its reader
+    /// did not get whole. A workbook written after a signal, or for a run that did not
+    /// decide every position of its input, says in its Summary that it is incomplete.
+    pub(crate) fn end_workbook(
+        &mut self,
+        summary: &[Vec<XlsxCell>],
+        exit: Exit,
+        log: &Log,
+    ) -> Exit {
+        let ending = Ending {
+            complete: self.short.is_none() && exit != Exit::Interrupted,
+            not_reached: self.short.flatten().map(|n| n as u64),
+            exit,
+        };
+        match self.save_workbook(summary, ending) {
+            Ok(()) => exit,
+            Err(e) => {
+                log.error(&match e.kind() {
+                    io::ErrorKind::BrokenPipe => "output closed before the workbook was \
+                                                  written whole, so its reader did not get \
+                                                  it (exit 10)"
+                        .to_owned(),
+                    _ => format!(
+                        "cannot write the output: {} (exit 10)",
+                        crate::io_util::io_reason(&e)
+                    ),
+                });
+                exit.merge(Exit::Internal)
+            }
+        }
+    }
+
+    /// `-o xlsx`: finishes the workbook with its Summary sheet (`summary`'s rows under a
+    /// line saying how the run ended) and writes it to stdout whole. Nothing is written
+    /// when no workbook was begun (a run that decided nothing, `-q` without `-o`, another
+    /// format) or one of its rows could not be written.
+    fn save_workbook(&mut self, summary: &[Vec<XlsxCell>], ending: Ending) -> io::Result<()> {
+        match self.book.take() {
+            Some(book) => book.save(summary, ending, &self.out),
+            None => Ok(()),
         }
     }
 

@@ -137,6 +137,6 @@ impl Sink<Reconciled> for ReconcileSink {
     /// The totals are those of the rows decided, not of the file: the summary says so.
     fn incomplete(&mut self, not_reached: Option<usize>) -> io::Result<()> {
         self.summary.incomplete = Some(not_reached.map(|n| n as u64));
-        self.writer.end_state()
+        self.writer.stopped_short(not_reached)
     }
 }

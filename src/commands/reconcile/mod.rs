@@ -57,6 +57,9 @@ pub(crate) fn run(
              each row must say what it came to, in a file a script or a person reads",
         ));
     }
+    if args.format() == OutputFormat::Xlsx {
+        crate::render::xlsx::check_stdout()?;
+    }
     let orders = Orders::open(&args.file, &options)?;
     for warning in orders.warnings() {
         log.warn(warning);
@@ -111,6 +114,10 @@ pub(crate) fn run(
         ));
         exit = exit.merge(Exit::Usage);
     }
+    // Before the --summary-json file, so that its exit status counts a workbook that
+    // could not be written.
+    let totals = crate::render::xlsx::summary::totals(&sink.summary);
+    let exit = sink.writer.end_workbook(&totals, exit, log);
     Ok(report(&sink, exit, summary_file, log, ctx))
 }
 
