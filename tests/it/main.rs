@@ -64,3 +64,4 @@ mod unchecked_failed;
 mod usage;
 mod verify;
 mod wait;
+mod xlsx;
