@@ -971,11 +971,11 @@ _payverify() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table json jsonl csv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json jsonl csv xlsx" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table json jsonl csv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json jsonl csv xlsx" -- "${cur}"))
                     return 0
                     ;;
                 --resume)
@@ -1187,11 +1187,11 @@ _payverify() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table json jsonl csv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json jsonl csv xlsx" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table json jsonl csv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json jsonl csv xlsx" -- "${cur}"))
                     return 0
                     ;;
                 --resume)
