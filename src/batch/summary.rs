@@ -12,6 +12,7 @@ use super::{Look, Tally, WorkQueue};
 use crate::domain::class::{Class, FailOn};
 use crate::exit::Exit;
 use crate::log::{Level, Log};
+use crate::secret::redact;
 use crate::terminal::cut;
 use crate::transport::gate::{Pacing, per_second};
 
@@ -268,7 +269,10 @@ impl Summary {
             .iter()
             .take(LOOKS_SHOWN)
             .map(|l| {
-                let (what, why) = (cut(&l.what, LOOK_WHAT), cut(&l.why, LOOK_WHY));
+                // Redacted whole before it is cut: a cut through a secret would leave a
+                // part of it that no redaction recognises.
+                let shown = |text: &str, max| cut(&redact(text), max);
+                let (what, why) = (shown(&l.what, LOOK_WHAT), shown(&l.why, LOOK_WHY));
                 match l.why.starts_with(l.name) {
                     // FAILED's own reason opens with its name.
                     true => format!("needs a look: {what}: {why}"),

@@ -162,6 +162,15 @@ fn a_batch_of_one_names_it_and_a_warning_is_named_whatever_fail_on_leaves_out() 
         named[0].starts_with("SANDBOX-BADHMAC-1: SUCCESSFUL: "),
         "{stderr}"
     );
+    // A secret the cut would go through is redacted whole first: no part of it is shown.
+    for pad in 135..150 {
+        let reference = format!("NOPE-{}sandbox-secret", "A".repeat(pad));
+        let out = verify(&[reference, "SANDBOX-OK-2".to_owned()], &[]);
+        let stderr = stderr_of(&out);
+        for part in ["sandbox-se", "box-secret"] {
+            assert!(!stderr.contains(part), "{pad}: {stderr}");
+        }
+    }
     // A reference kilobytes long is cut in the line, not printed whole.
     let long = format!("SANDBOX-NOTFOUND-{}", "9".repeat(3000));
     let out = verify(&[long, "SANDBOX-OK-2".to_owned()], &[]);

@@ -363,3 +363,74 @@ fn a_reader_that_leaves_before_the_workbook_is_whole_is_exit_10() {
         "{stderr}"
     );
 }
+
+/// What the second attack found: amounts from 2^52 kobo on were written a kobo off (two
+/// kobo apart can be one double), a list with a line that is no reference said
+/// "complete: every row of the input was decided", and a reader that left made the zip
+/// crate print its own line on stderr, glued to payverify's.
+#[test]
+fn amounts_are_exact_or_text_and_a_skipped_line_is_not_called_complete() {
+    let dir = TempDir::new("xlsx-attack");
+    let file = dir.write(
+        "orders.csv",
+        "Order ID,Reference,Amount\n\
+         1,SANDBOX-AMOUNT-7756689994076132-x,\"77,566,899,940,761.32\"\n\
+         2,SANDBOX-AMOUNT-99999999999999-y,999999999999.99\n",
+    );
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "-o", "xlsx"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let mut book = open(&out.stdout);
+    let all = rows(&mut book, "All rows");
+    let header = all[0].clone();
+    let big = cell(&header, row_of(&all, "1"), "gateway_amount");
+    assert_eq!(*big, text("77566899940761.32"), "{all:?}");
+    let exact = cell(&header, row_of(&all, "2"), "gateway_amount");
+    assert_eq!(*exact, Data::Float(999_999_999_999.99), "{all:?}");
+
+    let list = dir.write(
+        "refs.txt",
+        "SANDBOX-OK-1\nSANDBOX-FAILED-\u{1b}[2K-1\nSANDBOX-OK-3\n",
+    );
+    let out = payverify()
+        .args(["verify", "--sandbox", "-o", "xlsx", "--from"])
+        .arg(&list)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let mut book = open(&out.stdout);
+    let summary = rows(&mut book, "Summary");
+    let status = &row_of(&summary, "Run")[1];
+    let Data::String(status) = status else {
+        panic!("{summary:?}")
+    };
+    assert!(
+        status.starts_with("complete, but the input has lines"),
+        "{status}"
+    );
+}
+
+#[test]
+fn a_reader_that_leaves_gets_payverifys_line_alone() {
+    let refs: String = (0..3000).map(|i| format!("SANDBOX-OK-{i}\n")).collect();
+    let dir = TempDir::new("xlsx-leaves");
+    let list = dir.write("refs.txt", refs);
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' verify --sandbox -o xlsx --from '{}' 2>err | head -c 100 >/dev/null; \
+             cat err",
+            assert_cmd::cargo::cargo_bin("payverify").display(),
+            list.display()
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!stderr.contains("ZipWriter"), "{stderr}");
+    for line in stderr.lines() {
+        assert!(line.starts_with("payverify: "), "{line:?} in {stderr}");
+    }
+}

@@ -63,13 +63,16 @@ impl XlsxCell {
 /// them (in the zone it gave; `Z` is UTC).
 pub(crate) const DATE_FORMAT: &str = "yyyy-mm-dd hh:mm:ss.000";
 
-/// The largest magnitude in minor units whose `f64` is exact (2^53): below it, minor / 100
-/// as a double is the decimal to the kobo, both ways.
-const EXACT_MINOR: u128 = 1 << 53;
+/// Below this many minor units (10^15: ₦10 trillion), minor / 100 as a double is written,
+/// and read back, as the decimal to the kobo, and a spreadsheet shows every digit of it (15
+/// significant digits). From 2^52 minor units on, two kobo apart can be one double, so a
+/// bound of 2^53 wrote some amounts a kobo off.
+const EXACT_MINOR: u128 = 1_000_000_000_000_000;
 
 /// An amount in minor units as the number a spreadsheet holds, in major units; `None`
-/// when a double could not hold it exactly to the minor unit (|minor| ≥ 2^53: the cell is
-/// then the exact decimal as text, never a rounded number).
+/// when a double could not hold it exactly to the minor unit, or a spreadsheet could not
+/// show it so (|minor| ≥ 10^15: the cell is then the exact decimal as text, never a
+/// rounded number).
 pub(crate) fn major_units(minor: i128) -> Option<f64> {
     // The cast is exact below 2^53; the one division rounds to the nearest double, which
     // reads back as the same two-decimal value.
@@ -99,7 +102,9 @@ pub(crate) fn service_date(text: &str) -> Option<ExcelDateTime> {
         }
         Some(_) => return None,
     };
-    if hour > 23 || minute > 59 || second > 59 || day > days_in(year, month)? {
+    // Before 1901 a spreadsheet's serial dates are not a payment's (1899-12-31 is serial 0,
+    // shown as 1900-01-00, and Excel counts 1900 as a leap year): such a date stays text.
+    if year < 1901 || hour > 23 || minute > 59 || second > 59 || day > days_in(year, month)? {
         return None;
     }
     ExcelDateTime::from_ymd(
@@ -197,6 +202,8 @@ mod tests {
             assert_eq!(serial(not), None, "{not:?}");
         }
         assert!(serial("2024-02-29T12:00:00Z").is_some());
+        assert!(serial("1899-12-31T00:00:00.000Z").is_none());
+        assert!(serial("1900-03-01T00:00:00Z").is_none());
         assert!(serial("2023-02-29T12:00:00Z").is_none());
     }
 
@@ -205,11 +212,11 @@ mod tests {
         assert_eq!(major_units(4_000_050), Some(40_000.5));
         assert_eq!(major_units(-50), Some(-0.5));
         assert_eq!(major_units(1), Some(0.01));
-        let big = (1i128 << 53) - 1;
-        assert_eq!(
-            format!("{:.2}", major_units(big).unwrap()),
-            "90071992547409.91"
-        );
+        let big = 999_999_999_999_999;
+        assert_eq!(major_units(big).unwrap().to_string(), "9999999999999.99");
+        // In the band from 2^52 on, 7756689994076132 kobo was written as ...761.31.
+        assert_eq!(major_units(7_756_689_994_076_132), None);
+        assert_eq!(major_units(1_000_000_000_000_000), None);
         assert_eq!(major_units(1i128 << 53), None);
         assert_eq!(major_units(-(1i128 << 60)), None);
     }

@@ -230,8 +230,12 @@ impl Book {
                 .map_err(error)?;
             fit(sheet, &rows.widths)?;
         }
+        // The zip is made whole in memory (its compressed size, a few MB for 100,000 rows)
+        // and then written: written straight to stdout, a reader that leaves made the zip
+        // crate print its own line on stderr as it was dropped.
+        let bytes = self.workbook.save_to_buffer().map_err(error)?;
         let mut out = BufWriter::with_capacity(64 * 1024, SinkWriter(out.clone()));
-        self.workbook.save_to_writer(&mut out).map_err(error)?;
+        out.write_all(&bytes)?;
         out.flush()
     }
 }
@@ -244,6 +248,12 @@ fn is_heading(cell: &XlsxCell) -> bool {
 /// The Summary's first rows: whether the run decided every row, and its exit status.
 fn status_rows(ending: Ending) -> Vec<Vec<XlsxCell>> {
     let status = match (ending.complete, ending.not_reached) {
+        // Lines the input could not give as a reference or a row are in no sheet: only
+        // stderr names them, and the exit status (2) says so.
+        (true, _) if ending.exit == Exit::Usage => "complete, but the input has lines or rows \
+            that could not be read as one (exit 2; stderr names them, and a line that is no \
+            reference is in no sheet)"
+            .to_owned(),
         (true, _) => "complete: every row of the input was decided".to_owned(),
         (false, Some(n)) => format!(
             "INCOMPLETE: the run stopped before every row was decided ({n} never were); \
