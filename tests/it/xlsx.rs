@@ -421,10 +421,11 @@ fn a_reader_that_leaves_gets_payverifys_line_alone() {
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "'{}' verify --sandbox -o xlsx --from '{}' 2>err | head -c 100 >/dev/null; \
-             cat err",
+            "'{}' verify --sandbox -o xlsx --from '{}' 2>'{err}' | head -c 100 >/dev/null; \
+             cat '{err}'",
             assert_cmd::cargo::cargo_bin("payverify").display(),
-            list.display()
+            list.display(),
+            err = dir.path().join("err").display()
         ))
         .output()
         .unwrap();
