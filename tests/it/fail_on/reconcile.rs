@@ -94,6 +94,22 @@ fn the_exit_is_the_most_severe_row_of_the_classes_named() {
     // The invalid row always counts: exit 2 even when nothing else is named.
     let out = reconcile(&file, &["--fail-on", "declined"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    // The closing lines name the rows it counts, and not the ones it leaves out.
+    let out = reconcile(&file, &["--fail-on", "mismatch"]);
+    let stderr = stderr_of(&out);
+    let named: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("payverify: needs a look: "))
+        .collect();
+    assert_eq!(named.len(), 2, "{stderr}");
+    assert!(
+        named[0].starts_with("line 5, order 1004, reference SANDBOX-AMOUNT-"),
+        "{stderr}"
+    );
+    assert!(
+        named[1].starts_with("line 8, order 1007, reference SANDBOX-OK-1007: INVALID_ROW"),
+        "{stderr}"
+    );
 }
 
 #[test]
