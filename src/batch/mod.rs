@@ -137,10 +137,7 @@ impl Tally {
             warned,
             carried: false,
             class: Some(class),
-            answered: matches!(
-                class,
-                Class::Paid | Class::Declined | Class::Mismatch | Class::Pending
-            ),
+            answered: class.is_answer(),
             look: look.map(|why| {
                 Box::new(Look {
                     what: record.job.reference.to_string(),

@@ -72,6 +72,15 @@ impl Class {
         matches!(self, Class::Fault)
     }
 
+    /// Whether a record of this class is an answer of the service about a transaction it
+    /// knows (of any status): `--fail-on`'s quiet exit needs one to be quiet about.
+    pub const fn is_answer(self) -> bool {
+        matches!(
+            self,
+            Class::Paid | Class::Declined | Class::Mismatch | Class::Pending
+        )
+    }
+
     /// The class named `name` (any case).
     pub fn parse(name: &str) -> Option<Class> {
         Class::ALL

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::batch::Look;
-use crate::domain::class::Class;
 use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
@@ -102,17 +101,15 @@ impl Sink<Reconciled> for ReconcileSink {
     fn take(&mut self, entry: &Entry<Reconciled>, write: bool) -> (Tally, io::Result<()>) {
         let record = self.record(entry);
         self.summary.add(&record);
+        let class = record.result.class();
         let tally = Tally {
             exit: record.result.exit(),
             name: record.result.name(),
             warned: record.warned,
             carried: matches!(entry, Entry::Decided(Reconciled::Carried(_))),
-            class: Some(record.result.class()),
-            answered: !record.result.decided_from_input()
-                && matches!(
-                    record.result.class(),
-                    Class::Paid | Class::Declined | Class::Mismatch | Class::Pending
-                ),
+            class: Some(class),
+            // A row decided from the file alone was never asked about.
+            answered: !record.result.decided_from_input() && class.is_answer(),
             look: self.look(&record),
         };
         (tally, self.writer.take(&record, write))
