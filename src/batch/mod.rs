@@ -197,14 +197,11 @@ impl Sink<Carried> for RecordWriter {
     fn take(&mut self, entry: &Entry<Carried>, write: bool) -> (Tally, io::Result<()>) {
         let (record, tally): (&Record, Tally) = match entry {
             Entry::Verified(record) => (record, Tally::of(record)),
-            Entry::Decided(carried) => (
-                &carried.record,
+            Entry::Decided(Carried(record)) => (
+                record,
                 Tally {
-                    exit: carried.exit,
-                    name: carried.name,
-                    warned: carried.warned,
                     carried: true,
-                    ..Tally::of(&carried.record)
+                    ..Tally::of(record)
                 },
             ),
         };

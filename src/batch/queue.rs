@@ -100,12 +100,8 @@ impl WorkQueue {
     }
 
     /// Keeps the last answer of the reference at `index`, which is waiting.
-    pub(super) fn remember(&self, index: usize, job: &Job, verdict: &Verdict) {
+    pub(super) fn remember(&self, index: usize, record: Record) {
         if let Ok(mut answers) = self.last_answers.lock() {
-            let record = Record {
-                job: job.clone(),
-                verdict: verdict.clone(),
-            };
             answers.insert(index, record);
         }
     }

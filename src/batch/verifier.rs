@@ -6,7 +6,8 @@ use std::time::Instant;
 use crate::domain::checks::HmacMode;
 use crate::domain::job::Job;
 use crate::domain::judge::judge;
-use crate::domain::outcome::{Verdict, classify};
+use crate::domain::outcome::{Record, Verdict, classify};
+use crate::domain::seal::fingerprint;
 use crate::secret::Secret;
 use crate::transport::client::{Client, Ended};
 
@@ -37,5 +38,16 @@ impl Verifier {
             self.expect_mode.as_deref(),
         );
         (verdict, exchange.ended)
+    }
+
+    /// `job`'s record of `verdict`, with the fingerprint of what judged it (this
+    /// verifier's `--hmac` and `--expect-mode`, the job's expectations and row).
+    pub(crate) fn record(&self, job: Job, verdict: Verdict) -> Record {
+        let judged_by = fingerprint(&job, self.hmac, self.expect_mode.as_deref());
+        Record {
+            job,
+            verdict,
+            judged_by,
+        }
     }
 }

@@ -9,7 +9,7 @@ use super::shared::{Event, Shared};
 use super::{Entry, Task, Turn, Waiting};
 use crate::batch::verifier::Verifier;
 use crate::domain::job::Job;
-use crate::domain::outcome::{Outcome, Record, Verdict};
+use crate::domain::outcome::{Outcome, Verdict};
 use crate::domain::wait::{Check, Polls, human, settle, status_of};
 use crate::log::Log;
 use crate::reference::Reference;
@@ -157,7 +157,8 @@ impl<D> Worker<D> {
         });
         // Kept where the writer finds it if the run stops while this reference is parked or
         // being checked again.
-        self.shared.queue.remember(index, &job, &verdict);
+        let last = self.shared.verifier.record(job.clone(), verdict.clone());
+        self.shared.queue.remember(index, last);
         let waiting = Box::new(Waiting {
             polls,
             last: verdict,
@@ -184,7 +185,7 @@ impl<D> Worker<D> {
         match verdict {
             Some(verdict) => Event::Done(
                 index,
-                Box::new(Entry::Verified(Record { job, verdict })),
+                Box::new(Entry::Verified(self.shared.verifier.record(job, verdict))),
                 unanswered,
             ),
             None => Event::Skipped(index),

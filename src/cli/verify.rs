@@ -45,17 +45,18 @@ pub(crate) struct VerifyArgs {
     pub(crate) output: Option<OutputFormat>,
 
     /// Continue an earlier run: FILE is its -o jsonl output, complete or cut short (for
-    /// another -o, see --state). References whose record there is a final answer are not
-    /// asked again: the answer it holds is judged again under this run's checks and written
-    /// in its place as a fresh record is. Write to a new file.
+    /// another -o, see --state). References whose record there is a final answer, decided
+    /// by the same checks as this run's (the same payverify, expectations, --hmac and
+    /// --expect-mode), are not asked again: the record is carried as it was decided and
+    /// written in its place as a fresh record is; the rest are asked. Write to a new file.
     #[arg(long, value_name = "FILE")]
     pub(crate) resume: Option<PathBuf>,
 
     /// Keep the run's memory in FILE, whatever -o is: each record, sealed as an -o jsonl
     /// line is, is written to FILE as it is decided, so a run stopped, killed or cut short
     /// by `| head` keeps what it decided. Run again with the same --state: references
-    /// whose record there is a final answer are not asked again (judged again under this
-    /// run's checks, as --resume does), and FILE then holds this run's records. It makes a
+    /// whose record there is a final answer are carried as --resume carries them, and FILE
+    /// then holds this run's records. It makes a
     /// run a batch, even of one reference: `verify REF --state FILE` writes the batch table
     /// (one row; -o json, an array of one record) and a summary line on stderr, not REF's
     /// own table. Not stdout, an input or the --summary-json file.

@@ -10,7 +10,6 @@ use crate::batch::resume::Trust;
 use crate::batch::verifier::Verifier;
 use crate::batch::{Answer, Batch};
 use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs};
-use crate::domain::checks::Expectations;
 use crate::domain::class::FailOn;
 use crate::domain::job::Job;
 use crate::exit::{Exit, Failure};
@@ -143,11 +142,10 @@ impl Service {
         self.interrupt.flag()
     }
 
-    /// What an earlier run's records must meet to be carried: `expect`, and this run's
-    /// secret, mode and hmac check.
-    pub(crate) fn trust(&self, expect: Expectations) -> Trust {
+    /// What an earlier run's records must meet to be carried: this run's secret, mode and
+    /// hmac check (each job's expectations are in its fingerprint).
+    pub(crate) fn trust(&self) -> Trust {
         Trust {
-            expect,
             secret: Some(self.verifier.secret.clone()),
             expect_mode: self.verifier.expect_mode.clone(),
             hmac: self.verifier.hmac,

@@ -62,7 +62,7 @@ pub(crate) fn run(
     let input = Input::open(sources, expect, rules)?;
     let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     let printer = Printer::stdout(global.color, ctx.env);
-    let trust = service.trust(args.expect.expectations());
+    let trust = service.trust();
     let (index, state) = open_memory(
         args.resume.as_deref(),
         args.state.as_deref(),

@@ -3,7 +3,10 @@
 use std::fmt;
 
 /// An amount in kobo, the minor unit the service reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct Kobo(pub i64);
 
 impl Kobo {

@@ -233,6 +233,9 @@ pub(crate) struct Record {
     pub(crate) job: Job,
     /// What it came to.
     pub(crate) verdict: Verdict,
+    /// The fingerprint of what judged it ([`crate::domain::seal::fingerprint`]), which a
+    /// sealed record keeps so that a later run carries it only if it would judge alike.
+    pub(crate) judged_by: String,
 }
 
 impl Record {
@@ -373,6 +376,14 @@ const COMPARED: [&str; 7] = [
 /// payverify that compared redacted text): no genuine answer has either there.
 fn redacted_object(body: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
     let object = parse_object(body).map_err(|e| redact(&e.to_string()).into_owned())?;
+    redacted(object)
+}
+
+/// `object` (an answer's) with every registered secret redacted, as [`redacted_object`]
+/// says.
+fn redacted(
+    object: serde_json::Map<String, Value>,
+) -> Result<serde_json::Map<String, Value>, String> {
     let refuse = |field: &str| {
         format!(
             "the body has the client secret (or {REDACTED} in its place) in \"{field}\", \
@@ -422,6 +433,13 @@ fn classify_body(body: &[u8]) -> Outcome {
         Err(e) => return bad(e),
     };
     Outcome::answered(verification)
+}
+
+/// An answer kept in a record (`--resume`, `--state`) read as a fresh one enters: redacted
+/// under this run's secrets and refused as a fresh one is (a secret where payverify
+/// compares), its fields read. Read, not judged: what it comes to is the record's.
+pub(crate) fn kept_answer(object: serde_json::Map<String, Value>) -> Option<Verification> {
+    Verification::from_object(redacted(object).ok()?).ok()
 }
 
 impl Outcome {

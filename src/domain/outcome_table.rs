@@ -313,18 +313,6 @@ impl OutcomeKind {
     pub(crate) fn parse(name: &str) -> Option<OutcomeKind> {
         OutcomeKind::ALL.into_iter().find(|k| k.name() == name)
     }
-
-    /// The transaction status a record of this outcome shows: SUCCESSFUL for SUCCESSFUL
-    /// and CHECK_FAILED, FAILED for FAILED; `None` for the rest.
-    pub(crate) fn gateway_status(self) -> Option<&'static str> {
-        match self {
-            OutcomeKind::Successful | OutcomeKind::CheckFailed => {
-                Some(OutcomeKind::Successful.name())
-            }
-            OutcomeKind::Failed => Some(OutcomeKind::Failed.name()),
-            _ => None,
-        }
-    }
 }
 
 /// The table's row for an outcome name.

@@ -5,7 +5,7 @@ use crate::domain::checks::{CheckFailure, Expectations};
 pub(crate) use crate::domain::job::Row;
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
-use crate::domain::outcome::{Outcome, OutcomeKind, Verdict};
+use crate::domain::outcome::{Outcome, Verdict};
 pub(crate) use crate::domain::outcome_table::{RESULT_NAMES, RowResult};
 use crate::domain::shop::ShopStatus;
 
@@ -63,23 +63,6 @@ impl RowResult {
             self,
             RowResult::LineItem | RowResult::Totals | RowResult::TotalsMismatch
         )
-    }
-
-    /// The gateway's status every row of this result was answered with, when the result
-    /// says (a carried row's record was checked to agree): SUCCESSFUL for the results of a
-    /// payment taken, FAILED for FAILED and BOTH_UNPAID. None for INTEGRITY_FAILED: a
-    /// SUCCESSFUL answer that cannot be trusted, or a FAILED one that failed a check.
-    pub(crate) fn gateway_status(self) -> Option<&'static str> {
-        match self {
-            RowResult::Matched
-            | RowResult::Underpaid
-            | RowResult::Overpaid
-            | RowResult::CurrencyMismatch
-            | RowResult::MerchantRefMismatch
-            | RowResult::PaidShopUnpaid => Some(OutcomeKind::Successful.name()),
-            RowResult::Failed | RowResult::BothUnpaid => Some(OutcomeKind::Failed.name()),
-            _ => None,
-        }
     }
 }
 

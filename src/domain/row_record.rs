@@ -9,6 +9,7 @@ use crate::domain::checks::CheckReport;
 use crate::domain::money::{Kobo, naira_total};
 use crate::domain::outcome::{Outcome, OutcomeKind, Record};
 use crate::domain::reconcile::{self, Decided, RowResult};
+use crate::domain::seal::Judged;
 use crate::exit::Exit;
 use crate::terminal;
 
@@ -40,6 +41,10 @@ pub(crate) struct RowRecord {
     /// The gateway's answer, as received (redacted where it entered).
     #[serde(default)]
     pub(crate) response: Option<Map<String, Value>>,
+    /// What judged its answer ([`crate::domain::seal::Judged`]), for `--resume` and
+    /// `--state`; absent for a row decided from the input alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) judged: Option<Value>,
     /// The currency the row expects: whose totals it counts in.
     #[serde(skip)]
     pub(crate) row_currency: String,
@@ -105,12 +110,13 @@ impl RowRecord {
             checks: None,
             error: None,
             response: None,
+            judged: None,
             row_currency: NAIRA.to_owned(),
             warned: false,
         }
     }
 
-    /// A row the gateway was asked about (now, or carried and judged again).
+    /// A row the gateway was asked about (now, or in the run its record is carried from).
     pub(crate) fn verified(record: &Record) -> Self {
         let verdict = &record.verdict;
         let expect = &record.job.expect;
@@ -181,6 +187,7 @@ impl RowRecord {
             checks: verdict.checks.as_ref().and_then(|c| some(c.summary())),
             error: some(error),
             response: v.map(|v| v.raw.clone()),
+            judged: Some(Judged::of(record).json()),
             row_currency: row_currency.to_owned(),
             warned: verdict
                 .checks

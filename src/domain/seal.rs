@@ -1,5 +1,6 @@
 //! payverify's own signature on each jsonl record it writes, so that `--resume` can tell
-//! its own output from an edited copy.
+//! its own output from an edited copy; and the fingerprint of what judged the record, so
+//! that a later run carries it as it was decided only when it would judge it the same way.
 //!
 //! The gateway's `hmac` signs only merchantRef, currency and amount. A record's reference,
 //! outcome, status and code are not covered by it. Without a seal, anyone who could write
@@ -8,8 +9,125 @@
 //! The seal is an HMAC-SHA256 over the whole record, keyed from the client secret, so only
 //! a run with that secret can make one, and any edit breaks it.
 
-use crate::domain::signature::{sign, verify};
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::domain::checks::{CheckReport, HmacMode};
+use crate::domain::job::Job;
+use crate::domain::model::Verification;
+use crate::domain::outcome::{Outcome, OutcomeKind, Record, Verdict};
+use crate::domain::signature::{lower_hex, sign, verify};
 use crate::secret::Secret;
+
+/// The judging version: a digest of every source file under `src/domain/`, made by
+/// build.rs. Any change there, in a later payverify, makes its fingerprints differ, so it
+/// asks again rather than carry what an earlier judge decided.
+const JUDGING: &str = env!("PAYVERIFY_JUDGING");
+
+/// The fingerprint of everything that judges `job`'s answer, as lower-case hex: the
+/// judging version, the reference, every expectation (the row's among them), `--hmac`,
+/// `--expect-mode`, and for reconcile the row's line and cells. Two runs whose fingerprints
+/// for a job are equal decide any one answer alike, so a record sealed by one is carried by
+/// the other as it was decided; any difference asks again. Each part is length-prefixed,
+/// so no two different sets of parts give the same bytes.
+pub(crate) fn fingerprint(job: &Job, hmac: HmacMode, mode: Option<&str>) -> String {
+    let mut hash = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    };
+    part(JUDGING.as_bytes());
+    part(job.reference.as_str().as_bytes());
+    // The whole struct, so an expectation added later is covered without a change here.
+    part(format!("{:?}", job.expect).as_bytes());
+    part(format!("{hmac:?}").as_bytes());
+    part(format!("{mode:?}").as_bytes());
+    if let Some(row) = &job.row {
+        part(&row.line.to_le_bytes());
+        for cell in &row.cells {
+            part(cell.as_bytes());
+        }
+    }
+    lower_hex(&hash.finalize())
+}
+
+/// What a sealed record keeps of its judging, under its `judged` key: the fingerprint of
+/// what judged it, and the verdict's parts its other keys show only as text (the typed
+/// checks, a NOT_FOUND's message from the service), so a later run rebuilds the verdict as
+/// it was decided and never judges the stored answer again, nor reads a sentence back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Judged<'a> {
+    /// The [`fingerprint`] of the job as it was judged.
+    pub(crate) by: Cow<'a, str>,
+    /// The verdict's outcome name (reconcile's records show only their result).
+    pub(crate) outcome: Cow<'a, str>,
+    /// The checks, typed; absent when there was no answer to check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) checks: Option<Cow<'a, CheckReport>>,
+    /// A NOT_FOUND's message from the service, if it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<Cow<'a, str>>,
+}
+
+impl<'a> Judged<'a> {
+    /// What `record` keeps of its judging.
+    pub(crate) fn of(record: &'a Record) -> Judged<'a> {
+        let message = match &record.verdict.outcome {
+            Outcome::NotFound { message } => message.as_deref().map(Cow::Borrowed),
+            _ => None,
+        };
+        Judged {
+            by: Cow::Borrowed(&record.judged_by),
+            outcome: Cow::Borrowed(record.verdict.name()),
+            checks: record.verdict.checks.as_ref().map(Cow::Borrowed),
+            message,
+        }
+    }
+
+    /// As JSON with every string redacted: the typed checks hold what was wanted and found
+    /// (a reference a customer typed, a row's cell), which the `checks` text beside them
+    /// shows redacted too. Checks with nothing to say beyond the hmac verdict (payverify's
+    /// own words) are not looked through.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        let plain = self
+            .checks
+            .as_ref()
+            .is_none_or(|c| c.failures.is_empty() && c.warnings.is_empty());
+        // Plain data with string keys: serialising it cannot fail.
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if !plain || self.message.is_some() {
+            crate::secret::redact_json(&mut value);
+        }
+        value
+    }
+
+    /// The verdict a record with the answer `answer` was decided as, rebuilt from what it
+    /// keeps; `None` when its parts cannot make its outcome (no answer where one was
+    /// checked, checks that do not come to it): such a record is not one payverify wrote,
+    /// and is asked again.
+    pub(crate) fn verdict(self, answer: Option<Verification>) -> Option<Verdict> {
+        let kind = OutcomeKind::parse(&self.outcome)?;
+        let boxed = || answer.clone().map(Box::new);
+        let outcome = match kind {
+            OutcomeKind::Successful | OutcomeKind::CheckFailed => Outcome::Successful(boxed()?),
+            OutcomeKind::Failed => Outcome::Failed(boxed()?),
+            OutcomeKind::NotFinal => Outcome::NotFinal(boxed()?),
+            OutcomeKind::NotFound if answer.is_none() => Outcome::NotFound {
+                message: self.message.map(Cow::into_owned),
+            },
+            _ => return None,
+        };
+        let checks = self.checks.map(Cow::into_owned);
+        if checks.is_some() != outcome.verification().is_some() {
+            return None;
+        }
+        let verdict = Verdict { outcome, checks };
+        (verdict.kind() == kind).then_some(verdict)
+    }
+}
 
 /// The key's derivation label: the seal key is the client secret's HMAC of it, never the
 /// secret itself (a seal must not be a second use of the gateway's signing key).

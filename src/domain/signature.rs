@@ -28,7 +28,7 @@ pub fn sign(secret: &Secret, message: &str) -> String {
 
 /// `bytes` as lower-case hex digits, in one allocation: every record's seal is one, and a
 /// `format!` per byte was 32 allocations a record.
-fn lower_hex(bytes: &[u8]) -> String {
+pub(crate) fn lower_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for &b in bytes {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::outcome::Record;
 use crate::domain::row_record::is_naira;
+use crate::domain::seal::Judged;
 use crate::render::writer::{View, Writer};
 use crate::render::xlsx::XlsxCell;
 use crate::render::{Style, batch_table, csv};
@@ -14,7 +15,7 @@ use crate::secret::redact;
 
 /// The JSON shape of a record (jsonl line, json array element), written and read back
 /// (`--resume`, `--state`) as this one struct: `R` is the response, the answer's object
-/// when written and its text as stored when read back (judged again byte for byte). Every
+/// when written and its text as stored when read back (read as a fresh answer enters). Every
 /// string is redacted before it is serialised; the response was redacted where it entered.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +27,10 @@ pub(crate) struct RecordJson<'a, R> {
     pub(crate) error: Option<String>,
     pub(crate) checks: Option<ChecksJson<'a>>,
     pub(crate) response: Option<R>,
+    /// What judged it, for `--resume` and `--state` ([`crate::domain::seal::Judged`]):
+    /// kept as JSON here, read as typed when a record is carried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) judged: Option<serde_json::Value>,
     /// payverify's seal, written after the record ([`crate::domain::seal`]): named so that
     /// a sealed record reads back; the seal is checked on the line's text.
     #[serde(default, skip_serializing)]
@@ -60,6 +65,7 @@ pub(crate) fn json(record: &Record) -> String {
             warnings: redact_all(&c.warnings),
         }),
         response: v.outcome.verification().map(|v| &v.raw),
+        judged: Some(Judged::of(record).json()),
         seal: None,
     };
     // Serialising plain data to a String cannot fail; keep a valid line if it ever does.

@@ -77,7 +77,7 @@ impl StateLog {
     }
 
     /// The run ended, stopped part way or not: the earlier file's final records this run
-    /// did not write are added, as they were written (they are judged again whenever they
+    /// did not write are added, as they were written (they are checked again whenever they
     /// are read), and the new file is put in place, so an end costs nothing an earlier run
     /// decided. A failure leaves FILE as it was, and says why.
     pub(crate) fn end(&mut self) -> io::Result<()> {
@@ -110,7 +110,7 @@ impl StateLog {
         self.lock().kept = Some(HashSet::new());
     }
 
-    /// Adds an earlier run's record `line` for `key` (verbatim: it is judged again whenever
+    /// Adds an earlier run's record `line` for `key` (verbatim: it is checked again whenever
     /// it is read), unless this run kept a record for `key`.
     fn add_earlier(&mut self, key: &str, line: &str) {
         let known = self

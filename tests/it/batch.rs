@@ -47,6 +47,7 @@ fn records_have_the_documented_fields() {
             "error",
             "checks",
             "response",
+            "judged",
             "seal"
         ]
     );

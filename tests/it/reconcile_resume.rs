@@ -274,21 +274,6 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
             "line 1 has an unknown result",
         ),
         (
-            "forged-status.jsonl",
-            "jsonl",
-            matched.replace(
-                "\"gateway_status\":\"SUCCESSFUL\"",
-                "\"gateway_status\":\"FAILED\"",
-            ),
-            "line 1 is MATCHED without a matching transaction status",
-        ),
-        (
-            "forged-code.jsonl",
-            "jsonl",
-            matched.replace("\"gateway_code\":\"00\"", "\"gateway_code\":\"51\""),
-            "line 1 is MATCHED with an error or a code other than 00",
-        ),
-        (
             "fractional.jsonl",
             "jsonl",
             matched.replace(
@@ -318,6 +303,34 @@ fn foreign_verify_and_other_layout_files_are_refused_before_any_request() {
         );
         assert!(out.stdout.is_empty(), "{name}");
         assert_eq!(requests(&out), 0, "{name}");
+    }
+    // Rows shaped as payverify's whose figures no answer gives (a FAILED status under
+    // MATCHED, a code other than 00) bear no seal: never carried nor judged, asked again as
+    // a fresh run asks them.
+    let fresh = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
+    for (name, content) in [
+        (
+            "forged-status.jsonl",
+            matched.replace(
+                "\"gateway_status\":\"SUCCESSFUL\"",
+                "\"gateway_status\":\"FAILED\"",
+            ),
+        ),
+        (
+            "forged-code.jsonl",
+            matched.replace("\"gateway_code\":\"00\"", "\"gateway_code\":\"51\""),
+        ),
+    ] {
+        dir.write(name, &content);
+        let out = reconcile(&dir, "orders.csv", &["-o", "jsonl", "--resume", name]);
+        assert_eq!(out.status.code(), fresh.status.code(), "{name}");
+        assert_eq!(requests(&out), 1, "{name}");
+        assert_eq!(out.stdout, fresh.stdout, "{name}");
+        assert!(
+            stderr_of(&out).contains("warning: 1 rows of the --resume file were asked again"),
+            "{name}: {}",
+            stderr_of(&out)
+        );
     }
     // Formats --resume does not read back (--state keeps any run's rows).
     let out = reconcile(&dir, "orders.csv", &["-o", "csv", "--resume", "ours.jsonl"]);
@@ -384,11 +397,10 @@ fn a_carried_matched_row_never_outlives_a_change_of_what_its_row_expects() {
         assert!(
             stderr_of(&out).contains(&format!(
                 "payverify: warning: {} rows of the --resume file were asked again: a row is \
-                 carried only if it is this input's row as it was (every cell, its line, its \
-                 expected amount), bears payverify's seal under this run's secret and its \
-                 stored answer, judged again under this run's checks, comes to the same \
-                 result (MATCHED also needs an hmac valid under this run's secret and no \
-                 earlier row of this input asked about the same payment)\n",
+                 carried only if it is this input's row as it was (its line and every cell), \
+                 bears payverify's seal under this run's secret and was judged by this run's \
+                 checks (the same payverify, expectations, --hmac and --expect-mode); a paid \
+                 one also needs the hmac it was found to have valid\n",
                 asked(1)
             )),
             "{}",
@@ -563,9 +575,8 @@ fn carried_rows_count_in_their_own_currency() {
     assert_eq!(s["matched_total_kobo"], 4_000_000, "{s}");
 }
 
-/// A carried row's figures go into the money totals: a row whose figures disagree with each
-/// other (an UNDERPAID row's difference edited) is not payverify's, and the file is refused;
-/// an edited jsonl row loses its seal and is asked again.
+/// A carried row's figures go into the money totals: an edited jsonl row (its figures
+/// disagreeing with each other, or consistent but false) loses its seal and is asked again.
 #[test]
 fn carried_rows_with_edited_figures_never_reach_the_totals() {
     let dir = TempDir::new("reconcile-resume-figures");
@@ -586,13 +597,11 @@ fn carried_rows_with_edited_figures_never_reach_the_totals() {
         "orders.csv",
         &["-o", "jsonl", "--resume", "disagree.jsonl"],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
-    assert!(
-        stderr_of(&out).contains("has figures that disagree with each other"),
-        "{}",
-        stderr_of(&out)
-    );
-    assert_eq!(requests(&out), 0);
+    // Its seal is broken: asked again (with the two that were never final), and the
+    // figures are the gateway's, never the file's.
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    assert_eq!(requests(&out), 3, "{}", stderr_of(&out));
+    assert_eq!(out.stdout, first.stdout);
 
     // Consistent but false figures: the seal is what tells.
     let edited = jsonl

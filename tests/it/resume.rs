@@ -191,16 +191,6 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
             "line 1 has an exit_code that disagrees with its outcome SUCCESSFUL",
         ),
         (
-            "forged-status.jsonl",
-            ok.replace(r#"{"status":"SUCCESSFUL"}"#, r#"{"status":"PENDING"}"#) + "\n",
-            "line 1 is SUCCESSFUL without a matching transaction status",
-        ),
-        (
-            "no-response.jsonl",
-            ok.replace(r#"{"status":"SUCCESSFUL"}"#, "null") + "\n",
-            "line 1 is SUCCESSFUL without a matching transaction status",
-        ),
-        (
             "unknown-outcome.jsonl",
             ok.replace("\"outcome\":\"SUCCESSFUL\"", "\"outcome\":\"PAID\"") + "\n",
             "line 1 has an unknown outcome",
@@ -250,6 +240,33 @@ fn foreign_and_hostile_resume_files_are_refused_before_any_request() {
         assert!(out.stdout.is_empty(), "{name}");
     }
 
+    // Records shaped as payverify's but under no seal (a status that does not match the
+    // outcome, no response at all) are never carried nor judged: asked again, as a fresh
+    // run asks them.
+    let fresh = run(&dir, &["-o", "jsonl"]);
+    for (name, content) in [
+        (
+            "forged-status.jsonl",
+            ok.replace(r#"{"status":"SUCCESSFUL"}"#, r#"{"status":"PENDING"}"#),
+        ),
+        (
+            "no-response.jsonl",
+            ok.replace(r#"{"status":"SUCCESSFUL"}"#, "null"),
+        ),
+    ] {
+        dir.write(name, format!("{content}\n"));
+        let out = run(&dir, &["-o", "jsonl", "--resume", name]);
+        assert_eq!(out.status.code(), fresh.status.code(), "{name}");
+        assert_eq!(requests(&out), 2, "{name}");
+        assert_eq!(stdout_of(&out), stdout_of(&fresh), "{name}");
+        assert!(
+            stderr_of(&out)
+                .contains("warning: 1 final records of the --resume file were asked again"),
+            "{name}: {}",
+            stderr_of(&out)
+        );
+    }
+
     // Not a file at all.
     let out = run(&dir, &["-o", "jsonl", "--resume", "."]);
     assert_eq!(out.status.code(), Some(2));
@@ -294,8 +311,8 @@ fn resume_never_carries_what_this_run_would_not_accept() {
         stderr_of(&out)
     );
 
-    // Run 1 had no expectation; run 2 expects another amount: the SUCCESSFUL record is
-    // asked again and fails the check (exit 4).
+    // Run 1 had no expectation; run 2 expects another amount: the SUCCESSFUL record was
+    // judged by other checks, so it is asked again, and fails the check (exit 4).
     {
         let format = "jsonl";
         let first = verify_from(&dir, "refs.txt", format, &[]);
@@ -315,15 +332,28 @@ fn resume_never_carries_what_this_run_would_not_accept() {
             stderr_of(&out).contains(
                 "payverify: warning: 1 final records of the --resume file were asked \
                  again: a jsonl record is carried only if it bears payverify's seal under \
-                 this run's secret; its stored answer is judged again under this run's \
-                 checks, and passes only with an hmac valid under this run's secret\n"
+                 this run's secret and was judged by this run's checks (the same payverify, \
+                 expectations, --hmac and --expect-mode); a SUCCESSFUL one also needs the \
+                 hmac it was found to have valid\n"
             ),
             "{}",
             stderr_of(&out)
         );
-        // The same expectation it met before: carried over (its stored response passes
-        // again).
+        // Expectations the answer meets, but not run 1's: still asked again, never
+        // carried on a judgement made under other checks.
         let same = ["--expect-amount", "40000", "--expect-currency", "ngn"];
+        let out = verify_from(
+            &dir,
+            "refs.txt",
+            format,
+            &[&["--resume", &name][..], &same].concat(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr_of(&out));
+        assert_eq!(requests(&out), 1, "{format}");
+        // Run 1 again with those expectations, then resumed with the same: carried as it
+        // was decided, nothing asked.
+        let first = verify_from(&dir, "refs.txt", format, &same);
+        dir.write(&name, &first.stdout);
         let out = verify_from(
             &dir,
             "refs.txt",

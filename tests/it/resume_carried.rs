@@ -253,18 +253,23 @@ fn sandbox(dir: &TempDir, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn a_carried_answer_is_judged_under_this_runs_expectations() {
+fn a_record_is_carried_only_under_the_checks_that_judged_it() {
     let dir = TempDir::new("resume-rejudged");
     dir.write("refs.txt", "SANDBOX-OK-1\n");
-    // Passed without an expectation; this run's amount is another: not exit 0.
+    // Passed without an expectation; this run's amount is another: asked again, not exit 0.
     let first = sandbox(&dir, &[]);
     assert_eq!(first.status.code(), Some(0));
     dir.write("run1.jsonl", &first.stdout);
     let again = sandbox(&dir, &["--expect-amount", "999", "--resume", "run1.jsonl"]);
-    assert_eq!(again.status.code(), Some(4), "{}", stderr_of(&again));
+    assert_eq!(
+        (again.status.code(), requests(&again)),
+        (Some(4), 1),
+        "{}",
+        stderr_of(&again)
+    );
     assert!(stdout_of(&again).contains("\"outcome\":\"CHECK_FAILED\""));
-    // Failed the earlier run's amount; this run's expectation is met: exit 0, as a fresh
-    // run, and nothing asked (the stored answer is signed and sealed).
+    // Failed the earlier run's amount; this run's expectation is met: asked again (its
+    // CHECK_FAILED was another run's judgement), exit 0 as a fresh run.
     let first = sandbox(&dir, &["--expect-amount", "999"]);
     assert_eq!(first.status.code(), Some(4));
     dir.write("run1.jsonl", &first.stdout);
@@ -275,11 +280,21 @@ fn a_carried_answer_is_judged_under_this_runs_expectations() {
     );
     assert_eq!(
         (again.status.code(), requests(&again)),
-        (Some(0), 0),
+        (Some(0), 1),
         "{}",
         stderr_of(&again)
     );
     assert_eq!(stdout_of(&again), stdout_of(&fresh));
+    // The same checks as the run that decided it: carried as it was, nothing asked, the
+    // output a fresh run's.
+    let again = sandbox(&dir, &["--expect-amount", "999", "--resume", "run1.jsonl"]);
+    assert_eq!(
+        (again.status.code(), requests(&again)),
+        (Some(4), 0),
+        "{}",
+        stderr_of(&again)
+    );
+    assert_eq!(again.stdout, first.stdout);
     // An answer without an hmac never passes --hmac require from the file: the run's
     // verdict is the fresh one's (CHECK_FAILED).
     dir.write("refs.txt", "SANDBOX-NOHMAC-1\n");

@@ -1,5 +1,6 @@
-//! What `--resume` trusts: a SUCCESSFUL record is carried only if its stored response passes
-//! this run's checks as a fresh answer would, with an hmac valid under this run's secret.
+//! What `--resume` trusts: a record is carried only under this run's seal, judged by this
+//! run's checks (its fingerprint), and a SUCCESSFUL one only with the hmac it was found to
+//! have valid.
 //! Every forged or foreign record here is asked again, and the service's real answer
 //! (FAILED) decides the exit status, never the file.
 
@@ -24,12 +25,16 @@ fn serve(body: String) -> RawServer {
     })
 }
 
+/// The checks both runs make: a record is carried only under the checks that judged it.
+const CHECKS: [&str; 4] = ["--hmac", "require", "--expect-amount", "40000"];
+
 /// The genuine jsonl record of the signed sample, as `verify -o jsonl` wrote it.
 fn genuine_record(dir: &TempDir) -> String {
     let paid = serve(SAMPLE.clone());
     let out = payverify_at(&paid.url)
         .current_dir(dir.path())
         .args(["verify", REF, "-", "-o", "jsonl"])
+        .args(CHECKS)
         .write_stdin("")
         .output()
         .unwrap();
@@ -50,7 +55,7 @@ fn resume_against_failed(dir: &TempDir, file: &str, secret: &str) -> (Option<i32
         .args([
             "verify", "--from", "refs.txt", "-o", "jsonl", "--resume", file,
         ])
-        .args(["--hmac", "require", "--expect-amount", "40000"])
+        .args(CHECKS)
         .output()
         .unwrap();
     let requests = failed.connections.load(std::sync::atomic::Ordering::SeqCst);
@@ -201,6 +206,7 @@ fn a_record_with_a_long_genuine_response_is_resumable() {
     let first = payverify_at(&service.url)
         .current_dir(dir.path())
         .args(["verify", REF, "-", "-o", "jsonl"])
+        .args(CHECKS)
         .write_stdin("")
         .output()
         .unwrap();

@@ -11,8 +11,8 @@ use crate::exit::Exit;
 /// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
 /// takes it (so the totals are exactly the rows the exit status merges, written or not):
 /// a MATCHED row whose payment an earlier row claimed becomes a DUPLICATE, the record is
-/// counted, kept in the `--state` file and written. A carried row, its stored
-/// answer judged again, goes the way of a row asked now.
+/// counted, kept in the `--state` file and written. A carried row, its verdict as it
+/// was decided, goes the way of a row asked now.
 pub(crate) struct ReconcileSink {
     /// The output.
     pub(crate) writer: ReconcileWriter,
@@ -78,7 +78,7 @@ impl ReconcileSink {
     fn record(&self, entry: &Entry<Reconciled>) -> RowRecord {
         let answered = match entry {
             Entry::Verified(record) => record,
-            Entry::Decided(Reconciled::Carried(carried)) => &carried.record,
+            Entry::Decided(Reconciled::Carried(Carried(record))) => record,
             Entry::Decided(Reconciled::Row(decided)) => return RowRecord::decided(decided),
         };
         let mut record = RowRecord::verified(answered);

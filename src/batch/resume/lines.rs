@@ -5,9 +5,8 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
-use super::records::{Parsed, json_record};
-use super::rows::{RowError, StoredRow};
-use super::{Checker, MAX_RECORD, Memory, Shape};
+use super::records::{Unread, indexed};
+use super::{MAX_RECORD, Memory, Shape};
 use crate::exit::Failure;
 use crate::log::Log;
 
@@ -50,23 +49,13 @@ impl Reading<'_> {
         ))
     }
 
-    /// Line `n`'s record: its key and what may be carried, or `None` for a row decided
+    /// Line `n`'s record: its key and whether it is final, or `None` for a row decided
     /// from the input alone.
-    pub(super) fn index(
-        &self,
-        line: &str,
-        n: usize,
-        checker: &Checker,
-    ) -> Result<Option<Parsed>, Failure> {
-        let parsed = match &self.shape.row {
-            None => json_record(line, self.shape, checker).map(Some),
-            Some(row) => match StoredRow::read(line, row) {
-                Err(RowError::Layout) => return Err(self.other_layout(n)),
-                Err(RowError::Foreign(why)) => Err(why),
-                Ok(stored) => stored.indexed(self.shape, row),
-            },
-        };
-        parsed.map_err(|why| self.foreign(n, &why))
+    pub(super) fn index(&self, line: &str, n: usize) -> Result<Option<(String, bool)>, Failure> {
+        indexed(line, self.shape).map_err(|unread| match unread {
+            Unread::Layout => self.other_layout(n),
+            Unread::Foreign(why) => self.foreign(n, &why),
+        })
     }
 }
 

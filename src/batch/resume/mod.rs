@@ -15,11 +15,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-mod carry;
 mod lines;
 mod read;
 mod records;
-mod rows;
 mod source;
 mod state;
 
@@ -27,22 +25,15 @@ pub(crate) use source::Resuming;
 pub(crate) use state::{open_memory, resume_needs_jsonl};
 
 use super::{Item, Source};
-use crate::domain::checks::{Expectations, HmacMode, Integrity};
+use crate::domain::checks::HmacMode;
 use crate::domain::job::Job;
-use crate::domain::judge::judge;
 use crate::domain::outcome::Record;
-use crate::domain::outcome::{Verdict, classify_response};
-use crate::domain::reconcile::{ReferenceLines, RowResult};
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::Log;
 use crate::render::state::StateLog;
 use crate::secret::Secret;
-use crate::transport::client::Response;
-use carry::*;
 use lines::{Lines, Reading, Step};
-use records::*;
-use rows::*;
 
 /// Longest line read from a resume file. A record is a few kilobytes, but it holds the
 /// response, which may be up to the client's 1 MiB body limit, and escaping can make its
@@ -50,24 +41,15 @@ use rows::*;
 pub(crate) const MAX_RECORD: usize = 8 << 20;
 
 /// How many lines are read between two looks at the run's stop flag: a look is one atomic
-/// load, a line tens of microseconds of checks (seal, parse, judge, hmac), so a signal is
-/// heard within milliseconds of a file of any size.
+/// load, a line tens of microseconds of checks (seal, parse), so a signal is heard within
+/// milliseconds of a file of any size.
 const STOP_EVERY: usize = 256;
 
-/// A record carried over from an earlier run: its values as read back (never its bytes),
-/// its exit status and outcome name.
+/// A record carried over from an earlier run: the verdict it was decided as, rebuilt from
+/// what it keeps (never its bytes, never judged again), for this run's job, written and
+/// counted through the path a fresh one takes.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Carried {
-    /// The earlier record rebuilt (this run's job, the stored answer judged again), written
-    /// through the path a fresh one takes.
-    pub(crate) record: Box<Record>,
-    /// Its exit status, merged into this run's.
-    pub(crate) exit: Exit,
-    /// Its outcome name, counted in the summary.
-    pub(crate) name: &'static str,
-    /// Whether its checks gave warnings, counted in the summary.
-    pub(crate) warned: bool,
-}
+pub(crate) struct Carried(pub(crate) Box<Record>);
 
 /// What a command's records look like, for reading them back.
 #[derive(Debug, Clone)]
@@ -92,29 +74,24 @@ pub(crate) struct RowShape {
     /// Outcomes decided from the input alone (`DUPLICATE`, `INVALID_ROW`): never carried,
     /// and not keyed (they share their reference with the row that was verified).
     pub(crate) unkeyed: fn(&str) -> bool,
-    /// The result an answer comes to for a row with these expectations: a stored MATCHED
-    /// answer must come to MATCHED again.
-    pub(crate) classify: fn(&Verdict, &Expectations) -> RowResult,
 }
 
 /// What a record must prove to be carried over, so that a resumed run never earns exit 0
 /// more cheaply than a fresh one, nor writes what a fresh one would not. The file is not
-/// the service: anyone who can write it could write "SUCCESSFUL". So a jsonl record is
-/// carried only under payverify's seal for this run's secret, and the response it holds
-/// goes through this run's checks as if the service had just sent it (for this reference,
-/// with this run's expectations and `--hmac`); a verdict of exit 0 also needs its hmac
-/// valid under this run's secret whatever `--hmac` says: only that signature shows the
-/// answer came from the service, and from this service (not the sandbox, another profile
-/// or an edited copy).
+/// the service: anyone who can write it could write "SUCCESSFUL". So a record is carried
+/// only under payverify's seal for this run's secret (no one else can make one), judged by
+/// what this run would judge the same job by (the fingerprint it keeps: the judging
+/// version, the job's expectations and row, `--hmac`, `--expect-mode`); then it is carried
+/// as it was decided, never judged again. An exit 0 also needs the hmac it was found to
+/// have valid, whatever `--hmac` says: only that signature shows the answer came from the
+/// service, and from this service (not the sandbox, another profile or an edited copy).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trust {
-    /// This run's expectations.
-    pub(crate) expect: Expectations,
-    /// This run's client secret; without one nothing SUCCESSFUL is carried.
+    /// This run's client secret; without one nothing is carried.
     pub(crate) secret: Option<Secret>,
     /// The `mode` this run expects of every answer, if any.
     pub(crate) expect_mode: Option<String>,
-    /// How this run checks the hmac: a carried answer is judged again under it.
+    /// How this run checks the hmac.
     pub(crate) hmac: HmacMode,
 }
 
@@ -143,46 +120,6 @@ impl Checker {
             .as_ref()
             .is_some_and(|sealer| sealer.holds(line))
     }
-
-    /// This run's client secret; without one nothing SUCCESSFUL is carried.
-    pub(super) fn secret(&self) -> Option<&Secret> {
-        self.trust.secret.as_ref()
-    }
-
-    /// The `mode` this run expects, if any.
-    pub(super) fn expect_mode(&self) -> Option<&str> {
-        self.trust.expect_mode.as_deref()
-    }
-
-    /// How this run checks the hmac.
-    pub(super) fn hmac(&self) -> HmacMode {
-        self.trust.hmac
-    }
-
-    /// Whether `response` (a stored response object's JSON text) is a SUCCESSFUL answer
-    /// about `reference`, signed under this run's secret, that passes every check of
-    /// `expect`.
-    pub(super) fn carries(&self, reference: &str, response: &str, expect: &Expectations) -> bool {
-        let Some(secret) = &self.trust.secret else {
-            return false;
-        };
-        let outcome = classify_response(&Response {
-            status: 200,
-            body: response.as_bytes().to_vec(),
-        });
-        let verdict = judge(
-            outcome,
-            Some(reference),
-            HmacMode::Require,
-            secret,
-            expect,
-            self.trust.expect_mode.as_deref(),
-        );
-        verdict.exit() == Exit::Successful
-            && verdict
-                .checks
-                .is_some_and(|c| c.integrity == Integrity::Valid)
-    }
 }
 
 /// The earlier run's final records by reference, and what reading it found. Only where
@@ -198,15 +135,11 @@ pub(crate) struct ResumeIndex {
     records: HashMap<String, Slot>,
     /// Tells a record read again from one that changed in between.
     hasher: RandomState,
-    /// SUCCESSFUL records this run's checks no longer let through; for reconcile, records
-    /// whose row this input no longer has as it was (asked again).
+    /// Final records not carried: not under this run's seal, judged by other checks than
+    /// this run's, or (reconcile) for a row this input no longer has as it was.
     distrusted: usize,
     /// Records that were no longer as first read when their turn came (the file changed).
     changed: usize,
-    /// Reconcile: which line each reference of this input was first asked about on, so a
-    /// MATCHED row whose payment an earlier row claimed is not carried (see
-    /// [`crate::domain::reconcile::claimed_by`]).
-    claims: Option<Claims>,
     /// `--state`: this run's file, to which a run that stops before the end of its input
     /// hands the earlier records it did not reach (see [`state`]).
     state: Option<StateLog>,
@@ -219,23 +152,14 @@ pub(crate) struct ResumeIndex {
     closed: bool,
 }
 
-/// The reader's record of which line each reference was first asked about on.
-pub(crate) struct Claims(pub(crate) ReferenceLines);
-
-impl std::fmt::Debug for Claims {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Claims")
-    }
-}
-
-/// Where a final record is in the file, and what it comes to.
+/// Where a final record is in the file, a hash of its bytes as first read, and whether
+/// its seal held then (one that did not is never carried, nor handed to a `--state` file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slot {
     offset: u64,
     len: usize,
     hash: u64,
-    exit: Exit,
-    name: &'static str,
+    sealed: bool,
 }
 
 /// Which flag names the file a run's memory is read from.
@@ -321,7 +245,6 @@ impl ResumeIndex {
         let mut records = HashMap::new();
         let hasher = RandomState::new();
         let checker = Checker::new(trust);
-        let mut distrusted = 0;
         let mut lines_of: HashMap<String, usize> = HashMap::new();
         let mut sealed_any = false;
         let mut stopped = false;
@@ -339,9 +262,10 @@ impl ResumeIndex {
             };
             // Rows decided from the input alone (reconcile's DUPLICATE, INVALID_ROW) share
             // their reference with the row that was verified: they are not keyed.
-            let parsed = reading.index(line, n, &checker)?;
-            sealed_any = sealed_any || checker.sealed(line);
-            let Some((key, carried)) = parsed else {
+            let indexed = reading.index(line, n)?;
+            let sealed = checker.sealed(line);
+            sealed_any = sealed_any || sealed;
+            let Some((key, is_final)) = indexed else {
                 continue;
             };
             // One record per reference is what payverify writes; a second one (appended,
@@ -355,19 +279,14 @@ impl ResumeIndex {
                     ),
                 ));
             }
-            let Some(carried) = carried else {
+            if !is_final {
                 continue;
-            };
-            let Some(carried) = carried else {
-                distrusted += 1;
-                continue;
-            };
+            }
             let slot = Slot {
                 offset: line_start,
                 len: line.len(),
                 hash: hasher.hash_one(line.as_bytes()),
-                exit: carried.exit,
-                name: carried.name,
+                sealed,
             };
             records.insert(key, slot);
         }
@@ -385,9 +304,8 @@ impl ResumeIndex {
             file,
             records,
             hasher,
-            distrusted,
+            distrusted: 0,
             changed: 0,
-            claims: None,
             state: None,
             input_read: false,
             taken: Vec::new(),
@@ -395,17 +313,8 @@ impl ResumeIndex {
         })
     }
 
-    /// Reconcile: the reader's record of which line each reference of the input was first
-    /// asked about on. A MATCHED row is carried only when no earlier row of this input
-    /// claimed its payment, as a fresh run would judge it; otherwise it is asked again.
-    pub(crate) fn with_claims(mut self, lines_of: ReferenceLines) -> Self {
-        self.claims = Some(Claims(lines_of));
-        self
-    }
-
-    /// The earlier final record of `job`'s reference, once; `None` when it is to be asked.
-    /// A reconcile record is carried only when it is `job`'s own row, unchanged, judged
-    /// against what this row expects (see [`StoredRow::still_holds`]).
+    /// The earlier final record of `job`'s reference, once; `None` when it is to be asked
+    /// (see [`records::carried`]).
     pub(crate) fn take(&mut self, job: &Job) -> Option<Carried> {
         if self.closed {
             return None;
@@ -429,13 +338,10 @@ impl ResumeIndex {
             return None;
         }
         let text = String::from_utf8(text).ok()?;
-        let carried = match &self.shape.row {
-            None => verify_record(&text, job, &self.checker),
-            Some(row) => StoredRow::read(&text, row).ok().and_then(|stored| {
-                stored.still_holds(&text, job, row, &self.checker, self.claims.as_ref())?;
-                reconcile_row(&stored, job, row, &slot, &self.checker)
-            }),
-        };
+        let carried = slot
+            .sealed
+            .then(|| records::carried(&text, job, &self.shape, &self.checker))
+            .flatten();
         if carried.is_none() {
             self.distrusted += 1;
         }

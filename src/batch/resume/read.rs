@@ -3,7 +3,6 @@
 //! payverify does not write, a wrong type, a number out of range, a field missing) put as
 //! one line of ours that names the key and never quotes the value.
 
-use serde::Deserialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -28,18 +27,6 @@ pub(super) fn record(line: &str) -> Result<StoredRecord<'_>, String> {
 /// `map` read as `T`, or why it is not one.
 pub(super) fn typed<T: DeserializeOwned>(map: &Map<String, Value>) -> Result<T, String> {
     T::deserialize(map).map_err(|e| why::<T>(map, &e))
-}
-
-/// The `response` of the record `line` (which [`checked_record`] has taken) as the text it
-/// was written as: judged again as the service's body, byte for byte (a re-encoded object
-/// could differ from what was signed).
-pub(super) fn response(line: &str) -> Option<&RawValue> {
-    #[derive(Deserialize)]
-    struct Stored<'a> {
-        #[serde(borrow)]
-        response: Option<&'a RawValue>,
-    }
-    typed_record::<Stored>(line).ok()?.response
 }
 
 /// Why `map` (a record's keys and values) is not a `T`, which serde refused with `err`: the

@@ -70,17 +70,17 @@ impl<S: Source<D>, D: From<Carried>> Source<D> for Resuming<S, D> {
             let why = match index.shape.row {
                 Some(_) => {
                     "rows of the {flag} file were asked again: a row is carried only if it is \
-                     this input's row as it was (every cell, its line, its expected amount), \
-                     bears payverify's seal under this run's secret and its stored answer, \
-                     judged again under this run's checks, comes to the same result (MATCHED \
-                     also needs an hmac valid under this run's secret and no earlier row of \
-                     this input asked about the same payment)"
+                     this input's row as it was (its line and every cell), bears payverify's \
+                     seal under this run's secret and was judged by this run's checks (the \
+                     same payverify, expectations, --hmac and --expect-mode); a paid one also \
+                     needs the hmac it was found to have valid"
                 }
                 None => {
                     "final records of the {flag} file were asked again: a jsonl record is \
-                     carried only if it bears payverify's seal under this run's secret; its \
-                     stored answer is judged again under this run's checks, and passes only \
-                     with an hmac valid under this run's secret"
+                     carried only if it bears payverify's seal under this run's secret and was \
+                     judged by this run's checks (the same payverify, expectations, --hmac and \
+                     --expect-mode); a SUCCESSFUL one also needs the hmac it was found to have \
+                     valid"
                 }
             };
             notes.push(format!(

@@ -1,7 +1,7 @@
 //! `--state FILE`: a run's memory kept beside any output. Every record the run decides is
 //! written to FILE as it is decided, sealed exactly as an `-o jsonl` line is, whatever `-o`
 //! says (see `render::state`). A run given an existing FILE first reads it as `--resume`
-//! reads a jsonl output (the same trust: seals, records judged again under this run's
+//! reads a jsonl output (the same trust: seals, records carried only under this run's
 //! checks, one record per reference, one payment for one order) and carries what is final.
 //!
 //! Bounded: the run fills a new file beside FILE with its own records, the carried ones
@@ -128,6 +128,7 @@ impl Earlier for Shared {
         if !index.input_read {
             slots.extend(index.records.drain());
         }
+        slots.retain(|(_, slot)| slot.sealed);
         slots.sort_by_key(|(_, slot)| slot.offset);
         let mut lines = Vec::new();
         for (key, slot) in slots {

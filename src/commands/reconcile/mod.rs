@@ -12,7 +12,7 @@ use crate::batch::resume::{
 };
 use crate::cli::{GlobalArgs, ReconcileArgs};
 use crate::commands::service::{Service, resume_command};
-use crate::domain::reconcile::{RowResult, classify};
+use crate::domain::reconcile::RowResult;
 use crate::domain::seal::Sealer;
 use crate::exit::{Exit, Failure};
 use crate::log::{Level, Log};
@@ -69,7 +69,7 @@ pub(crate) fn run(
     let known_len = rows_in(&args.file);
     let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
     // Each row's own expectations are checked when its turn comes.
-    let trust = service.trust(Default::default());
+    let trust = service.trust();
     let (index, state) = memory(args, &orders, trust, log, &service.stop())?;
     // Checked once every input is open (the orders, config, secret and CA files, the
     // --resume or --state file), before any request; the file itself is replaced only at
@@ -141,7 +141,6 @@ fn memory(
     let shape = record_shape(&orders.header(), orders.reference_column());
     let (resume, state) = (args.resume.as_deref(), args.state.as_deref());
     let (index, state) = open_memory(resume, state, &shape, &trust, log, stop)?;
-    let index = index.map(|index| index.with_claims(orders.reference_lines()));
     Ok((index, state))
 }
 
@@ -226,7 +225,6 @@ fn record_shape(header: &[String], reference_column: usize) -> Shape {
             keys: row_keys(header),
             reference: reference_column,
             unkeyed: |name| RowResult::named(name).is_some_and(RowResult::decided_from_input),
-            classify,
         }),
     }
 }

@@ -1,8 +1,10 @@
 //! Trust checks on a verification result: hmac integrity and the caller's expectations.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
 
 use crate::domain::model::Verification;
 use crate::domain::money::Kobo;
@@ -47,7 +49,8 @@ pub struct Expectations {
 }
 
 /// The integrity verdict shown in the table's Integrity row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Integrity {
     /// The hmac matches.
     Valid,
@@ -89,7 +92,11 @@ impl fmt::Display for Integrity {
 }
 
 /// The result of all checks on one verification.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serialised (typed) in a sealed record's `judged` key, so `--resume` carries it as it was
+/// decided (`domain::seal`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CheckReport {
     /// The hmac verdict.
     pub integrity: Integrity,
@@ -147,7 +154,8 @@ pub(crate) fn join(failures: &[CheckFailure]) -> String {
 /// One check an answer failed, with what was wanted and what the answer has: what every
 /// command decides by (reconcile's UNDERPAID, CURRENCY_MISMATCH, ... are these, never a
 /// second comparison), and the one wording of each line (its `Display`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum CheckFailure {
     /// The answer is not about the reference asked: it names others (`named`: each
     /// reference field it has, in the order transactionRef, merchantRef, paymentRef), or, a
@@ -156,7 +164,7 @@ pub enum CheckFailure {
         /// The reference asked.
         requested: String,
         /// The reference fields the answer has, with their values.
-        named: Vec<(&'static str, String)>,
+        named: Vec<(Cow<'static, str>, String)>,
     },
     /// The hmac does not show the gateway signed the answer.
     Hmac(HmacProblem),
@@ -208,7 +216,8 @@ pub enum CheckFailure {
 }
 
 /// Why an hmac does not show the gateway signed the answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum HmacProblem {
     /// The answer has no hmac.
     Missing,
@@ -222,14 +231,15 @@ pub enum HmacProblem {
 }
 
 /// What an answer has where a `mode` is expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ModeFound {
     /// Nothing (absent or null).
     Nothing,
     /// A string, not the one expected.
     Text(String),
     /// A JSON value that is not a string: its text and its kind.
-    Other(String, &'static str),
+    Other(String, Cow<'static, str>),
 }
 
 impl fmt::Display for HmacProblem {
@@ -381,13 +391,13 @@ pub(crate) const APPROVED: &str = "00";
 /// a cache, a proxy or a hostile endpoint), so it fails too. `None` when it is about
 /// `requested` (or is not a success naming nothing); otherwise the failure.
 pub(crate) fn answers_for(v: &Verification, requested: &str) -> Option<CheckFailure> {
-    let named: Vec<(&'static str, String)> = [
+    let named: Vec<(Cow<'static, str>, String)> = [
         ("transactionRef", &v.transaction_ref),
         ("merchantRef", &v.merchant_ref),
         ("paymentRef", &v.payment_ref),
     ]
     .into_iter()
-    .filter_map(|(key, value)| value.clone().map(|value| (key, value)))
+    .filter_map(|(key, value)| value.clone().map(|value| (Cow::Borrowed(key), value)))
     .collect();
     let about = match named.is_empty() {
         true => v.status.as_deref() != Some("SUCCESSFUL"),
@@ -448,7 +458,10 @@ pub(crate) fn mode_failure(v: &Verification, want: Option<&str>) -> Option<Check
         Some(serde_json::Value::String(mode)) if mode == want => return None,
         Some(serde_json::Value::String(mode)) => ModeFound::Text(mode.clone()),
         None | Some(serde_json::Value::Null) => ModeFound::Nothing,
-        Some(other) => ModeFound::Other(other.to_string(), crate::domain::model::json_kind(other)),
+        Some(other) => ModeFound::Other(
+            other.to_string(),
+            Cow::Borrowed(crate::domain::model::json_kind(other)),
+        ),
     };
     Some(CheckFailure::Mode {
         wanted: want.to_owned(),
