@@ -29,6 +29,14 @@ pub(crate) fn judge(
         }
         report
     });
+    decided(outcome, checks)
+}
+
+/// The verdict of `outcome` (the one reading of an answer's status) with its `checks`:
+/// the rule for "final and paid" ([`settled`]) where every check passed. A fresh answer's
+/// checks were just run ([`judge`]); a carried record's are the ones it was decided with,
+/// kept in the record and never run again (`domain::seal::Judged`).
+pub(crate) fn decided(outcome: Outcome, checks: Option<CheckReport>) -> Verdict {
     let outcome = match checks.as_ref().is_none_or(CheckReport::passed) {
         true => settled(outcome),
         false => outcome,

@@ -16,8 +16,9 @@ use sha2::{Digest, Sha256};
 
 use crate::domain::checks::{CheckReport, HmacMode};
 use crate::domain::job::Job;
+use crate::domain::judge::decided;
 use crate::domain::model::Verification;
-use crate::domain::outcome::{Outcome, OutcomeKind, Record, Verdict};
+use crate::domain::outcome::{Outcome, Record, Verdict};
 use crate::domain::signature::{lower_hex, sign, verify};
 use crate::secret::Secret;
 
@@ -104,28 +105,25 @@ impl<'a> Judged<'a> {
         value
     }
 
-    /// The verdict a record with the answer `answer` was decided as, rebuilt from what it
-    /// keeps; `None` when its parts cannot make its outcome (no answer where one was
-    /// checked, checks that do not come to it): such a record is not one payverify wrote,
-    /// and is asked again.
+    /// The verdict a record with the answer `answer` was decided as: the answer read by
+    /// the one reading of a status ([`Outcome::answered`]) with the checks the record keeps
+    /// (never run again), under the one rule for "final and paid" ([`decided`]). `None`
+    /// when that is not the outcome the record names (an answer that says FAILED under a
+    /// SUCCESSFUL record, checks kept for no answer): no payverify wrote such a record,
+    /// whoever sealed it, and it is asked again.
     pub(crate) fn verdict(self, answer: Option<Verification>) -> Option<Verdict> {
-        let kind = OutcomeKind::parse(&self.outcome)?;
-        let boxed = || answer.clone().map(Box::new);
-        let outcome = match kind {
-            OutcomeKind::Successful | OutcomeKind::CheckFailed => Outcome::Successful(boxed()?),
-            OutcomeKind::Failed => Outcome::Failed(boxed()?),
-            OutcomeKind::NotFinal => Outcome::NotFinal(boxed()?),
-            OutcomeKind::NotFound if answer.is_none() => Outcome::NotFound {
-                message: self.message.map(Cow::into_owned),
+        let outcome = match answer {
+            Some(answer) => Outcome::answered(answer),
+            None => Outcome::NotFound {
+                message: self.message.clone().map(Cow::into_owned),
             },
-            _ => return None,
         };
         let checks = self.checks.map(Cow::into_owned);
         if checks.is_some() != outcome.verification().is_some() {
             return None;
         }
-        let verdict = Verdict { outcome, checks };
-        (verdict.kind() == kind).then_some(verdict)
+        let verdict = decided(outcome, checks);
+        (verdict.name() == self.outcome).then_some(verdict)
     }
 }
 

@@ -324,3 +324,91 @@ fn a_huge_forged_key_is_named_shortly() {
         ),
     );
 }
+
+/// `record` (one jsonl line) edited by `edit` and sealed again under the sandbox's secret,
+/// which is public: what anyone can write for a sandbox run.
+fn resealed(record: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(record.trim_end()).unwrap();
+    value.as_object_mut().unwrap().remove("seal");
+    edit(&mut value);
+    sealed(&value.to_string(), SANDBOX_SECRET)
+}
+
+/// Records relabelled under a valid seal: the name a record shows must be what its kept
+/// answer and checks come to (verify's outcome, reconcile's result), so a FAILED answer
+/// under a SUCCESSFUL label, or a paid one under FAILED, is asked again and the run ends as
+/// a fresh one does (an attack finding of issue 37: both were carried, the first to exit 0).
+#[test]
+fn a_relabelled_record_is_asked_again_even_under_a_valid_seal() {
+    let dir = TempDir::new("resume-relabelled");
+    dir.write("refs.txt", "SANDBOX-FAILED-77\n");
+    let first = verify(&dir, &[]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr_of(&first));
+    // The control: the genuine record is carried.
+    dir.write("run1.jsonl", &first.stdout);
+    let genuine = verify(&dir, &["--resume", "run1.jsonl"]);
+    assert_eq!((genuine.status.code(), requests(&genuine)), (Some(1), 0));
+    let paid = resealed(&stdout_of(&first), |v| {
+        v["outcome"] = "SUCCESSFUL".into();
+        v["exit_code"] = 0.into();
+        v["error"] = serde_json::Value::Null;
+        v["judged"]["outcome"] = "SUCCESSFUL".into();
+    });
+    dir.write("forged.jsonl", &paid);
+    let out = verify(&dir, &["--resume", "forged.jsonl"]);
+    assert_eq!(
+        (out.status.code(), requests(&out)),
+        (Some(1), 1),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(out.stdout, first.stdout);
+
+    // reconcile: a FAILED row whose judgement says SUCCESSFUL; a paid order the shop
+    // cancelled (PAID_SHOP_UNPAID, exit 4) relabelled BOTH_UNPAID with a FAILED judgement,
+    // which would hide the payment; a BOTH_UNPAID row relabelled FAILED.
+    let header = "Order Number,Order Status,Transaction ID,Order Currency,Order Total Amount\n";
+    let cases: [(&str, &str, fn(&mut serde_json::Value)); 3] = [
+        (
+            "4135,Processing,SANDBOX-FAILED-77,NGN,40000",
+            "FAILED",
+            |v| {
+                v["judged"]["outcome"] = "SUCCESSFUL".into();
+            },
+        ),
+        (
+            "4136,Cancelled,SANDBOX-OK-77,NGN,40000",
+            "PAID_SHOP_UNPAID",
+            |v| {
+                v["result"] = "BOTH_UNPAID".into();
+                v["judged"]["outcome"] = "FAILED".into();
+            },
+        ),
+        (
+            "4137,Cancelled,SANDBOX-FAILED-78,NGN,40000",
+            "BOTH_UNPAID",
+            |v| {
+                v["result"] = "FAILED".into();
+            },
+        ),
+    ];
+    for (row, result, edit) in cases {
+        dir.write("orders.csv", format!("{header}{row}\n"));
+        let fresh = reconcile(&dir, "orders.csv", &[]);
+        let stdout = stdout_of(&fresh);
+        assert!(
+            stdout.contains(&format!("\"result\":\"{result}\"")),
+            "{stdout}"
+        );
+        dir.write("forged.jsonl", resealed(&stdout, edit));
+        let out = reconcile(&dir, "orders.csv", &["--resume", "forged.jsonl"]);
+        assert_eq!(
+            out.status.code(),
+            fresh.status.code(),
+            "{row}: {}",
+            stderr_of(&out)
+        );
+        assert_eq!(requests(&out), 1, "{row}: {}", stderr_of(&out));
+        assert_eq!(out.stdout, fresh.stdout, "{row}");
+    }
+}

@@ -95,33 +95,6 @@ pub(crate) struct Trust {
     pub(crate) hmac: HmacMode,
 }
 
-/// [`Trust`] with the seal key derived from its secret once for the whole file, not once
-/// per record.
-#[derive(Debug)]
-pub(super) struct Checker {
-    trust: Trust,
-    sealer: Option<Sealer>,
-}
-
-impl Checker {
-    fn new(trust: &Trust) -> Checker {
-        Checker {
-            trust: trust.clone(),
-            sealer: trust.secret.as_ref().map(Sealer::new),
-        }
-    }
-
-    /// Whether `line` is a jsonl record that a run with this run's secret wrote and nobody
-    /// changed since (payverify's seal on it holds): the gateway's hmac does not sign a
-    /// record's reference, status or code, so without it an edited FAILED record could
-    /// pass every check of its response.
-    pub(super) fn sealed(&self, line: &str) -> bool {
-        self.sealer
-            .as_ref()
-            .is_some_and(|sealer| sealer.holds(line))
-    }
-}
-
 /// The earlier run's final records by reference, and what reading it found. Only where
 /// each record is in the file is kept, not its text: the text is read again when its turn
 /// comes, so resuming a run of a million records does not hold the file in memory.
@@ -130,7 +103,8 @@ pub(crate) struct ResumeIndex {
     /// Which flag named the file, for messages.
     memory: Memory,
     shape: Shape,
-    checker: Checker,
+    /// This run's trust, for carrying.
+    trust: Trust,
     file: File,
     records: HashMap<String, Slot>,
     /// Tells a record read again from one that changed in between.
@@ -244,7 +218,8 @@ impl ResumeIndex {
         let mut lines = Lines::new(&file);
         let mut records = HashMap::new();
         let hasher = RandomState::new();
-        let checker = Checker::new(trust);
+        // The seal key, derived from the secret once for the whole file.
+        let sealer = trust.secret.as_ref().map(Sealer::new);
         let mut lines_of: HashMap<String, usize> = HashMap::new();
         let mut sealed_any = false;
         let mut stopped = false;
@@ -263,7 +238,9 @@ impl ResumeIndex {
             // Rows decided from the input alone (reconcile's DUPLICATE, INVALID_ROW) share
             // their reference with the row that was verified: they are not keyed.
             let indexed = reading.index(line, n)?;
-            let sealed = checker.sealed(line);
+            // The gateway's hmac does not sign a record's reference, status or code: without
+            // payverify's seal an edited FAILED record could look like any other.
+            let sealed = sealer.as_ref().is_some_and(|sealer| sealer.holds(line));
             sealed_any = sealed_any || sealed;
             let Some((key, is_final)) = indexed else {
                 continue;
@@ -300,7 +277,7 @@ impl ResumeIndex {
         Ok(ResumeIndex {
             memory,
             shape: shape.clone(),
-            checker,
+            trust: trust.clone(),
             file,
             records,
             hasher,
@@ -340,7 +317,7 @@ impl ResumeIndex {
         let text = String::from_utf8(text).ok()?;
         let carried = slot
             .sealed
-            .then(|| records::carried(&text, job, &self.shape, &self.checker))
+            .then(|| records::carried(&text, job, &self.shape, &self.trust))
             .flatten();
         if carried.is_none() {
             self.distrusted += 1;

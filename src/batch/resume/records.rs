@@ -161,10 +161,10 @@ impl<'a> Stored<'a> {
 
     /// The record carried for `job`, or `None` when it is to be asked again: it must be
     /// `job`'s own row as it was (reconcile), judged by what this run would judge it by
-    /// (its fingerprint), and rebuild into the verdict it was written as. An exit 0 also
-    /// needs the hmac it was found to have valid: only that signature shows the answer came
-    /// from the service.
-    fn carry(self, job: &Job, checker: &Checker) -> Option<Carried> {
+    /// (its fingerprint), and rebuild into the verdict it was written as (its stored answer
+    /// and checks making the outcome and result it names). An exit 0 also needs the hmac it
+    /// was found to have valid: only that signature shows the answer came from the service.
+    fn carry(self, job: &Job, trust: &Trust) -> Option<Carried> {
         if let (Some(stored), Some(input)) = (&self.row, &job.row) {
             let mut cells = input.cells.clone();
             cells.resize(stored.1.len(), String::new());
@@ -173,7 +173,6 @@ impl<'a> Stored<'a> {
             }
         }
         let judged = Judged::deserialize(self.judged?).ok()?;
-        let trust = &checker.trust;
         if judged.by != fingerprint(job, trust.hmac, trust.expect_mode.as_deref()) {
             return None;
         }
@@ -189,7 +188,14 @@ impl<'a> Stored<'a> {
                 .as_ref()
                 .is_some_and(|c| c.integrity == Integrity::Valid)
         };
-        if self.row.is_none() && verdict.name() != self.name {
+        // The name the record shows must be what its verdict comes to (reconcile: the
+        // row's result from it, by the one rule the writer applies): one relabelled, even
+        // under a seal, is no record payverify wrote.
+        let name = match self.row {
+            None => verdict.name(),
+            Some(_) => crate::domain::reconcile::classify(&verdict, &job.expect).name(),
+        };
+        if name != self.name {
             return None;
         }
         if verdict.exit() == Exit::Successful && !signed() {
@@ -206,6 +212,6 @@ impl<'a> Stored<'a> {
 /// The record `text` (its seal found to hold when the file was read, its bytes the same
 /// since) carried for `job`, or `None` when it is to be asked again (see
 /// [`Stored::carry`]).
-pub(super) fn carried(text: &str, job: &Job, shape: &Shape, checker: &Checker) -> Option<Carried> {
-    Stored::read(text, shape).ok()?.carry(job, checker)
+pub(super) fn carried(text: &str, job: &Job, shape: &Shape, trust: &Trust) -> Option<Carried> {
+    Stored::read(text, shape).ok()?.carry(job, trust)
 }
