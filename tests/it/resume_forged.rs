@@ -368,7 +368,8 @@ fn a_relabelled_record_is_asked_again_even_under_a_valid_seal() {
     // cancelled (PAID_SHOP_UNPAID, exit 4) relabelled BOTH_UNPAID with a FAILED judgement,
     // which would hide the payment; a BOTH_UNPAID row relabelled FAILED.
     let header = "Order Number,Order Status,Transaction ID,Order Currency,Order Total Amount\n";
-    let cases: [(&str, &str, fn(&mut serde_json::Value)); 3] = [
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, &str, Edit); 3] = [
         (
             "4135,Processing,SANDBOX-FAILED-77,NGN,40000",
             "FAILED",
