@@ -11,7 +11,10 @@ use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::tls::{Certificate, RootCerts};
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+use ureq::unversioned::transport::time::Duration as Budget;
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, Transport,
+};
 
 use crate::exit::{Cause, Failure};
 
@@ -23,7 +26,104 @@ pub(crate) fn agent(config: Config) -> Agent {
 
 /// The agent with `resolver` for its lookups (a test passes a counting one).
 fn agent_with<R: Resolver>(config: Config, resolver: R) -> Agent {
-    Agent::with_parts(config, DefaultConnector::default(), resolver)
+    let connector = DefaultConnector::default().chain(Lean);
+    Agent::with_parts(config, connector, resolver)
+}
+
+/// How long after a probe found a connection open a second probe, with no I/O between, is
+/// answered from the first. ureq probes a kept connection twice between two requests: when
+/// the answer has been read (before the connection goes back to the pool) and when it is
+/// taken out again, the second time while it holds the pool's lock. A server that closes
+/// a connection within this long of its last answer is found by the next request instead,
+/// as one that closes right after the second probe always was.
+const PROBE_STANDS: Duration = Duration::from_millis(100);
+
+/// Socket timeouts are rounded up to this, so that the next request's, which differ from
+/// the last by the microseconds its start took, are the same value and ureq does not set
+/// them again (two `setsockopt` calls a request).
+const TIMEOUT_GRAIN: Duration = Duration::from_millis(10);
+
+/// The last link of the connector chain: wraps every connection ureq makes in [`LeanTransport`].
+#[derive(Debug)]
+struct Lean;
+
+impl Connector<Box<dyn Transport>> for Lean {
+    type Out = LeanTransport;
+
+    fn connect(
+        &self,
+        _: &ConnectionDetails,
+        chained: Option<Box<dyn Transport>>,
+    ) -> Result<Option<Self::Out>, ureq::Error> {
+        Ok(chained.map(|inner| LeanTransport {
+            inner,
+            probed_open: None,
+        }))
+    }
+}
+
+/// A connection as ureq made it (TCP, SOCKS, TLS), with fewer system calls per request:
+/// 3 of the 6 its two pool probes make (see [`PROBE_STANDS`]), and the 2 that set its socket
+/// timeouts again (see [`TIMEOUT_GRAIN`]). Everything else is the inner transport's.
+#[derive(Debug)]
+struct LeanTransport {
+    inner: Box<dyn Transport>,
+    /// When a probe last found the connection open, if no I/O came since.
+    probed_open: Option<Instant>,
+}
+
+impl Transport for LeanTransport {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        self.inner.buffers()
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        self.probed_open = None;
+        self.inner.transmit_output(amount, coarse(timeout))
+    }
+
+    fn maybe_await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        self.probed_open = None;
+        self.inner.maybe_await_input(coarse(timeout))
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        self.probed_open = None;
+        self.inner.await_input(coarse(timeout))
+    }
+
+    fn is_open(&mut self) -> bool {
+        if self
+            .probed_open
+            .is_some_and(|at| at.elapsed() < PROBE_STANDS)
+        {
+            return true;
+        }
+        let open = self.inner.is_open();
+        self.probed_open = open.then(Instant::now);
+        open
+    }
+
+    fn is_tls(&self) -> bool {
+        self.inner.is_tls()
+    }
+}
+
+/// `timeout` with its time left rounded up to [`TIMEOUT_GRAIN`]: never sooner than asked,
+/// at most that much later. A budget already spent stays spent (ureq fails it at once).
+fn coarse(mut timeout: NextTimeout) -> NextTimeout {
+    if let Budget::Exact(left) = timeout.after
+        && !left.is_zero()
+    {
+        let grain = TIMEOUT_GRAIN.as_nanos();
+        let grains = left.as_nanos().div_ceil(grain);
+        let rounded = grains
+            .checked_mul(grain)
+            .and_then(|ns| u64::try_from(ns).ok())
+            .map_or(left, Duration::from_nanos);
+        timeout.after = Budget::Exact(rounded);
+    }
+    timeout
 }
 
 /// Mozilla's roots (as ureq uses by default) plus every certificate in the PEM file
@@ -317,6 +417,109 @@ mod tests {
             1,
             "one lookup for two requests"
         );
+    }
+
+    /// A connection that counts its probes and answers them with `open`.
+    #[derive(Debug)]
+    struct Probed {
+        buffers: ureq::unversioned::transport::LazyBuffers,
+        probes: std::sync::Arc<AtomicUsize>,
+        open: bool,
+    }
+
+    impl Transport for Probed {
+        fn buffers(&mut self) -> &mut dyn Buffers {
+            &mut self.buffers
+        }
+        fn transmit_output(&mut self, _: usize, _: NextTimeout) -> Result<(), ureq::Error> {
+            Ok(())
+        }
+        fn await_input(&mut self, _: NextTimeout) -> Result<bool, ureq::Error> {
+            Ok(false)
+        }
+        fn is_open(&mut self) -> bool {
+            self.probes.fetch_add(1, Ordering::SeqCst);
+            self.open
+        }
+    }
+
+    fn lean(open: bool) -> (LeanTransport, std::sync::Arc<AtomicUsize>) {
+        let probes = std::sync::Arc::new(AtomicUsize::new(0));
+        let inner = Probed {
+            buffers: ureq::unversioned::transport::LazyBuffers::new(64, 64),
+            probes: probes.clone(),
+            open,
+        };
+        let transport = LeanTransport {
+            inner: Box::new(inner),
+            probed_open: None,
+        };
+        (transport, probes)
+    }
+
+    #[test]
+    fn a_second_probe_with_no_io_between_is_answered_from_the_first() {
+        let (mut conn, probes) = lean(true);
+        let first = Instant::now();
+        assert!(conn.is_open());
+        assert!(conn.is_open());
+        if first.elapsed() < PROBE_STANDS {
+            assert_eq!(probes.load(Ordering::SeqCst), 1);
+        }
+        // Any I/O since, and the next probe is made again.
+        for io in 0..3 {
+            let before = probes.load(Ordering::SeqCst);
+            match io {
+                0 => conn
+                    .transmit_output(0, NextTimeout::default())
+                    .map(|_| false),
+                1 => conn.await_input(NextTimeout::default()),
+                _ => conn.maybe_await_input(NextTimeout::default()),
+            }
+            .unwrap();
+            assert!(conn.is_open());
+            assert_eq!(probes.load(Ordering::SeqCst), before + 1, "after I/O {io}");
+        }
+    }
+
+    #[test]
+    fn a_connection_found_closed_is_probed_again_every_time() {
+        let (mut conn, probes) = lean(false);
+        for n in 1..=3 {
+            assert!(!conn.is_open());
+            assert_eq!(probes.load(Ordering::SeqCst), n);
+        }
+    }
+
+    #[test]
+    fn socket_timeouts_are_rounded_up_never_down() {
+        let left = |after: Budget| {
+            coarse(NextTimeout {
+                after,
+                ..NextTimeout::default()
+            })
+            .after
+        };
+        let exact = |d: Duration| Budget::Exact(d);
+        // What a request's socket sees a few microseconds into its 30 s: the same value
+        // every time.
+        let start = Duration::from_secs(30);
+        for spent in [1, 250, 999, 9_999] {
+            let later = start - Duration::from_micros(spent);
+            assert_eq!(left(exact(later)), exact(start), "{spent} us in");
+        }
+        assert_eq!(
+            left(exact(Duration::from_millis(1_234))),
+            exact(Duration::from_millis(1_240))
+        );
+        assert_eq!(
+            left(exact(Duration::from_millis(20))),
+            exact(Duration::from_millis(20))
+        );
+        assert_eq!(left(exact(Duration::from_nanos(1))), exact(TIMEOUT_GRAIN));
+        // Spent stays spent (ureq fails it), and none stays none.
+        assert_eq!(left(exact(Duration::ZERO)), exact(Duration::ZERO));
+        assert_eq!(left(Budget::NotHappening), Budget::NotHappening);
     }
 
     #[test]
