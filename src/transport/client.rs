@@ -1,5 +1,6 @@
 //! The HTTP exchange: one shared agent, authentication, timeouts, retries and back-off.
 
+use std::io::Read as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -7,6 +8,8 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use clap::ValueEnum;
 use ureq::Agent;
+use ureq::http::HeaderValue;
+use ureq::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use ureq::tls::TlsConfig;
 
 use crate::exit::Failure;
@@ -80,11 +83,18 @@ impl Options {
     }
 }
 
+/// The most room made for a body before it is read, whatever its Content-Length says.
+const BODY_ROOM: u64 = 64 * 1024;
+
 /// Makes Verify Transaction requests; share one across threads.
 pub(crate) struct Client {
     agent: Agent,
     base_url: BaseUrl,
     authorization: Secret,
+    /// The Authorization header's value, made once: from text, every request parsed and
+    /// copied it. `None` when the text is no valid header value; each request then fails on
+    /// it as it always did.
+    authorization_header: Option<HeaderValue>,
     options: Options,
     log: Log,
     jitter: AtomicU64,
@@ -137,10 +147,18 @@ impl Client {
             .max_idle_connections_per_host(options.pool.max(3))
             .user_agent(concat!("payverify/", env!("CARGO_PKG_VERSION")))
             .build();
+        let authorization_header =
+            HeaderValue::from_str(authorization.expose())
+                .ok()
+                .map(|mut value| {
+                    value.set_sensitive(true);
+                    value
+                });
         Ok(Client {
             agent: network::agent(config),
             base_url: endpoint.base_url.clone(),
             authorization,
+            authorization_header,
             options,
             log,
             jitter: AtomicU64::new(seed()),
@@ -307,13 +325,18 @@ impl Client {
     }
 
     fn attempt(&self, url: &str) -> (Result<Response, TransportError>, Option<Duration>) {
-        let sent = self
+        // Names and values that need no parsing or copying per request.
+        const JSON: HeaderValue = HeaderValue::from_static("application/json");
+        let request = self
             .agent
             .get(url)
-            .header("Accept", "application/json")
-            .header("Content-Type", "application/json")
-            .header("Authorization", self.authorization.expose())
-            .call();
+            .header(ACCEPT, JSON)
+            .header(CONTENT_TYPE, JSON);
+        let sent = match &self.authorization_header {
+            Some(value) => request.header(AUTHORIZATION, value.clone()),
+            None => request.header(AUTHORIZATION, self.authorization.expose()),
+        }
+        .call();
         let response = match sent {
             Ok(r) => r,
             Err(e) => return (Err(self.transport_error(e)), None),
@@ -327,15 +350,29 @@ impl Client {
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(parse_retry_after);
-        let body = response
-            .into_body()
-            .with_config()
+        let body = response.into_body();
+        // Room for the whole body at once when its length is given (up to BODY_ROOM: the
+        // header is the service's word, not yet its bytes): ureq's read_to_vec grows from
+        // empty, several reallocations and copies an answer.
+        let room = body.content_length().map_or(0, |n| n.min(BODY_ROOM));
+        let mut bytes = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
+        let read = body
+            .into_with_config()
             // ureq refuses a body that reaches its limit; one of exactly MAX_BODY_BYTES is allowed.
             .limit(MAX_BODY_BYTES + 1)
-            .read_to_vec();
-        match body {
-            Ok(body) => (Ok(Response { status, body }), retry_after),
-            Err(e) => (Err(self.transport_error(e)), None),
+            .reader()
+            .read_to_end(&mut bytes);
+        match read {
+            Ok(_) => (
+                Ok(Response {
+                    status,
+                    body: bytes,
+                }),
+                retry_after,
+            ),
+            // ureq's own errors (the limit, a timeout) come back wrapped in io::Error; this
+            // unwraps them as read_to_vec does.
+            Err(e) => (Err(self.transport_error(ureq::Error::from(e))), None),
         }
     }
 
