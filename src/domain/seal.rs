@@ -19,7 +19,7 @@ use crate::domain::job::Job;
 use crate::domain::judge::decided;
 use crate::domain::model::Verification;
 use crate::domain::outcome::{Outcome, Record, Verdict};
-use crate::domain::signature::{lower_hex, sign, verify};
+use crate::domain::signature::{digest, push_lower_hex, sign, verify};
 use crate::secret::Secret;
 
 /// The judging version: a digest of every source file under `src/domain/`, made by
@@ -51,7 +51,9 @@ pub(crate) fn fingerprint(job: &Job, hmac: HmacMode, mode: Option<&str>) -> Stri
             part(cell.as_bytes());
         }
     }
-    lower_hex(&hash.finalize())
+    let mut hex = String::with_capacity(64);
+    push_lower_hex(&hash.finalize(), &mut hex);
+    hex
 }
 
 /// What a sealed record keeps of its judging, under its `judged` key: the fingerprint of
@@ -153,18 +155,30 @@ impl Sealer {
         }
     }
 
-    /// `record` (a JSON object's text) with its seal as a last key.
+    /// [`Sealer::seal_owned`] of a copy of `record`.
+    #[cfg(test)]
     pub(crate) fn seal(&self, record: &str) -> String {
-        let Some(body) = record.strip_suffix('}') else {
-            return record.to_owned();
-        };
-        let seal = sign(&self.key, record);
-        let separator = if body.ends_with('{') {
+        self.seal_owned(record.to_owned())
+    }
+
+    /// `record` (a JSON object's text) with its seal as a last key, pushed onto the record's
+    /// own string: no allocation when it has room (a record written is made with room).
+    pub(crate) fn seal_owned(&self, mut record: String) -> String {
+        if !record.ends_with('}') {
+            return record;
+        }
+        let seal = digest(&self.key, &record);
+        record.pop();
+        let separator = if record.ends_with('{') {
             &OPEN[1..]
         } else {
             OPEN
         };
-        format!("{body}{separator}{seal}\"}}")
+        record.reserve(separator.len() + 2 * seal.len() + 2);
+        record.push_str(separator);
+        push_lower_hex(&seal, &mut record);
+        record.push_str("\"}");
+        record
     }
 
     /// Whether `line` is a record this key sealed, unchanged since.

@@ -22,20 +22,26 @@ fn mac(secret: &Secret, message: &str) -> Hmac<Sha256> {
 
 /// The lower-case hex signature of `message` under `secret`.
 pub fn sign(secret: &Secret, message: &str) -> String {
-    let bytes = mac(secret, message).finalize().into_bytes();
-    lower_hex(&bytes)
+    let mut out = String::with_capacity(64);
+    push_lower_hex(&digest(secret, message), &mut out);
+    out
 }
 
-/// `bytes` as lower-case hex digits, in one allocation: every record's seal is one, and a
+/// The signature of `message` under `secret`, as bytes: a record's seal is pushed onto the
+/// record's own text ([`push_lower_hex`]), with no string of its own.
+pub(crate) fn digest(secret: &Secret, message: &str) -> [u8; 32] {
+    mac(secret, message).finalize().into_bytes().into()
+}
+
+/// `bytes` as lower-case hex digits, pushed onto `out`: every record's seal is one, and a
 /// `format!` per byte was 32 allocations a record.
-pub(crate) fn lower_hex(bytes: &[u8]) -> String {
+pub(crate) fn push_lower_hex(bytes: &[u8], out: &mut String) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
+    out.reserve(bytes.len() * 2);
     for &b in bytes {
         out.push(char::from(DIGITS[usize::from(b >> 4)]));
         out.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
-    out
 }
 
 /// Whether `hex` has the signature's form: exactly 64 hex digits (either case), nothing
@@ -52,7 +58,9 @@ pub fn verify(secret: &Secret, message: &str, hex: &str) -> bool {
     }
 }
 
-fn decode_hex(hex: &str) -> Option<Vec<u8>> {
+/// The 32 bytes of a well-formed signature (in place: every answer's hmac is decoded, and
+/// a collected `Vec` grew three times to hold them).
+fn decode_hex(hex: &str) -> Option<[u8; 32]> {
     if !is_well_formed(hex) {
         return None;
     }
@@ -61,10 +69,11 @@ fn decode_hex(hex: &str) -> Option<Vec<u8>> {
             .to_digit(16)
             .and_then(|d| u8::try_from(d).ok())
     };
-    hex.as_bytes()
-        .chunks(2)
-        .map(|pair| Some((nibble(pair[0])? << 4) | nibble(pair[1])?))
-        .collect()
+    let mut bytes = [0u8; 32];
+    for (byte, pair) in bytes.iter_mut().zip(hex.as_bytes().chunks(2)) {
+        *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+    }
+    Some(bytes)
 }
 
 #[cfg(test)]

@@ -68,12 +68,23 @@ pub(crate) fn json(record: &Record) -> String {
         judged: Some(Judged::of(record).json()),
         seal: None,
     };
-    // Serialising plain data to a String cannot fail; keep a valid line if it ever does.
-    let text = serde_json::to_string(&shape).unwrap_or_else(|e| {
-        serde_json::json!({ "reference": shape.reference, "error": e.to_string() }).to_string()
-    });
+    // Made with room for the whole line, its seal and its newline: serde_json's to_string
+    // grows from 128 bytes, three or four reallocations and copies a record.
+    let mut bytes = Vec::with_capacity(RECORD_ROOM);
+    // Serialising plain data cannot fail, and serde_json writes UTF-8; keep a valid line if
+    // either ever fails.
+    let text = serde_json::to_writer(&mut bytes, &shape)
+        .map_err(|e| e.to_string())
+        .and_then(|()| String::from_utf8(bytes).map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| {
+            serde_json::json!({ "reference": shape.reference, "error": e }).to_string()
+        });
     crate::terminal::json_text(text)
 }
+
+/// The room a record's line is made with: a sandbox answer's sealed line is some 800 bytes.
+/// Up to 1,032 bytes, glibc's allocator serves it from its per-thread cache.
+const RECORD_ROOM: usize = 1024;
 
 /// Each of `lines`, redacted.
 fn redact_all(lines: &[impl std::fmt::Display]) -> Vec<Cow<'static, str>> {

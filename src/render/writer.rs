@@ -331,7 +331,7 @@ impl<V: View> Writer<V> {
     fn sealed_json(&self, record: &V::Record) -> String {
         let text = self.view.json(record);
         match &self.sealer {
-            Some(sealer) => sealer.seal(&text),
+            Some(sealer) => sealer.seal_owned(text),
             None => text,
         }
     }

@@ -391,21 +391,25 @@ pub(crate) const APPROVED: &str = "00";
 /// a cache, a proxy or a hostile endpoint), so it fails too. `None` when it is about
 /// `requested` (or is not a success naming nothing); otherwise the failure.
 pub(crate) fn answers_for(v: &Verification, requested: &str) -> Option<CheckFailure> {
-    let named: Vec<(Cow<'static, str>, String)> = [
+    let refs = [
         ("transactionRef", &v.transaction_ref),
         ("merchantRef", &v.merchant_ref),
         ("paymentRef", &v.payment_ref),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| value.clone().map(|value| (Cow::Borrowed(key), value)))
-    .collect();
-    let about = match named.is_empty() {
-        true => v.status.as_deref() != Some("SUCCESSFUL"),
-        false => named.iter().any(|(_, value)| value == requested),
+    ];
+    // Looked at borrowed: an answer about the reference (nearly every one) copies nothing.
+    let mut named = refs
+        .iter()
+        .filter_map(|(key, value)| value.as_deref().map(|value| (*key, value)));
+    let about = match named.clone().next() {
+        None => v.status.as_deref() != Some("SUCCESSFUL"),
+        Some(_) => named.any(|(_, value)| value == requested),
     };
     (!about).then(|| CheckFailure::Reference {
         requested: requested.to_owned(),
-        named,
+        named: refs
+            .iter()
+            .filter_map(|(key, value)| value.as_ref().map(|value| (Cow::Borrowed(*key), value.clone())))
+            .collect(),
     })
 }
 

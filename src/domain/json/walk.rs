@@ -52,6 +52,10 @@ pub(super) fn walk(
     })
 }
 
+/// The keys a built top-level object has room for from the start: the Verify Transaction
+/// answer's (the sandbox's has 15).
+const TOP_KEYS: usize = 16;
+
 /// Why a walk stopped.
 enum Stop {
     /// Well-formed so far, but refused (a key twice, too many values, too deep).
@@ -193,7 +197,13 @@ impl<'a> Walk<'a> {
             _ => return Err(Stop::Malformed),
         };
         let inner = self.enter(depth)?;
-        let mut map = Map::new();
+        // The answer's own object has a dozen and a half keys: room for them at once saves
+        // the map's growth, several reallocations and copies an answer. Objects inside it
+        // are small, and a map without room makes none.
+        let mut map = match (self.build, depth) {
+            (true, 0) => Map::with_capacity(TOP_KEYS),
+            _ => Map::new(),
+        };
         let mut keys = Keys::default();
         while let Some(k) = key {
             self.blank();
