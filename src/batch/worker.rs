@@ -40,11 +40,16 @@ impl<D> Worker<D> {
         while let Some(task) = self.shared.queue.pop(&self.halt) {
             let _turn = Turn(&self.shared.queue);
             let index = task.index;
+            // Only a reference taken again (`--wait`) can have a last answer kept: the
+            // others' forgetting would be a lock of the shared map every reference.
+            let kept = task.waiting.is_some();
             let Some(event) = self.turn(task) else {
                 continue;
             };
             let sent = self.events.send(event);
-            self.shared.queue.forget(index);
+            if kept {
+                self.shared.queue.forget(index);
+            }
             if sent.is_err() {
                 return;
             }
