@@ -2,8 +2,10 @@
 //! the process-wide list of every form of them that [`redact`] removes from text.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind};
 use base64::Engine as _;
@@ -27,7 +29,20 @@ static PLAIN: RwLock<Vec<Vec<u8>>> = RwLock::new(Vec::new());
 /// at the first look after a registration (registration happens at start), so the common
 /// text, which holds no form, is read once whatever the number of forms. They only say
 /// whether a form is there; where one is, the forms are replaced one by one as before.
-static MATCHERS: RwLock<Option<Matchers>> = RwLock::new(None);
+static MATCHERS: RwLock<Option<Arc<Matchers>>> = RwLock::new(None);
+
+/// Counts the changes to the forms: bumped by each registration, while it still holds
+/// [`FORMS`]' write lock, after it dropped the automatons.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// This thread's copy of the automatons and the [`GENERATION`] they were built at. A
+    /// look through [`MATCHERS`]' lock is two atomic writes to a cache line every worker
+    /// writes too: some 80 of them per answer (every string of it is looked at), a few
+    /// per cent of a batch's CPU. The copy costs one read of a counter that changes only
+    /// while the secrets are registered, at start.
+    static LOCAL_MATCHERS: RefCell<Option<(u64, Arc<Matchers>)>> = const { RefCell::new(None) };
+}
 
 /// See [`MATCHERS`].
 struct Matchers {
@@ -62,21 +77,41 @@ impl Matchers {
 /// `look` given the automatons over the registered forms; `None` when there are none to
 /// give (the caller then looks the slow way).
 fn with_matchers<T>(look: impl FnOnce(&Matchers) -> T) -> Option<T> {
-    if let Ok(matchers) = MATCHERS.read()
-        && let Some(matchers) = matchers.as_ref()
-    {
-        return Some(look(matchers));
+    let now = GENERATION.load(Ordering::Acquire);
+    let mut look = Some(look);
+    let local = LOCAL_MATCHERS.with(|local| {
+        let local = local.try_borrow().ok()?;
+        let (built, matchers) = local.as_ref()?;
+        match *built == now {
+            true => look.take().map(|look| look(matchers)),
+            false => None,
+        }
+    });
+    if local.is_some() {
+        return local;
     }
-    // Registration holds FORMS' write lock while it changes the forms and drops the
-    // automatons, so automatons built under its read lock are never older than the forms.
-    // The locks are taken in one order everywhere: FORMS, FOLDED, MATCHERS.
+    let look = look?;
+    // Registration holds FORMS' write lock while it changes the forms, drops the
+    // automatons and moves the generation on, so automatons built (or found) under its
+    // read lock are never older than the forms, and belong to the generation read under
+    // it. The locks are taken in one order everywhere: FORMS, FOLDED, MATCHERS.
     let forms = FORMS.read().ok()?;
+    let built = GENERATION.load(Ordering::Acquire);
     let folded = FOLDED.read().ok()?;
-    let mut slot = MATCHERS.write().ok()?;
-    if slot.is_none() {
-        *slot = Matchers::build(&forms, &folded);
-    }
-    slot.as_ref().map(look)
+    let matchers = {
+        let mut slot = MATCHERS.write().ok()?;
+        if slot.is_none() {
+            *slot = Matchers::build(&forms, &folded).map(Arc::new);
+        }
+        slot.clone()?
+    };
+    drop((folded, forms));
+    LOCAL_MATCHERS.with(|local| {
+        if let Ok(mut local) = local.try_borrow_mut() {
+            *local = Some((built, matchers.clone()));
+        }
+    });
+    Some(look(&matchers))
 }
 
 /// Whether `text` holds a registered form exactly.
@@ -122,6 +157,7 @@ pub(crate) fn register(value: &str) {
         if let Ok(mut matchers) = MATCHERS.write() {
             *matchers = None;
         }
+        GENERATION.fetch_add(1, Ordering::Release);
     }
 }
 
@@ -327,18 +363,23 @@ pub(crate) fn holds_secret(text: &str) -> bool {
 /// `"<redacted>"`: the value is redacted, so the JSON around it stays valid. Booleans and
 /// untouched values stay exactly as received.
 pub(crate) fn redact_json(value: &mut serde_json::Value) {
-    use serde_json::Value;
+    // Asked once for the whole value, not at every value inside it (a lock each).
     let any = FORMS.read().is_ok_and(|f| !f.is_empty());
-    if !any {
-        return;
+    if any {
+        redact_json_values(value);
     }
+}
+
+/// [`redact_json`]'s walk, once there are forms to look for.
+fn redact_json_values(value: &mut serde_json::Value) {
+    use serde_json::Value;
     match value {
         Value::String(s) => {
             if let Cow::Owned(clean) = redact(s) {
                 *s = clean;
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(redact_json),
+        Value::Array(items) => items.iter_mut().for_each(redact_json_values),
         Value::Object(map) => {
             let leaks = map.keys().any(|k| holds_secret(k));
             if leaks {
@@ -348,7 +389,7 @@ pub(crate) fn redact_json(value: &mut serde_json::Value) {
                     map.insert(redact(&k).into_owned(), v);
                 }
             }
-            map.values_mut().for_each(redact_json);
+            map.values_mut().for_each(redact_json_values);
         }
         Value::Number(n) => {
             if holds_secret(n.as_str()) {
