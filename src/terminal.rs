@@ -54,7 +54,9 @@ pub(crate) fn cut(text: &str, max_chars: usize) -> String {
 /// character) is written as its UTF-16 surrogate pair, as JSON spells it.
 pub(crate) fn json_text(json: String) -> String {
     let raw = |c: char| c >= '\u{7f}' && is_unsafe(c);
-    if !json.chars().any(raw) {
+    // Text with no byte from 0x7f up has no character from U+007F up: one pass over the
+    // bytes, not a decoding of every character (every record's line comes through here).
+    if !json.bytes().any(|b| b >= 0x7f) || !json.chars().any(raw) {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 16);

@@ -147,21 +147,26 @@ pub(super) fn cut(text: &str, mut spans: Vec<(usize, usize)>) -> String {
 /// and is ASCII or has no upper case.
 pub(super) fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
     // The common cases, without allocating: nothing unseen, and no upper case or no form
-    // in another case.
-    let ascii = text.is_ascii();
+    // in another case. What ASCII text has of each is read in one pass over its bytes
+    // (every string of every answer comes here), not one pass each.
+    let mut seen = Bytes::default();
+    for b in text.bytes() {
+        seen.high |= !b.is_ascii();
+        seen.control |= b.is_ascii_control();
+        seen.upper |= b.is_ascii_uppercase();
+        seen.lower |= b.is_ascii_lowercase();
+    }
+    let ascii = !seen.high;
     let unseen = match ascii {
         // The only unseen ASCII characters are the controls.
-        true => text.bytes().any(|b| b.is_ascii_control()),
+        true => seen.control,
         false => text.chars().any(crate::unseen::is_unsafe),
     };
     if !unseen {
         // Text without both cases holds a form in another case only as the whole form
         // upper- or lower-cased, which are registered forms the exact look has found.
         let both = match ascii {
-            true => {
-                text.bytes().any(|b| b.is_ascii_uppercase())
-                    && text.bytes().any(|b| b.is_ascii_lowercase())
-            }
+            true => seen.upper && seen.lower,
             false => text.chars().any(char::is_uppercase) && text.chars().any(char::is_lowercase),
         };
         if !both {
@@ -203,6 +208,16 @@ pub(super) fn hidden_spans(text: &str) -> Vec<(usize, usize)> {
         }
     }
     spans
+}
+
+/// What the bytes of a text hold, for [`hidden_spans`]: any outside ASCII, any ASCII
+/// control, upper-case or lower-case letter.
+#[derive(Default)]
+struct Bytes {
+    high: bool,
+    control: bool,
+    upper: bool,
+    lower: bool,
 }
 
 /// `text` lower-cased a character at a time (any script, not only ASCII), as the forms are

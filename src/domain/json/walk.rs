@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 
 use serde::de::IgnoredAny;
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::BodyError;
@@ -212,16 +213,22 @@ impl<'a> Walk<'a> {
             }
             self.at += 1;
             let value = self.value(inner)?;
-            let repeated = match self.build {
-                true => map.contains_key(k.as_ref()),
-                false => keys.repeated(&k),
-            };
-            if repeated {
-                return Err(Stop::Refused(BodyError::DuplicateKey(k.into_owned())));
-            }
             if self.build {
-                map.insert(k.into_owned(), value);
+                // One look-up (a hash of the key) for both the duplicate check and the
+                // insert, where contains_key and insert made two.
+                match map.entry(k.into_owned()) {
+                    Entry::Occupied(repeated) => {
+                        let key = repeated.key().clone();
+                        return Err(Stop::Refused(BodyError::DuplicateKey(key)));
+                    }
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                    }
+                }
             } else {
+                if keys.repeated(&k) {
+                    return Err(Stop::Refused(BodyError::DuplicateKey(k.into_owned())));
+                }
                 keys.add(k);
             }
             self.blank();
