@@ -31,26 +31,32 @@ const JUDGING: &str = env!("PAYVERIFY_JUDGING");
 /// judging version, the reference, every expectation (the row's among them), `--hmac`,
 /// `--expect-mode`, and for reconcile the row's line and cells. Two runs whose fingerprints
 /// for a job are equal decide any one answer alike, so a record sealed by one is carried by
-/// the other as it was decided; any difference asks again. Each part is length-prefixed,
-/// so no two different sets of parts give the same bytes.
+/// the other as it was decided; any difference asks again.
 pub(crate) fn fingerprint(job: &Job, hmac: HmacMode, mode: Option<&str>) -> String {
-    let mut hash = Sha256::new();
-    let mut part = |bytes: &[u8]| {
-        hash.update((bytes.len() as u64).to_le_bytes());
-        hash.update(bytes);
-    };
-    part(JUDGING.as_bytes());
-    part(job.reference.as_str().as_bytes());
-    // The whole struct, so an expectation added later is covered without a change here.
-    part(format!("{:?}", job.expect).as_bytes());
-    part(format!("{hmac:?}").as_bytes());
-    part(format!("{mode:?}").as_bytes());
-    if let Some(row) = &job.row {
-        part(&row.line.to_le_bytes());
-        for cell in &row.cells {
-            part(cell.as_bytes());
+    /// Feeds what is written to the hash: every record has a fingerprint, and a string
+    /// made only to be hashed was an allocation a record.
+    struct Feed(Sha256);
+    impl std::fmt::Write for Feed {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.update(s.as_bytes());
+            Ok(())
         }
     }
+    let mut feed = Feed(Sha256::new());
+    // Debug of the whole tuple: strings quoted with their quotes and backslashes escaped,
+    // so no two different sets of parts write the same text; the whole expectations
+    // struct, so an expectation added later is covered without a change here.
+    let parts = (
+        JUDGING,
+        job.reference.as_str(),
+        &job.expect,
+        hmac,
+        mode,
+        &job.row,
+    );
+    // Writing to the hash cannot fail.
+    let _ = std::fmt::Write::write_fmt(&mut feed, format_args!("{parts:?}"));
+    let hash = feed.0;
     let mut hex = String::with_capacity(64);
     push_lower_hex(&hash.finalize(), &mut hex);
     hex
@@ -75,6 +81,16 @@ pub(crate) struct Judged<'a> {
     pub(crate) message: Option<Cow<'a, str>>,
 }
 
+/// What a record writes under `judged` ([`Judged::written`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Written<'a> {
+    /// Nothing in it came from outside: as it is.
+    Plain(Judged<'a>),
+    /// With every string redacted.
+    Redacted(serde_json::Value),
+}
+
 impl<'a> Judged<'a> {
     /// What `record` keeps of its judging.
     pub(crate) fn of(record: &'a Record) -> Judged<'a> {
@@ -90,21 +106,28 @@ impl<'a> Judged<'a> {
         }
     }
 
-    /// As JSON with every string redacted: the typed checks hold what was wanted and found
-    /// (a reference a customer typed, a row's cell), which the `checks` text beside them
-    /// shows redacted too. Checks with nothing to say beyond the hmac verdict (payverify's
-    /// own words) are not looked through.
-    pub(crate) fn json(&self) -> serde_json::Value {
+    /// As a record writes it: the typed checks hold what was wanted and found (a reference
+    /// a customer typed, a row's cell), which the `checks` text beside them shows redacted,
+    /// so those are written with every string redacted. Checks with nothing to say beyond
+    /// the hmac verdict (payverify's own words, nearly every answer) are written as they
+    /// are, with no copy.
+    pub(crate) fn written(self) -> Written<'a> {
         let plain = self
             .checks
             .as_ref()
             .is_none_or(|c| c.failures.is_empty() && c.warnings.is_empty());
-        // Plain data with string keys: serialising it cannot fail.
-        let mut value = serde_json::to_value(self).unwrap_or_default();
-        if !plain || self.message.is_some() {
-            crate::secret::redact_json(&mut value);
+        if plain && self.message.is_none() {
+            return Written::Plain(self);
         }
-        value
+        // Plain data with string keys: serialising it cannot fail.
+        let mut value = serde_json::to_value(&self).unwrap_or_default();
+        crate::secret::redact_json(&mut value);
+        Written::Redacted(value)
+    }
+
+    /// [`Judged::written`] as a JSON value, for a record kept as one (reconcile's).
+    pub(crate) fn json(self) -> serde_json::Value {
+        serde_json::to_value(self.written()).unwrap_or_default()
     }
 
     /// The verdict a record with the answer `answer` was decided as: the answer read by

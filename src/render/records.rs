@@ -19,7 +19,7 @@ use crate::secret::redact;
 /// string is redacted before it is serialised; the response was redacted where it entered.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RecordJson<'a, R> {
+pub(crate) struct RecordJson<'a, R, J = serde_json::Value> {
     pub(crate) reference: Cow<'a, str>,
     pub(crate) outcome: Cow<'a, str>,
     pub(crate) exit_code: u8,
@@ -28,9 +28,9 @@ pub(crate) struct RecordJson<'a, R> {
     pub(crate) checks: Option<ChecksJson<'a>>,
     pub(crate) response: Option<R>,
     /// What judged it, for `--resume` and `--state` ([`crate::domain::seal::Judged`]):
-    /// kept as JSON here, read as typed when a record is carried.
+    /// written from the verdict, read back as JSON, made typed when a record is carried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) judged: Option<serde_json::Value>,
+    pub(crate) judged: Option<J>,
     /// payverify's seal, written after the record ([`crate::domain::seal`]): named so that
     /// a sealed record reads back; the seal is checked on the line's text.
     #[serde(default, skip_serializing)]
@@ -65,7 +65,7 @@ pub(crate) fn json(record: &Record) -> String {
             warnings: redact_all(&c.warnings),
         }),
         response: v.outcome.verification().map(|v| &v.raw),
-        judged: Some(Judged::of(record).json()),
+        judged: Some(Judged::of(record).written()),
         seal: None,
     };
     // Made with room for the whole line, its seal and its newline: serde_json's to_string

@@ -1390,3 +1390,38 @@ fn a_secret_spelled_across_an_array_in_a_compared_field_is_exit_8_and_never_show
         }
     }
 }
+
+/// The typed checks a sealed record keeps under `judged` hold what was wanted: an
+/// expectation that is the secret (a merchant ref pasted from the wrong field) is
+/// redacted there as in the `checks` text beside it, in every format that keeps them.
+#[test]
+fn a_secret_given_as_an_expectation_is_redacted_in_the_kept_judgement() {
+    let dir = TempDir::new("leaks-judged");
+    for format in ["jsonl", "json"] {
+        let out = payverify()
+            .current_dir(dir.path())
+            .args([
+                "verify",
+                "--sandbox",
+                "SANDBOX-OK-1",
+                "SANDBOX-OK-2",
+                "-o",
+                format,
+            ])
+            .args([
+                "--expect-merchant-ref",
+                SANDBOX_SECRET,
+                "--state",
+                "run.state",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+        let stdout = stdout_of(&out);
+        assert!(stdout.contains("\"judged\""), "{stdout}");
+        assert!(!stdout.contains(SANDBOX_SECRET), "{format}: {stdout}");
+        assert!(!stderr_of(&out).contains(SANDBOX_SECRET), "{format}");
+        let state = std::fs::read_to_string(dir.path().join("run.state")).unwrap();
+        assert!(!state.contains(SANDBOX_SECRET), "{format}: {state}");
+    }
+}

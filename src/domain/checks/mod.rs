@@ -408,7 +408,11 @@ pub(crate) fn answers_for(v: &Verification, requested: &str) -> Option<CheckFail
         requested: requested.to_owned(),
         named: refs
             .iter()
-            .filter_map(|(key, value)| value.as_ref().map(|value| (Cow::Borrowed(*key), value.clone())))
+            .filter_map(|(key, value)| {
+                value
+                    .as_ref()
+                    .map(|value| (Cow::Borrowed(*key), value.clone()))
+            })
             .collect(),
     })
 }
