@@ -30,6 +30,7 @@ fuzz_target!(|data: &[u8]| {
                 merchant_ref: Some("WQ-506391000507913".into()),
                 // A WooCommerce merchantRef (`<order id>_<unix time>`) is held against it.
                 order_id: Some("4101".into()),
+                other_methods: None,
                 // Fields added later start unset, so this harness keeps building.
                 ..Expectations::default()
             },

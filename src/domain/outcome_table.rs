@@ -4,8 +4,8 @@
 //! order; verify's outcomes are put in exit-code order by their exits.
 //!
 //! A result's class is what a person must do about the row, and follows from its exit as an
-//! outcome's does: every exit-0 result (MATCHED, and BOTH_UNPAID, LINE_ITEM, SKIPPED and
-//! TOTALS, which leave nothing owed or at risk) is paid, so exit 0 is the paid class alone;
+//! outcome's does: every exit-0 result (MATCHED and SPLIT_PAID, and BOTH_UNPAID, LINE_ITEM,
+//! UNPAID_NO_REFERENCE, SKIPPED and TOTALS, which leave nothing owed or at risk) is paid, so exit 0 is the paid class alone;
 //! every exit-4 one is mismatch (look before shipping); INVALID_ROW (exit 2, which
 //! `--fail-on` always counts: the input must be fixed) is fault; UNVERIFIED is unverified
 //! (rerun), whichever exit it carries.
@@ -180,6 +180,17 @@ outcome_table! {
         "SUCCESSFUL, code 00, hmac per --hmac, this reference, amount,",
         "currency and merchant ref as the row expects",
     ]);
+    /// SUCCESSFUL, code 00, every check but the amount passed, for an order whose payment
+    /// method names the gateway and another method (`Gift Card + PayWithBank3D`): the
+    /// gateway's part, more than nothing and less than the order's total; the other methods
+    /// covered the rest. Asked again by `--resume`, as BOTH_UNPAID is: an exit 0 no seal
+    /// is checked for here.
+    reconcile: SplitPaid => "SPLIT_PAID", Successful, Paid, final: true, carried: false,
+        help: Lines(&[
+        "SUCCESSFUL as for MATCHED, for an order paid with the gateway and",
+        "another method (Gift Card + PayWithBank3D): the gateway's part",
+        "less than the total, the other methods the rest",
+    ]);
     /// SUCCESSFUL, but a requested check failed.
     verify: CheckFailed => "CHECK_FAILED", CheckFailed, Mismatch, final: true, carried: true;
     /// SUCCESSFUL, but the gateway has less than the row expects.
@@ -254,6 +265,15 @@ outcome_table! {
         final: true, carried: false, help: Lines(&[
         "no reference, and the payment method column names the gateway",
         "(paywithbank3d): nothing to verify the order's payment by",
+    ]);
+    /// No reference, and the row's own status says the order was never paid (pending,
+    /// voided, cancelled, failed, abandoned): nothing to verify and nothing owed; not at
+    /// risk, not expected money.
+    reconcile: UnpaidNoReference => "UNPAID_NO_REFERENCE", Successful, Paid,
+        final: true, carried: false, help: Lines(&[
+        "no reference, and the order status says never paid (pending,",
+        "voided, cancelled, failed, abandoned): nothing to verify, not at",
+        "risk, not expected money",
     ]);
     /// No usable reference or amount on the row.
     reconcile: InvalidRow => "INVALID_ROW", Usage, Fault,
@@ -560,7 +580,8 @@ mod tests {
         // Reconcile's asks again about BOTH_UNPAID and decides again what the input decides.
         for result in ALL_RESULTS {
             let row = result.row();
-            let asked_again = result == RowResult::BothUnpaid || result.decided_from_input();
+            let asked_again = matches!(result, RowResult::BothUnpaid | RowResult::SplitPaid)
+                || result.decided_from_input();
             assert_eq!(row.carried, row.is_final && !asked_again, "{result:?}");
         }
     }

@@ -33,6 +33,7 @@ impl RowResult {
             RowResult::Duplicate
                 | RowResult::LineItem
                 | RowResult::NoReference
+                | RowResult::UnpaidNoReference
                 | RowResult::InvalidRow
                 | RowResult::Skipped
                 | RowResult::Totals
@@ -41,12 +42,15 @@ impl RowResult {
     }
 
     /// Whether the row's amount is money at risk when it is not MATCHED: every result but
-    /// SKIPPED (not a gateway payment), LINE_ITEM (counted once, on its order's row) and
-    /// BOTH_UNPAID (neither side counts it as paid).
+    /// SPLIT_PAID (the gateway's part confirmed, the rest paid otherwise), SKIPPED (not a
+    /// gateway payment), LINE_ITEM (counted once, on its order's row), BOTH_UNPAID (neither
+    /// side counts it as paid) and UNPAID_NO_REFERENCE (never paid, nothing to verify).
     pub(crate) fn at_risk(self) -> bool {
         !matches!(
             self,
             RowResult::Matched
+                | RowResult::SplitPaid
+                | RowResult::UnpaidNoReference
                 | RowResult::Skipped
                 | RowResult::LineItem
                 | RowResult::BothUnpaid
@@ -56,12 +60,16 @@ impl RowResult {
     }
 
     /// Whether the row's amount counts in the totals: every result but LINE_ITEM, whose
-    /// order total is counted once, on the order's first row, and the file's own totals
-    /// row (TOTALS, TOTALS_MISMATCH), which would count every row twice.
+    /// order total is counted once, on the order's first row, the file's own totals row
+    /// (TOTALS, TOTALS_MISMATCH), which would count every row twice, and
+    /// UNPAID_NO_REFERENCE, an order the shop says was never paid: no money is expected.
     pub(crate) fn counts_amount(self) -> bool {
         !matches!(
             self,
-            RowResult::LineItem | RowResult::Totals | RowResult::TotalsMismatch
+            RowResult::LineItem
+                | RowResult::UnpaidNoReference
+                | RowResult::Totals
+                | RowResult::TotalsMismatch
         )
     }
 }
@@ -76,7 +84,8 @@ impl RowResult {
 /// a WooCommerce merchantRef naming another order than the row's) is INTEGRITY_FAILED. A SUCCESSFUL response that states no amount cannot be compared:
 /// it is INTEGRITY_FAILED too, never a match.
 pub(crate) fn classify(verdict: &Verdict, expect: &Expectations) -> RowResult {
-    let result = shop_against_gateway(expect.shop, gateway_result(verdict));
+    let split = expect.other_methods.is_some();
+    let result = shop_against_gateway(expect.shop, gateway_result(verdict, split));
     // Only a FAILED answer that passed every check this run asked for (the reference check
     // always) says the payment did not go through: BOTH_UNPAID (exit 0) rests on it. One
     // about another transaction, unsigned under `--hmac require`, or of the wrong mode,
@@ -98,6 +107,7 @@ fn shop_against_gateway(shop: Option<ShopStatus>, result: RowResult) -> RowResul
         (
             Some(ShopStatus::Unpaid),
             RowResult::Matched
+            | RowResult::SplitPaid
             | RowResult::Underpaid
             | RowResult::Overpaid
             | RowResult::CurrencyMismatch
@@ -111,16 +121,25 @@ fn shop_against_gateway(shop: Option<ShopStatus>, result: RowResult) -> RowResul
 /// What the gateway's answer alone comes to for the row, read off the checks that failed
 /// (never a second comparison of the answer with the row): for a SUCCESSFUL answer, a
 /// differing amount first, then the currency, then the merchant ref; any other failure (an
-/// amount the answer does not state among them) is INTEGRITY_FAILED.
-fn gateway_result(verdict: &Verdict) -> RowResult {
+/// amount the answer does not state among them) is INTEGRITY_FAILED. For a `split` order
+/// (the gateway and another method), an amount above nothing and below the row's is the
+/// gateway's part, no failure: with every other check passed, SPLIT_PAID.
+fn gateway_result(verdict: &Verdict, split: bool) -> RowResult {
     match &verdict.outcome {
         Outcome::Successful(_) => {
             // A SUCCESSFUL answer that was never checked is no match.
             let Some(checks) = &verdict.checks else {
                 return RowResult::IntegrityFailed;
             };
+            let part = |f: &CheckFailure| {
+                split
+                    && matches!(f, CheckFailure::Amount { wanted, found: Some(found), .. }
+                        if found.0 > 0 && found < wanted)
+            };
+            let failures: Vec<&CheckFailure> =
+                checks.failures.iter().filter(|f| !part(f)).collect();
             let failed = |result: fn(&CheckFailure) -> Option<RowResult>| {
-                checks.failures.iter().find_map(result)
+                failures.iter().copied().find_map(result)
             };
             failed(|f| match f {
                 CheckFailure::Amount {
@@ -143,9 +162,10 @@ fn gateway_result(verdict: &Verdict) -> RowResult {
                         .then_some(RowResult::MerchantRefMismatch)
                 })
             })
-            .unwrap_or(match checks.passed() {
-                true => RowResult::Matched,
-                false => RowResult::IntegrityFailed,
+            .unwrap_or(match (failures.is_empty(), checks.passed()) {
+                (true, true) => RowResult::Matched,
+                (true, false) => RowResult::SplitPaid,
+                (false, _) => RowResult::IntegrityFailed,
             })
         }
         Outcome::Failed(_) => RowResult::Failed,
@@ -242,6 +262,7 @@ mod tests {
             merchant_ref: None,
             shop: None,
             order_id: None,
+            other_methods: None,
         }
     }
 
@@ -460,6 +481,7 @@ mod tests {
     fn exit_codes_and_names_follow_the_contract() {
         let all = [
             (RowResult::Matched, 0),
+            (RowResult::SplitPaid, 0),
             (RowResult::Underpaid, 4),
             (RowResult::Overpaid, 4),
             (RowResult::CurrencyMismatch, 4),
@@ -473,6 +495,7 @@ mod tests {
             (RowResult::Duplicate, 4),
             (RowResult::LineItem, 0),
             (RowResult::NoReference, 4),
+            (RowResult::UnpaidNoReference, 0),
             (RowResult::InvalidRow, 2),
             (RowResult::Unverified(Exit::Unavailable), 7),
             (RowResult::Skipped, 0),
@@ -496,6 +519,7 @@ mod tests {
                 "DUPLICATE",
                 "LINE_ITEM",
                 "NO_REFERENCE",
+                "UNPAID_NO_REFERENCE",
                 "INVALID_ROW",
                 "SKIPPED",
                 "TOTALS",

@@ -122,7 +122,9 @@ impl RowRecord {
         let expect = &record.job.expect;
         let result = reconcile::classify(verdict, expect);
         let v = verdict.outcome.verification();
-        let difference = reconcile::difference(verdict, expect.amount);
+        // The gateway's part of a split payment is no difference: the rest was paid otherwise.
+        let difference = reconcile::difference(verdict, expect.amount)
+            .filter(|_| result != RowResult::SplitPaid);
         let row_currency = expect.currency.as_deref().unwrap_or(NAIRA);
         let gateway_amount = v.and_then(|v| v.amount);
         let gateway_currency = v.and_then(|v| v.currency.as_deref());
@@ -143,6 +145,18 @@ impl RowRecord {
                     d.abs(),
                     shown(gateway_amount, gateway_currency.unwrap_or(row_currency)),
                     shown(expect.amount, row_currency)
+                )
+            }
+            (RowResult::SplitPaid, _) => {
+                let shown = |k: Option<Kobo>| k.map_or(0, |k| i128::from(k.0));
+                let (part, total) = (shown(gateway_amount), shown(expect.amount));
+                format!(
+                    "split payment: the gateway has {} (SUCCESSFUL) of the order's {}; the \
+                     other {}, by {}, is not the gateway's to confirm",
+                    money(row_currency, part),
+                    money(row_currency, total),
+                    money(row_currency, total - part),
+                    terminal::quoted(expect.other_methods.as_deref().unwrap_or_default())
                 )
             }
             (RowResult::PaidShopUnpaid, _) => {

@@ -43,6 +43,27 @@ impl ShopStatus {
     }
 }
 
+/// Status words that say the order was never paid at all, as [`plain`] writes them: a
+/// subset of [`UNPAID_WORDS`] without refunded and reversed (money that moved and moved
+/// back is for a person to confirm).
+#[rustfmt::skip]
+const NEVER_PAID_WORDS: [&str; 11] = [
+    "cancelled", "canceled", "failed", "pending", "pendingpayment", "unpaid", "declined",
+    "voided", "void", "expired", "abandoned",
+];
+
+/// Whether a status cell says the order was never paid (pending, voided, cancelled,
+/// failed, abandoned, ...), read as [`ShopStatus::read`] reads it: an order with no
+/// reference and such a status has nothing to verify and nothing owed.
+pub(crate) fn never_paid(cell: &str) -> bool {
+    let word = plain(cell);
+    let word = word
+        .strip_prefix("wc")
+        .filter(|rest| NEVER_PAID_WORDS.contains(rest))
+        .unwrap_or(&word);
+    NEVER_PAID_WORDS.contains(&word)
+}
+
 fn known(word: &str) -> Option<ShopStatus> {
     if PAID_WORDS.contains(&word) {
         Some(ShopStatus::Paid)
@@ -96,6 +117,19 @@ mod tests {
                 Some(ShopStatus::Unpaid),
                 "{unpaid}"
             );
+        }
+        for never in ["pending", "Voided", "wc-cancelled", "Abandoned", "Failed"] {
+            assert!(never_paid(never), "{never}");
+        }
+        for not_never in [
+            "refunded",
+            "Reversed",
+            "paid",
+            "",
+            "partially_refunded",
+            "x",
+        ] {
+            assert!(!never_paid(not_never), "{not_never}");
         }
         for unknown in [
             "",

@@ -36,6 +36,9 @@ pub(crate) struct Block {
     pub(crate) at_risk: i128,
     /// What SKIPPED rows expect: not gateway payments, or left out by `--only`.
     pub(crate) skipped: i128,
+    /// What the other methods of SPLIT_PAID rows covered: each order's total less the
+    /// gateway's part.
+    pub(crate) other_methods: i128,
     /// The sum of gateway - expected over the rows the gateway answered SUCCESSFUL for:
     /// non-zero only for UNDERPAID and OVERPAID rows.
     pub(crate) net_difference: i128,
@@ -92,6 +95,9 @@ impl Summary {
         }
         if row.result == RowResult::Skipped {
             block.skipped += expected;
+        }
+        if row.result == RowResult::SplitPaid {
+            block.other_methods += expected - gateway;
         }
         if same_currency {
             block.net_difference += row.difference_kobo.unwrap_or(0);

@@ -104,7 +104,7 @@ fn block_table(block: &Block, currency: &str, style: Style) -> String {
 
 /// The block's overall figures, in the order both views list them: the table's label,
 /// the JSON name, the amount in minor units.
-pub(crate) fn overall_figures(block: &Block) -> [(&'static str, &'static str, i128); 6] {
+pub(crate) fn overall_figures(block: &Block) -> [(&'static str, &'static str, i128); 7] {
     [
         ("Expected total", "expected_total", block.all.expected),
         (
@@ -118,6 +118,11 @@ pub(crate) fn overall_figures(block: &Block) -> [(&'static str, &'static str, i1
             "Skipped (not gateway payments, --only)",
             "skipped_total",
             block.skipped,
+        ),
+        (
+            "Paid by other methods (SPLIT_PAID)",
+            "other_methods_total",
+            block.other_methods,
         ),
         (
             "Underpaid/overpaid net (gateway - expected)",

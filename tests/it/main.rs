@@ -55,6 +55,7 @@ mod resume_trust;
 mod safe_gate;
 mod sandbox;
 mod setup;
+mod shopify;
 mod state;
 mod stop;
 mod stop_early;

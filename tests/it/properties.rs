@@ -126,6 +126,7 @@ proptest! {
                 merchant_ref: Some("m".into()),
                 shop: None,
                 order_id: Some("1".into()),
+                other_methods: None,
             })
         });
         let verdict = Verdict { outcome, checks };

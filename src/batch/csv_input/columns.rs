@@ -323,15 +323,14 @@ pub(super) fn required_columns_in(header: &[String], options: &CsvOptions) -> us
     assess(header, options).required_present()
 }
 
-/// The columns the rows are read by, with warnings about columns that could be another
-/// role's; or one usage error naming every role whose column is missing (or ambiguous),
+/// The columns the rows are read by, with the other columns that could be a role's; or one usage error naming every role whose column is missing (or ambiguous),
 /// with the header row's names and the flags to use.
 pub(super) fn find_columns(
     header: &[String],
     options: &CsvOptions,
     name: &str,
     line: u64,
-) -> Result<(Columns, Vec<String>), Failure> {
+) -> Result<(Columns, Vec<Doubt>), Failure> {
     let assessment = assess(header, options);
     let listed = || {
         header
@@ -399,10 +398,15 @@ pub(super) fn find_columns(
             "{name}: no reference or amount column"
         )));
     };
-    let warnings = assessment
+    let doubts = assessment
         .doubts
         .iter()
-        .map(|(role, used, others)| doubt(header, name, *role, *used, others))
+        .map(|(role, used, others)| Doubt {
+            role: *role,
+            used: *used,
+            others: others.clone(),
+            differs: None,
+        })
         .collect();
     Ok((
         Columns {
@@ -414,7 +418,7 @@ pub(super) fn find_columns(
             payment_method: one(Role::PaymentMethod),
             status: one(Role::Status),
         },
-        warnings,
+        doubts,
     ))
 }
 
@@ -459,22 +463,52 @@ fn missing_columns(header: &[String], missing: &[Role]) -> String {
     format!("{} (looked for {known}){hints}", and_list(&whats))
 }
 
-/// The warning that columns `used` and `others` could all be `role`'s, and which is used.
-fn doubt(header: &[String], name: &str, role: Role, used: usize, others: &[usize]) -> String {
-    let column = |i: usize| format!("{} ({})", i + 1, terminal::quoted(&header[i]));
-    format!(
-        "{name}: columns {} and {} could both be the {} column; column {} is used (choose with \
-         {} NAME)",
-        used + 1,
-        others
-            .iter()
-            .map(|i| column(*i))
-            .collect::<Vec<_>>()
-            .join(", "),
-        role.what(),
-        column(used),
-        role.flag().unwrap_or("a flag"),
-    )
+/// Two or more columns whose names could each be one role's, and the one used: not a
+/// conflict while they hold the same value on every row (Shopify's `Payment Reference` and
+/// `Payment References`), a warning at the end once they do not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Doubt {
+    role: Role,
+    /// The column read.
+    used: usize,
+    /// The other columns a known name matched.
+    others: Vec<usize>,
+    /// The first line on which one of them holds another value than the used column.
+    differs: Option<u64>,
+}
+
+impl Doubt {
+    /// Notes whether the row on `line` holds the same value, spaces around it aside, in
+    /// the used column and every other one (`cell` reads a cell, empty past the row's end).
+    pub(super) fn check<'a>(&mut self, line: u64, cell: impl Fn(usize) -> &'a [u8]) {
+        if self.differs.is_some() {
+            return;
+        }
+        let used = cell(self.used).trim_ascii();
+        if self.others.iter().any(|&i| cell(i).trim_ascii() != used) {
+            self.differs = Some(line);
+        }
+    }
+
+    /// The warning that the columns could all be the role's, which is used, and where they
+    /// first differ; `None` while they have agreed on every row.
+    pub(super) fn warning(&self, header: &[String], name: &str) -> Option<String> {
+        let line = self.differs?;
+        let column = |i: usize| format!("{} ({})", i + 1, terminal::quoted(&header[i]));
+        Some(format!(
+            "{name}: columns {} and {} could both be the {} column, and they differ (line \
+             {line} first); column {} is used (choose with {} NAME)",
+            self.used + 1,
+            self.others
+                .iter()
+                .map(|i| column(*i))
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.role.what(),
+            column(self.used),
+            self.role.flag().unwrap_or("a flag"),
+        ))
+    }
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -19,13 +19,13 @@ mod sink;
 use super::resume::Carried;
 use super::seen::Seen;
 use super::{Entry, Item, Sink, Source, Tally};
-use crate::domain::checks::Expectations;
+use crate::domain::checks::{Expectations, order_number};
 use crate::domain::currency::iso_code;
 use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo, has_naira_mark, naira_total};
 use crate::domain::reconcile::ReferenceLines;
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
-use crate::domain::shop::ShopStatus;
+use crate::domain::shop::{ShopStatus, never_paid};
 use crate::exit::Failure;
 use crate::files::ORDERS;
 use crate::reference::Reference;
@@ -118,14 +118,18 @@ pub(crate) struct Orders {
     currency: Arc<str>,
     seen: Arc<Mutex<Seen<u64>>>,
     record: csv::ByteRecord,
-    /// What the header left open to doubt (two columns that could be the same one).
-    warnings: Vec<String>,
+    /// What the header left open to doubt (two columns that could be the same one), each
+    /// held against every row: a warning at the end only if they differ.
+    doubts: Vec<Doubt>,
     /// `--only`: the rows the run is about.
     selection: Selection,
     /// How many rows `--only` kept (read by the command once the run is over).
     selected: Arc<AtomicU64>,
     /// The order the last rows belong to, while they are its line items.
     order_above: Option<OrderAbove>,
+    /// The last row that named an order and was not one of its line items, whatever it
+    /// came to: the order Shopify's line-item rows below it belong to.
+    last_order: Option<LastOrder>,
     /// The file starts with a UTF-8 byte-order mark.
     bom: bool,
     /// The sum of every row's amount so far, per currency: what a totals row is checked
@@ -178,7 +182,7 @@ impl Orders {
             .fill_buf()
             .is_ok_and(|start| start.starts_with(b"\xEF\xBB\xBF"));
         let found = find_header(&mut input, &name, options)?;
-        let (columns, warnings) = find_columns(&found.cells, options, &name, found.line)?;
+        let (columns, doubts) = find_columns(&found.cells, options, &name, found.line)?;
         let selection = Selection::find(&options.only, &found.cells, &name)?;
         let header: Arc<[String]> = found.cells.into();
         let test = RowTest {
@@ -204,10 +208,11 @@ impl Orders {
             currency: options.currency.as_str().into(),
             seen: Arc::default(),
             record: csv::ByteRecord::new(),
-            warnings,
+            doubts,
             selection,
             selected: Arc::default(),
             order_above: None,
+            last_order: None,
             bom,
             sums: Default::default(),
             peeked: None,
@@ -279,11 +284,6 @@ impl Orders {
         self.header.clone()
     }
 
-    /// Warnings about the header, for stderr.
-    pub(crate) fn warnings(&self) -> &[String] {
-        &self.warnings
-    }
-
     /// Where the reference column is.
     pub(crate) fn reference_column(&self) -> usize {
         self.columns.reference
@@ -325,9 +325,14 @@ impl Orders {
 
 impl Source<Reconciled> for Orders {
     fn end_notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .doubts
+            .iter()
+            .filter_map(|d| d.warning(&self.header, &self.name))
+            .collect();
         let (count, lines) = &self.no_currency;
         let Some(column) = self.columns.currency.filter(|_| *count > 0) else {
-            return Vec::new();
+            return notes;
         };
         let shown: Vec<String> = lines.iter().map(u64::to_string).collect();
         let more = match count - lines.len() {
@@ -338,7 +343,7 @@ impl Source<Reconciled> for Orders {
             1 => ("1 row", "has"),
             _ => (&*format!("{count} rows"), "have"),
         };
-        vec![format!(
+        notes.push(format!(
             "{}: {rows} {have} an empty {} cell (line{} {}{more}); {} {} (--currency)",
             self.name,
             terminal::quoted(&self.header[column]),
@@ -350,7 +355,8 @@ impl Source<Reconciled> for Orders {
                 "they expect"
             },
             self.currency
-        )]
+        ));
+        notes
     }
 
     fn empty_message(&self) -> String {
@@ -376,6 +382,10 @@ impl Iterator for Orders {
         let line = match next {
             Ok(Some((record, line))) => {
                 self.record = record;
+                let record = &self.record;
+                for doubt in &mut self.doubts {
+                    doubt.check(line, |i| record.get(i).unwrap_or_default());
+                }
                 line
             }
             Ok(None) => {
@@ -428,6 +438,21 @@ impl Orders {
         let above = self.order_above.take();
         let width = self.header.len();
         let (row, fields, not_utf8) = self.cells(line);
+        let whole = not_utf8.is_none() && fields == width;
+        // Shopify exports one row per line item, the order-level cells (reference, total,
+        // currency, payment method, status) on the order's first row only: a row below it
+        // with the same order id and those cells empty is that order's, whatever the order
+        // came to (its result and total are on its first row).
+        if whole && let Some((first, why, currency)) = self.line_item(&row) {
+            self.order_above = above;
+            self.last_order = Some(first);
+            return decided(row, RowResult::LineItem, why, None, currency);
+        }
+        self.last_order = self
+            .columns
+            .order_id
+            .filter(|_| whole)
+            .and_then(|i| LastOrder::of(&row, i, self.columns.currency));
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
         let amount_cell = cell(self.columns.amount);
         let amount = parse_amount(amount_cell, self.unit);
@@ -461,7 +486,6 @@ impl Orders {
         // Rows the run is not about, once the row is whole (a row with the wrong number of
         // cells may have its cells shifted, so no cell of it can leave it out): left out by
         // --only, or no reference on a row paid some other way.
-        let whole = not_utf8.is_none() && fields == width;
         if whole && let Some(why) = self.selection.left_out(&row.cells) {
             return decided(row, RowResult::Skipped, why, expected, currency);
         }
@@ -520,6 +544,36 @@ impl Orders {
         }
         self.order_above = this;
         self.job(row, reference, expected, currency, order_id)
+    }
+
+    /// Whether `row` is a line item of the order on the rows just above it, as Shopify
+    /// writes one: its order id, and no reference, amount, currency, merchant ref, payment
+    /// method or status. With that order, why, and the order's currency (whose rows it
+    /// counts among).
+    fn line_item(&self, row: &Row) -> Option<(LastOrder, String, String)> {
+        let last = self.last_order.as_ref()?;
+        let cell = |i: usize| row.cells.get(i).map_or("", |c| c.trim());
+        let id = cell(self.columns.order_id?);
+        let c = &self.columns;
+        let order_level = [Some(c.reference), Some(c.amount), c.currency]
+            .into_iter()
+            .chain([c.merchant_ref, c.payment_method, c.status]);
+        let empty = order_level.flatten().all(|i| cell(i).is_empty());
+        if !empty || id.is_empty() || order_number(id) != order_number(&last.id) {
+            return None;
+        }
+        let why = format!(
+            "a line item of order {} (line {}): one order, one result, its total and result \
+             on line {}",
+            terminal::quoted(&last.id),
+            last.line,
+            last.line
+        );
+        let currency = last
+            .currency
+            .clone()
+            .unwrap_or_else(|| self.currency.to_string());
+        Some((last.clone(), why, currency))
     }
 
     /// Why the row cannot be asked about, in the order the messages name it; the first that
@@ -611,15 +665,32 @@ impl Orders {
         }
     }
 
-    /// A row with no reference whose payment method says it was paid some other way
-    /// (SKIPPED), or through the gateway with nothing to verify it by (NO_REFERENCE).
+    /// A row with no reference that the file's own status says was never paid, through
+    /// the gateway or no method named (UNPAID_NO_REFERENCE); or whose payment method says
+    /// it was paid some other way (SKIPPED), or through the gateway with nothing to verify
+    /// it by (NO_REFERENCE).
     fn paid_otherwise(&self, row: &Row) -> Option<(RowResult, String)> {
         let cell = |i: usize| row.cells.get(i).map(String::as_str).unwrap_or("");
         let no_reference = cell(self.columns.reference)
             .trim_matches([' ', '\t', '\r'])
             .is_empty();
-        let i = self.columns.payment_method.filter(|_| no_reference)?;
-        let method = cell(i);
+        if !no_reference {
+            return None;
+        }
+        let method = self.columns.payment_method.map(cell).unwrap_or("");
+        let gateway_or_none = method.trim().is_empty() || select::is_gateway_method(method);
+        if let Some(i) = self.columns.status
+            && gateway_or_none
+            && never_paid(cell(i))
+        {
+            let why = format!(
+                "no reference, and {} is {}: never paid, nothing to verify, nothing owed",
+                terminal::quoted(&self.header[i]),
+                terminal::quoted(cell(i).trim())
+            );
+            return Some((RowResult::UnpaidNoReference, why));
+        }
+        let i = self.columns.payment_method?;
         let shown = terminal::quoted(method.trim());
         let column = terminal::quoted(&self.header[i]);
         if select::is_gateway_method(method) {
@@ -648,6 +719,11 @@ impl Orders {
             .map(|i| row.cells.get(i).map(String::as_str).unwrap_or(""))
             .filter(|m| !m.is_empty())
             .map(str::to_owned);
+        // A payment method naming the gateway and another: the gateway's part may be less.
+        let other_methods = self
+            .columns
+            .payment_method
+            .and_then(|i| select::other_methods(row.cells.get(i).map_or("", String::as_str)));
         // The shop's order status, when the file has one and it is a known word.
         let shop = self
             .columns
@@ -662,6 +738,7 @@ impl Orders {
                 merchant_ref,
                 shop,
                 order_id,
+                other_methods,
             }),
             row: Some(Box::new(row)),
         })
@@ -763,10 +840,35 @@ impl OrderAbove {
     /// Whether `row` is another row of this order: the same order id, reference, total and
     /// currency, exactly. Anything else naming the reference is a DUPLICATE.
     fn is_same_order(&self, row: &OrderAbove) -> bool {
-        self.id == row.id
+        order_number(&self.id) == order_number(&row.id)
             && self.reference == row.reference
             && self.amount == row.amount
             && self.currency == row.currency
+    }
+}
+
+/// The last order named above the current row: what its line items are told by.
+#[derive(Debug, Clone)]
+struct LastOrder {
+    /// Its order id, trimmed.
+    id: String,
+    /// Its first row's line.
+    line: u64,
+    /// Its currency, when its row names one that is an ISO 4217 code.
+    currency: Option<String>,
+}
+
+impl LastOrder {
+    /// The order `row` names in its column `order` (with its currency, from `currency`),
+    /// if the cell is not empty.
+    fn of(row: &Row, order: usize, currency: Option<usize>) -> Option<LastOrder> {
+        let cell = |i: usize| row.cells.get(i).map_or("", |c| c.trim());
+        let id = cell(order);
+        (!id.is_empty()).then(|| LastOrder {
+            id: id.to_owned(),
+            line: row.line,
+            currency: currency.and_then(|i| iso_code(cell(i))).map(str::to_owned),
+        })
     }
 }
 

@@ -128,6 +128,15 @@ pub(crate) fn is_gateway_method(cell: &str) -> bool {
     plain.contains("bank3d")
 }
 
+/// The methods besides the gateway a payment method cell names, when it names the gateway
+/// and another, as Shopify joins them with ` + `: `Gift Card` of `Gift Card +
+/// PayWithBank3D`; `None` for the gateway alone, another method alone, or none.
+pub(crate) fn other_methods(cell: &str) -> Option<String> {
+    let parts = cell.split('+').map(str::trim).filter(|p| !p.is_empty());
+    let (gateway, others): (Vec<&str>, Vec<&str>) = parts.partition(|p| is_gateway_method(p));
+    (!gateway.is_empty() && !others.is_empty()).then(|| others.join(" + "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +173,24 @@ mod tests {
             "3d",
         ] {
             assert!(!is_gateway_method(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_split_payment_names_the_gateway_and_another_method() {
+        for (cell, others) in [
+            ("Gift Card + PayWithBank3D", Some("Gift Card")),
+            (
+                "PayWithBank3D+Store credit + Gift Card",
+                Some("Store credit + Gift Card"),
+            ),
+            ("PayWithBank3D", None),
+            ("Gift Card", None),
+            ("Gift Card + Bank Deposit", None),
+            ("PayWithBank3D + ", None),
+            ("", None),
+        ] {
+            assert_eq!(other_methods(cell).as_deref(), others, "{cell}");
         }
     }
 

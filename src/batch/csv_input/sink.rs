@@ -82,7 +82,8 @@ impl ReconcileSink {
             Entry::Decided(Reconciled::Row(decided)) => return RowRecord::decided(decided),
         };
         let mut record = RowRecord::verified(answered);
-        if record.result == RowResult::Matched
+        // One payment never confirms two orders, in full or in part.
+        if matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
             && let Some(v) = answered.verdict.outcome.verification()
             && let Some(first) = claimed_by(
                 v,

@@ -61,9 +61,6 @@ pub(crate) fn run(
         crate::render::xlsx::check_stdout()?;
     }
     let orders = Orders::open(&args.file, &options)?;
-    for warning in orders.warnings() {
-        log.warn(warning);
-    }
     let input_error = orders.input_error();
     let selected = orders.selected();
     let known_len = rows_in(&args.file);

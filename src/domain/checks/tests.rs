@@ -100,6 +100,7 @@ fn expectations_compare_exactly() {
         merchant_ref: Some("WQ-506391000507913".into()),
         shop: None,
         order_id: None,
+        other_methods: None,
     };
     assert!(check(&v, HmacMode::Off, &ok).passed());
     let wrong = Expectations {
@@ -108,6 +109,7 @@ fn expectations_compare_exactly() {
         merchant_ref: Some("WQ-1".into()),
         shop: None,
         order_id: None,
+        other_methods: None,
     };
     let r = check(&v, HmacMode::Off, &wrong);
     assert_eq!(
@@ -222,6 +224,7 @@ fn a_woocommerce_merchant_ref_names_its_order() {
     let answer = sample(|v| v["merchantRef"] = "4101_1795244531".into());
     let order = |id: &str| Expectations {
         order_id: Some(id.into()),
+        other_methods: None,
         ..Expectations::default()
     };
     assert!(check(&answer, HmacMode::Off, &order(" 4101 ")).passed());
