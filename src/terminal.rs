@@ -75,7 +75,7 @@ pub(crate) fn json_text(json: String) -> String {
 
 /// `text` with every unsafe character shown escaped; borrowed when there is none. Text
 /// that may hold a secret goes through [`scrub`] instead.
-fn safe(text: &str) -> Cow<'_, str> {
+pub(crate) fn safe(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }

@@ -10,6 +10,7 @@ use crate::domain::money::{Kobo, naira_total};
 use crate::domain::outcome::{Outcome, OutcomeKind, Record};
 use crate::domain::reconcile::{self, Decided, RowResult};
 use crate::domain::seal::Judged;
+use crate::domain::shop::ShopStatus;
 use crate::exit::Exit;
 use crate::terminal;
 
@@ -52,6 +53,10 @@ pub(crate) struct RowRecord {
     /// needs a look.
     #[serde(skip)]
     pub(crate) warned: bool,
+    /// A payment the file itself says failed or was reversed: its amount is no money the
+    /// file expects (not in the expected total), though it is at risk if the gateway took it.
+    #[serde(skip)]
+    pub(crate) not_expected: bool,
 }
 
 fn result_name<S: Serializer>(result: &RowResult, s: S) -> Result<S::Ok, S::Error> {
@@ -113,11 +118,15 @@ impl RowRecord {
             judged: None,
             row_currency: NAIRA.to_owned(),
             warned: false,
+            not_expected: false,
         }
     }
 
-    /// A row the gateway was asked about (now, or in the run its record is carried from).
-    pub(crate) fn verified(record: &Record) -> Self {
+    /// A row the gateway was asked about (now, or in the run its record is carried from). `payments`:
+    /// the file lists payments (a settlement report or statement: no order id column), so
+    /// its status is the payment's, not an order's, and a payment it says failed or was
+    /// reversed is no money it expects.
+    pub(crate) fn verified(record: &Record, payments: bool) -> Self {
         let verdict = &record.verdict;
         let expect = &record.job.expect;
         let result = reconcile::classify(verdict, expect);
@@ -163,15 +172,30 @@ impl RowRecord {
                 let paid = gateway_amount
                     .map(|k| format!(" {}", money(gateway_currency.unwrap_or(NAIRA), k.0.into())))
                     .unwrap_or_default();
-                format!(
-                    "paid at the gateway (SUCCESSFUL{paid}), but the shop's order status says \
-                     not paid: money taken for an order that will not ship (refund it, or \
-                     re-open the order)"
-                )
+                match payments {
+                    true => format!(
+                        "paid at the gateway (SUCCESSFUL{paid}), but the file's status says the \
+                         payment failed or was reversed: money the gateway took that the file \
+                         does not count (confirm the reversal, or refund it)"
+                    ),
+                    false => format!(
+                        "paid at the gateway (SUCCESSFUL{paid}), but the shop's order status \
+                         says not paid: money taken for an order that will not ship (refund \
+                         it, or re-open the order)"
+                    ),
+                }
             }
-            (RowResult::BothUnpaid, _) => "FAILED at the gateway, and the shop's order status \
-                                           says not paid: both agree, nothing is at risk"
-                .to_owned(),
+            (RowResult::BothUnpaid, _) => match payments {
+                true => {
+                    "FAILED at the gateway, and the file's status says the payment failed \
+                         or was reversed: both agree, nothing is at risk"
+                }
+                false => {
+                    "FAILED at the gateway, and the shop's order status says not paid: \
+                          both agree, nothing is at risk"
+                }
+            }
+            .to_owned(),
             // A FAILED answer that failed its checks proves nothing about this payment.
             (RowResult::IntegrityFailed, _) if matches!(verdict.outcome, Outcome::Failed(_)) => {
                 let failures = verdict
@@ -179,10 +203,14 @@ impl RowRecord {
                     .as_ref()
                     .map(CheckReport::failure_lines)
                     .unwrap_or_default();
+                let what = if payments {
+                    "payment failed"
+                } else {
+                    "order unpaid"
+                };
                 format!(
                     "FAILED at the gateway, but the answer failed its checks ({failures}): it \
-                     proves nothing about this payment; look at it before counting the order \
-                     unpaid"
+                     proves nothing about this payment; look at it before counting the {what}"
                 )
             }
             _ => record.error().unwrap_or_default(),
@@ -207,6 +235,7 @@ impl RowRecord {
                 .checks
                 .as_ref()
                 .is_some_and(|c| !c.warnings.is_empty()),
+            not_expected: payments && expect.shop == Some(ShopStatus::Unpaid),
         }
     }
 

@@ -68,10 +68,13 @@ impl Summary {
         // A gateway amount in another currency than the row's is not added to its totals.
         let same_currency = row.same_currency();
         let block = self.blocks.entry(currency).or_default();
-        let expected = match row.result.counts_amount() {
+        let amount = match row.result.counts_amount() {
             true => row.expected_amount_kobo.map_or(0, i128::from),
             false => 0,
         };
+        // A payment the file says failed or was reversed is no money it expects; still at
+        // risk when the gateway took it.
+        let expected = if row.not_expected { 0 } else { amount };
         let gateway = match same_currency {
             true => row.gateway_amount_kobo.map_or(0, i128::from),
             false => 0,
@@ -88,7 +91,7 @@ impl Summary {
             block.matched += expected;
         }
         if row.result.at_risk() {
-            block.at_risk += expected;
+            block.at_risk += amount;
         }
         if row.collected() {
             block.collected += row.gateway_amount_kobo.map_or(0, i128::from);

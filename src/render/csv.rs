@@ -3,7 +3,9 @@
 //! Reconciliation files are opened in spreadsheets, which run a cell starting with `=`,
 //! `+`, `-` or `@` (or tab or CR) as a formula. Following OWASP's CSV-injection guidance,
 //! such a cell is written with a leading single quote unless it is a plain number, and
-//! control characters are shown escaped as in the table. `-o jsonl` has the exact values.
+//! control characters are shown escaped as in the table; but a cell of the input file is
+//! written as its text, its line breaks and tabs kept inside its quotes (RFC 4180), unless
+//! the output is a terminal. `-o jsonl` has the exact values.
 
 use crate::terminal;
 
@@ -31,20 +33,49 @@ pub(crate) fn cell_text(value: &str) -> String {
     }
 }
 
+/// A cell of the input file as the CSV output writes it: as [`cell_text`], but its line
+/// breaks and tabs kept as they were (a note over two lines stays two lines in its quoted
+/// cell, as a spreadsheet wrote it); every other unsafe character still escaped.
+pub(crate) fn input_cell_text(value: &str) -> String {
+    let redacted = crate::secret::redact(value);
+    let mut kept = String::with_capacity(redacted.len());
+    let mut rest: &str = &redacted;
+    while let Some(at) = rest.find(['\n', '\r', '\t']) {
+        kept.push_str(&terminal::safe(&rest[..at]));
+        kept.push_str(&rest[at..=at]);
+        rest = &rest[at + 1..];
+    }
+    kept.push_str(&terminal::safe(rest));
+    match is_formula_like(value) {
+        true => format!("'{kept}"),
+        false => kept,
+    }
+}
+
 /// One row, newline-terminated: each cell defused ([`cell_text`]), then written by
 /// `csv::Writer` ([`quote`]).
 pub(crate) fn row<S: AsRef<str>>(fields: &[S]) -> String {
+    row_keeping(fields, 0)
+}
+
+/// [`row`], its first `input` cells the input file's own, written as their text
+/// ([`input_cell_text`]).
+pub(crate) fn row_keeping<S: AsRef<str>>(fields: &[S], input: usize) -> String {
     let cells: Vec<String> = fields
         .iter()
-        .map(|f| quote(&cell_text(f.as_ref())))
+        .enumerate()
+        .map(|(i, f)| match i < input {
+            true => quote(&input_cell_text(f.as_ref())),
+            false => quote(&cell_text(f.as_ref())),
+        })
         .collect();
     let mut line = cells.join(",");
     line.push('\n');
     line
 }
 
-/// A defused cell as `csv::Writer` writes it: quoted when it holds a comma or a quote
-/// (quotes doubled; CR and LF never reach it, escaped), and when it starts or ends with a
+/// A defused cell as `csv::Writer` writes it: quoted when it holds a comma, a quote, a CR
+/// or an LF (quotes doubled), and when it starts or ends with a
 /// space a spreadsheet would trim, which no `QuoteStyle` says: such a cell is written by a
 /// writer that quotes always. Each cell is its own one-field record (an empty one needs
 /// no writer: `csv::Writer` quotes a record of one empty field).
@@ -114,6 +145,23 @@ mod tests {
         assert_eq!(field("pad "), "\"pad \"");
         assert_eq!(field("mid space"), "mid space");
         assert_eq!(row(&["a", "b,c", ""]), "a,\"b,c\",\n");
+    }
+
+    #[test]
+    fn an_input_cell_keeps_its_line_breaks_and_tabs_and_nothing_else() {
+        let row = |cell: &str| row_keeping(&[cell, cell], 1);
+        assert_eq!(
+            row("gate code 4411,\nLeave with security"),
+            "\"gate code 4411,\nLeave with security\",\"gate code 4411,\\nLeave with security\"\n"
+        );
+        assert_eq!(row("a\r\nb\tc").split(',').next(), Some("\"a\r\nb\tc\""));
+        assert_eq!(
+            row("a\u{1b}[2Kb\n").split(',').next(),
+            Some("\"a\\e[2Kb\n\"")
+        );
+        assert_eq!(row("=1+1\n").split(',').next(), Some("\"'=1+1\n\""));
+        assert_eq!(row("\n=1").split(',').next(), Some("\"\n=1\""));
+        assert_eq!(row("\t=1").split(',').next(), Some("'\t=1"));
     }
 
     #[test]

@@ -152,6 +152,10 @@ impl View for RowView {
         cells
     }
 
+    fn csv_input_cells(&self) -> usize {
+        self.header.len()
+    }
+
     fn json(&self, record: &RowRecord) -> String {
         let row: Map<String, Value> = self
             .row_keys

@@ -24,6 +24,11 @@ pub(crate) trait View {
     fn csv_header(&self) -> Vec<String>;
     /// The record's CSV cells, in header order, before formula defusing.
     fn csv_cells(&self, record: &Self::Record) -> Vec<String>;
+    /// How many of the first CSV cells are the input file's own, written as their text
+    /// (line breaks kept) where the output is not a terminal.
+    fn csv_input_cells(&self) -> usize {
+        0
+    }
     /// The record as one JSON object (values redacted, text escaped), without its seal.
     fn json(&self, record: &Self::Record) -> String;
     /// The record's table row, made safe for a terminal; `None` when the table leaves it
@@ -214,7 +219,12 @@ impl<V: View> Writer<V> {
         }
         match self.format {
             OutputFormat::Csv => {
-                let row = csv::row(&self.view.csv_cells(record));
+                // A terminal sees every cell escaped, the input's line breaks too.
+                let input = match self.style.tty {
+                    true => 0,
+                    false => self.view.csv_input_cells(),
+                };
+                let row = csv::row_keeping(&self.view.csv_cells(record), input);
                 self.element(&row)
             }
             OutputFormat::Jsonl => {

@@ -54,6 +54,7 @@ mod resume_like_fresh;
 mod resume_trust;
 mod safe_gate;
 mod sandbox;
+mod settlements;
 mod setup;
 mod shopify;
 mod state;

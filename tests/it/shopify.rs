@@ -523,3 +523,57 @@ proptest! {
         prop_assert_eq!(&got.2, &base.2);
     }
 }
+
+#[test]
+fn the_csv_output_keeps_each_cell_of_the_export_as_written() {
+    let dir = TempDir::new("shopify-csv");
+    let file = dir.write("orders_export_1.csv", SHOPIFY);
+    let out = payverify()
+        .args(["reconcile", "--sandbox", "-q", "-o", "csv"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    assert_eq!(stderr_of(&out), "");
+    // Read back as a spreadsheet reads it: one record per row, every cell of the export as
+    // it was, a note's line break a line break (RFC 4180), a formula still defused.
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), WANT.len());
+    let mut export = csv::Reader::from_reader(SHOPIFY.as_bytes());
+    let notes = header.iter().position(|h| h == "Notes").unwrap();
+    for (written, read) in records.iter().zip(export.records().map(Result::unwrap)) {
+        for (i, cell) in read.iter().enumerate() {
+            // A phone number's `+`, a formula's `=`: defused with a `'`, as before.
+            match cell.starts_with(['=', '+', '-', '@']) {
+                true => assert_eq!(&written[i], format!("'{cell}")),
+                false => assert_eq!(&written[i], cell, "column {}", header[i]),
+            }
+        }
+    }
+    assert_eq!(&records[3][notes], "gate code 4411,\nLeave with security");
+    assert_eq!(
+        &records[31][notes],
+        "Deliver after 5pm, ring twice\nthe gate is blue, \"big\" one"
+    );
+    let result = header.iter().position(|h| h == "result").unwrap();
+    assert_eq!(&records[3][result], "MATCHED");
+    // A terminal sees no raw line break, nor any other control character of a cell.
+    let shown = crate::common::on_terminal(&format!(
+        "reconcile --sandbox -q -o csv {} 2>/dev/null",
+        file.display()
+    ))
+    .output()
+    .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("gate code 4411,\\nLeave with security"),
+        "{shown}"
+    );
+}

@@ -139,6 +139,9 @@ pub(crate) struct Orders {
     peeked: Option<Result<Option<(csv::ByteRecord, u64)>, Failure>>,
     /// The header row's line.
     header_line: u64,
+    /// Per column, whether every row read so far filled it in; and how many rows that is.
+    always_filled: Vec<bool>,
+    rows_above: u64,
     /// Rows whose currency cell was empty, so they expect `currency`: how many, and the
     /// first few lines.
     no_currency: (usize, Vec<u64>),
@@ -197,6 +200,7 @@ impl Orders {
         };
         // The rows start on the line after the header; nothing above it is read again.
         let records = Records::new(&name, found.line + 1, test);
+        let width = header.len();
         Ok(Orders {
             input,
             records,
@@ -217,6 +221,8 @@ impl Orders {
             sums: Default::default(),
             peeked: None,
             header_line: found.line,
+            always_filled: vec![true; width],
+            rows_above: 0,
             no_currency: (0, Vec::new()),
             blank: 0,
             done: false,
@@ -396,7 +402,9 @@ impl Iterator for Orders {
         };
         // A totals row only as the last row: one further up is an ordinary row. The row
         // after it (or the end, or a read error) is read ahead and kept for the next call.
-        if self.looks_like_totals() {
+        let totals = self.looks_like_totals();
+        self.note_filled();
+        if totals {
             let after = self.read();
             let last = matches!(after, Ok(None));
             self.peeked = Some(after);
@@ -694,9 +702,13 @@ impl Orders {
         let shown = terminal::quoted(method.trim());
         let column = terminal::quoted(&self.header[i]);
         if select::is_gateway_method(method) {
+            let what = match self.columns.order_id {
+                Some(_) => "this order's payment",
+                None => "this payment",
+            };
             let why = format!(
                 "no reference, but the payment method is the gateway ({column} {shown}): \
-                 nothing to verify this order's payment by"
+                 nothing to verify {what} by"
             );
             return Some((RowResult::NoReference, why));
         }
@@ -744,9 +756,13 @@ impl Orders {
         })
     }
 
-    /// Whether the current record reads as a totals row: no reference, its first filled
-    /// cell `Total` (`TOTAL`, `Totals`, `Grand total`, ...), an amount that can be read, and no
-    /// order id, payment method, status or merchant reference.
+    /// Whether the current record reads as a totals row: a `Total` label (`TOTAL`,
+    /// `Totals`, `Grand total`, ...) as its first filled cell, or as its one label among
+    /// cells that are all amounts (or the currency), in any column; an amount that can be
+    /// read; and no order id, payment method, status or merchant reference. The label may
+    /// stand in the reference column only on a row left blank where every row above has a
+    /// cell (a settlement report's S/N, its dates): the customer chooses references, and a
+    /// reference `Total` on an order is an order's.
     fn looks_like_totals(&self) -> bool {
         let text = |i: usize| {
             self.record
@@ -754,22 +770,67 @@ impl Orders {
                 .and_then(|c| std::str::from_utf8(c).ok())
                 .unwrap_or("")
         };
-        let label = self.record.iter().position(|c| !c.trim_ascii().is_empty());
-        let first = label.map(text);
+        let filled: Vec<usize> = (0..self.record.len())
+            .filter(|&i| {
+                !self
+                    .record
+                    .get(i)
+                    .unwrap_or_default()
+                    .trim_ascii()
+                    .is_empty()
+            })
+            .collect();
+        let is_label = |i: usize| TOTAL_LABELS.contains(&columns::normalized(text(i)).as_str());
+        let reference = self.columns.reference;
+        let labels: Vec<usize> = filled.iter().copied().filter(|&i| is_label(i)).collect();
+        let (label, strict) = match (filled.first(), labels.as_slice()) {
+            (Some(&first), _) if is_label(first) && first != reference => (first, false),
+            (_, [one]) => (*one, true),
+            _ => return false,
+        };
+        let amounts_only = filled.iter().all(|&i| {
+            i == label
+                || Some(i) == self.columns.currency
+                || parse_amount(text(i), AmountUnit::Naira).is_ok()
+                || parse_amount(text(i), self.unit).is_ok()
+        });
+        // The row is blank where orders are not: a column every row above filled in.
+        let footer_shaped = self.rows_above > 0
+            && (0..self.header.len()).any(|i| {
+                i != reference
+                    && i != self.columns.amount
+                    && Some(i) != self.columns.currency
+                    && self.always_filled.get(i) == Some(&true)
+                    && text(i).trim().is_empty()
+            });
         // A totals row belongs to no order: a row that names an order, a payment method or
         // a status besides its label is an order (a customer-typed `Total` in its first
         // cell makes it no footer; with the gateway as its method it is NO_REFERENCE, never
         // exit 0). The label itself may stand in the order id column, as a footer's does.
-        let blank = |column: Option<usize>| {
-            column.is_none_or(|i| Some(i) == label || text(i).trim().is_empty())
-        };
-        text(self.columns.reference).trim().is_empty()
+        let blank =
+            |column: Option<usize>| column.is_none_or(|i| i == label || text(i).trim().is_empty());
+        blank(Some(reference))
+            && (label != reference || footer_shaped)
+            && (!strict || amounts_only)
             && blank(self.columns.order_id)
             && blank(self.columns.payment_method)
             && blank(self.columns.status)
             && blank(self.columns.merchant_ref)
-            && first.is_some_and(|f| TOTAL_LABELS.contains(&columns::normalized(f).as_str()))
             && parse_amount(text(self.columns.amount), self.unit).is_ok()
+    }
+
+    /// Notes which columns the current record fills: what a footer's blank cells are told
+    /// by ([`Orders::looks_like_totals`]).
+    fn note_filled(&mut self) {
+        self.rows_above += 1;
+        for (i, filled) in self.always_filled.iter_mut().enumerate() {
+            *filled &= !self
+                .record
+                .get(i)
+                .unwrap_or_default()
+                .trim_ascii()
+                .is_empty();
+        }
     }
 
     /// The trailing totals row on `line`, checked against the sum of the amounts of every

@@ -81,7 +81,8 @@ impl ReconcileSink {
             Entry::Decided(Reconciled::Carried(Carried(record))) => record,
             Entry::Decided(Reconciled::Row(decided)) => return RowRecord::decided(decided),
         };
-        let mut record = RowRecord::verified(answered);
+        // A file with no order id column lists payments (a settlement report, a statement).
+        let mut record = RowRecord::verified(answered, self.columns.1.is_none());
         // One payment never confirms two orders, in full or in part.
         if matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
             && let Some(v) = answered.verdict.outcome.verification()
