@@ -964,7 +964,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__reconcile)
-            opts="-o -j -v -q -h -V --output --all --resume --state --summary-json --fail-on --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --only --bom --no-bom --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --output --all --resume --state --summary-json --fail-on --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --only --reference-pattern --bom --no-bom --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1027,6 +1027,10 @@ _payverify() {
                     return 0
                     ;;
                 --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reference-pattern)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -120,6 +120,15 @@ pub(crate) struct ReconcileArgs {
     #[arg(long, value_name = "COLUMN=PATTERN")]
     pub(crate) only: Vec<String>,
 
+    /// For a bank statement: take the reference out of the reference column's text (its
+    /// Remarks or Narration) with REGEX, the first capture group if it has one, else the
+    /// whole match, such as --reference-pattern 'PWB3D[/ ]([0-9]+_[0-9]{10}(_[0-9]+)?)'. A
+    /// row whose text does not match, and a debit row, is SKIPPED: not a gateway payment.
+    /// Name the credits with --amount-column. Not with --resume or --state.
+    // Compiled by the command, so a bad pattern is one line naming the flag.
+    #[arg(long, value_name = "REGEX")]
+    pub(crate) reference_pattern: Option<String>,
+
     /// With -o csv: start the output with a UTF-8 byte-order mark, so Excel on Windows
     /// reads it as UTF-8 (the naira sign, names) [default: when the input file has one]
     #[arg(long, overrides_with = "no_bom")]

@@ -141,3 +141,97 @@ fn a_file_of_payments_speaks_of_payments_and_expects_no_failed_or_reversed_money
     assert_eq!(reversed["expected_kobo"], 0, "{summary}");
     assert_eq!(reversed["gateway_kobo"], 1_500_000, "{summary}");
 }
+
+const STATEMENT: &str = "Trans. Date,Value. Date,Reference,Debits,Credits,Balance,Remarks\n\
+    21/11/2026,21/11/2026,FT26325,,\"40,000.00\",\"140,000.00\",PWB3D/1001_1795300001 ADA OKAFOR\n\
+    21/11/2026,21/11/2026,FT26326,\"5,000.00\",,\"135,000.00\",POS WITHDRAWAL PWB3D/1009_1795300009\n\
+    21/11/2026,21/11/2026,FT26327,,\"12,000.00\",\"147,000.00\",TRF FROM BOLA ADE\n\
+    21/11/2026,21/11/2026,FT26328,,\"39,400.00\",\"186,400.00\",PWB3D/1002_1795300002 NET OF FEE\n\
+    21/11/2026,21/11/2026,FT26329,,\"40,000.00\",\"226,400.00\",PWB3D/1003_1795300003_FAILED\n";
+
+const PATTERN: &str = "PWB3D/([0-9]+_[0-9]{10}(_[0-9]+)?)";
+
+#[test]
+fn a_statement_gives_its_reference_out_of_its_remarks_and_skips_what_is_no_payment() {
+    let args = [
+        "--reference-column",
+        "Remarks",
+        "--amount-column",
+        "Credits",
+        "--reference-pattern",
+        PATTERN,
+    ];
+    let (out, rows, summary) = reconcile(STATEMENT.as_bytes(), &args);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_eq!(
+        got(&rows),
+        // The first capture group is the reference; a debit (whatever its remarks say) and
+        // a transfer with no gateway reference are no gateway payments; a credit net of the
+        // gateway's fee is less than the gateway's gross; `1003_1795300003` matched only up
+        // to the `_FAILED` the pattern leaves out, and the gateway has it at ₦40,000.00.
+        ["MATCHED", "SKIPPED", "SKIPPED", "OVERPAID", "MATCHED"],
+        "{stderr}"
+    );
+    assert_eq!(
+        rows[1]["error"],
+        "not a gateway payment: a debit (\"Debits\" \"5,000.00\")"
+    );
+    assert_eq!(
+        rows[2]["error"],
+        format!(
+            "not a gateway payment: \"Remarks\" does not match --reference-pattern \"{PATTERN}\""
+        )
+    );
+    // What was asked is the reference taken out; the row keeps its text as written.
+    assert_eq!(rows[0]["response"]["merchantRef"], "1001_1795300001");
+    assert_eq!(
+        rows[0]["row"]["Remarks"],
+        "PWB3D/1001_1795300001 ADA OKAFOR"
+    );
+    assert_eq!(summary["results"]["SKIPPED"]["rows"], 2, "{summary}");
+    // With no group, the whole match.
+    let whole = [
+        "--reference-column",
+        "Remarks",
+        "--amount-column",
+        "Credits",
+    ];
+    let (out, rows, _) = reconcile(
+        STATEMENT.as_bytes(),
+        &[&whole[..], &["--reference-pattern", "[0-9]+_[0-9]{10}"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    assert_eq!(rows[0]["response"]["merchantRef"], "1001_1795300001");
+}
+
+#[test]
+fn a_reference_pattern_that_is_no_regular_expression_is_one_line_and_exit_2() {
+    let (out, rows, _) = reconcile(
+        STATEMENT.as_bytes(),
+        &[
+            "--reference-column",
+            "Remarks",
+            "--reference-pattern",
+            "PWB3D/(\u{1b}[2J",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(rows.is_empty());
+    assert_eq!(
+        stderr_of(&out),
+        "payverify: --reference-pattern \"PWB3D/(\\e[2J\": not a regular expression (unclosed \
+         character class)\n"
+    );
+    let (out, _, _) = reconcile(
+        STATEMENT.as_bytes(),
+        &["--reference-pattern", PATTERN, "--state", "s.state"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out)
+            .starts_with("payverify: --reference-pattern cannot be used with --resume or --state"),
+        "{}",
+        stderr_of(&out)
+    );
+}

@@ -74,6 +74,9 @@ pub(crate) struct CsvOptions {
     pub(crate) currency: String,
     /// `--only COLUMN=PATTERN`: the rows the run is about; the rest are SKIPPED.
     pub(crate) only: Vec<Only>,
+    /// `--reference-pattern REGEX`: the reference is taken out of the reference column's
+    /// text; a row it does not match, or a debit, is SKIPPED.
+    pub(crate) reference_pattern: Option<regex::Regex>,
 }
 
 impl CsvOptions {
@@ -123,6 +126,8 @@ pub(crate) struct Orders {
     doubts: Vec<Doubt>,
     /// `--only`: the rows the run is about.
     selection: Selection,
+    /// `--reference-pattern`, and a statement's debit column when there is one.
+    pattern: Option<(regex::Regex, Option<usize>)>,
     /// How many rows `--only` kept (read by the command once the run is over).
     selected: Arc<AtomicU64>,
     /// The order the last rows belong to, while they are its line items.
@@ -201,6 +206,7 @@ impl Orders {
         // The rows start on the line after the header; nothing above it is read again.
         let records = Records::new(&name, found.line + 1, test);
         let width = header.len();
+        let pattern = (options.reference_pattern.clone()).map(|p| (p, debit_column(&header)));
         Ok(Orders {
             input,
             records,
@@ -214,6 +220,7 @@ impl Orders {
             record: csv::ByteRecord::new(),
             doubts,
             selection,
+            pattern,
             selected: Arc::default(),
             order_above: None,
             last_order: None,
@@ -467,7 +474,8 @@ impl Orders {
         // The row's amount when it can be read: a row that is not asked about still counts
         // it in its result's totals.
         let expected = amount.as_ref().ok().copied();
-        let reference = Reference::from_line(cell(self.columns.reference));
+        let reference_text = self.reference_text(cell(self.columns.reference));
+        let reference = Reference::from_line(reference_text.as_deref().unwrap_or(""));
         let (currency, bad_currency, no_currency) =
             self.row_currency(self.columns.currency.map(|i| cell(i).trim()), amount_cell);
         // Every amount that can be read counts in its currency's column sum, whatever the
@@ -499,6 +507,9 @@ impl Orders {
         }
         self.selected
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if whole && let Some(why) = self.not_in_statement(&row, reference_text.is_some()) {
+            return decided(row, RowResult::Skipped, why, expected, currency);
+        }
         if whole && let Some((result, why)) = self.paid_otherwise(&row) {
             return decided(row, result, why, expected, currency);
         }
@@ -552,6 +563,45 @@ impl Orders {
         }
         self.order_above = this;
         self.job(row, reference, expected, currency, order_id)
+    }
+
+    /// The reference the reference column's `text` gives: the text itself, or with
+    /// `--reference-pattern` the first capture group of its first match (the whole match
+    /// for a pattern with no group); `None` when the pattern does not match.
+    fn reference_text<'t>(&self, text: &'t str) -> Option<std::borrow::Cow<'t, str>> {
+        let Some((pattern, _)) = &self.pattern else {
+            return Some(text.into());
+        };
+        let found = pattern.captures(text)?;
+        let taken = match found.len() {
+            1 => found.get(0),
+            _ => found.get(1),
+        }?;
+        Some(taken.as_str().into())
+    }
+
+    /// With `--reference-pattern`, why a row of the statement is no gateway payment: a
+    /// debit, or a reference column whose text the pattern does not match (`matched`).
+    fn not_in_statement(&self, row: &Row, matched: bool) -> Option<String> {
+        let (pattern, debit) = self.pattern.as_ref()?;
+        let cell = |i: usize| row.cells.get(i).map_or("", |c| c.trim());
+        if let Some(i) = *debit
+            && let Ok(kobo) = parse_amount(cell(i), AmountUnit::Naira)
+            && kobo.0 != 0
+        {
+            return Some(format!(
+                "not a gateway payment: a debit ({} {})",
+                terminal::quoted(&self.header[i]),
+                terminal::quoted(cell(i))
+            ));
+        }
+        (!matched).then(|| {
+            format!(
+                "not a gateway payment: {} does not match --reference-pattern {}",
+                terminal::quoted(&self.header[self.columns.reference]),
+                terminal::quoted(pattern.as_str())
+            )
+        })
     }
 
     /// Whether `row` is a line item of the order on the rows just above it, as Shopify
@@ -931,6 +981,21 @@ impl LastOrder {
             currency: currency.and_then(|i| iso_code(cell(i))).map(str::to_owned),
         })
     }
+}
+
+/// A bank statement's debit column: `Debit`, `Debits`, `Debit Amount`, `Withdrawal(s)`, `DR`.
+fn debit_column(header: &[String]) -> Option<usize> {
+    const DEBITS: [&str; 6] = [
+        "debit",
+        "debits",
+        "debitamount",
+        "withdrawal",
+        "withdrawals",
+        "dr",
+    ];
+    header
+        .iter()
+        .position(|h| DEBITS.contains(&columns::normalized(h).as_str()))
 }
 
 /// What the first filled cell of a totals row says, as header names are matched.

@@ -53,6 +53,10 @@ pub(super) fn csv_options(
         (None, None) => DEFAULT_CURRENCY.to_owned(),
     };
     let (currency_column, no_currency_column) = saved.currency_column(args)?;
+    let reference_pattern = match &args.reference_pattern {
+        Some(text) => Some(reference_pattern(text, args)?),
+        None => None,
+    };
     let only = (args.only.iter())
         .map(|text| Only::parse(text).map_err(|why| Failure::usage(format!("--only: {why}"))));
     Ok(CsvOptions {
@@ -74,7 +78,37 @@ pub(super) fn csv_options(
         unit,
         currency,
         only: only.collect::<Result<_, _>>()?,
+        reference_pattern,
     })
+}
+
+/// `--reference-pattern`'s REGEX compiled, or one line saying why it is none (exit 2); not
+/// with `--resume` or `--state`, whose records are keyed by the reference cell as written.
+fn reference_pattern(text: &str, args: &ReconcileArgs) -> Result<regex::Regex, Failure> {
+    if args.resume.is_some() || args.state.is_some() {
+        return Err(Failure::usage(
+            "--reference-pattern cannot be used with --resume or --state (their rows are \
+             keyed by the reference column's text as written); run the file afresh",
+        ));
+    }
+    regex::RegexBuilder::new(text)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| {
+            // The syntax error is a small drawing over several lines: its own words only.
+            let why = e.to_string();
+            let why = why
+                .lines()
+                .rev()
+                .find_map(|l| l.trim().strip_prefix("error: "))
+                .unwrap_or_else(|| why.lines().next().unwrap_or("invalid"))
+                .to_owned();
+            Failure::usage(format!(
+                "--reference-pattern {}: not a regular expression ({})",
+                crate::terminal::quoted(text),
+                crate::terminal::scrub(&why)
+            ))
+        })
 }
 
 /// The profile's `[profiles.NAME.reconcile]` table and where it came from.
