@@ -374,7 +374,13 @@ fn model(txns: &[Txn], rows: &[Row]) -> Vec<&'static str> {
             });
             continue;
         }
-        // A whole row with no reference is told by its payment method.
+        // A whole row with no reference is told by its payment method, and by a status
+        // saying it was never paid (not refunded: money moved) unless another method paid it.
+        let never_paid = ["Cancelled", "Failed", "Pending payment"].contains(&row.status);
+        if row.whole && reference.is_empty() && never_paid && [GATEWAY, ""].contains(&row.method) {
+            out.push("UNPAID_NO_REFERENCE");
+            continue;
+        }
         if row.whole && reference.is_empty() {
             out.push(match row.method {
                 GATEWAY => "NO_REFERENCE",

@@ -475,9 +475,13 @@ fn rewritten(order: &[usize], semicolon: bool, crlf: bool, bom: bool) -> Vec<u8>
     out
 }
 
-/// What a run says of each row and of the whole: (line, Name, result, error) per row, and
-/// the exit status and the summary's figures.
-fn verdicts(contents: &[u8]) -> (Vec<(u64, String, String, Value)>, Option<i32>, Value) {
+/// What a run says of one row: its line, Name, result and error.
+type RowVerdict = (u64, String, String, Value);
+/// What a run says of each row, then its exit status and the summary's figures.
+type Verdicts = (Vec<RowVerdict>, Option<i32>, Value);
+
+/// What a run says of each row and of the whole.
+fn verdicts(contents: &[u8]) -> Verdicts {
     let (out, rows, mut summary) = reconcile(contents, &[]);
     let stderr = stderr_of(&out);
     assert!(!stderr.contains("warning"), "{stderr}");
@@ -510,8 +514,7 @@ proptest! {
         crlf in any::<bool>(),
         bom in any::<bool>(),
     ) {
-        static BASE: std::sync::OnceLock<(Vec<(u64, String, String, Value)>, Option<i32>, Value)> =
-            std::sync::OnceLock::new();
+        static BASE: std::sync::OnceLock<Verdicts> = std::sync::OnceLock::new();
         let base = BASE.get_or_init(|| verdicts(SHOPIFY.as_bytes()));
         prop_assert_eq!(base.1, Some(4));
         let got = verdicts(&rewritten(&order, semicolon, crlf, bom));
