@@ -580,3 +580,27 @@ fn the_csv_output_keeps_each_cell_of_the_export_as_written() {
         "{shown}"
     );
 }
+
+#[test]
+fn the_sandbox_answers_a_usd_payment_of_the_amount_its_reference_names() {
+    // `<order id>_<unix time>_<minor>_<code>`: SUCCESSFUL, that amount, that currency.
+    let text = "Name,Financial Status,Currency,Total,Payment Method,Payment Reference,Lineitem name\n\
+                #1018,paid,USD,85.00,PayWithBank3D,1018_1795301018_8500_USD,Cap\n\
+                #1019,paid,USD,85.00,PayWithBank3D,1019_1795301019_8400_USD,Cap\n\
+                #1020,paid,NGN,85.00,PayWithBank3D,1020_1795301020_8500_USD,Cap\n";
+    let (out, rows, summary) = reconcile(text.as_bytes(), &["--hmac", "require"]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let got: Vec<&str> = rows.iter().map(|r| r["result"].as_str().unwrap()).collect();
+    assert_eq!(
+        got,
+        ["MATCHED", "UNDERPAID", "CURRENCY_MISMATCH"],
+        "{stderr}"
+    );
+    assert_eq!(rows[0]["gateway_currency"], "USD");
+    assert_eq!(rows[0]["response"]["amount"], 8500);
+    assert_eq!(
+        summary["other_currencies"]["USD"]["matched_total_minor"],
+        8500
+    );
+}

@@ -61,6 +61,9 @@ pub const MAGIC_REFERENCES: &[MagicReference] = &[
         |r| merchant_form(r).filter(|_| r.ends_with("_FAILED"))),
     row("<order id>_<unix time>_<kobo>_PENDING", "PENDING with that amount (not final)",
         |r| merchant_form(r).filter(|_| r.ends_with("_PENDING"))),
+    row("<order id>_<unix time>_<minor>_<code>",
+        "SUCCESSFUL with that amount in currency <code> (_8500_USD: USD 85.00)",
+        |r| merchant_form(r).filter(|m| matches!(m, Magic::Merchant(.., Some(_))))),
     row("SANDBOX-OK-<anything>", "SUCCESSFUL, ₦40,000.00", |_| Some(Magic::Ok)),
     row("SANDBOX-AMOUNT-<kobo>-<anything>", "SUCCESSFUL with that amount",
         |kobo| Some(Magic::Amount(Kobo(i64::try_from(number(kobo)?).ok()?)))),
@@ -120,8 +123,9 @@ pub(crate) enum Magic {
     Currency(String),
     /// SUCCESSFUL for this merchant reference.
     MerchantRef(String),
-    /// A WooCommerce merchant reference: the amount and status it states.
-    Merchant(Kobo, Outcome),
+    /// A WooCommerce merchant reference: the amount and status it states, and the
+    /// currency when it names one (else NGN).
+    Merchant(Kobo, Outcome, Option<String>),
     /// SUCCESSFUL with this code.
     Code(String),
     /// SUCCESSFUL with this mode.
@@ -162,7 +166,14 @@ fn merchant_form(reference: &str) -> Option<Magic> {
     let mut amount = Kobo(4_000_000);
     let mut outcome = Outcome::Successful;
     let mut rest: Vec<&str> = parts.collect();
-    if let Some(&status) = rest.last().filter(|s| !digits(s, 1..=19)) {
+    // `_USD` after the amount: SUCCESSFUL in that currency (an ISO 4217 code's form).
+    let currency = rest
+        .last()
+        .filter(|c| rest.len() == 2 && c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase()))
+        .map(|c| (*c).to_owned());
+    if currency.is_some() {
+        rest.pop();
+    } else if let Some(&status) = rest.last().filter(|s| !digits(s, 1..=19)) {
         outcome = match status {
             "SUCCESSFUL" => Outcome::Successful,
             "FAILED" => Outcome::Failed,
@@ -176,7 +187,7 @@ fn merchant_form(reference: &str) -> Option<Magic> {
         [kobo] if digits(kobo, 1..=19) => amount = Kobo(kobo.parse().ok()?),
         _ => return None,
     }
-    Some(Magic::Merchant(amount, outcome))
+    Some(Magic::Merchant(amount, outcome, currency))
 }
 
 /// Whether the merchant reference `r` states an amount and no status (or SUCCESSFUL).

@@ -179,8 +179,12 @@ pub(crate) fn reply(
             body["hmac"] = Value::String(sign(&merchant_ref(&reference), "NGN", Kobo(4_000_001)));
             Reply::new(200, body)
         }
-        Magic::Merchant(amount, outcome) => {
-            Reply::new(200, merchant_transaction(&reference, outcome, amount))
+        Magic::Merchant(amount, outcome, currency) => {
+            let currency = currency.as_deref().unwrap_or("NGN");
+            Reply::new(
+                200,
+                merchant_transaction(&reference, outcome, amount, currency),
+            )
         }
         Magic::Unknown => Reply::message(
             404,
@@ -277,10 +281,11 @@ fn transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
 /// reference is the merchantRef (and is signed as such), the gateway's transactionRef is
 /// its own digits (19 of them, as in the documented sample), and the payment happened at
 /// the reference's unix time, the moment the plugin opened the payment page.
-fn merchant_transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
+fn merchant_transaction(reference: &str, outcome: Outcome, amount: Kobo, currency: &str) -> Value {
     let mut body = transaction(reference, outcome, amount);
     let h = fnv1a(reference);
-    body["hmac"] = Value::String(sign(reference, "NGN", amount));
+    body["currencyCode"] = Value::String(currency.to_owned());
+    body["hmac"] = Value::String(sign(reference, currency, amount));
     body["merchantRef"] = Value::String(reference.to_owned());
     body["transactionRef"] = Value::String(format!("{:019}", h % 10_000_000_000_000_000_000));
     let at_ms = reference

@@ -306,6 +306,11 @@ fn references_that_change_one_field_of_a_successful_answer() {
         "SANDBOX-MODE-li ve-x",
         "SANDBOX-MODE-x",
         "SANDBOX-NOHMAC",
+        // A currency only after an amount, in an ISO 4217 code's form.
+        "4101_1763730000_USD",
+        "4101_1763730000_8500_usd",
+        "4101_1763730000_8500_USDX",
+        "4101_1763730000_8500_USD_FAILED",
     ] {
         assert_eq!(get(&state, unknown).status, 404, "{unknown}");
     }
@@ -320,6 +325,7 @@ fn the_table_is_the_list_the_sandbox_answers_by() {
             .replace("<unix time>", "1763730000")
             .replace("<anything>", "x")
             .replace("<kobo>", "150")
+            .replace("<minor>", "8500")
             .replace("<ms>", "0")
             .replace("<code>", "USD")
             .replace("<mode>", "live")
