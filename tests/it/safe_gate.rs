@@ -91,6 +91,7 @@ fn magic_instances() -> Vec<String> {
                 .replace("<unix time>", "1763730000")
                 .replace("<anything>", "g")
                 .replace("<kobo>", "150")
+                .replace("<minor>", "4000000")
                 .replace("<ms>", "0")
                 .replace("<code>", "USD")
                 .replace("<mode>", "live")
@@ -179,6 +180,8 @@ fn item_01_the_gate_passes_only_a_good_payment_of_this_order() {
             return match reference.rsplit('_').next().unwrap() {
                 "FAILED" => (1, "FAILED"),
                 "PENDING" => (9, "PENDING"),
+                // The order's amount, in dollars: never this naira order's payment.
+                "USD" => (4, "expected currency NGN, service says USD"),
                 "150" => (
                     4,
                     "expected amount ₦40,000.00 (4000000 kobo), service says ₦1.50",
