@@ -24,6 +24,7 @@ mod config_trust;
 mod docs;
 mod doctor;
 mod examples;
+mod exit_zero_paths;
 mod exports;
 mod fail_on;
 mod faults;

@@ -140,7 +140,14 @@ const GATEWAY: &str = "paywithbank3d";
 
 impl Row {
     fn line(&self, n: usize) -> String {
+        // A file's own totals row holds its label and amounts only: no customer's note (a
+        // row labelled Total beside other text is an order's).
+        let footer = self.order == "Total" && self.reference.is_empty();
         match self.whole {
+            true if footer => format!(
+                "{},{},{},{},{},\n",
+                self.order, self.reference, self.amount, self.method, self.status
+            ),
             true => format!(
                 "{},{},{},{},{},note {n}\n",
                 self.order, self.reference, self.amount, self.method, self.status

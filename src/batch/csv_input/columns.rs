@@ -478,6 +478,16 @@ pub(super) struct Doubt {
 }
 
 impl Doubt {
+    /// Every column that could be `role`'s, the used one first, when the header left that
+    /// role in doubt; none otherwise.
+    pub(super) fn columns_of(doubts: &[Doubt], role: Role) -> Vec<usize> {
+        doubts
+            .iter()
+            .filter(|d| d.role == role)
+            .flat_map(|d| std::iter::once(d.used).chain(d.others.iter().copied()))
+            .collect()
+    }
+
     /// Notes whether the row on `line` holds the same value, spaces around it aside, in
     /// the used column and every other one (`cell` reads a cell, empty past the row's end).
     pub(super) fn check<'a>(&mut self, line: u64, cell: impl Fn(usize) -> &'a [u8]) {

@@ -126,8 +126,8 @@ pub(crate) struct Orders {
     doubts: Vec<Doubt>,
     /// `--only`: the rows the run is about.
     selection: Selection,
-    /// `--reference-pattern`, and a statement's debit column when there is one.
-    pattern: Option<(regex::Regex, Option<usize>)>,
+    /// `--reference-pattern`, and a statement's debit columns when it has them.
+    pattern: Option<(regex::Regex, DebitColumns)>,
     /// How many rows `--only` kept (read by the command once the run is over).
     selected: Arc<AtomicU64>,
     /// The order the last rows belong to, while they are its line items.
@@ -206,7 +206,7 @@ impl Orders {
         // The rows start on the line after the header; nothing above it is read again.
         let records = Records::new(&name, found.line + 1, test);
         let width = header.len();
-        let pattern = (options.reference_pattern.clone()).map(|p| (p, debit_column(&header)));
+        let pattern = (options.reference_pattern.clone()).map(|p| (p, debit_columns(&header)));
         Ok(Orders {
             input,
             records,
@@ -566,18 +566,25 @@ impl Orders {
     }
 
     /// The reference the reference column's `text` gives: the text itself, or with
-    /// `--reference-pattern` the first capture group of its first match (the whole match
-    /// for a pattern with no group); `None` when the pattern does not match.
+    /// `--reference-pattern` the first capture group of its first match that took part in
+    /// it (`A/(\S+)|B (\S+)`: either), the whole match for a pattern with no group, and
+    /// nothing (an empty reference: INVALID_ROW) when no group took part; `None` when the
+    /// pattern does not match.
     fn reference_text<'t>(&self, text: &'t str) -> Option<std::borrow::Cow<'t, str>> {
         let Some((pattern, _)) = &self.pattern else {
             return Some(text.into());
         };
         let found = pattern.captures(text)?;
         let taken = match found.len() {
-            1 => found.get(0),
-            _ => found.get(1),
-        }?;
-        Some(taken.as_str().into())
+            1 => found.get(0).map_or("", |m| m.as_str()),
+            _ => found
+                .iter()
+                .skip(1)
+                .flatten()
+                .next()
+                .map_or("", |m| m.as_str()),
+        };
+        Some(taken.into())
     }
 
     /// With `--reference-pattern`, why a row of the statement is no gateway payment: a
@@ -585,10 +592,13 @@ impl Orders {
     fn not_in_statement(&self, row: &Row, matched: bool) -> Option<String> {
         let (pattern, debit) = self.pattern.as_ref()?;
         let cell = |i: usize| row.cells.get(i).map_or("", |c| c.trim());
-        if let Some(i) = *debit
-            && let Ok(kobo) = parse_amount(cell(i), AmountUnit::Naira)
-            && kobo.0 != 0
-        {
+        let marked = debit
+            .marker
+            .is_some_and(|i| DEBIT_MARKS.contains(&plain(cell(i)).as_str()));
+        let amount = debit
+            .amount
+            .filter(|&i| parse_amount(cell(i), AmountUnit::Naira).is_ok_and(|kobo| kobo.0 != 0));
+        if let Some(i) = amount.or(debit.marker.filter(|_| marked)) {
             return Some(format!(
                 "not a gateway payment: a debit ({} {})",
                 terminal::quoted(&self.header[i]),
@@ -737,8 +747,18 @@ impl Orders {
         }
         let method = self.columns.payment_method.map(cell).unwrap_or("");
         let gateway_or_none = method.trim().is_empty() || select::is_gateway_method(method);
+        // Nothing to verify only when no column the header left in doubt says otherwise: a
+        // second reference column holding one (Shopify's `Payment References`), a second
+        // status column saying anything but never paid (`Payment Status: Paid`).
+        let others_agree = Doubt::columns_of(&self.doubts, Role::Reference)
+            .into_iter()
+            .all(|i| cell(i).trim().is_empty())
+            && (0..self.header.len())
+                .filter(|&i| is_status_name(&self.header[i]))
+                .all(|i| cell(i).trim().is_empty() || never_paid(cell(i)));
         if let Some(i) = self.columns.status
             && gateway_or_none
+            && others_agree
             && never_paid(cell(i))
         {
             let why = format!(
@@ -807,8 +827,9 @@ impl Orders {
     }
 
     /// Whether the current record reads as a totals row: a `Total` label (`TOTAL`,
-    /// `Totals`, `Grand total`, ...) as its first filled cell, or as its one label among
-    /// cells that are all amounts (or the currency), in any column; an amount that can be
+    /// `Totals`, `Grand total`, ...) as its first filled cell, or as its one label, among
+    /// cells that are all amounts (or the currency), in any column (a customer's name
+    /// `Total` beside an email or a date is an order's); an amount that can be
     /// read; and no order id, payment method, status or merchant reference. The label may
     /// stand in the reference column only on a row left blank where every row above has a
     /// cell (a settlement report's S/N, its dates): the customer chooses references, and a
@@ -833,9 +854,9 @@ impl Orders {
         let is_label = |i: usize| TOTAL_LABELS.contains(&columns::normalized(text(i)).as_str());
         let reference = self.columns.reference;
         let labels: Vec<usize> = filled.iter().copied().filter(|&i| is_label(i)).collect();
-        let (label, strict) = match (filled.first(), labels.as_slice()) {
-            (Some(&first), _) if is_label(first) && first != reference => (first, false),
-            (_, [one]) => (*one, true),
+        let label = match (filled.first(), labels.as_slice()) {
+            (Some(&first), _) if is_label(first) && first != reference => first,
+            (_, [one]) => *one,
             _ => return false,
         };
         let amounts_only = filled.iter().all(|&i| {
@@ -861,7 +882,7 @@ impl Orders {
             |column: Option<usize>| column.is_none_or(|i| i == label || text(i).trim().is_empty());
         blank(Some(reference))
             && (label != reference || footer_shaped)
-            && (!strict || amounts_only)
+            && amounts_only
             && blank(self.columns.order_id)
             && blank(self.columns.payment_method)
             && blank(self.columns.status)
@@ -983,19 +1004,64 @@ impl LastOrder {
     }
 }
 
-/// A bank statement's debit column: `Debit`, `Debits`, `Debit Amount`, `Withdrawal(s)`, `DR`.
-fn debit_column(header: &[String]) -> Option<usize> {
-    const DEBITS: [&str; 6] = [
+/// A bank statement's debit columns: an amount column (`Debit`, `Debits`, `Debit Amount`,
+/// `Withdrawal(s)`, `Withdrawal Amount`, `DR`) whose amount makes a row a debit, and a
+/// marker column (`Dr/Cr`, `Cr/Dr`, `Debit/Credit`, `Type`, `Transaction Type`) whose
+/// `DR`, `D`, `Debit` or `Withdrawal` does.
+#[derive(Debug, Clone, Copy)]
+struct DebitColumns {
+    amount: Option<usize>,
+    marker: Option<usize>,
+}
+
+/// What a debit marker column says of a debit, letters only, lower case.
+const DEBIT_MARKS: [&str; 4] = ["dr", "d", "debit", "withdrawal"];
+
+/// Whether a header names an order or payment status (any of the names the status column
+/// is found by): every one of them must agree before a row is left unasked.
+fn is_status_name(header: &str) -> bool {
+    let name = columns::normalized(header);
+    columns::STATUS_NAMES
+        .iter()
+        .any(|known| columns::normalized(known) == name)
+}
+
+/// Letters and digits of `text`, lower case.
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn debit_columns(header: &[String]) -> DebitColumns {
+    const AMOUNTS: [&str; 8] = [
         "debit",
         "debits",
         "debitamount",
         "withdrawal",
         "withdrawals",
+        "withdrawalamount",
+        "withdrawalamounts",
         "dr",
     ];
-    header
-        .iter()
-        .position(|h| DEBITS.contains(&columns::normalized(h).as_str()))
+    const MARKERS: [&str; 6] = [
+        "drcr",
+        "crdr",
+        "debitcredit",
+        "creditdebit",
+        "type",
+        "transactiontype",
+    ];
+    let find = |names: &[&str]| {
+        header
+            .iter()
+            .position(|h| names.contains(&columns::normalized(h).as_str()))
+    };
+    DebitColumns {
+        amount: find(&AMOUNTS),
+        marker: find(&MARKERS),
+    }
 }
 
 /// What the first filled cell of a totals row says, as header names are matched.

@@ -124,7 +124,13 @@ pub(crate) fn matches(pattern: &str, cell: &str) -> bool {
 /// method id) or a title holding `PayWithBank3D` or `Bank3D`, case, spaces and
 /// punctuation aside.
 pub(crate) fn is_gateway_method(cell: &str) -> bool {
-    let plain = normalized(cell);
+    // Every letter and digit of the cell: a header's `(Billing)` is dropped when columns
+    // are named, but a method's `Card (PayWithBank3D)` names the gateway in its brackets.
+    let plain: String = cell
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
     plain.contains("bank3d")
 }
 
@@ -132,7 +138,20 @@ pub(crate) fn is_gateway_method(cell: &str) -> bool {
 /// and another, as Shopify joins them with ` + `: `Gift Card` of `Gift Card +
 /// PayWithBank3D`; `None` for the gateway alone, another method alone, or none.
 pub(crate) fn other_methods(cell: &str) -> Option<String> {
-    let parts = cell.split('+').map(str::trim).filter(|p| !p.is_empty());
+    // Split only outside brackets: `PayWithBank3D (Card + Bank Account + USSD)` is the
+    // gateway's own title for its channels, one method, never a split payment.
+    let mut depth = 0usize;
+    let parts = cell
+        .split(|c: char| {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            c == '+' && depth == 0
+        })
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
     let (gateway, others): (Vec<&str>, Vec<&str>) = parts.partition(|p| is_gateway_method(p));
     (!gateway.is_empty() && !others.is_empty()).then(|| others.join(" + "))
 }
@@ -161,6 +180,8 @@ mod tests {
             "paywithbank3d",
             "PayWithBank3D (Card, Bank Account, USSD)",
             "Pay With Bank3D",
+            "Card (PayWithBank3D)",
+            "Card (via PayWithBank3D)",
         ] {
             assert!(is_gateway_method(yes), "{yes}");
         }
@@ -188,6 +209,9 @@ mod tests {
             ("Gift Card", None),
             ("Gift Card + Bank Deposit", None),
             ("PayWithBank3D + ", None),
+            ("PayWithBank3D (Card + Bank Account + USSD)", None),
+            ("PayWithBank3D [Gift Card + Card]", None),
+            ("Gift Card + PayWithBank3D (Card + USSD)", Some("Gift Card")),
             ("", None),
         ] {
             assert_eq!(other_methods(cell).as_deref(), others, "{cell}");
