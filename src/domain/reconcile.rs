@@ -126,7 +126,7 @@ fn shop_against_gateway(shop: Option<ShopStatus>, result: RowResult) -> RowResul
 /// gateway's part, no failure: with every other check passed, SPLIT_PAID.
 fn gateway_result(verdict: &Verdict, split: bool) -> RowResult {
     match &verdict.outcome {
-        Outcome::Successful(_) => {
+        Outcome::Successful(v) => {
             // A SUCCESSFUL answer that was never checked is no match.
             let Some(checks) = &verdict.checks else {
                 return RowResult::IntegrityFailed;
@@ -164,7 +164,11 @@ fn gateway_result(verdict: &Verdict, split: bool) -> RowResult {
             })
             .unwrap_or(match (failures.is_empty(), checks.passed()) {
                 (true, true) => RowResult::Matched,
-                (true, false) => RowResult::SplitPaid,
+                // The gateway's part failed the amount check, so the judge left the answer
+                // as it came (`judge::decided` settles only a passed one): the one rule for
+                // "final and paid" is applied here, as it is to a whole payment.
+                (true, false) if v.has_payment_date() => RowResult::SplitPaid,
+                (true, false) => RowResult::NotFinal,
                 (false, _) => RowResult::IntegrityFailed,
             })
         }

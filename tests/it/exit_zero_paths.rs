@@ -3,7 +3,9 @@
 //! (issue 38, after items 1-8): each of these files came out exit 0 for an order that was
 //! paid with nothing to verify it by, underpaid, or never asked about.
 
-use crate::common::{TempDir, payverify, stderr_of};
+use crate::common::{
+    RawServer, SAMPLE, TempDir, payverify, payverify_at, read_head, respond, stderr_of,
+};
 
 /// `reconcile --sandbox FILE -o jsonl ARGS` on `csv`: its exit status and each row's result.
 fn results(csv: &str, args: &[&str]) -> (Option<i32>, Vec<String>) {
@@ -144,4 +146,34 @@ fn a_customer_named_total_beside_an_email_is_an_order() {
         results(csv, &[]),
         (Some(0), vec!["MATCHED".into(), "TOTALS".into()])
     );
+}
+
+#[test]
+fn a_split_payment_without_a_payment_date_is_not_final() {
+    // The gateway's own plugin acts only once paymentDate is set: a SUCCESSFUL part of a
+    // split payment without one is no more paid than a whole payment without one.
+    let body = SAMPLE.replace(",\n  \"paymentDate\": \"2022-11-14T22:34:24.913Z\"", "");
+    assert_ne!(body, *SAMPLE, "the sample lost its paymentDate");
+    let service = RawServer::start(move |mut stream| {
+        read_head(&mut stream);
+        respond(&mut stream, "200 OK", body.as_bytes());
+    });
+    let dir = TempDir::new("exit-zero-split-date");
+    dir.write(
+        "orders.csv",
+        "Order ID,Reference,Amount,Payment Method\n\
+         1001,0000000000000044177,50000,Gift Card + PayWithBank3D\n",
+    );
+    let out = payverify_at(&service.url)
+        .current_dir(dir.path())
+        .args(["reconcile", "orders.csv", "-o", "jsonl"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\"result\":\"NOT_FINAL\""),
+        "{stdout}{}",
+        stderr_of(&out)
+    );
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
 }
