@@ -74,8 +74,9 @@ fn known(word: &str) -> Option<ShopStatus> {
     }
 }
 
-/// A status cell's letters and digits, lower case.
-fn plain(cell: &str) -> String {
+/// A cell's letters and digits, lower case: how a status, a payment method or a debit
+/// mark is read, case, spaces and punctuation aside.
+pub(crate) fn plain(cell: &str) -> String {
     cell.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)

@@ -25,7 +25,7 @@ use crate::domain::job::Job;
 use crate::domain::money::{AmountError, Kobo, has_naira_mark, naira_total};
 use crate::domain::reconcile::ReferenceLines;
 use crate::domain::reconcile::{Decided, RESULT_NAMES, Row, RowResult};
-use crate::domain::shop::{ShopStatus, never_paid};
+use crate::domain::shop::{ShopStatus, never_paid, plain};
 use crate::exit::Failure;
 use crate::files::ORDERS;
 use crate::reference::Reference;
@@ -1024,14 +1024,6 @@ fn is_status_name(header: &str) -> bool {
     columns::STATUS_NAMES
         .iter()
         .any(|known| columns::normalized(known) == name)
-}
-
-/// Letters and digits of `text`, lower case.
-fn plain(text: &str) -> String {
-    text.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 fn debit_columns(header: &[String]) -> DebitColumns {

@@ -126,12 +126,7 @@ pub(crate) fn matches(pattern: &str, cell: &str) -> bool {
 pub(crate) fn is_gateway_method(cell: &str) -> bool {
     // Every letter and digit of the cell: a header's `(Billing)` is dropped when columns
     // are named, but a method's `Card (PayWithBank3D)` names the gateway in its brackets.
-    let plain: String = cell
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect();
-    plain.contains("bank3d")
+    crate::domain::shop::plain(cell).contains("bank3d")
 }
 
 /// The methods besides the gateway a payment method cell names, when it names the gateway
