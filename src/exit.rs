@@ -219,6 +219,8 @@ pub enum Cause {
     /// Stdout cannot take the output.
     Output,
     /// payverify itself failed (a thread could not start, ...).
+    /// The journal cannot be opened, is not payverify's, or cannot be written.
+    Journal,
     Internal,
     /// Anything else; its exit status says enough.
     Other,

@@ -7,6 +7,7 @@
 //! - [`commands`]: one module per subcommand, wiring the layers below together.
 //! - [`settings`]: flag > env > config file > default, each value with its source.
 //! - [`batch`]: many jobs: input, reader, workers, the ordered writer.
+//! - [`journal`]: every check remembered (SQLite), and the payments orders claimed.
 //! - [`transport`]: base URL, network set-up, pacing, the HTTP exchange and its retries.
 //! - [`domain`]: reference, money, response model, signature, checks, outcome, job, verifier.
 //! - [`render`]: tables, records (csv, jsonl, json), colour, stdout.
@@ -21,6 +22,7 @@ mod batch;
 mod cli;
 mod commands;
 mod domain;
+mod journal;
 mod render;
 pub mod sandbox;
 mod settings;
@@ -93,6 +95,7 @@ where
         }
         Command::Config(command) => commands::config::run(&cli.global, command, &log, &ctx),
         Command::Doctor(args) => commands::doctor::run(&cli.global, args, &log, &ctx),
+        Command::History(args) => commands::history::run(&cli.global, args, &log, &ctx),
         Command::Completions { shell } => commands::docs::completions(*shell),
         Command::Man => commands::docs::man(),
     };

@@ -48,6 +48,22 @@ pub(crate) struct GlobalArgs {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub(crate) verbose: u8,
 
+    /// Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL]
+    /// [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS
+    /// ~/Library/Application Support/payverify/; Windows %APPDATA%\payverify\data\]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        conflicts_with = "no_journal"
+    )]
+    pub(crate) journal: Option<PathBuf>,
+
+    /// Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and
+    /// journal = "off" in a profile do the same)
+    #[arg(long, global = true)]
+    pub(crate) no_journal: bool,
+
     /// Print nothing on stderr and no default table: the exit status is the answer. An
     /// explicit -o still writes its data on stdout.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
@@ -73,6 +89,8 @@ impl GlobalArgs {
             proxy: run.proxy.clone(),
             ca_cert: run.ca_cert.clone(),
             expect_mode: run.mode.expect_mode.clone(),
+            journal: self.journal.clone(),
+            no_journal: self.no_journal,
         }
     }
 }

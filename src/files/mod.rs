@@ -37,6 +37,15 @@ pub(crate) use write::{
     untrack_temporary,
 };
 
+/// Why a file payverify keeps and decides by (the journal) must not be used: another user
+/// owns it, or others can change it or a directory on the way to it (see [`trust`]).
+/// `None` when only the invoking user and root can, or it cannot be looked at (then its
+/// opening says why).
+pub(crate) fn untrusted_file(path: &std::path::Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    trust::untrusted(path, &meta)
+}
+
 /// `bytes` as people say a cap: `64 KiB`, `1 MiB`, `4 GiB`.
 pub(crate) fn size(bytes: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];

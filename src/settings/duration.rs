@@ -90,6 +90,16 @@ pub(crate) const WAIT: Bounds = Bounds::up_to_a_day("wait");
 /// How long a reference the service keeps throttling is asked again: nothing to a day.
 pub(crate) const GIVE_UP_AFTER: Bounds = Bounds::up_to_a_day("give_up_after");
 
+/// How far back `history --changed --since` looks: nothing to ten years.
+pub(crate) const SINCE: Bounds = Bounds {
+    name: "since",
+    min: Duration::ZERO,
+    max: Duration::from_secs(3650 * 24 * 3600),
+    range: "from 0 to 3650 days",
+    max_text: "3650 days",
+    min_text: "0",
+};
+
 impl Bounds {
     /// A setting `name` from nothing to a day.
     const fn up_to_a_day(name: &'static str) -> Bounds {

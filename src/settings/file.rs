@@ -72,6 +72,8 @@ pub struct Profile {
     pub ca_cert: Option<PathBuf>,
     /// How `reconcile` reads this shop's export: `[profiles.NAME.reconcile]`.
     pub reconcile: Option<ReconcileTable>,
+    /// The journal's path, or `"off"`.
+    pub journal: Option<String>,
 }
 
 /// `[profiles.NAME.reconcile]`: a shop's export layout, saved once, with the same keys as

@@ -5,6 +5,7 @@
 
 pub(crate) mod duration;
 pub(crate) mod file;
+pub(crate) mod journal;
 mod problems;
 mod proxy_env;
 mod register;
@@ -82,6 +83,8 @@ pub(crate) struct Settings {
     pub(crate) ca_cert: Option<Sourced<PathBuf>>,
     /// The selected profile's `[profiles.NAME.reconcile]` table, if it has one.
     pub(crate) reconcile: Option<Sourced<file::ReconcileTable>>,
+    /// Where the journal is kept, or that it is off.
+    pub(crate) journal: Sourced<journal::JournalPlace>,
     /// Keys set in the profile but overridden by an environment variable.
     pub(crate) shadowed: Vec<(&'static str, &'static str)>,
     /// Problems worth a warning: a secret-holding config file readable by others, a
@@ -110,6 +113,8 @@ pub(crate) struct Flags {
     pub(crate) ca_cert: Option<PathBuf>,
     /// Already checked with [`mode_problem`].
     pub(crate) expect_mode: Option<String>,
+    pub(crate) journal: Option<PathBuf>,
+    pub(crate) no_journal: bool,
 }
 
 /// Default for how long a throttled reference is asked again: long enough for any rate

@@ -76,6 +76,7 @@ mod tests {
         let ctx = Context {
             env: &env,
             default_config: None,
+            default_journal: None,
         };
         from_env(&ctx).map(|p| (p.value, p.source.to_string()))
     }

@@ -103,6 +103,12 @@ impl Settings {
             no_proxy: proxy_env::no_proxy_from_env(ctx),
             ca_cert: layer.given(&flags.ca_cert, "--ca-cert", &profile.ca_cert, "ca_cert"),
             reconcile: layer.sourced(profile.reconcile.clone(), "reconcile"),
+            journal: super::journal::place(
+                flags.no_journal,
+                flags.journal.as_ref(),
+                ctx,
+                layer.sourced(profile.journal.clone(), "journal"),
+            ),
             shadowed,
             warnings,
         };
@@ -113,11 +119,18 @@ impl Settings {
     }
 
     /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
-    /// defaults for the rest; no environment and no config file are read.
-    pub(crate) fn sandbox(flags: &Flags, base_url: &str) -> Result<Settings, Failure> {
+    /// defaults for the rest; no environment and no config file are read, but for the
+    /// journal's place (`--journal`, `PAYVERIFY_JOURNAL`, else `real`'s default): a
+    /// sandbox run is remembered where the others are, so `history` can be tried with it.
+    pub(crate) fn sandbox(
+        flags: &Flags,
+        base_url: &str,
+        real: &Context,
+    ) -> Result<Settings, Failure> {
         let ctx = Context {
             env: &|_| None,
             default_config: None,
+            default_journal: None,
         };
         // Only the per-run flags: no config file, profile or service flag takes part.
         let flags = Flags {
@@ -132,6 +145,8 @@ impl Settings {
         let sandbox = |value: &str| Sourced::new(value.to_owned(), Source::Sandbox);
         settings.base_url = Some(sandbox(base_url));
         settings.client_id = Some(sandbox(crate::sandbox::CLIENT_ID));
+        settings.journal =
+            super::journal::place(flags.no_journal, flags.journal.as_ref(), real, None);
         settings.client_secret = Some(Sourced::new(
             SecretSource::Value(Secret::new(crate::sandbox::CLIENT_SECRET)),
             Source::Sandbox,

@@ -15,6 +15,8 @@ pub(crate) mod env {
     pub(crate) const PROFILE: &str = "PAYVERIFY_PROFILE";
     /// Config file path.
     pub(crate) const CONFIG: &str = "PAYVERIFY_CONFIG";
+    /// The journal's path, or `off`.
+    pub(crate) const JOURNAL: &str = "PAYVERIFY_JOURNAL";
 }
 
 /// Where a setting's value came from.
@@ -92,6 +94,8 @@ pub(crate) struct Context<'a> {
     pub(crate) env: EnvLookup<'a>,
     /// The config file used when none is named.
     pub(crate) default_config: Option<PathBuf>,
+    /// The journal used when none is named (`None`: the platform has no data directory).
+    pub(crate) default_journal: Option<PathBuf>,
 }
 
 /// The real process environment.
@@ -105,6 +109,7 @@ impl Context<'static> {
         Context {
             env: &process_env,
             default_config: file::default_path(),
+            default_journal: super::journal::default_path(),
         }
     }
 }

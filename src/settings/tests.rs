@@ -22,6 +22,7 @@ fn resolve(global: &Flags, vars: &[(&str, &str)]) -> Result<Settings, Failure> {
     let ctx = Context {
         env: &lookup,
         default_config: Some(PathBuf::from("/nonexistent/payverify/config.toml")),
+        default_journal: None,
     };
     Settings::resolve(global, &ctx)
 }
@@ -332,6 +333,7 @@ auth_style = "fancy"
     let ctx = Context {
         env: &lookup,
         default_config: None,
+        default_journal: None,
     };
     let problems = match Settings::resolve_all(&global, &ctx) {
         Ok(_) => panic!("five bad keys resolved"),
@@ -370,6 +372,7 @@ fn a_missing_profile_ends_resolution_with_one_problem() {
     let ctx = Context {
         env: &lookup,
         default_config: None,
+        default_journal: None,
     };
     let Err(problems) = Settings::resolve_all(&global, &ctx) else {
         panic!("a missing profile resolved");

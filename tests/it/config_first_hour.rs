@@ -669,7 +669,8 @@ fn item_13_config_show_json_is_for_scripts_and_never_holds_a_secret() {
             "hmac",
             "expect_mode",
             "proxy",
-            "ca_cert"
+            "ca_cert",
+            "journal"
         ]
     );
     let out = run(&path, &["config", "show", "-o", "json"]);

@@ -14,6 +14,7 @@ const LAYERS: &[&str] = &[
     "commands",
     "cli",
     "batch",
+    "journal",
     "render",
     "settings",
     "sandbox",

@@ -11,6 +11,7 @@ use crate::cli::{GlobalArgs, ProfileArgs, ShowFormat};
 use crate::exit::{Cause, Exit, Failure};
 use crate::log::Log;
 use crate::render::{Printer, Style, new_table, table_text, write_output};
+use crate::settings::journal::JournalPlace;
 use crate::settings::{Context, Problem, SecretSource, Settings, Source, Sourced};
 
 /// Runs `config show`: the settings on stdout, each problem on stderr; exit 6 when the
@@ -190,6 +191,14 @@ fn rows(s: &Settings) -> Vec<Row> {
     rows.push(match &s.ca_cert {
         Some(c) => Row::text("ca_cert", c.value.display().to_string(), &c.source),
         None => Row::unset("ca_cert", "built-in Mozilla roots"),
+    });
+    let journal = &s.journal;
+    rows.push(match &journal.value {
+        JournalPlace::At { path, .. } => {
+            Row::text("journal", path.display().to_string(), &journal.source)
+        }
+        JournalPlace::Off => Row::text("journal", "off".to_owned(), &journal.source),
+        JournalPlace::Nowhere => Row::unset("journal", "no data directory: none is kept"),
     });
     rows
 }

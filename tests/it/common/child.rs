@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 pub fn spawnable() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("payverify"));
     cmd.env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .env("PAYVERIFY_JOURNAL", "off")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd

@@ -61,8 +61,11 @@ pub fn payverify() -> Command {
             cmd.env_remove(key);
         }
     }
+    // No journal unless a test names one: tests run at once, and one journal shared by
+    // all would let one test's claims decide another's (tests/it/journal.rs tests it).
     cmd.env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
-        .env("HOME", "/nonexistent/payverify-test-home");
+        .env("HOME", "/nonexistent/payverify-test-home")
+        .env("PAYVERIFY_JOURNAL", "off");
     cmd
 }
 

@@ -1,0 +1,246 @@
+//! Opening a journal file: made owner-only (0600 in a 0700 directory) when payverify makes
+//! it; refused when others can change it, when it is not payverify's, when a newer
+//! payverify wrote it, or when it cannot be written; its schema made or brought forward.
+//! Nothing here ever replaces, truncates or repairs a file.
+
+use std::fs::OpenOptions;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+/// What marks the file as payverify's journal (SQLite's `application_id`): `PVJL`.
+pub(crate) const APPLICATION_ID: i32 = 0x5056_4a4c;
+/// The schema this payverify writes (SQLite's `user_version`); older ones are brought
+/// forward by [`MIGRATIONS`], newer ones refused.
+pub(crate) const SCHEMA_VERSION: i32 = 1;
+/// How long a process waits for another one's write: a batch commits every few hundred
+/// milliseconds, so 20 gates at once wait well under this.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The schema, version 1.
+const SCHEMA_1: &str = "
+CREATE TABLE checks (
+    id INTEGER PRIMARY KEY,
+    reference TEXT NOT NULL,
+    checked_at TEXT NOT NULL,
+    command TEXT NOT NULL,
+    profile TEXT,
+    host TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    result TEXT,
+    exit_code INTEGER NOT NULL,
+    status TEXT,
+    code TEXT,
+    amount_kobo INTEGER,
+    currency TEXT,
+    merchant_ref TEXT,
+    transaction_ref TEXT,
+    payment_ref TEXT,
+    mode TEXT,
+    hmac TEXT,
+    failed_checks TEXT NOT NULL,
+    \"order\" TEXT,
+    message TEXT,
+    answer TEXT,
+    answer_sha256 TEXT
+);
+CREATE INDEX checks_by_reference ON checks (reference, id);
+CREATE INDEX checks_by_time ON checks (checked_at);
+CREATE TABLE claims (
+    host TEXT NOT NULL,
+    payment TEXT NOT NULL,
+    \"order\" TEXT NOT NULL,
+    merchant_ref TEXT,
+    reference TEXT NOT NULL,
+    command TEXT NOT NULL,
+    claimed_at TEXT NOT NULL,
+    PRIMARY KEY (host, payment)
+) WITHOUT ROWID;
+";
+
+/// What brings a schema of version `n` (the index) to `n + 1`; the last one reaches
+/// [`SCHEMA_VERSION`]. Version 0 is a new, empty file.
+const MIGRATIONS: &[&str] = &[SCHEMA_1];
+
+/// Why a journal cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The file could not be made where none was (a read-only or missing directory): only
+    /// the default place may go on without a journal.
+    Unmade(String),
+    /// Anything else: the file is there, or was named, and cannot be used.
+    Unusable(String),
+}
+
+/// Opens `path` for a run to write, making it (and, for the default place, its directory)
+/// when it is not there.
+pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connection, Refusal> {
+    make(path, make_directory)?;
+    trusted(path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(unusable)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
+    // Looked at before anything is written: a file that is not a journal, or a newer
+    // payverify's, is refused as it was found (WAL mode alone rewrites the header).
+    let (id, version, tables) = marks(&conn)?;
+    if !(id == 0 && version == 0 && tables == 0) {
+        known(id, version)?;
+    }
+    // Persistent in the file: a no-op once set. Readers never block the writer, and a run
+    // killed mid-write leaves the last commit whole.
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .map_err(unusable)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Refusal::Unusable(format!(
+            "SQLite keeps it in {mode} mode, not WAL (is it on a network file system?)"
+        )));
+    }
+    // A claim must outlast a power cut once gate has said 0.
+    conn.execute_batch("PRAGMA synchronous = FULL")
+        .map_err(unusable)?;
+    // The write lock first: two processes making one new journal make it once, and a file
+    // that cannot be written is found now, before any request.
+    conn.execute_batch("BEGIN IMMEDIATE").map_err(unwritable)?;
+    let ready = schema(&conn).and_then(|()| conn.execute_batch("COMMIT").map_err(unwritable));
+    if ready.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    ready.map(|()| conn)
+}
+
+/// Opens `path` to read (`history`); `None` when there is no file there.
+pub(super) fn for_reading(path: &Path) -> Result<Option<Connection>, Refusal> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Refusal::Unusable(crate::io_util::io_reason(&e))),
+        Ok(_) => {}
+    }
+    trusted(path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(unusable)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
+    let (id, version, tables) = marks(&conn)?;
+    if !(id == 0 && version == 0 && tables == 0) {
+        known(id, version)?;
+    }
+    Ok(Some(conn))
+}
+
+/// Makes an empty file at `path`, owner-only, when there is none: SQLite takes an empty
+/// file as a new database, and its `-wal` and `-shm` files get the mode of this one.
+fn make(path: &Path, make_directory: bool) -> Result<(), Refusal> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Ok(());
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if make_directory && let Some(dir) = parent {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(|e| {
+            Refusal::Unmade(format!(
+                "cannot make the directory {}: {}",
+                dir.display(),
+                crate::io_util::io_reason(&e)
+            ))
+        })?;
+    }
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        // Another process made it first: it is opened as any existing journal is.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Refusal::Unmade(format!(
+            "cannot make it: {}",
+            crate::io_util::io_reason(&e)
+        ))),
+    }
+}
+
+/// Refuses a journal that anyone but the invoking user and root can change: its claims
+/// decide whether a payment may pay for a second order.
+fn trusted(path: &Path) -> Result<(), Refusal> {
+    match crate::files::untrusted_file(path) {
+        Some(why) => Err(Refusal::Unusable(why)),
+        None => Ok(()),
+    }
+}
+
+/// Makes a new file's schema, brings an older one forward, refuses one not payverify's or
+/// newer; inside the caller's write transaction.
+fn schema(conn: &Connection) -> Result<(), Refusal> {
+    let (id, version, tables) = marks(conn)?;
+    let fresh = id == 0 && version == 0 && tables == 0;
+    if !fresh {
+        known(id, version)?;
+    }
+    let from = usize::try_from(version).unwrap_or(0);
+    for migration in MIGRATIONS.iter().skip(from) {
+        conn.execute_batch(migration).map_err(unwritable)?;
+    }
+    if fresh {
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(unwritable)?;
+    }
+    if version != SCHEMA_VERSION {
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(unwritable)?;
+    }
+    Ok(())
+}
+
+/// The file's `application_id`, its `user_version` and how many tables it has (none: a
+/// new file, whoever made it), read in one statement, so from one snapshot: another
+/// process making the schema at the same moment is seen before or after, never half way.
+fn marks(conn: &Connection) -> Result<(i32, i32, i64), Refusal> {
+    conn.query_row(
+        "SELECT (SELECT application_id FROM pragma_application_id()), \
+                (SELECT user_version FROM pragma_user_version()), \
+                (SELECT count(*) FROM sqlite_master)",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )
+    .map_err(unusable)
+}
+
+/// Refuses a file not marked as payverify's, or of a schema newer than this payverify's.
+fn known(id: i32, version: i32) -> Result<(), Refusal> {
+    if id != APPLICATION_ID {
+        return Err(Refusal::Unusable(
+            "it is an SQLite file, but not a payverify journal".to_owned(),
+        ));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(Refusal::Unusable(format!(
+            "a newer payverify wrote it (schema {version}; this one knows up to \
+             {SCHEMA_VERSION}): upgrade payverify"
+        )));
+    }
+    Ok(())
+}
+
+fn unusable(e: rusqlite::Error) -> Refusal {
+    Refusal::Unusable(reason(&e))
+}
+
+fn unwritable(e: rusqlite::Error) -> Refusal {
+    Refusal::Unusable(format!("cannot write to it: {}", reason(&e)))
+}
+
+/// SQLite's words for what went wrong, e.g. `file is not a database`.
+pub(super) fn reason(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(code, Some(message)) if !message.is_empty() => {
+            format!("{message} ({:?})", code.code)
+        }
+        rusqlite::Error::SqliteFailure(code, _) => format!("{:?}", code.code),
+        other => other.to_string(),
+    }
+}
