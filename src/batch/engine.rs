@@ -39,7 +39,20 @@ impl Batch {
     ) -> Result<Exit, Failure> {
         let started = Instant::now();
         let mut run = self.drive(verifier, input, writer, None, log)?;
-        run.end(writer, started)
+        let exit = run.end(writer, started)?;
+        Ok(self.close_journal(exit, log))
+    }
+
+    /// The run's exit status once the journal has kept everything: exit 6 merged in, with
+    /// its line, when a check or a claim could not be kept.
+    pub(super) fn close_journal(&self, exit: Exit, log: &Log) -> Exit {
+        match self.journal.as_ref().map(|j| j.close()) {
+            Some(Err(failure)) => {
+                log.error(&failure.message);
+                exit.merge(failure.exit)
+            }
+            _ => exit,
+        }
     }
 
     /// Starts the reader and the workers, then writes what they send until the run ends:
@@ -94,6 +107,7 @@ impl Batch {
                 events: events_tx.clone(),
                 halt: self.halt.clone(),
                 wait: self.wait,
+                journaled: self.journal.is_some(),
                 log: log.clone(),
             };
             thread::Builder::new()

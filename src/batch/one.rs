@@ -13,10 +13,12 @@ use std::time::Instant;
 use super::shared::Batch;
 use super::{Entry, Item, Sink, Source, Stopped, Tally, WorkQueue};
 use crate::batch::verifier::Verifier;
+use crate::domain::checks::CheckFailure;
 use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_NAMES, Outcome, Record, Verdict};
 use crate::domain::wait::{exact, human, status_of};
 use crate::exit::{Exit, Failure};
+use crate::journal::{Journal, Order};
 use crate::log::{Level, Log};
 use crate::render::{OutputFormat, Printer};
 
@@ -43,6 +45,9 @@ pub(crate) struct Answer {
     printer: Printer,
     format: Option<OutputFormat>,
     record: Option<Record>,
+    /// gate's journal: a payment that passes is claimed for the order (the expected
+    /// merchant reference), and one another order claimed fails.
+    claims: Option<Journal>,
 }
 
 impl Answer {
@@ -51,7 +56,43 @@ impl Answer {
             printer,
             format,
             record: None,
+            claims: None,
         }
+    }
+
+    /// The answer of a gate whose passing payment `journal` claims for its order.
+    pub(crate) fn claiming(self, journal: Option<Journal>) -> Self {
+        Answer {
+            claims: journal,
+            ..self
+        }
+    }
+
+    /// `record` once its payment is claimed for its order, when it passed: a CHECK_FAILED
+    /// naming the order that claimed it first, when another did. A journal that cannot
+    /// answer leaves it as it is; the run then ends with exit 6 (the journal says why).
+    fn claimed(&self, record: &Record) -> Option<Record> {
+        let journal = self.claims.as_ref()?;
+        let order = record.job.expect.merchant_ref.as_deref()?;
+        let v = record.verdict.outcome.verification()?;
+        let payment = v.transaction_ref.as_deref().or(v.payment_ref.as_deref())?;
+        if record.verdict.exit() != Exit::Successful {
+            return None;
+        }
+        let claim = journal
+            .claim(
+                payment,
+                &Order::of_merchant_ref(order),
+                record.job.reference.as_str(),
+            )
+            .ok()??;
+        let mut record = record.clone();
+        let checks = record.verdict.checks.as_mut()?;
+        checks.failures.push(CheckFailure::Claimed {
+            payment: payment.to_owned(),
+            by: claim.said(),
+        });
+        Some(record)
     }
 }
 
@@ -61,6 +102,8 @@ impl Sink<Infallible> for Answer {
             Entry::Verified(record) => record,
             Entry::Decided(never) => match *never {},
         };
+        let claimed = self.claimed(record);
+        let record = claimed.as_ref().unwrap_or(record);
         let verdict = &record.verdict;
         let shown = match (verdict.outcome.verification(), self.format) {
             (Some(v), Some(format)) if write => {
@@ -96,6 +139,18 @@ impl Batch {
     /// (130 when interrupted, 10 when the answer could not be written; a reader of stdout
     /// that left changes nothing).
     pub(crate) fn run_one(
+        &self,
+        verifier: Arc<Verifier>,
+        job: Job,
+        answer: &mut Answer,
+        log: &Log,
+    ) -> Result<Exit, Failure> {
+        let exit = self.answer_one(verifier, job, answer, log)?;
+        Ok(self.close_journal(exit, log))
+    }
+
+    /// [`Batch::run_one`] before the journal is closed.
+    fn answer_one(
         &self,
         verifier: Arc<Verifier>,
         job: Job,

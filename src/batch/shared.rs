@@ -9,6 +9,7 @@ use super::{Entry, Item, Window, WorkQueue};
 use crate::batch::verifier::Verifier;
 use crate::domain::class::FailOn;
 use crate::exit::Failure;
+use crate::journal::Journal;
 
 /// Input notes (duplicates, skipped lines) shown one by one, per kind; the rest are counted
 /// and summed up at the end, so a file of a million duplicates costs no memory or scroll.
@@ -35,6 +36,8 @@ pub(crate) struct Batch {
     /// `--fail-on`: the outcome classes the exit status counts (`None`: every entry). A
     /// run that decides one entry only exits with that entry's status whatever it names.
     pub(crate) fail_on: Option<FailOn>,
+    /// Where every answer judged is kept, when the journal is on.
+    pub(crate) journal: Option<Journal>,
 }
 
 /// What the reader and the workers tell the writer.
@@ -43,6 +46,9 @@ pub(super) enum Event<D> {
     /// got no answer if it did not.
     Done(usize, Box<Entry<D>>, Option<String>),
     Skipped(usize),
+    /// An answer asked on the way under `--wait` (not final, so asked again): for the
+    /// journal only.
+    Asked(Box<crate::domain::outcome::Record>),
     Note(Item<D>),
     InputFailed(Failure),
     /// How many positions the reader issued, whether that is every position of the input

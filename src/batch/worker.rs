@@ -23,6 +23,8 @@ pub(super) struct Worker<D> {
     pub(super) halt: Arc<AtomicBool>,
     /// `--wait` (zero: a not-final answer is not asked again).
     pub(super) wait: Duration,
+    /// Whether the run keeps a journal, which gets every answer asked on the way.
+    pub(super) journaled: bool,
     pub(super) log: Log,
 }
 
@@ -163,6 +165,10 @@ impl<D> Worker<D> {
         // Kept where the writer finds it if the run stops while this reference is parked or
         // being checked again.
         let last = self.shared.verifier.record(job.clone(), verdict.clone());
+        // An answer asked now (not one kept from an earlier check) is the journal's.
+        if self.journaled && unanswered.is_none() {
+            let _ = self.events.send(Event::Asked(Box::new(last.clone())));
+        }
         self.shared.queue.remember(index, last);
         let waiting = Box::new(Waiting {
             polls,

@@ -101,6 +101,9 @@ impl<'a, D> Writer<'a, D> {
             self.watch_for_a_signal();
             self.show();
             self.write_ready(writer);
+            if let Some(journal) = &self.batch.journal {
+                journal.tick();
+            }
             if !self.pending.is_empty() {
                 continue;
             }
@@ -125,6 +128,13 @@ impl<'a, D> Writer<'a, D> {
             }
             Event::Skipped(i) => {
                 self.pending.insert(i, None);
+            }
+            Event::Asked(record) => {
+                if let Some(journal) = &self.batch.journal {
+                    let tally = super::Tally::of(&record);
+                    let why = tally.look.as_ref().map(|l| l.why.as_str());
+                    journal.record(&record, tally.name, tally.exit, why);
+                }
             }
             Event::Note(item) => {
                 let line = match item {
@@ -235,6 +245,11 @@ impl<'a, D> Writer<'a, D> {
             false => writer.take(entry, false),
         };
         let asked = matches!(entry, Entry::Verified(_));
+        // The record event: every answer asked this run is kept, as the run counted it.
+        if let (Some(journal), Entry::Verified(record)) = (&self.batch.journal, entry) {
+            let why = tally.look.as_ref().map(|l| l.why.as_str());
+            journal.record(record, tally.name, tally.exit, why);
+        }
         let merged = self.summary.add(&tally, asked, self.batch.fail_on.as_ref());
         self.exit = self.exit.merge(merged);
         if write {

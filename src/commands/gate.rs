@@ -53,7 +53,7 @@ pub(crate) fn run(
             expect_mode: Some(SANDBOX_MODE.to_owned()),
         };
     }
-    let service = Service::connect(global, &args.batch, &profile_args, log, ctx)?;
+    let service = Service::connect("gate", global, &args.batch, &profile_args, log, ctx)?;
     if service.verifier.expect_mode.is_none() {
         return Err(Failure::config(
             Cause::SettingMissing,

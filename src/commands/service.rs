@@ -2,8 +2,8 @@
 //! the client, the signal handling and the sandbox; the engine and the trust of an earlier
 //! run built from them; and the command that finishes a stopped run.
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::batch::resume::Trust;
@@ -13,9 +13,11 @@ use crate::cli::{BatchArgs, GlobalArgs, OutputFormat, ProfileArgs};
 use crate::domain::class::FailOn;
 use crate::domain::job::Job;
 use crate::exit::{Exit, Failure};
+use crate::journal::{self, Journal, Refusal};
 use crate::log::Log;
 use crate::render::Printer;
 use crate::sandbox::{self, Sandbox};
+use crate::settings::journal::JournalPlace;
 use crate::settings::{Context, Settings};
 use crate::signal::Interrupt;
 use crate::transport::client::{self, Client};
@@ -34,18 +36,30 @@ pub(crate) struct Service {
     _sandbox: Option<Sandbox>,
     /// `--wait`: how long a not-final transaction is asked again (zero: not at all).
     wait: Duration,
+    /// Where every answer is kept, when the journal is on.
+    pub(crate) journal: Option<Journal>,
+    /// The command: gate claims the payments it passes.
+    command: &'static str,
 }
 
 impl Service {
     /// Starts the sandbox if asked, resolves the settings and the endpoint, installs the
     /// signal handling and builds the client: everything before the first request.
     pub(crate) fn connect(
+        command: &'static str,
         global: &GlobalArgs,
         batch: &BatchArgs,
         profile_args: &ProfileArgs,
         log: &Log,
         ctx: &Context,
     ) -> Result<Service, Failure> {
+        // The journal opens after the settings the sandbox's URL feeds; the sandbox asks it
+        // once it is there.
+        let kept: Arc<OnceLock<Journal>> = Arc::new(OnceLock::new());
+        let memory = {
+            let kept = kept.clone();
+            sandbox::Memory::new(move |reference| kept.get().is_some_and(|j| j.knows(reference)))
+        };
         let sandbox = match batch.sandbox {
             true => Some(Sandbox::start(
                 sandbox::Options {
@@ -54,13 +68,14 @@ impl Service {
                     log_requests: false,
                     tls: batch.tls,
                     rate_limit: None,
+                    memory: Some(memory),
                 },
                 log.clone(),
             )?),
             false => None,
         };
         let settings = match &sandbox {
-            Some(sandbox) => Settings::sandbox(&global.flags(profile_args), sandbox.url())?,
+            Some(sandbox) => Settings::sandbox(&global.flags(profile_args), sandbox.url(), ctx)?,
             None => Settings::resolve(&global.flags(profile_args), ctx)?,
         };
         settings.warn(log);
@@ -86,6 +101,19 @@ impl Service {
             stop: Some(halt.clone()),
             extra_roots: sandbox.as_ref().and_then(|s| s.ca_pem()).map(str::to_owned),
         };
+        let run = journal::Run {
+            command,
+            profile: settings.profile.as_ref().map(|p| p.value.clone()),
+            host: match &sandbox {
+                Some(_) => "sandbox".to_owned(),
+                None => endpoint.base_url.host().to_owned(),
+            },
+        };
+        let journal = open_journal(&settings.journal.value, run, log)?;
+        if let Some(journal) = &journal {
+            // Set once, here, before the first request: it cannot be set already.
+            let _ = kept.set(journal.clone());
+        }
         let verifier = Verifier {
             client: Client::new(&endpoint, options, log.clone())?,
             hmac: settings.hmac.value,
@@ -98,6 +126,8 @@ impl Service {
             halt,
             _sandbox: sandbox,
             wait: settings.wait.value,
+            journal,
+            command,
         })
     }
 
@@ -111,7 +141,8 @@ impl Service {
         log: &Log,
         printer: Printer,
     ) -> Result<Exit, Failure> {
-        let mut answer = Answer::new(printer, format);
+        let claims = self.journal.clone().filter(|_| self.command == "gate");
+        let mut answer = Answer::new(printer, format).claiming(claims);
         // The sandbox, when there is one, serves until this returns.
         self.batch(1, Some(1), None, None)
             .run_one(self.verifier.clone(), job, &mut answer, log)
@@ -133,6 +164,7 @@ impl Service {
             wait: self.wait,
             resume_hint,
             fail_on,
+            journal: self.journal.clone(),
         }
     }
 
@@ -150,6 +182,41 @@ impl Service {
             expect_mode: self.verifier.expect_mode.clone(),
             hmac: self.verifier.hmac,
         }
+    }
+}
+
+/// The journal at `place` for `run`, opened before the first request; `None` when it is
+/// off, or when the default place cannot be made at all (no data directory, a read-only
+/// one: a web server's user calling gate), which is one warning, never a stopped checkout.
+/// A journal named by a flag, the environment or a profile, or one that is there, that
+/// cannot be used is exit 6.
+fn open_journal(
+    place: &JournalPlace,
+    run: journal::Run,
+    log: &Log,
+) -> Result<Option<Journal>, Failure> {
+    let (path, explicit) = match place {
+        JournalPlace::Off => return Ok(None),
+        JournalPlace::Nowhere => {
+            log.warn(
+                "keeping no journal: this system has no data directory for one; name one \
+                 with --journal PATH, or turn it off with --no-journal",
+            );
+            return Ok(None);
+        }
+        JournalPlace::At { path, explicit } => (path, *explicit),
+    };
+    match Journal::open(path, !explicit, run) {
+        Ok(journal) => Ok(Some(journal)),
+        Err(Refusal::Unmade(why)) if !explicit => {
+            log.warn(&format!(
+                "keeping no journal: {} {why}; name one with --journal PATH, or turn it off \
+                 with --no-journal",
+                path.display()
+            ));
+            Ok(None)
+        }
+        Err(Refusal::Unmade(why) | Refusal::Unusable(why)) => Err(journal::refused(path, &why)),
     }
 }
 

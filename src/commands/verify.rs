@@ -50,7 +50,8 @@ pub(crate) fn run(
             expect,
             origin: "argument 1".into(),
         };
-        let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
+        let service =
+            Service::connect("verify", global, &args.batch, &args.profile_args, log, ctx)?;
         let printer = Printer::stdout(global.color, ctx.env);
         return service.one(job, (!quiet).then(|| args.format()), log, printer);
     }
@@ -60,7 +61,7 @@ pub(crate) fn run(
     };
     let known_len = Input::known_len(&sources, rules);
     let input = Input::open(sources, expect, rules)?;
-    let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
+    let service = Service::connect("verify", global, &args.batch, &args.profile_args, log, ctx)?;
     let printer = Printer::stdout(global.color, ctx.env);
     let trust = service.trust();
     let (index, state) = open_memory(

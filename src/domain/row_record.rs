@@ -261,6 +261,13 @@ impl RowRecord {
         ));
     }
 
+    /// This MATCHED (or SPLIT_PAID) row's payment already paid for another order, in an
+    /// earlier run (the journal's claims): a DUPLICATE, saying which order and when.
+    pub(crate) fn claimed(&mut self, failure: &crate::domain::checks::CheckFailure) {
+        self.result = RowResult::Duplicate;
+        self.error = Some(failure.to_string());
+    }
+
     /// Whether the row needs no look: MATCHED with no warning, a line item of an order, or
     /// the file's own totals row adding up.
     pub(crate) fn clean(&self) -> bool {

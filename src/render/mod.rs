@@ -280,6 +280,11 @@ impl Printer {
         Printer::new(stdout_writer(), Style::PLAIN)
     }
 
+    /// How its output looks.
+    pub(crate) fn style(&self) -> Style {
+        self.style
+    }
+
     /// Turns the printer into a writer of batch records.
     pub(crate) fn into_records(self, format: OutputFormat) -> records::RecordWriter {
         records::RecordWriter::new(self.out, format, self.style, records::VerifyView)

@@ -3,10 +3,13 @@
 
 use super::*;
 use crate::batch::Look;
+use crate::domain::checks::{CheckFailure, order_number};
+use crate::domain::outcome::Record;
 use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
 use crate::exit::Exit;
+use crate::journal::{Journal, Order};
 
 /// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
 /// takes it (so the totals are exactly the rows the exit status merges, written or not):
@@ -25,6 +28,9 @@ pub(crate) struct ReconcileSink {
     /// Where the reference and the order id are among a row's cells, for the closing
     /// lines.
     columns: (usize, Option<usize>),
+    /// The journal, whose claims hold across runs: a payment an order of an earlier run
+    /// claimed is a DUPLICATE for any other order.
+    claims: Option<Journal>,
 }
 
 impl ReconcileSink {
@@ -40,6 +46,43 @@ impl ReconcileSink {
             lines_of,
             summary: Summary::default(),
             columns,
+            claims: None,
+        }
+    }
+
+    /// The sink with `journal`'s claims: each MATCHED or SPLIT_PAID row of an order claims
+    /// its payment.
+    pub(crate) fn claiming(self, journal: Option<Journal>) -> Self {
+        ReconcileSink {
+            claims: journal,
+            ..self
+        }
+    }
+
+    /// Claims a paid row's payment for its order; a DUPLICATE when another order claimed it
+    /// first, in this run or an earlier one. A journal that cannot answer leaves the row as
+    /// it is: the run then ends with exit 6, the journal saying why.
+    fn claim(&self, record: &mut RowRecord, answered: &Record) {
+        let Some(journal) = &self.claims else {
+            return;
+        };
+        let expect = &answered.job.expect;
+        let (Some(order), Some(v)) = (&expect.order_id, answered.verdict.outcome.verification())
+        else {
+            return;
+        };
+        let Some(payment) = v.transaction_ref.as_deref().or(v.payment_ref.as_deref()) else {
+            return;
+        };
+        let order = Order {
+            key: order_number(order).to_owned(),
+            merchant_ref: expect.merchant_ref.clone(),
+        };
+        if let Ok(Some(claim)) = journal.claim(payment, &order, answered.job.reference.as_str()) {
+            record.claimed(&CheckFailure::Claimed {
+                payment: payment.to_owned(),
+                by: claim.said(),
+            });
         }
     }
 
@@ -94,6 +137,9 @@ impl ReconcileSink {
             )
         {
             record.duplicate_of(first);
+        }
+        if matches!(record.result, RowResult::Matched | RowResult::SplitPaid) {
+            self.claim(&mut record, answered);
         }
         record
     }

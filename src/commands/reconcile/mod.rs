@@ -64,7 +64,14 @@ pub(crate) fn run(
     let input_error = orders.input_error();
     let selected = orders.selected();
     let known_len = rows_in(&args.file);
-    let service = Service::connect(global, &args.batch, &args.profile_args, log, ctx)?;
+    let service = Service::connect(
+        "reconcile",
+        global,
+        &args.batch,
+        &args.profile_args,
+        log,
+        ctx,
+    )?;
     // Each row's own expectations are checked when its turn comes.
     let trust = service.trust();
     let (index, state) = memory(args, &orders, trust, log, &service.stop())?;
@@ -83,7 +90,8 @@ pub(crate) fn run(
     let secret = &service.verifier.secret;
     let writer = rows_writer(global, args, &orders, secret, log, ctx).with_state(state);
     let columns = (orders.reference_column(), orders.order_column());
-    let mut sink = ReconcileSink::new(writer, orders.reference_lines(), columns);
+    let mut sink = ReconcileSink::new(writer, orders.reference_lines(), columns)
+        .claiming(service.journal.clone());
     let resume_hint = resume_command(args.format(), args.state.is_some());
     let batch = service.batch(
         args.batch.jobs,

@@ -218,6 +218,14 @@ pub enum CheckFailure {
         /// What the answer has there.
         found: ModeFound,
     },
+    /// The payment already paid for another order (the journal's claims, issue 40): one
+    /// payment pays for one order, on any day.
+    Claimed {
+        /// The payment: its transactionRef, else its paymentRef.
+        payment: String,
+        /// The order that claimed it, with the command and when.
+        by: String,
+    },
 }
 
 /// Why an hmac does not show the gateway signed the answer.
@@ -333,6 +341,11 @@ impl fmt::Display for CheckFailure {
                 "the payment is for order {found} (merchantRef {}), not this row's order {}",
                 quoted(merchant_ref),
                 quoted(wanted)
+            ),
+            CheckFailure::Claimed { payment, by } => write!(
+                f,
+                "the payment {} already paid for {by}: one payment counts for one order",
+                quoted(payment)
             ),
             CheckFailure::Mode { wanted, found } => {
                 let wanted = quoted(wanted);
