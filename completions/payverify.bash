@@ -31,6 +31,9 @@ _payverify() {
             payverify,help)
                 cmd="payverify__subcmd__help"
                 ;;
+            payverify,history)
+                cmd="payverify__subcmd__history"
+                ;;
             payverify,man)
                 cmd="payverify__subcmd__man"
                 ;;
@@ -91,6 +94,9 @@ _payverify() {
             payverify__subcmd__help,help)
                 cmd="payverify__subcmd__help__subcmd__help"
                 ;;
+            payverify__subcmd__help,history)
+                cmd="payverify__subcmd__help__subcmd__history"
+                ;;
             payverify__subcmd__help,man)
                 cmd="payverify__subcmd__help__subcmd__man"
                 ;;
@@ -140,7 +146,7 @@ _payverify() {
 
     case "${cmd}" in
         payverify)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version webhook config man completions verify gate reconcile sandbox doctor help"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version webhook config history man completions verify gate reconcile sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -170,6 +176,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -178,7 +188,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__completions)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version bash elvish fish powershell zsh"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -206,6 +216,10 @@ _payverify() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -216,7 +230,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version path show init profiles help"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version path show init profiles help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,6 +258,10 @@ _payverify() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -338,7 +356,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config__subcmd__init)
-            opts="-v -q -h -V --force --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --force --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -366,6 +384,10 @@ _payverify() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -376,7 +398,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config__subcmd__path)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,6 +426,10 @@ _payverify() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -414,7 +440,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config__subcmd__profiles)
-            opts="-v -q -h -V --names --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --names --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -444,6 +470,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -452,7 +482,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__config__subcmd__show)
-            opts="-o -v -q -h -V --output --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -v -q -h -V --output --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,6 +520,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -498,7 +532,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__doctor)
-            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --expect-mode --retries --wait --give-up-after --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -v -q -h -V --output --timeout --auth-style --hmac --proxy --ca-cert --expect-mode --retries --wait --give-up-after --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -572,6 +606,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -580,7 +618,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__gate)
-            opts="-j -v -q -h -V --expect-amount --amount --expect-amount-kobo --amount-kobo --expect-merchant-ref --merchant-ref --expect-currency --currency --fail-on --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --proxy --ca-cert --expect-mode --jobs --rate --hmac --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-j -v -q -h -V --expect-amount --amount --expect-amount-kobo --amount-kobo --expect-merchant-ref --merchant-ref --expect-currency --currency --fail-on --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --proxy --ca-cert --expect-mode --jobs --rate --hmac --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -694,6 +732,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -702,7 +744,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__help)
-            opts="webhook config man completions verify gate reconcile sandbox doctor help"
+            opts="webhook config history man completions verify gate reconcile sandbox doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -841,6 +883,20 @@ _payverify() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        payverify__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         payverify__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -925,8 +981,62 @@ _payverify() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        payverify__subcmd__history)
+            opts="-o -v -q -h -V --changed --since --output --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         payverify__subcmd__man)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,6 +1066,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -964,7 +1078,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__reconcile)
-            opts="-o -j -v -q -h -V --output --all --resume --state --summary-json --fail-on --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --only --reference-pattern --bom --no-bom --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --output --all --resume --state --summary-json --fail-on --delimiter --header-row --reference-column --amount-column --currency-column --no-currency-column --merchant-ref-column --amount-unit --currency --only --reference-pattern --bom --no-bom --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1106,6 +1220,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1114,7 +1232,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__sandbox)
-            opts="-v -q -h -V --port --latency-ms --tls --tls-ca-out --rate-limit --burst --rate-limit-status --retry-after --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --port --latency-ms --tls --tls-ca-out --rate-limit --burst --rate-limit-status --retry-after --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1172,6 +1290,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1180,7 +1302,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__verify)
-            opts="-o -j -v -q -h -V --from --comments --output --resume --state --fail-on --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --amount --expect-amount --amount-kobo --expect-amount-kobo --currency --expect-currency --merchant-ref --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-o -j -v -q -h -V --from --comments --output --resume --state --fail-on --jobs --rate --sandbox --tls --timeout --retries --wait --give-up-after --auth-style --hmac --proxy --ca-cert --expect-mode --amount --expect-amount --amount-kobo --expect-amount-kobo --currency --expect-currency --merchant-ref --expect-merchant-ref --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1314,6 +1436,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1322,7 +1448,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__webhook)
-            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version check help"
+            opts="-v -q -h -V --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1352,6 +1478,10 @@ _payverify() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1360,7 +1490,7 @@ _payverify() {
             return 0
             ;;
         payverify__subcmd__webhook__subcmd__check)
-            opts="-v -q -h -V --amount --expect-amount --amount-kobo --expect-amount-kobo --currency --expect-currency --merchant-ref --expect-merchant-ref --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --quiet --help --version"
+            opts="-v -q -h -V --amount --expect-amount --amount-kobo --expect-amount-kobo --currency --expect-currency --merchant-ref --expect-merchant-ref --expect-mode --base-url --client-id --client-secret-file --profile --config --color --verbose --journal --no-journal --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1424,6 +1554,10 @@ _payverify() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

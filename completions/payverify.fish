@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_payverify_global_optspecs
-    string join \n base-url= client-id= client-secret-file= profile= config= color= v/verbose q/quiet h/help V/version
+    string join \n base-url= client-id= client-secret-file= profile= config= color= v/verbose journal= no-journal q/quiet h/help V/version
 end
 
 function __fish_payverify_needs_command
@@ -32,12 +32,15 @@ complete -c payverify -n "__fish_payverify_needs_command" -l config -d 'Config f
 complete -c payverify -n "__fish_payverify_needs_command" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_needs_command" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_needs_command" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_needs_command" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_needs_command" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_needs_command" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "config" -d 'Inspect or create the config file'
+complete -c payverify -n "__fish_payverify_needs_command" -f -a "history" -d 'Show what the journal remembers: every check of a reference, oldest first, or (--changed) the payments whose answer changed between two checks'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "man" -d 'Print the man page (roff) on stdout'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c payverify -n "__fish_payverify_needs_command" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
@@ -54,7 +57,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __f
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and not __fish_seen_subcommand_from check help" -s V -l version -d 'Print version'
@@ -73,7 +78,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand webhook; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
@@ -87,7 +94,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fi
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and not __fish_seen_subcommand_from path show init profiles help" -s V -l version -d 'Print version'
@@ -104,7 +113,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
@@ -118,7 +129,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
@@ -130,8 +143,10 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l force -d 'Replace the profile if the file already has one of that name (the others are kept)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from init" -s V -l version -d 'Print version'
@@ -143,8 +158,10 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l names -d 'Only the names, one a line, nothing else on stdout or stderr, exit 0 even without a readable config file (what shell completion of --profile calls)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
@@ -153,6 +170,24 @@ complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_s
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented config file (mode 0600) with one profile, taking --profile, --base-url, --client-id and --client-secret-file; on an existing file, add the profile and keep the rest of the file as it is'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List the profiles, marking the default'
 complete -c payverify -n "__fish_payverify_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l since -d 'With --changed: only the changes whose later check is this recent, e.g. 24h, 7d' -r
+complete -c payverify -n "__fish_payverify_using_subcommand history" -s o -l output -d '`table` for people, or `json`: one array of the entries (with --changed, of `{reference, before, after}`)' -r -f -a "table\t'One row per check'
+json\t'One JSON array'"
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l profile -d 'Config profile to use [env: PAYVERIFY_PROFILE] [default: the file\'s default_profile, else a profile named default]' -r -f -a "(payverify config profiles --names 2>/dev/null)"
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l config -d 'Config file [env: PAYVERIFY_CONFIG] [default: $XDG_CONFIG_HOME/payverify/config.toml; macOS ~/Library/Application Support/payverify/config.toml; Windows %APPDATA%\\payverify\\config\\config.toml]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l changed -d 'Instead, every reference whose status, amount or currency changed between two of its checks (a payment reversed, an amount corrected), with both answers'
+complete -c payverify -n "__fish_payverify_using_subcommand history" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand history" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
+complete -c payverify -n "__fish_payverify_using_subcommand history" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c payverify -n "__fish_payverify_using_subcommand history" -s V -l version -d 'Print version'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l base-url -d 'Base URL of the service, e.g. https://paywithbank3d.com [env: PAYVERIFY_BASE_URL]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-id -d 'Client id (the dashboard\'s public key) [env: PAYVERIFY_CLIENT_ID]' -r
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l client-secret-file -d 'Read the client secret from this file. There is no --client-secret flag on purpose: argv is visible to every user. Use this, PAYVERIFY_CLIENT_SECRET, or the config file' -r -F
@@ -161,7 +196,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand man" -l config -d 'C
 complete -c payverify -n "__fish_payverify_using_subcommand man" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand man" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand man" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand man" -s V -l version -d 'Print version'
@@ -173,7 +210,9 @@ complete -c payverify -n "__fish_payverify_using_subcommand completions" -l conf
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand completions" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand completions" -s V -l version -d 'Print version'
@@ -212,10 +251,12 @@ complete -c payverify -n "__fish_payverify_using_subcommand verify" -l config -d
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l comments -d 'The lists (--from, -) are written by hand: skip blank lines and lines starting with #. Without it, every line is a reference as a customer gave it, and none is dropped without a word'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand verify" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand verify" -s V -l version -d 'Print version'
@@ -246,9 +287,11 @@ complete -c payverify -n "__fish_payverify_using_subcommand gate" -l config -d '
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand gate" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand gate" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand gate" -s V -l version -d 'Print version'
@@ -294,6 +337,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l config
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l all -d 'With the table: list every row, MATCHED ones too (the table shows at most 1000 rows; -o csv streams every one)'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l no-currency-column -d 'Read no currency column, even one found by its name: every row expects --currency [config: reconcile.no_currency_column]'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l bom -d 'With -o csv: start the output with a UTF-8 byte-order mark, so Excel on Windows reads it as UTF-8 (the naira sign, names) [default: when the input file has one]'
@@ -301,6 +345,7 @@ complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l no-bom
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l sandbox -d 'Verify against a sandbox started in-process on a free loopback port, with the sandbox credentials; configured credentials and base URL are ignored. No account needed'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l tls -d 'With --sandbox: it speaks HTTPS, and its throwaway CA is trusted in memory, so the verification goes through a real TLS handshake'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand reconcile" -s V -l version -d 'Print version'
@@ -319,8 +364,10 @@ complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l config -
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l tls -d 'Serve HTTPS, with a certificate for 127.0.0.1, ::1 and localhost signed by a CA made at start; its PEM path is printed on the second line of stdout, for --ca-cert'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand sandbox" -s V -l version -d 'Print version'
@@ -346,20 +393,23 @@ complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l config -d
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l color -d 'When to colour output; `auto` colours only a terminal and honours NO_COLOR' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l journal -d 'Keep the journal of every check here (an SQLite file) [env: PAYVERIFY_JOURNAL] [config: journal] [default: $XDG_DATA_HOME/payverify/journal.sqlite3; macOS ~/Library/Application Support/payverify/; Windows %APPDATA%\\payverify\\data\\]' -r -F
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s v -l verbose -d 'Log each attempt (method, URL, status, time, retry decision) to stderr'
+complete -c payverify -n "__fish_payverify_using_subcommand doctor" -l no-journal -d 'Keep no journal this run: nothing is opened or made (PAYVERIFY_JOURNAL=off and journal = "off" in a profile do the same)'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr and no default table: the exit status is the answer. An explicit -o still writes its data on stdout'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c payverify -n "__fish_payverify_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "gate" -d 'Gate an order on a payment: exit 0 only for a SUCCESSFUL payment with code 00 and a genuine hmac, of this order\'s amount, currency and merchant reference, in the mode the profile expects. Nothing on stdout; on stderr, why not'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "reconcile" -d 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
-complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config man completions verify gate reconcile sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "webhook" -d 'Check payloads the gateway signed, offline'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "config" -d 'Inspect or create the config file'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "history" -d 'Show what the journal remembers: every check of a reference, oldest first, or (--changed) the payments whose answer changed between two checks'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "man" -d 'Print the man page (roff) on stdout'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "verify" -d 'Verify a transaction by its reference and report its outcome'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "gate" -d 'Gate an order on a payment: exit 0 only for a SUCCESSFUL payment with code 00 and a genuine hmac, of this order\'s amount, currency and merchant reference, in the mode the profile expects. Nothing on stdout; on stderr, why not'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "reconcile" -d 'Check an orders or settlement file (CSV) row by row against the gateway: each row MATCHED, UNDERPAID, OVERPAID, ... with totals per result and one exit status'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "sandbox" -d 'Serve a local stand-in for the service, with magic references for testing scripts'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "doctor" -d 'Check the set-up step by step (config, settings, base URL, name resolution, connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies under the configured secret'
+complete -c payverify -n "__fish_payverify_using_subcommand help; and not __fish_seen_subcommand_from webhook config history man completions verify gate reconcile sandbox doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from webhook" -f -a "check" -d 'Check a webhook body or saved verify response with the client secret, offline. Exit 0 only when the hmac is genuine and the payment is SUCCESSFUL with code 00 and a paymentDate and every --expect-* holds; 1 genuine FAILED; 9 genuine but not final; 4 hmac missing or mismatched (or a failed check); 8 malformed; 6 no secret'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file that would be used'
 complete -c payverify -n "__fish_payverify_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of the selected profile and where each comes from'

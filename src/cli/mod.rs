@@ -21,7 +21,8 @@ pub(crate) use global::{GlobalArgs, ModeArg, ProfileArgs};
 pub(crate) use reconcile::{ReconcileArgs, parse_delimiter};
 pub(crate) use sandbox::SandboxArgs;
 pub(crate) use tools::{
-    ConfigCommand, DoctorArgs, DoctorFormat, ShowFormat, WebhookCheckArgs, WebhookCommand,
+    ConfigCommand, DoctorArgs, DoctorFormat, HistoryArgs, HistoryFormat, ShowFormat,
+    WebhookCheckArgs, WebhookCommand,
 };
 pub(crate) use verify::{BatchArgs, GateArgs, VerifyArgs};
 
@@ -69,6 +70,9 @@ pub(crate) enum Command {
     /// connection, TLS, credentials) and, given a REFERENCE, whether its hmac verifies
     /// under the configured secret.
     Doctor(DoctorArgs),
+    /// Show what the journal remembers: every check of a reference, oldest first, or
+    /// (--changed) the payments whose answer changed between two checks.
+    History(HistoryArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions {
         /// The shell.

@@ -99,3 +99,40 @@ pub(crate) enum ShowFormat {
     /// and source), `problems`, `warnings`.
     Json,
 }
+
+/// Arguments of `payverify history`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryArgs {
+    /// The reference whose checks to show, oldest first (after `--` when it starts with
+    /// `-`).
+    #[arg(
+        value_name = "REFERENCE",
+        required_unless_present = "changed",
+        conflicts_with = "changed"
+    )]
+    pub(crate) reference: Option<String>,
+
+    /// Instead, every reference whose status, amount or currency changed between two of
+    /// its checks (a payment reversed, an amount corrected), with both answers
+    #[arg(long)]
+    pub(crate) changed: bool,
+
+    /// With --changed: only the changes whose later check is this recent, e.g. 24h, 7d
+    #[arg(long, value_name = "DURATION", requires = "changed",
+          value_parser = |s: &str| crate::settings::duration::SINCE.parse(s).map_err(|why| format!("'{s}' {why}")))]
+    pub(crate) since: Option<std::time::Duration>,
+
+    /// `table` for people, or `json`: one array of the entries (with --changed, of
+    /// `{reference, before, after}`)
+    #[arg(short, long, value_enum, default_value_t = HistoryFormat::Table, value_name = "FORMAT")]
+    pub(crate) output: HistoryFormat,
+}
+
+/// How `payverify history` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HistoryFormat {
+    /// One row per check.
+    Table,
+    /// One JSON array.
+    Json,
+}

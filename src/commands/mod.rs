@@ -4,6 +4,7 @@ pub(crate) mod config;
 pub(crate) mod docs;
 pub(crate) mod doctor;
 pub(crate) mod gate;
+pub(crate) mod history;
 pub(crate) mod reconcile;
 pub(crate) mod sandbox;
 mod service;
