@@ -18,6 +18,7 @@ fn sandbox() -> Sandbox {
             log_requests: false,
             tls: false,
             rate_limit: None,
+            memory: None,
         },
         Log::new(Level::Quiet),
     )
@@ -60,6 +61,7 @@ fn all_ok_against_the_sandbox_with_the_hmac_recommendation() {
     let want = [
         "config",
         "settings",
+        "journal",
         "base_url",
         "resolve",
         "connect",
@@ -83,7 +85,7 @@ fn all_ok_against_the_sandbox_with_the_hmac_recommendation() {
     assert!(stdout.contains("status \"SUCCESSFUL\", code 00, ₦40,000.00 (4000000 kobo)"));
     assert!(stdout.contains("with a JSON 404"), "{stdout}");
     assert!(!stdout.contains(sandbox::CLIENT_SECRET), "{stdout}");
-    assert_eq!(stderr_of(&out), "payverify: doctor: all 10 checks ok\n");
+    assert_eq!(stderr_of(&out), "payverify: doctor: all 11 checks ok\n");
 }
 
 #[test]
@@ -217,7 +219,7 @@ fn a_secret_verify_refuses_as_too_short_fails_settings_with_exit_6() {
     assert_eq!(
         names,
         [
-            "config", "settings", "base_url", "resolve", "connect", "tls"
+            "config", "settings", "journal", "base_url", "resolve", "connect", "tls"
         ]
     );
     assert_eq!(
@@ -351,7 +353,7 @@ fn a_failing_secret_command_is_exit_6_and_the_network_is_still_checked() {
     assert_eq!(
         names,
         [
-            "config", "settings", "base_url", "resolve", "connect", "tls"
+            "config", "settings", "journal", "base_url", "resolve", "connect", "tls"
         ]
     );
 }
@@ -473,6 +475,7 @@ fn json_is_one_object_with_the_checks_and_no_secret() {
         [
             "config",
             "settings",
+            "journal",
             "base_url",
             "resolve",
             "connect",
@@ -484,7 +487,7 @@ fn json_is_one_object_with_the_checks_and_no_secret() {
         assert_eq!(check["status"], "ok", "{check}");
         assert!(check["found"].is_string() && check["details"].is_object());
     }
-    let credentials = &checks[6];
+    let credentials = &checks[7];
     assert_eq!(credentials["details"]["http_status"], 404);
     assert!(credentials["details"]["ms"].is_u64());
     assert!(
@@ -562,15 +565,18 @@ fn missing_settings_are_named_with_how_to_set_them() {
     let out = payverify().arg("doctor").output().unwrap();
     let stdout = stdout_of(&out);
     assert_eq!(out.status.code(), Some(6), "{stdout}");
-    let last = stdout.lines().last().unwrap();
+    // The journal needs no settings, so it is still reported; nothing that asks the service is.
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.last().unwrap().starts_with("journal "), "{stdout}");
+    let settings = lines[lines.len() - 2];
     assert!(
-        last.starts_with("settings  FAIL: no base URL configured, no client id configured")
-            || last.starts_with(
+        settings.starts_with("settings  FAIL: no base URL configured, no client id configured")
+            || settings.starts_with(
                 "settings  FAIL: no base URL, no client id, no client secret configured"
             ),
-        "{last}"
+        "{settings}"
     );
-    assert!(last.contains("PAYVERIFY_BASE_URL"), "{last}");
+    assert!(settings.contains("PAYVERIFY_BASE_URL"), "{settings}");
 }
 
 #[cfg(unix)]
@@ -768,6 +774,7 @@ fn doctor_is_documented_in_the_readme_set_up_man_page_and_completions() {
     for name in [
         "config",
         "settings",
+        "journal",
         "base_url",
         "resolve",
         "connect",

@@ -20,7 +20,7 @@ use crate::render::{Printer, write_output};
 use crate::settings::{Context, Settings};
 use crate::transport::Endpoint;
 use net::{Target, network_checks};
-use setup::{base_url_check, config_check, settings_check, settings_failure};
+use setup::{base_url_check, config_check, journal_check, settings_check, settings_failure};
 
 pub(crate) use report::{Check, Report};
 
@@ -75,6 +75,7 @@ fn checks(
 
     let (check, secret) = settings_check(&settings, timeout);
     report.add(check);
+    report.add(journal_check(&settings));
     let base_url = settings.base_url.as_ref()?;
     let (check, base) = base_url_check(&base_url.value, &base_url.source);
     report.add(check);

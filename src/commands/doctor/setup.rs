@@ -8,8 +8,10 @@ use ureq::http::Uri;
 
 use super::Check;
 use crate::exit::{Cause, Exit, Failure};
+use crate::journal::{self, Journal, Refusal};
 use crate::log::{Level, Log};
 use crate::secret::Secret;
+use crate::settings::journal::JournalPlace;
 use crate::settings::{SecretSource, Settings, Source};
 use crate::transport::base_url::{BaseUrl, without_userinfo};
 
@@ -376,4 +378,60 @@ pub(super) fn base_url_check(raw: &str, source: &Source) -> (Check, Option<BaseU
     let check =
         Check::ok("base_url", format!("{base}: {how}{prefix}")).with("url", base.to_string());
     (check, Some(base))
+}
+
+/// The journal: where it is and how many checks it keeps, opened (and, where there was
+/// none, made) as the next verify would; a warning when the default place cannot be made
+/// at all (runs go on without one), a failure (exit 6) when it cannot be used.
+pub(super) fn journal_check(settings: &Settings) -> Check {
+    let place = &settings.journal;
+    let (path, explicit) = match &place.value {
+        JournalPlace::Off => return Check::ok("journal", format!("off (from {})", place.source)),
+        JournalPlace::Nowhere => {
+            return Check::warn(
+                "journal",
+                "no data directory on this system: verify, gate and reconcile run without a \
+                 journal",
+                "name one with --journal PATH, PAYVERIFY_JOURNAL or the profile's journal key",
+            );
+        }
+        JournalPlace::At { path, explicit } => (path, *explicit),
+    };
+    let run = journal::Run {
+        command: "doctor",
+        profile: None,
+        host: String::new(),
+    };
+    match Journal::open(path, !explicit, run) {
+        Ok(journal) => {
+            let kept = journal.checks_kept();
+            Check::ok(
+                "journal",
+                format!(
+                    "{} ({kept} checks kept; from {})",
+                    path.display(),
+                    place.source
+                ),
+            )
+            .with("path", path.display().to_string())
+        }
+        Err(Refusal::Unmade(why)) if !explicit => Check::warn(
+            "journal",
+            format!(
+                "{} {why}: verify, gate and reconcile run without a journal",
+                path.display()
+            ),
+            "name a place that can be written with --journal PATH, PAYVERIFY_JOURNAL or the \
+             profile's journal key, or turn it off with journal = \"off\"",
+        ),
+        Err(Refusal::Unmade(why) | Refusal::Unusable(why)) => {
+            let failure = journal::refused(path, &why);
+            Check::fail(
+                "journal",
+                failure.exit,
+                failure.message,
+                "move the file away, name another with --journal PATH, or run with --no-journal",
+            )
+        }
+    }
 }
