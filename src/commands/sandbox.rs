@@ -48,6 +48,7 @@ pub(crate) fn run(
             log_requests: log.level() != Level::Quiet,
             tls: args.tls,
             rate_limit,
+            memory: None,
         },
         log.clone(),
     )?;

@@ -17,8 +17,8 @@ use crate::log::Log;
 
 pub use http::{Request, Response, Server};
 pub use responses::{
-    CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, SAMPLE_REFERENCE,
-    magic_section, magic_section_for, magic_table,
+    CLIENT_ID, CLIENT_SECRET, MAGIC_REFERENCES, MERCHANT_NOTE, MagicReference, Memory,
+    SAMPLE_REFERENCE, magic_section, magic_section_for, magic_table,
 };
 pub use throttle::{RateLimit, default_burst, parse_rate};
 pub use tls::{Identity, LOOPBACK_NAMES, Validity};
@@ -43,6 +43,8 @@ pub struct Options {
     pub tls: bool,
     /// Throttle verify requests like a rate-limited gateway (changeable while running).
     pub rate_limit: Option<RateLimit>,
+    /// What earlier runs asked, for the references that answer differently once asked.
+    pub memory: Option<Memory>,
 }
 
 impl Sandbox {
@@ -50,7 +52,7 @@ impl Sandbox {
     /// delayed answers never queue behind one another.
     pub fn start(options: Options, log: Log) -> Result<Sandbox, Failure> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port));
-        let state = Arc::new(responses::State::default());
+        let state = Arc::new(responses::State::remembering(options.memory.clone()));
         let throttle = Arc::new(throttle::Throttle::new(options.rate_limit));
         let identity = match options.tls {
             true => Some(

@@ -88,6 +88,10 @@ pub const MAGIC_REFERENCES: &[MagicReference] = &[
     row("SANDBOX-RATELIMIT-<anything>",
         "429 with Retry-After: 1 on the first attempt, then SUCCESSFUL",
         |_| Some(Magic::RateLimit)),
+    row("SANDBOX-REVERSED-<anything>",
+        "SUCCESSFUL on the first ask, FAILED (code 51, reversed) from the second; --sandbox \
+         counts the asks of earlier runs kept in the journal",
+        |_| Some(Magic::Reversed)),
     row("SANDBOX-ERROR-<anything>", "500 every time", |_| Some(Magic::Error)),
     row("SANDBOX-SLOW-<ms>-<anything>", "SUCCESSFUL after that delay (at most 120000 ms)",
         |ms| wait(ms, MAX_SLOW).map(Magic::Slow)),
@@ -137,6 +141,8 @@ pub(crate) enum Magic {
     Pending,
     Flaky,
     RateLimit,
+    /// SUCCESSFUL the first time it is asked, FAILED after: a payment reversed.
+    Reversed,
     Error,
     Slow(Duration),
     /// PENDING for this long after the first request, then FAILED (`true`) or SUCCESSFUL.

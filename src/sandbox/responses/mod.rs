@@ -4,7 +4,7 @@
 //! every reply is unit-tested without a socket.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -62,15 +62,50 @@ impl Reply {
     }
 }
 
+/// What a sandbox remembers of runs before it: whether a reference was asked about then.
+/// `--sandbox` starts a sandbox for one run, so a reference that answers differently the
+/// second time needs the journal's memory to do so on the second run.
+#[derive(Clone)]
+pub struct Memory(Arc<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl Memory {
+    /// A memory that asks `asked_before`.
+    pub fn new(asked_before: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        Memory(Arc::new(asked_before))
+    }
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Memory(..)")
+    }
+}
+
 /// Per-reference attempt counts, for the references that fail only the first time, and
 /// when each settling reference was first asked about.
 #[derive(Debug, Default)]
 pub(crate) struct State {
     attempts: Mutex<HashMap<String, u32>>,
     first_asked: Mutex<HashMap<String, Instant>>,
+    /// Earlier runs' asks, when the sandbox has them.
+    memory: Option<Memory>,
 }
 
 impl State {
+    /// A sandbox's state before its first request, knowing what `memory` knows.
+    pub(crate) fn remembering(memory: Option<Memory>) -> Self {
+        State {
+            memory,
+            ..State::default()
+        }
+    }
+
+    /// Whether `reference` was asked about before this request: by this sandbox, or in an
+    /// earlier run its memory knows of.
+    fn asked_before(&self, reference: &str) -> bool {
+        self.attempt(reference) > 1 || self.memory.as_ref().is_some_and(|m| (m.0)(reference))
+    }
+
     /// Whether `after` has passed since the first request for `reference` (this one, if it
     /// is the first).
     fn settled(&self, reference: &str, after: Duration) -> bool {
@@ -164,6 +199,12 @@ pub(crate) fn reply(
             ..Reply::message(429, "too many requests (sandbox: rate limit)")
         },
         Magic::Flaky | Magic::RateLimit => Reply::new(200, paid()),
+        Magic::Reversed if !state.asked_before(&reference) => Reply::new(200, paid()),
+        Magic::Reversed => {
+            let mut body = answer(Outcome::Failed, Kobo(4_000_000));
+            body["description"] = Value::String("Transaction reversed".to_owned());
+            Reply::new(200, body)
+        }
         Magic::Error => Reply::message(500, "internal server error (sandbox: error)"),
         Magic::Slow(delay) => Reply {
             delay,

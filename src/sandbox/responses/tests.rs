@@ -92,6 +92,34 @@ fn flaky_and_ratelimit_fail_only_the_first_time_per_reference() {
 }
 
 #[test]
+fn reversed_is_paid_on_the_first_ask_only_and_remembers_earlier_runs() {
+    let state = State::default();
+    assert_eq!(status_of(&get(&state, "SANDBOX-REVERSED-a")), "SUCCESSFUL");
+    let again = get(&state, "SANDBOX-REVERSED-a");
+    assert_eq!((again.status, status_of(&again)), (200, "FAILED"));
+    assert_eq!(again.body["code"], "51");
+    assert_eq!(again.body["description"], "Transaction reversed");
+    assert_eq!(status_of(&get(&state, "SANDBOX-REVERSED-a")), "FAILED");
+    // Each reference flips on its own.
+    assert_eq!(status_of(&get(&state, "SANDBOX-REVERSED-b")), "SUCCESSFUL");
+    // A sandbox whose memory knows of an earlier run's ask answers FAILED at once, and only
+    // for the references it knows.
+    let remembering = State::remembering(Some(Memory::new(|r| r == "SANDBOX-REVERSED-old")));
+    assert_eq!(
+        status_of(&get(&remembering, "SANDBOX-REVERSED-old")),
+        "FAILED"
+    );
+    assert_eq!(
+        status_of(&get(&remembering, "SANDBOX-REVERSED-new")),
+        "SUCCESSFUL"
+    );
+    // Memory changes only the references that flip.
+    let knows_all = State::remembering(Some(Memory::new(|_| true)));
+    assert_eq!(status_of(&get(&knows_all, "SANDBOX-OK-x")), "SUCCESSFUL");
+    assert_eq!(get(&knows_all, "SANDBOX-FLAKY-x").status, 503);
+}
+
+#[test]
 fn settling_references_are_pending_until_their_time_from_the_first_request() {
     let state = State::default();
     assert_eq!(status_of(&get(&state, "SANDBOX-SETTLES-150-a")), "PENDING");
