@@ -35,6 +35,7 @@ mod gate;
 mod hidden;
 mod hostile;
 mod incomplete;
+mod journal;
 mod json_markers;
 mod layers;
 mod leaks;
