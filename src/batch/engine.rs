@@ -48,7 +48,7 @@ impl Batch {
     pub(super) fn close_journal(&self, exit: Exit, log: &Log) -> Exit {
         match self.journal.as_ref().map(|j| j.close()) {
             Some(Err(failure)) => {
-                log.error(&failure.message);
+                failure.message.lines().for_each(|line| log.error(line));
                 exit.merge(failure.exit)
             }
             _ => exit,

@@ -101,9 +101,6 @@ impl<'a, D> Writer<'a, D> {
             self.watch_for_a_signal();
             self.show();
             self.write_ready(writer);
-            if let Some(journal) = &self.batch.journal {
-                journal.tick();
-            }
             if !self.pending.is_empty() {
                 continue;
             }

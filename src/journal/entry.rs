@@ -1,6 +1,8 @@
 //! One check as the journal keeps it: what was asked, when, by which command, and what came
 //! back, redacted as stdout is. The same struct is written and read back (`history`).
 
+use std::sync::LazyLock;
+
 use rusqlite::{Connection, Row, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -135,12 +137,17 @@ impl Entry {
 
     /// Writes the entry.
     pub(super) fn insert(&self, conn: &Connection) -> rusqlite::Result<()> {
+        static INSERT: LazyLock<String> = LazyLock::new(|| {
+            let places: Vec<String> = (1..=COLUMNS.split(", ").count())
+                .map(|n| format!("?{n}"))
+                .collect();
+            format!(
+                "INSERT INTO checks ({COLUMNS}) VALUES ({})",
+                places.join(", ")
+            )
+        });
         let failed = serde_json::to_string(&self.failed_checks).unwrap_or_else(|_| "[]".into());
-        let sql = format!(
-            "INSERT INTO checks ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, \
-             ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
-        );
-        conn.prepare_cached(&sql)?.execute(params![
+        conn.prepare_cached(&INSERT)?.execute(params![
             self.reference,
             self.checked_at,
             self.command,

@@ -9,8 +9,9 @@ mod entry;
 mod history;
 mod open;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -46,19 +47,45 @@ pub(crate) struct Journal(Arc<Shared>);
 struct Shared {
     path: PathBuf,
     run: Run,
-    inner: Mutex<Inner>,
+    /// What waits to be written. The run's writer only adds to it, so a batch's writer
+    /// never waits on SQLite; the journal's own thread writes it (see [`Journal::open`]).
+    /// Lock order: `store` before `queue`, wherever both are held.
+    queue: Mutex<Queue>,
+    /// Wakes the journal's thread: a full queue, or the run's end.
+    wake: Condvar,
+    store: Mutex<Store>,
 }
 
-struct Inner {
-    conn: Connection,
-    /// Checks not yet written, and since when the oldest has waited. They are written in
-    /// one short transaction every [`COMMIT_EVERY`] or [`COMMIT_ROWS`]: no transaction is
-    /// ever open while the run waits on anything else (a stdout a slow reader holds), so
-    /// other processes never wait on this one for longer than a write.
+/// Checks and claims not yet written, and since when the oldest has waited. They are
+/// written in one short transaction every [`COMMIT_EVERY`] or [`COMMIT_ROWS`]: no
+/// transaction is ever open while the run waits on anything else (a stdout a slow reader
+/// holds), so other processes never wait on this one for longer than a write.
+#[derive(Default)]
+struct Queue {
     pending: Vec<Entry>,
+    /// Claims a batch made and has not yet written, by payment.
+    claims: HashMap<String, Pending>,
     since: Option<Instant>,
+    /// The run has ended: the journal's thread stops.
+    closed: bool,
+}
+
+impl Queue {
+    /// Whether what waits should be written now.
+    fn due(&self) -> bool {
+        self.pending.len() + self.claims.len() >= COMMIT_ROWS
+            || self.since.is_some_and(|at| at.elapsed() >= COMMIT_EVERY)
+    }
+}
+
+/// The connection, and what writing through it came to.
+struct Store {
+    conn: Connection,
     /// Why the journal stopped taking checks, once it has.
     failed: Option<String>,
+    /// Payments another process claimed for another order between this run's look and its
+    /// write, one line each: the run ends with exit 4 naming them.
+    lost: Vec<String>,
 }
 
 /// The order a payment is claimed for, as gate and reconcile know it.
@@ -111,6 +138,67 @@ impl Claim {
     }
 }
 
+/// A claim a batch made, not yet written.
+struct Pending {
+    order: Order,
+    /// The reference it was asked as.
+    reference: String,
+    /// When it was claimed, as the journal writes times.
+    at: String,
+}
+
+/// The claim on `payment` at `host`, with the order that holds it.
+fn earlier_claim(
+    conn: &Connection,
+    host: &str,
+    payment: &str,
+) -> rusqlite::Result<Option<(Order, Claim)>> {
+    conn.prepare_cached(
+        "SELECT \"order\", merchant_ref, claimed_at, command FROM claims \
+         WHERE host = ?1 AND payment = ?2",
+    )?
+    .query_row(params![host, payment], |row| {
+        let order = Order {
+            key: row.get(0)?,
+            merchant_ref: row.get(1)?,
+        };
+        let claim = Claim {
+            order: order.key.clone(),
+            at: row.get(2)?,
+            command: row.get(3)?,
+        };
+        Ok((order, claim))
+    })
+    .optional()
+}
+
+/// Writes `order`'s claim on `payment`, unless the payment is claimed already: whether it
+/// was written.
+fn insert_claim(
+    conn: &Connection,
+    run: &Run,
+    payment: &str,
+    order: &Order,
+    reference: &str,
+    at: &str,
+) -> rusqlite::Result<bool> {
+    let written = conn
+        .prepare_cached(
+            "INSERT INTO claims (host, payment, \"order\", merchant_ref, reference, command, \
+             claimed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+        )?
+        .execute(params![
+            run.host,
+            payment,
+            order.key,
+            order.merchant_ref,
+            crate::secret::redact(reference),
+            run.command,
+            at
+        ])?;
+    Ok(written == 1)
+}
+
 /// The time now as the journal writes it: RFC 3339, UTC, to the millisecond, so the text
 /// sorts as the time does.
 pub(crate) fn now() -> String {
@@ -131,24 +219,73 @@ pub(crate) fn refused(path: &Path, why: &str) -> Failure {
 
 impl Journal {
     /// Opens (or makes) the journal at `path` for `run`. `make_directory`: the default
-    /// place, whose directory is made owner-only when missing.
+    /// place, whose directory is made owner-only when missing. A thread of its own writes
+    /// what the run keeps, until [`Journal::close`].
     pub(crate) fn open(path: &Path, make_directory: bool, run: Run) -> Result<Journal, Refusal> {
         let conn = open::for_writing(path, make_directory)?;
-        Ok(Journal(Arc::new(Shared {
+        let journal = Journal(Arc::new(Shared {
             path: path.to_owned(),
             run,
-            inner: Mutex::new(Inner {
+            queue: Mutex::new(Queue::default()),
+            wake: Condvar::new(),
+            store: Mutex::new(Store {
                 conn,
-                pending: Vec::new(),
-                since: None,
                 failed: None,
+                lost: Vec::new(),
             }),
-        })))
+        }));
+        let writer = journal.clone();
+        let spawned = std::thread::Builder::new()
+            .name("journal".to_owned())
+            .spawn(move || writer.write_while_open());
+        // Without the thread, what the run keeps is written at its end (and by claims).
+        drop(spawned);
+        Ok(journal)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
         // Nothing a panic could leave half-done is kept outside SQLite's own transaction.
-        self.0.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        self.0.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The journal's thread: writes the queue whenever it is due, until the run ends.
+    fn write_while_open(&self) {
+        loop {
+            let mut queue = self.queue();
+            while !queue.closed && !queue.due() {
+                let wait = match queue.since {
+                    Some(at) => COMMIT_EVERY.saturating_sub(at.elapsed()),
+                    None => COMMIT_EVERY,
+                };
+                queue = (self.0.wake.wait_timeout(queue, wait))
+                    .map_or_else(|e| e.into_inner().0, |(q, _)| q);
+            }
+            if queue.closed {
+                return;
+            }
+            drop(queue);
+            self.flush(&mut self.store());
+        }
+    }
+
+    /// Writes what the queue holds, in one transaction: the caller holds the store, so
+    /// what is taken from the queue is written before anyone reads the store again.
+    fn flush(&self, store: &mut Store) {
+        let (pending, claims) = {
+            let mut queue = self.queue();
+            queue.since = None;
+            (
+                std::mem::take(&mut queue.pending),
+                std::mem::take(&mut queue.claims),
+            )
+        };
+        if !(pending.is_empty() && claims.is_empty()) {
+            store.write(&self.0.run, &pending, &claims);
+        }
     }
 
     /// Keeps one judged record: its verdict's name and exit as the run counted them
@@ -156,23 +293,11 @@ impl Journal {
     /// and why it is not a plain success (`why`).
     pub(crate) fn record(&self, record: &Record, counted: &str, exit: Exit, why: Option<&str>) {
         let row = Entry::of(record, &self.0.run, counted, exit, why);
-        let mut inner = self.lock();
-        if inner.failed.is_some() {
-            return;
-        }
-        inner.pending.push(row);
-        let since = *inner.since.get_or_insert_with(Instant::now);
-        if inner.pending.len() >= COMMIT_ROWS || since.elapsed() >= COMMIT_EVERY {
-            inner.flush();
-        }
-    }
-
-    /// Writes the checks that have waited [`COMMIT_EVERY`]: called by the writer as it
-    /// waits for answers, so a slow run's checks are not held back.
-    pub(crate) fn tick(&self) {
-        let mut inner = self.lock();
-        if inner.since.is_some_and(|at| at.elapsed() >= COMMIT_EVERY) {
-            inner.flush();
+        let mut queue = self.queue();
+        queue.pending.push(row);
+        queue.since.get_or_insert_with(Instant::now);
+        if queue.pending.len() + queue.claims.len() >= COMMIT_ROWS {
+            self.0.wake.notify_one();
         }
     }
 
@@ -187,63 +312,82 @@ impl Journal {
         order: &Order,
         reference: &str,
     ) -> Result<Option<Claim>, String> {
-        let shared = &self.0;
-        let mut inner = self.lock();
+        let run = &self.0.run;
+        let mut store = self.store();
         // In order: the checks before the claim are written first.
-        inner.flush();
+        self.flush(&mut store);
+        // Synced to disk before gate answers: a claim must outlast a power cut once gate
+        // has said 0. The checks of a batch are not, which is what keeps them cheap.
+        if let Err(e) = store.conn.execute_batch("PRAGMA synchronous = FULL") {
+            return Err(store.fail(&e));
+        }
         let mut found = None;
-        inner.transaction(|conn| {
-            let earlier = conn
-                .prepare_cached(
-                    "SELECT \"order\", merchant_ref, claimed_at, command FROM claims \
-                     WHERE host = ?1 AND payment = ?2",
-                )?
-                .query_row(params![shared.run.host, payment], |row| {
-                    let order = Order {
-                        key: row.get(0)?,
-                        merchant_ref: row.get(1)?,
-                    };
-                    let claim = Claim {
-                        order: order.key.clone(),
-                        at: row.get(2)?,
-                        command: row.get(3)?,
-                    };
-                    Ok((order, claim))
-                })
-                .optional()?;
-            match earlier {
+        store.transaction(|conn| {
+            match earlier_claim(conn, &run.host, payment)? {
                 Some((earlier, claim)) if !earlier.is(order) => found = Some(claim),
                 Some(_) => {}
                 None => {
-                    conn.prepare_cached(
-                        "INSERT INTO claims (host, payment, \"order\", merchant_ref, reference, \
-                         command, claimed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    )?
-                    .execute(params![
-                        shared.run.host,
-                        payment,
-                        order.key,
-                        order.merchant_ref,
-                        crate::secret::redact(reference),
-                        shared.run.command,
-                        now()
-                    ])?;
+                    insert_claim(conn, run, payment, order, reference, &now())?;
                 }
             }
             Ok(())
         });
-        match &inner.failed {
+        let _ = store.conn.execute_batch("PRAGMA synchronous = NORMAL");
+        match &store.failed {
             Some(why) => Err(why.clone()),
             None => Ok(found),
         }
     }
 
+    /// A batch's claim (reconcile's rows): the earlier claim when another order holds the
+    /// payment, in the journal or earlier in this run; else the claim is written with the
+    /// next checks, not in a transaction of its own, so 100,000 rows are not 100,000
+    /// commits. Another process that claims the same payment for another order in between
+    /// is found when the claim is written, and the run's end names it (exit 4).
+    pub(crate) fn claim_in_batch(
+        &self,
+        payment: &str,
+        order: &Order,
+        reference: &str,
+    ) -> Result<Option<Claim>, String> {
+        let run = &self.0.run;
+        // The store first: a claim the journal's thread is writing is in neither the queue
+        // nor the file until it is done.
+        let mut store = self.store();
+        if let Some(why) = &store.failed {
+            return Err(why.clone());
+        }
+        let mut queue = self.queue();
+        if let Some(earlier) = queue.claims.get(payment) {
+            let claim = Claim {
+                order: earlier.order.key.clone(),
+                at: earlier.at.clone(),
+                command: run.command.to_owned(),
+            };
+            return Ok((!earlier.order.is(order)).then_some(claim));
+        }
+        // A read outside any transaction: WAL readers never wait on a writer.
+        match earlier_claim(&store.conn, &run.host, payment) {
+            Ok(Some((earlier, claim))) => return Ok((!earlier.is(order)).then_some(claim)),
+            Ok(None) => {}
+            Err(e) => return Err(store.fail(&e)),
+        }
+        let pending = Pending {
+            order: order.clone(),
+            reference: reference.to_owned(),
+            at: now(),
+        };
+        queue.claims.insert(payment.to_owned(), pending);
+        queue.since.get_or_insert_with(Instant::now);
+        Ok(None)
+    }
+
     /// Whether the journal holds a check of `reference` on this run's service: the
     /// sandbox's memory of what it answered in earlier runs.
     pub(crate) fn knows(&self, reference: &str) -> bool {
-        let inner = self.lock();
+        let store = self.store();
         let host = &self.0.run.host;
-        (inner.conn.prepare_cached(
+        (store.conn.prepare_cached(
             "SELECT 1 FROM checks WHERE reference = ?1 AND host = ?2 AND status IS NOT NULL",
         ))
         .and_then(|mut s| s.exists(params![reference, host]))
@@ -252,33 +396,63 @@ impl Journal {
 
     /// How many checks the journal keeps (0 when it cannot say).
     pub(crate) fn checks_kept(&self) -> i64 {
-        let inner = self.lock();
-        (inner.conn)
+        let store = self.store();
+        (store.conn)
             .query_row("SELECT count(*) FROM checks", [], |row| row.get(0))
             .unwrap_or(0)
     }
 
-    /// Commits what is open and says whether every check and claim was kept: the error
-    /// line (exit 6) when one was not.
+    /// Writes what is left, stops the journal's thread, and says whether every check and
+    /// claim was kept: the error line (exit 6) when one was not; exit 4, a line each, for
+    /// the payments another process claimed for another order while this run matched them.
     pub(crate) fn close(&self) -> Result<(), Failure> {
-        let mut inner = self.lock();
-        inner.flush();
-        match &inner.failed {
-            Some(why) => Err(refused(&self.0.path, why)),
-            None => Ok(()),
+        let mut store = self.store();
+        self.flush(&mut store);
+        self.queue().closed = true;
+        self.0.wake.notify_one();
+        if let Some(why) = &store.failed {
+            return Err(refused(&self.0.path, why));
+        }
+        match store.lost.is_empty() {
+            true => Ok(()),
+            false => Err(Failure::new(Exit::CheckFailed, store.lost.join("\n"))),
         }
     }
 }
 
-impl Inner {
-    /// Writes every pending check, in one transaction.
-    fn flush(&mut self) {
-        self.since = None;
-        if self.pending.is_empty() {
-            return;
-        }
-        let pending = std::mem::take(&mut self.pending);
-        self.transaction(|conn| pending.iter().try_for_each(|entry| entry.insert(conn)));
+impl Store {
+    /// Writes `pending` checks and `claims`, in one transaction.
+    fn write(&mut self, run: &Run, pending: &[Entry], claims: &HashMap<String, Pending>) {
+        let mut lost = Vec::new();
+        self.transaction(|conn| {
+            pending.iter().try_for_each(|entry| entry.insert(conn))?;
+            for (payment, claim) in claims {
+                let (order, reference) = (&claim.order, claim.reference.as_str());
+                if insert_claim(conn, run, payment, order, reference, &claim.at)? {
+                    continue;
+                }
+                // Claimed by another process since this run looked.
+                if let Some((earlier, by)) = earlier_claim(conn, &run.host, payment)?
+                    && !earlier.is(order)
+                {
+                    lost.push(format!(
+                        "the payment {} was claimed for {} while this run matched it to order \
+                         {}: one payment counts for one order; look at both",
+                        crate::terminal::scrub(payment),
+                        by.said(),
+                        crate::terminal::scrub(&order.key)
+                    ));
+                }
+            }
+            Ok(())
+        });
+        self.lost.extend(lost);
+    }
+
+    /// Stops the journal for `e`: what the run's end reports.
+    fn fail(&mut self, e: &rusqlite::Error) -> String {
+        let why = format!("cannot write to it: {}", open::reason(e));
+        self.failed.get_or_insert(why).clone()
     }
 
     /// Runs `write` in one write transaction (taken at once, so two processes' claims are
@@ -294,7 +468,89 @@ impl Inner {
             });
         if let Err(e) = done {
             let _ = self.conn.execute_batch("ROLLBACK");
-            self.failed = Some(format!("cannot write to it: {}", open::reason(&e)));
+            self.fail(&e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+
+    fn run(command: &'static str) -> Run {
+        Run {
+            command,
+            profile: None,
+            host: "shop.example".to_owned(),
+        }
+    }
+
+    fn order(key: &str) -> Order {
+        Order {
+            key: key.to_owned(),
+            merchant_ref: None,
+        }
+    }
+
+    #[test]
+    fn a_batch_claim_another_process_took_meanwhile_is_never_given_to_two_orders_quietly() {
+        let dir = TempDir::new("journal-race");
+        let path = dir.path().join("j.sqlite3");
+        let reconcile = Journal::open(&path, false, run("reconcile")).unwrap();
+        let gate = Journal::open(&path, false, run("gate")).unwrap();
+        // reconcile matches the payment to order 1001 and queues its claim; a gate in
+        // another process passes the same payment for order 1002 before that is written.
+        let queued = reconcile.claim_in_batch("TX-1", &order("1001"), "TX-1");
+        assert_eq!(queued, Ok(None));
+        let gated = gate.claim("TX-1", &order("1002"), "TX-1").unwrap();
+        let closed = reconcile.close();
+        match gated {
+            // The gate came first: reconcile's end names the payment and both orders.
+            None => {
+                let failure = closed.unwrap_err();
+                assert_eq!(failure.exit, Exit::CheckFailed);
+                assert!(
+                    failure.message.contains("TX-1")
+                        && failure.message.contains("order 1002 (gate")
+                        && failure.message.contains("order 1001"),
+                    "{}",
+                    failure.message
+                );
+            }
+            // reconcile's claim was written first (its thread ran): the gate is refused.
+            Some(claim) => {
+                assert_eq!(claim.order, "1001");
+                assert!(closed.is_ok());
+            }
+        }
+        assert!(gate.close().is_ok());
+    }
+
+    #[test]
+    fn a_batch_claim_sees_its_own_queue_and_the_file() {
+        let dir = TempDir::new("journal-batch-claims");
+        let path = dir.path().join("j.sqlite3");
+        let earlier = Journal::open(&path, false, run("gate")).unwrap();
+        assert_eq!(earlier.claim("TX-9", &order("7"), "TX-9"), Ok(None));
+        earlier.close().unwrap();
+        let batch = Journal::open(&path, false, run("reconcile")).unwrap();
+        // In the file, for another order: refused, naming the first.
+        let refused = batch.claim_in_batch("TX-9", &order("8"), "TX-9").unwrap();
+        assert_eq!(refused.map(|c| c.order), Some("7".to_owned()));
+        // The same order again is no conflict.
+        assert_eq!(batch.claim_in_batch("TX-9", &order("7"), "TX-9"), Ok(None));
+        // Queued in this run and not yet written: still refused for another order.
+        assert_eq!(
+            batch.claim_in_batch("TX-10", &order("1"), "TX-10"),
+            Ok(None)
+        );
+        let again = batch.claim_in_batch("TX-10", &order("2"), "TX-10").unwrap();
+        assert_eq!(again.map(|c| c.order), Some("1".to_owned()));
+        batch.close().unwrap();
+        let later = Journal::open(&path, false, run("reconcile")).unwrap();
+        let kept = later.claim_in_batch("TX-10", &order("3"), "TX-10").unwrap();
+        assert_eq!(kept.map(|c| c.order), Some("1".to_owned()));
+        later.close().unwrap();
     }
 }

@@ -78,7 +78,9 @@ impl ReconcileSink {
             key: order_number(order).to_owned(),
             merchant_ref: expect.merchant_ref.clone(),
         };
-        if let Ok(Some(claim)) = journal.claim(payment, &order, answered.job.reference.as_str()) {
+        if let Ok(Some(claim)) =
+            journal.claim_in_batch(payment, &order, answered.job.reference.as_str())
+        {
             record.claimed(&CheckFailure::Claimed {
                 payment: payment.to_owned(),
                 by: claim.said(),
