@@ -251,7 +251,7 @@ fn item_01_the_gate_passes_only_a_good_payment_of_this_order() {
             passed.extend(handle.join().unwrap());
         }
     });
-    assert_eq!(passed.len(), 7, "{passed:?}");
+    assert_eq!(passed.len(), 8, "{passed:?}");
 
     // The good payment, with anything about the order not as it is paid: never 0.
     let paid = "SANDBOX-MERCHANT-ORDER-17";
