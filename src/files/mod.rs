@@ -30,6 +30,7 @@ pub(crate) use trust::access_list;
 #[cfg(any(windows, test))]
 pub(crate) use trust::broad_groups;
 pub(crate) use trust::obeyed_program;
+pub(crate) use trust::others_can_add_to;
 #[cfg(test)]
 use write::write;
 pub(crate) use write::{

@@ -176,6 +176,15 @@ fn others_can_change(_path: &Path, meta: &Metadata) -> Option<Change> {
     if meta.is_dir() && mode & 0o1000 != 0 {
         return None;
     }
+    writable_by_others(meta, owner)
+}
+
+/// Whether the mode of `meta` lets anyone but its owner (`owner`) write it, sticky bit or
+/// not: a sticky directory keeps others from replacing a file, not from adding one.
+#[cfg(unix)]
+fn writable_by_others(meta: &Metadata, owner: u32) -> Option<Change> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = meta.permissions().mode();
     let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
         (false, false) => return None,
         (true, false) if private_group(meta.gid(), owner) => return None,
@@ -186,6 +195,33 @@ fn others_can_change(_path: &Path, meta: &Metadata) -> Option<Change> {
         who.into(),
         format!("mode {:03o}", mode & 0o777),
     ))
+}
+
+/// Why files others put in directory `dir` could be taken for payverify's own, when they
+/// could: `dir` is another user's, or others can add files to it, even a sticky one such as
+/// `/tmp`. SQLite keeps files beside a journal (`-wal`, `-shm`) that it opens by name and
+/// obeys, so whoever can make them first decides what the journal holds.
+pub(crate) fn others_can_add_to(dir: &Path) -> Option<String> {
+    let meta = std::fs::metadata(dir).ok()?;
+    let shown = dir.display().to_string();
+    #[cfg(unix)]
+    let change = {
+        use std::os::unix::fs::MetadataExt;
+        let owner = meta.uid();
+        match owner != nix::unistd::geteuid().as_raw() && owner != 0 {
+            true => Some(Change::Owner(owner)),
+            false => writable_by_others(&meta, owner),
+        }
+    };
+    #[cfg(windows)]
+    let change = others_can_change(dir, &meta);
+    change.map(|change| {
+        format!(
+            "{}, who could put files beside it that SQLite would open as its own; keep it in \
+             a directory only you can write",
+            change.said_of(&format!("the directory holding it, {shown},"))
+        )
+    })
 }
 
 /// Whether the group `gid` is the owner's own, whose one member is the owner: then a file

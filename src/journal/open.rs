@@ -48,14 +48,14 @@ CREATE TABLE checks (
 );
 CREATE INDEX checks_by_reference ON checks (reference, id);
 CREATE TABLE claims (
-    host TEXT NOT NULL,
+    account TEXT NOT NULL,
     payment TEXT NOT NULL,
     \"order\" TEXT NOT NULL,
     merchant_ref TEXT,
     reference TEXT NOT NULL,
     command TEXT NOT NULL,
     claimed_at TEXT NOT NULL,
-    PRIMARY KEY (host, payment)
+    PRIMARY KEY (account, payment)
 ) WITHOUT ROWID;
 ";
 
@@ -76,7 +76,12 @@ pub(crate) enum Refusal {
 /// Opens `path` for a run to write, making it (and, for the default place, its directory)
 /// when it is not there.
 pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connection, Refusal> {
-    make(path, make_directory)?;
+    if make_directory {
+        make_directory_of(path)?;
+    }
+    // Before anything is made: a journal is never made where it would be refused.
+    trusted(path)?;
+    make(path)?;
     trusted(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(unusable)?;
@@ -86,6 +91,7 @@ pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connectio
     let (id, version, tables) = marks(&conn)?;
     if !(id == 0 && version == 0 && tables == 0) {
         known(id, version)?;
+        as_made(&conn, version)?;
     }
     // Persistent in the file: a no-op once set. Readers never block the writer, and a run
     // killed mid-write leaves the last commit whole.
@@ -126,18 +132,16 @@ pub(super) fn for_reading(path: &Path) -> Result<Option<Connection>, Refusal> {
     let (id, version, tables) = marks(&conn)?;
     if !(id == 0 && version == 0 && tables == 0) {
         known(id, version)?;
+        as_made(&conn, version)?;
     }
     Ok(Some(conn))
 }
 
-/// Makes an empty file at `path`, owner-only, when there is none: SQLite takes an empty
-/// file as a new database, and its `-wal` and `-shm` files get the mode of this one.
-fn make(path: &Path, make_directory: bool) -> Result<(), Refusal> {
-    if std::fs::symlink_metadata(path).is_ok() {
-        return Ok(());
-    }
+/// Makes the directory for the journal at `path` (the default place), owner-only, when
+/// it is missing.
+fn make_directory_of(path: &Path) -> Result<(), Refusal> {
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if make_directory && let Some(dir) = parent {
+    if let Some(dir) = parent {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
@@ -149,6 +153,15 @@ fn make(path: &Path, make_directory: bool) -> Result<(), Refusal> {
                 crate::io_util::io_reason(&e)
             ))
         })?;
+    }
+    Ok(())
+}
+
+/// Makes an empty file at `path`, owner-only, when there is none: SQLite takes an empty
+/// file as a new database, and its `-wal` and `-shm` files get the mode of this one.
+fn make(path: &Path) -> Result<(), Refusal> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Ok(());
     }
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
@@ -168,10 +181,36 @@ fn make(path: &Path, make_directory: bool) -> Result<(), Refusal> {
 /// Refuses a journal that anyone but the invoking user and root can change: its claims
 /// decide whether a payment may pay for a second order.
 fn trusted(path: &Path) -> Result<(), Refusal> {
-    match crate::files::untrusted_file(path) {
-        Some(why) => Err(Refusal::Unusable(why)),
-        None => Ok(()),
+    if let Some(why) = crate::files::untrusted_file(path) {
+        return Err(Refusal::Unusable(why));
     }
+    // SQLite opens `-wal` and `-shm` beside the journal by name and replays what a `-wal`
+    // holds: the directory must be the user's alone, and files already there theirs.
+    let real = std::fs::canonicalize(path).ok();
+    let dir = match &real {
+        Some(real) => real.parent().map(Path::to_path_buf),
+        None => std::path::absolute(path)
+            .ok()
+            .and_then(|p| p.parent().and_then(|d| std::fs::canonicalize(d).ok())),
+    };
+    if let Some(why) = dir.as_deref().and_then(crate::files::others_can_add_to) {
+        return Err(Refusal::Unusable(why));
+    }
+    for suffix in ["-wal", "-shm"] {
+        let mut beside = real
+            .clone()
+            .unwrap_or_else(|| path.to_owned())
+            .into_os_string();
+        beside.push(suffix);
+        let beside = std::path::PathBuf::from(beside);
+        if let Some(why) = crate::files::untrusted_file(&beside) {
+            return Err(Refusal::Unusable(format!(
+                "{} beside it: {why}",
+                beside.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Makes a new file's schema, brings an older one forward, refuses one not payverify's or
@@ -194,7 +233,45 @@ fn schema(conn: &Connection) -> Result<(), Refusal> {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(unwritable)?;
     }
-    Ok(())
+    as_made(conn, SCHEMA_VERSION)
+}
+
+/// Refuses a file whose tables, indexes, triggers and views are not exactly what
+/// payverify's migrations make for schema `version`: a trigger that deletes claims, or a
+/// claims table without its key, would let one payment pay for two orders.
+fn as_made(conn: &Connection, version: i32) -> Result<(), Refusal> {
+    fn objects(conn: &Connection) -> rusqlite::Result<Vec<(String, String, Option<String>)>> {
+        let mut statement = conn.prepare(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' \
+             ORDER BY type, name",
+        )?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+        rows.collect()
+    }
+    let made = || -> rusqlite::Result<_> {
+        let fresh = Connection::open_in_memory()?;
+        let upto = usize::try_from(version).unwrap_or(0);
+        for migration in MIGRATIONS.iter().take(upto) {
+            fresh.execute_batch(migration)?;
+        }
+        objects(&fresh)
+    };
+    let (want, found) = (made().map_err(unusable)?, objects(conn).map_err(unusable)?);
+    if want == found {
+        return Ok(());
+    }
+    let odd = (found.iter())
+        .find(|object| !want.contains(object))
+        .map(|(kind, name, _)| format!("a {kind} {name} payverify did not make"))
+        .or_else(|| {
+            (want.iter().find(|o| !found.contains(o)))
+                .map(|(kind, name, _)| format!("its {kind} {name} is missing or changed"))
+        })
+        .unwrap_or_else(|| "its schema is not as payverify made it".to_owned());
+    Err(Refusal::Unusable(format!(
+        "it is not as payverify made it: {}",
+        crate::terminal::scrub(&odd)
+    )))
 }
 
 /// The file's `application_id`, its `user_version` and how many tables it has (none: a
