@@ -18,7 +18,7 @@ use crate::domain::job::Job;
 use crate::domain::outcome::{OUTCOME_NAMES, Outcome, Record, Verdict};
 use crate::domain::wait::{exact, human, status_of};
 use crate::exit::{Exit, Failure};
-use crate::journal::{Journal, Order};
+use crate::journal::{Journal, Order, Payment};
 use crate::log::{Level, Log};
 use crate::render::{OutputFormat, Printer};
 
@@ -75,21 +75,20 @@ impl Answer {
         let journal = self.claims.as_ref()?;
         let order = record.job.expect.merchant_ref.as_deref()?;
         let v = record.verdict.outcome.verification()?;
-        let payment = v.transaction_ref.as_deref().or(v.payment_ref.as_deref())?;
+        let payment = Payment {
+            transaction_ref: v.transaction_ref.as_deref(),
+            payment_ref: v.payment_ref.as_deref(),
+        };
+        let shown = payment.shown()?;
         if record.verdict.exit() != Exit::Successful {
             return None;
         }
-        let claim = journal
-            .claim(
-                payment,
-                &Order::of_merchant_ref(order),
-                record.job.reference.as_str(),
-            )
-            .ok()??;
+        let order = Order::of_merchant_ref(order);
+        let claim = (journal.claim(payment, &order, record.job.reference.as_str())).ok()??;
         let mut record = record.clone();
         let checks = record.verdict.checks.as_mut()?;
         checks.failures.push(CheckFailure::Claimed {
-            payment: payment.to_owned(),
+            payment: shown.to_owned(),
             by: claim.said(),
         });
         Some(record)

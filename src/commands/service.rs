@@ -108,6 +108,10 @@ impl Service {
                 Some(_) => "sandbox".to_owned(),
                 None => endpoint.base_url.host().to_owned(),
             },
+            account: match &sandbox {
+                Some(_) => "sandbox".to_owned(),
+                None => endpoint.client_id.clone(),
+            },
         };
         let journal = open_journal(&settings.journal.value, run, log)?;
         if let Some(journal) = &journal {

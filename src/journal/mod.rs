@@ -35,9 +35,39 @@ pub(crate) struct Run {
     pub(crate) command: &'static str,
     /// The profile the settings came from, if any.
     pub(crate) profile: Option<String>,
-    /// The base URL's host (`host:port` when it names a port), or `sandbox`: a claim holds
-    /// among the payments of one service.
+    /// The base URL's host (`host:port` when it names a port), or `sandbox`.
     pub(crate) host: String,
+    /// The merchant account the payments are of: the client id, or `sandbox`. A claim
+    /// holds among one account's payments, however the base URL is spelt (`localhost`,
+    /// `127.0.0.1`, another host name of the same gateway).
+    pub(crate) account: String,
+}
+
+/// A payment as the gateway names it: by its transactionRef, its paymentRef, or both. A
+/// claim is on each name it has, so an answer that names it by one only is still the same
+/// payment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Payment<'a> {
+    pub(crate) transaction_ref: Option<&'a str>,
+    pub(crate) payment_ref: Option<&'a str>,
+}
+
+impl Payment<'_> {
+    /// The payment as people name it: its transactionRef, else its paymentRef.
+    pub(crate) fn shown(&self) -> Option<&str> {
+        self.transaction_ref.or(self.payment_ref)
+    }
+
+    /// The keys it is claimed under, one a name.
+    fn keys(&self) -> Vec<String> {
+        let names = [
+            ("transactionRef", self.transaction_ref),
+            ("paymentRef", self.payment_ref),
+        ];
+        (names.into_iter())
+            .filter_map(|(kind, name)| name.map(|n| format!("{kind}:{n}")))
+            .collect()
+    }
 }
 
 /// An open journal, shared by the parts of a run that write to it.
@@ -63,7 +93,7 @@ struct Shared {
 #[derive(Default)]
 struct Queue {
     pending: Vec<Entry>,
-    /// Claims a batch made and has not yet written, by payment.
+    /// Claims a batch made and has not yet written, by each key of the payment.
     claims: HashMap<String, Pending>,
     since: Option<Instant>,
     /// The run has ended: the journal's thread stops.
@@ -139,6 +169,7 @@ impl Claim {
 }
 
 /// A claim a batch made, not yet written.
+#[derive(Clone)]
 struct Pending {
     order: Order,
     /// The reference it was asked as.
@@ -147,17 +178,17 @@ struct Pending {
     at: String,
 }
 
-/// The claim on `payment` at `host`, with the order that holds it.
+/// The claim on payment key `key` in `account`, with the order that holds it.
 fn earlier_claim(
     conn: &Connection,
-    host: &str,
-    payment: &str,
+    account: &str,
+    key: &str,
 ) -> rusqlite::Result<Option<(Order, Claim)>> {
     conn.prepare_cached(
         "SELECT \"order\", merchant_ref, claimed_at, command FROM claims \
-         WHERE host = ?1 AND payment = ?2",
+         WHERE account = ?1 AND payment = ?2",
     )?
-    .query_row(params![host, payment], |row| {
+    .query_row(params![account, key], |row| {
         let order = Order {
             key: row.get(0)?,
             merchant_ref: row.get(1)?,
@@ -172,24 +203,24 @@ fn earlier_claim(
     .optional()
 }
 
-/// Writes `order`'s claim on `payment`, unless the payment is claimed already: whether it
+/// Writes `order`'s claim on payment key `key`, unless it is claimed already: whether it
 /// was written.
 fn insert_claim(
     conn: &Connection,
     run: &Run,
-    payment: &str,
+    key: &str,
     order: &Order,
     reference: &str,
     at: &str,
 ) -> rusqlite::Result<bool> {
     let written = conn
         .prepare_cached(
-            "INSERT INTO claims (host, payment, \"order\", merchant_ref, reference, command, \
+            "INSERT INTO claims (account, payment, \"order\", merchant_ref, reference, command, \
              claimed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
         )?
         .execute(params![
-            run.host,
-            payment,
+            run.account,
+            key,
             order.key,
             order.merchant_ref,
             crate::secret::redact(reference),
@@ -308,11 +339,12 @@ impl Journal {
     /// nothing may pass.
     pub(crate) fn claim(
         &self,
-        payment: &str,
+        payment: Payment<'_>,
         order: &Order,
         reference: &str,
     ) -> Result<Option<Claim>, String> {
         let run = &self.0.run;
+        let keys = payment.keys();
         let mut store = self.store();
         // In order: the checks before the claim are written first.
         self.flush(&mut store);
@@ -323,12 +355,18 @@ impl Journal {
         }
         let mut found = None;
         store.transaction(|conn| {
-            match earlier_claim(conn, &run.host, payment)? {
-                Some((earlier, claim)) if !earlier.is(order) => found = Some(claim),
-                Some(_) => {}
-                None => {
-                    insert_claim(conn, run, payment, order, reference, &now())?;
+            for key in &keys {
+                match earlier_claim(conn, &run.account, key)? {
+                    Some((earlier, claim)) if !earlier.is(order) => {
+                        found = Some(claim);
+                        return Ok(());
+                    }
+                    _ => {}
                 }
+            }
+            let at = now();
+            for key in &keys {
+                insert_claim(conn, run, key, order, reference, &at)?;
             }
             Ok(())
         });
@@ -346,11 +384,12 @@ impl Journal {
     /// is found when the claim is written, and the run's end names it (exit 4).
     pub(crate) fn claim_in_batch(
         &self,
-        payment: &str,
+        payment: Payment<'_>,
         order: &Order,
         reference: &str,
     ) -> Result<Option<Claim>, String> {
         let run = &self.0.run;
+        let keys = payment.keys();
         // The store first: a claim the journal's thread is writing is in neither the queue
         // nor the file until it is done.
         let mut store = self.store();
@@ -358,26 +397,32 @@ impl Journal {
             return Err(why.clone());
         }
         let mut queue = self.queue();
-        if let Some(earlier) = queue.claims.get(payment) {
-            let claim = Claim {
-                order: earlier.order.key.clone(),
-                at: earlier.at.clone(),
-                command: run.command.to_owned(),
-            };
-            return Ok((!earlier.order.is(order)).then_some(claim));
-        }
-        // A read outside any transaction: WAL readers never wait on a writer.
-        match earlier_claim(&store.conn, &run.host, payment) {
-            Ok(Some((earlier, claim))) => return Ok((!earlier.is(order)).then_some(claim)),
-            Ok(None) => {}
-            Err(e) => return Err(store.fail(&e)),
+        for key in &keys {
+            if let Some(earlier) = queue.claims.get(key) {
+                if earlier.order.is(order) {
+                    continue;
+                }
+                return Ok(Some(Claim {
+                    order: earlier.order.key.clone(),
+                    at: earlier.at.clone(),
+                    command: run.command.to_owned(),
+                }));
+            }
+            // A read outside any transaction: WAL readers never wait on a writer.
+            match earlier_claim(&store.conn, &run.account, key) {
+                Ok(Some((earlier, claim))) if !earlier.is(order) => return Ok(Some(claim)),
+                Ok(_) => {}
+                Err(e) => return Err(store.fail(&e)),
+            }
         }
         let pending = Pending {
             order: order.clone(),
             reference: reference.to_owned(),
             at: now(),
         };
-        queue.claims.insert(payment.to_owned(), pending);
+        for key in keys {
+            queue.claims.insert(key, pending.clone());
+        }
         queue.since.get_or_insert_with(Instant::now);
         Ok(None)
     }
@@ -426,22 +471,26 @@ impl Store {
         let mut lost = Vec::new();
         self.transaction(|conn| {
             pending.iter().try_for_each(|entry| entry.insert(conn))?;
-            for (payment, claim) in claims {
+            for (key, claim) in claims {
                 let (order, reference) = (&claim.order, claim.reference.as_str());
-                if insert_claim(conn, run, payment, order, reference, &claim.at)? {
+                if insert_claim(conn, run, key, order, reference, &claim.at)? {
                     continue;
                 }
                 // Claimed by another process since this run looked.
-                if let Some((earlier, by)) = earlier_claim(conn, &run.host, payment)?
+                if let Some((earlier, by)) = earlier_claim(conn, &run.account, key)?
                     && !earlier.is(order)
                 {
-                    lost.push(format!(
+                    let payment = key.split_once(':').map_or(key.as_str(), |(_, name)| name);
+                    let line = format!(
                         "the payment {} was claimed for {} while this run matched it to order \
                          {}: one payment counts for one order; look at both",
                         crate::terminal::scrub(payment),
                         by.said(),
                         crate::terminal::scrub(&order.key)
-                    ));
+                    );
+                    if !lost.contains(&line) {
+                        lost.push(line);
+                    }
                 }
             }
             Ok(())
@@ -483,6 +532,14 @@ mod tests {
             command,
             profile: None,
             host: "shop.example".to_owned(),
+            account: "MERCHANT-1".to_owned(),
+        }
+    }
+
+    fn tx(name: &str) -> Payment<'_> {
+        Payment {
+            transaction_ref: Some(name),
+            payment_ref: None,
         }
     }
 
@@ -501,9 +558,9 @@ mod tests {
         let gate = Journal::open(&path, false, run("gate")).unwrap();
         // reconcile matches the payment to order 1001 and queues its claim; a gate in
         // another process passes the same payment for order 1002 before that is written.
-        let queued = reconcile.claim_in_batch("TX-1", &order("1001"), "TX-1");
+        let queued = reconcile.claim_in_batch(tx("TX-1"), &order("1001"), "TX-1");
         assert_eq!(queued, Ok(None));
-        let gated = gate.claim("TX-1", &order("1002"), "TX-1").unwrap();
+        let gated = gate.claim(tx("TX-1"), &order("1002"), "TX-1").unwrap();
         let closed = reconcile.close();
         match gated {
             // The gate came first: reconcile's end names the payment and both orders.
@@ -532,25 +589,71 @@ mod tests {
         let dir = TempDir::new("journal-batch-claims");
         let path = dir.path().join("j.sqlite3");
         let earlier = Journal::open(&path, false, run("gate")).unwrap();
-        assert_eq!(earlier.claim("TX-9", &order("7"), "TX-9"), Ok(None));
+        assert_eq!(earlier.claim(tx("TX-9"), &order("7"), "TX-9"), Ok(None));
         earlier.close().unwrap();
         let batch = Journal::open(&path, false, run("reconcile")).unwrap();
         // In the file, for another order: refused, naming the first.
-        let refused = batch.claim_in_batch("TX-9", &order("8"), "TX-9").unwrap();
+        let refused = batch
+            .claim_in_batch(tx("TX-9"), &order("8"), "TX-9")
+            .unwrap();
         assert_eq!(refused.map(|c| c.order), Some("7".to_owned()));
         // The same order again is no conflict.
-        assert_eq!(batch.claim_in_batch("TX-9", &order("7"), "TX-9"), Ok(None));
-        // Queued in this run and not yet written: still refused for another order.
         assert_eq!(
-            batch.claim_in_batch("TX-10", &order("1"), "TX-10"),
+            batch.claim_in_batch(tx("TX-9"), &order("7"), "TX-9"),
             Ok(None)
         );
-        let again = batch.claim_in_batch("TX-10", &order("2"), "TX-10").unwrap();
+        // Queued in this run and not yet written: still refused for another order.
+        assert_eq!(
+            batch.claim_in_batch(tx("TX-10"), &order("1"), "TX-10"),
+            Ok(None)
+        );
+        let again = batch
+            .claim_in_batch(tx("TX-10"), &order("2"), "TX-10")
+            .unwrap();
         assert_eq!(again.map(|c| c.order), Some("1".to_owned()));
         batch.close().unwrap();
         let later = Journal::open(&path, false, run("reconcile")).unwrap();
-        let kept = later.claim_in_batch("TX-10", &order("3"), "TX-10").unwrap();
+        let kept = later
+            .claim_in_batch(tx("TX-10"), &order("3"), "TX-10")
+            .unwrap();
         assert_eq!(kept.map(|c| c.order), Some("1".to_owned()));
         later.close().unwrap();
+    }
+
+    #[test]
+    fn a_payment_is_one_payment_by_either_name_and_on_any_host_of_the_account() {
+        let dir = TempDir::new("journal-names");
+        let path = dir.path().join("j.sqlite3");
+        let gate = Journal::open(&path, false, run("gate")).unwrap();
+        let both = Payment {
+            transaction_ref: Some("T1"),
+            payment_ref: Some("P1"),
+        };
+        assert_eq!(gate.claim(both, &order("A"), "T1"), Ok(None));
+        gate.close().unwrap();
+        // Another host name of the same account, and the payment named by its paymentRef
+        // alone: still the payment order A has.
+        let other_host = Run {
+            host: "localhost:8080".to_owned(),
+            ..run("reconcile")
+        };
+        let batch = Journal::open(&path, false, other_host).unwrap();
+        let by_payment_ref = Payment {
+            transaction_ref: None,
+            payment_ref: Some("P1"),
+        };
+        let refused = batch
+            .claim_in_batch(by_payment_ref, &order("B"), "P1")
+            .unwrap();
+        assert_eq!(refused.map(|c| c.order), Some("A".to_owned()));
+        batch.close().unwrap();
+        // Another merchant account's payments are its own.
+        let other_account = Run {
+            account: "MERCHANT-2".to_owned(),
+            ..run("gate")
+        };
+        let elsewhere = Journal::open(&path, false, other_account).unwrap();
+        assert_eq!(elsewhere.claim(tx("T1"), &order("B"), "T1"), Ok(None));
+        elsewhere.close().unwrap();
     }
 }

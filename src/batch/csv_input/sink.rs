@@ -9,7 +9,7 @@ use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
 use crate::domain::totals::Summary;
 use crate::exit::Exit;
-use crate::journal::{Journal, Order};
+use crate::journal::{Journal, Order, Payment};
 
 /// Where reconcile's rows go: each entry becomes its [`RowRecord`] once, when the engine
 /// takes it (so the totals are exactly the rows the exit status merges, written or not):
@@ -71,18 +71,21 @@ impl ReconcileSink {
         else {
             return;
         };
-        let Some(payment) = v.transaction_ref.as_deref().or(v.payment_ref.as_deref()) else {
+        let payment = Payment {
+            transaction_ref: v.transaction_ref.as_deref(),
+            payment_ref: v.payment_ref.as_deref(),
+        };
+        let Some(shown) = payment.shown() else {
             return;
         };
         let order = Order {
             key: order_number(order).to_owned(),
             merchant_ref: expect.merchant_ref.clone(),
         };
-        if let Ok(Some(claim)) =
-            journal.claim_in_batch(payment, &order, answered.job.reference.as_str())
-        {
+        let reference = answered.job.reference.as_str();
+        if let Ok(Some(claim)) = journal.claim_in_batch(payment, &order, reference) {
             record.claimed(&CheckFailure::Claimed {
-                payment: payment.to_owned(),
+                payment: shown.to_owned(),
                 by: claim.said(),
             });
         }

@@ -401,6 +401,7 @@ pub(super) fn journal_check(settings: &Settings) -> Check {
         command: "doctor",
         profile: None,
         host: String::new(),
+        account: String::new(),
     };
     match Journal::open(path, !explicit, run) {
         Ok(journal) => {
