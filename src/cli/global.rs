@@ -55,6 +55,7 @@ pub(crate) struct GlobalArgs {
         long,
         global = true,
         value_name = "PATH",
+        value_parser = parse_journal,
         conflicts_with = "no_journal"
     )]
     pub(crate) journal: Option<PathBuf>,
@@ -175,6 +176,16 @@ fn duration_flag(
     bounds: duration::Bounds,
 ) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
     move |s| bounds.parse(s).map_err(|why| format!("'{s}' {why}"))
+}
+
+/// A journal file's path: not empty, and not `-`, which names no file here (the journal
+/// is read and written at once, never a stream).
+fn parse_journal(s: &str) -> Result<PathBuf, String> {
+    match s.trim() {
+        "" => Err("the journal needs a file's path".to_owned()),
+        "-" => Err("the journal is a file, not stdin or stdout: give a path".to_owned()),
+        _ => Ok(PathBuf::from(s)),
+    }
 }
 
 fn parse_retries(s: &str) -> Result<u32, String> {

@@ -110,7 +110,8 @@ fn json(value: &impl serde::Serialize) -> String {
 fn amount(entry: &Entry) -> String {
     entry.amount_kobo.map_or_else(
         || "-".to_owned(),
-        |k| Kobo(k).display_with_currency(entry.currency.as_deref()),
+        // The currency is the service's text: escaped as every other cell is.
+        |k| crate::terminal::scrub(&Kobo(k).display_with_currency(entry.currency.as_deref())),
     )
 }
 

@@ -44,7 +44,9 @@ pub(crate) fn place(
     }
     let given = (ctx.var(env::JOURNAL)).map(|v| Sourced::new(v, Source::Env(env::JOURNAL)));
     if let Some(text) = given.or(profile) {
-        let value = match text.value.trim() == OFF {
+        // `OFF` and `Off` too: a file of that name in the working directory is never
+        // what was meant.
+        let value = match text.value.trim().eq_ignore_ascii_case(OFF) {
             true => JournalPlace::Off,
             false => named(PathBuf::from(text.value)),
         };

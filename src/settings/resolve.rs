@@ -120,8 +120,9 @@ impl Settings {
 
     /// Settings for `verify --sandbox`: the sandbox's URL and credentials, flags and
     /// defaults for the rest; no environment and no config file are read, but for the
-    /// journal's place (`--journal`, `PAYVERIFY_JOURNAL`, else `real`'s default): a
-    /// sandbox run is remembered where the others are, so `history` can be tried with it.
+    /// journal's place (`--journal`, `PAYVERIFY_JOURNAL`, the profile's `journal`, else
+    /// `real`'s default): a sandbox run is remembered where the others are, so `history`
+    /// can be tried with it.
     pub(crate) fn sandbox(
         flags: &Flags,
         base_url: &str,
@@ -132,6 +133,7 @@ impl Settings {
             default_config: None,
             default_journal: None,
         };
+        let original = flags;
         // Only the per-run flags: no config file, profile or service flag takes part.
         let flags = Flags {
             config: None,
@@ -145,8 +147,13 @@ impl Settings {
         let sandbox = |value: &str| Sourced::new(value.to_owned(), Source::Sandbox);
         settings.base_url = Some(sandbox(base_url));
         settings.client_id = Some(sandbox(crate::sandbox::CLIENT_ID));
-        settings.journal =
-            super::journal::place(flags.no_journal, flags.journal.as_ref(), real, None);
+        // The journal where every other run of this user keeps it, the profile's key
+        // included, so `history` finds the sandbox's checks; a config file that cannot be
+        // used leaves the flag, the environment and the default.
+        settings.journal = match Settings::resolve_all(original, real) {
+            Ok(real_settings) => real_settings.journal,
+            Err(_) => super::journal::place(flags.no_journal, flags.journal.as_ref(), real, None),
+        };
         settings.client_secret = Some(Sourced::new(
             SecretSource::Value(Secret::new(crate::sandbox::CLIENT_SECRET)),
             Source::Sandbox,
