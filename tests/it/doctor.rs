@@ -533,6 +533,8 @@ fn never_prompts_with_stdin_held_open() {
         command
             .args(["doctor", sandbox::SAMPLE_REFERENCE])
             .env_clear()
+            // No journal in the tester's home: see common::payverify.
+            .env("PAYVERIFY_JOURNAL", "off")
             .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
             .env("HOME", "/nonexistent/payverify-test-home")
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -244,6 +244,8 @@ fn the_readme_gate_line_never_passes_a_hostile_reference() {
             .arg(&gate)
             .current_dir(dir.path())
             .env_clear()
+            // No journal in the tester's home: see common::payverify.
+            .env("PAYVERIFY_JOURNAL", "off")
             .env("PATH", &path)
             .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
             .env("PAYVERIFY_BASE_URL", &gateway.url)

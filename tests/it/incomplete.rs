@@ -50,6 +50,7 @@ fn payverify_cmd(url: &str) -> Command {
         }
     }
     cmd.env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
+        .env("PAYVERIFY_JOURNAL", "off")
         .env("PAYVERIFY_BASE_URL", url)
         .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
         .env("PAYVERIFY_CLIENT_SECRET", SECRET)

@@ -839,3 +839,147 @@ fn a_batch_whose_reader_stopped_reading_never_holds_the_journal_from_a_gate() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn a_journal_with_a_trigger_payverify_did_not_make_is_refused() {
+    let dir = TempDir::new("journal-trigger");
+    let journal = journal_in(&dir);
+    run(&journal, &["verify", "--sandbox", "SANDBOX-OK-t"]);
+    let conn = rusqlite::Connection::open(&journal).unwrap();
+    // Would forget every claim as it is made: one payment could then pay for two orders.
+    conn.execute_batch(
+        "CREATE TRIGGER forget AFTER INSERT ON claims BEGIN DELETE FROM claims; END;",
+    )
+    .unwrap();
+    conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    drop(conn);
+    refused(&journal, "a trigger forget payverify did not make");
+}
+
+#[test]
+fn a_claims_table_rebuilt_without_its_key_is_refused() {
+    let dir = TempDir::new("journal-rebuilt");
+    let journal = journal_in(&dir);
+    run(&journal, &["verify", "--sandbox", "SANDBOX-OK-k"]);
+    let conn = rusqlite::Connection::open(&journal).unwrap();
+    conn.execute_batch(
+        "DROP TABLE claims; CREATE TABLE claims (account TEXT NOT NULL, payment TEXT NOT NULL, \
+         \"order\" TEXT NOT NULL, merchant_ref TEXT, reference TEXT NOT NULL, command TEXT NOT \
+         NULL, claimed_at TEXT NOT NULL);",
+    )
+    .unwrap();
+    conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    drop(conn);
+    refused(&journal, "a table claims payverify did not make");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_journal_in_a_directory_others_can_add_files_to_is_refused_sticky_or_not() {
+    for mode in [0o1777, 0o777, 0o1733] {
+        let dir = TempDir::new("journal-shared-dir");
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(mode)).unwrap();
+        let journal = shared.join("journal.sqlite3");
+        let out = run(&journal, &["verify", "--sandbox", "SANDBOX-OK-s"]);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(6), "{mode:o}: {stderr}");
+        assert!(stderr.contains("who could put files beside it"), "{stderr}");
+        assert_eq!(stdout_of(&out), "");
+        // Refused before anything was made there.
+        assert_eq!(std::fs::read_dir(&shared).unwrap().count(), 0, "{mode:o}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_wal_file_beside_the_journal_that_others_can_write_is_refused() {
+    let dir = TempDir::new("journal-wal");
+    let journal = journal_in(&dir);
+    run(&journal, &["verify", "--sandbox", "SANDBOX-OK-w"]);
+    let conn = rusqlite::Connection::open(&journal).unwrap();
+    conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    drop(conn);
+    let wal = dir.path().join("journal.sqlite3-wal");
+    std::fs::write(&wal, b"").unwrap();
+    std::fs::set_permissions(&wal, std::fs::Permissions::from_mode(0o666)).unwrap();
+    refused(&journal, "journal.sqlite3-wal beside it");
+}
+
+#[test]
+fn history_escapes_what_the_service_put_in_every_cell() {
+    let dir = TempDir::new("journal-escapes");
+    let journal = journal_in(&dir);
+    let mut server = mockito::Server::new();
+    let body = r#"{"status":"SUCCESSFUL","code":"00","amount":100,"currencyCode":"N\u001b]0;x\u0007G","merchantRef":"M\u001b[2J","transactionRef":"T-E","paymentRef":"P\r1","paymentDate":"2026-11-30T10:00:00.000Z","hmac":"00"}"#;
+    let _m = server
+        .mock("GET", "/api/payment/verify/T-E")
+        .with_body(body)
+        .create();
+    let out = payverify_at(&server.url())
+        .env("PAYVERIFY_JOURNAL", &journal)
+        .args(["verify", "T-E"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), None);
+    for args in [
+        &["history", "T-E"][..],
+        &["history", "-o", "json", "T-E"][..],
+    ] {
+        let out = run(&journal, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr_of(&out));
+        let stdout = stdout_of(&out);
+        assert!(
+            !stdout.contains(['\u{1b}', '\u{7}', '\r']),
+            "{args:?}: {stdout:?}"
+        );
+    }
+}
+
+#[test]
+fn a_sandbox_run_keeps_its_checks_where_the_profile_says_and_off_in_any_case_is_off() {
+    let dir = TempDir::new("journal-profile");
+    let kept = dir.path().join("from-profile.sqlite3");
+    let config = dir.write(
+        "config.toml",
+        format!(
+            "[profiles.default]\njournal = {:?}\n",
+            kept.display().to_string()
+        ),
+    );
+    let out = payverify()
+        .env_remove("PAYVERIFY_JOURNAL")
+        .env("PAYVERIFY_CONFIG", &config)
+        .args(["verify", "--sandbox", "SANDBOX-OK-p"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let (code, entries) = history_json(&kept, "SANDBOX-OK-p");
+    assert_eq!((code, entries.len()), (Some(0), 1));
+    // `OFF` is off, not a file named OFF in the working directory.
+    for off in ["OFF", "Off", " off "] {
+        let out = payverify()
+            .current_dir(dir.path())
+            .env("PAYVERIFY_JOURNAL", off)
+            .args(["verify", "--sandbox", "SANDBOX-OK-p"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with("from-profile"))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["config.toml"]);
+    // `--journal -` names no file.
+    let out = payverify()
+        .current_dir(dir.path())
+        .args(["--journal", "-", "verify", "--sandbox", "SANDBOX-OK-p"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(!dir.path().join("-").exists());
+}

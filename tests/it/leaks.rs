@@ -397,6 +397,8 @@ fn gzip_bombs_at_16_jobs_are_refused_quickly_and_small() {
     let refs: Vec<String> = (0..32).map(|i| format!("B{i}")).collect();
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("payverify"));
     cmd.env_clear()
+        // No journal in the tester's home: see common::payverify.
+        .env("PAYVERIFY_JOURNAL", "off")
         .env("PAYVERIFY_BASE_URL", &server.url)
         .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
         .env("PAYVERIFY_CLIENT_SECRET", SECRET)
@@ -729,6 +731,8 @@ fn a_body_of_many_small_values_is_refused_before_it_is_built() {
     let refs: Vec<String> = (0..32).map(|i| format!("{REF}-{i}")).collect();
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("payverify"));
     cmd.env_clear()
+        // No journal in the tester's home: see common::payverify.
+        .env("PAYVERIFY_JOURNAL", "off")
         .env("PAYVERIFY_BASE_URL", &server.url)
         .env("PAYVERIFY_CLIENT_ID", CLIENT_ID)
         .env("PAYVERIFY_CLIENT_SECRET", SECRET)

@@ -58,6 +58,8 @@ fn shell(line: &str, config: &Path, total: &str, order_ref: &str, reference: &st
         .arg("-c")
         .arg(line)
         .env_clear()
+        // No journal in the tester's home: see common::payverify.
+        .env("PAYVERIFY_JOURNAL", "off")
         .env("PATH", path_with_payverify())
         .env("HOME", "/nonexistent/payverify-test-home")
         .env("XDG_CONFIG_HOME", "/nonexistent/payverify-test-config")
