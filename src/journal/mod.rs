@@ -26,7 +26,7 @@ pub(crate) use open::Refusal;
 /// most about this for the journal.
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
 /// The most checks one transaction holds.
-const COMMIT_ROWS: usize = 1024;
+const COMMIT_ROWS: usize = 256;
 
 /// What every check of a run shares: the command, the profile and the service's host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -327,8 +327,15 @@ impl Journal {
         let mut queue = self.queue();
         queue.pending.push(row);
         queue.since.get_or_insert_with(Instant::now);
-        if queue.pending.len() + queue.claims.len() >= COMMIT_ROWS {
+        let waiting = queue.pending.len() + queue.claims.len();
+        drop(queue);
+        if waiting >= COMMIT_ROWS {
             self.0.wake.notify_one();
+        }
+        // The journal's thread has fallen behind: the run writes a share itself rather
+        // than let what waits grow with the run (1,000,000 references in a few MB).
+        if waiting >= 2 * COMMIT_ROWS {
+            self.flush(&mut self.store());
         }
     }
 

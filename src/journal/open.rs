@@ -106,8 +106,10 @@ pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connectio
     // In WAL mode NORMAL still leaves the journal whole after a power cut, and saves a
     // sync a commit: a batch's last checks may be lost to one. A claim gate answers on is
     // synced at its commit (`Journal::claim`).
-    conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 8192")
-        .map_err(unusable)?;
+    conn.execute_batch(
+        "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 8192; PRAGMA cache_size = -256",
+    )
+    .map_err(unusable)?;
     // The write lock first: two processes making one new journal make it once, and a file
     // that cannot be written is found now, before any request.
     conn.execute_batch("BEGIN IMMEDIATE").map_err(unwritable)?;
