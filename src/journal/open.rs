@@ -76,6 +76,7 @@ pub(crate) enum Refusal {
 /// Opens `path` for a run to write, making it (and, for the default place, its directory)
 /// when it is not there.
 pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connection, Refusal> {
+    not_a_stream(path)?;
     if make_directory {
         make_directory_of(path)?;
     }
@@ -122,6 +123,7 @@ pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connectio
 
 /// Opens `path` to read (`history`); `None` when there is no file there.
 pub(super) fn for_reading(path: &Path) -> Result<Option<Connection>, Refusal> {
+    not_a_stream(path)?;
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Refusal::Unusable(crate::io_util::io_reason(&e))),
@@ -137,6 +139,17 @@ pub(super) fn for_reading(path: &Path) -> Result<Option<Connection>, Refusal> {
         as_made(&conn, version)?;
     }
     Ok(Some(conn))
+}
+
+/// Refuses `-` (from the environment or a profile; the flag refuses it itself): it names
+/// no file here, and a journal is read and written at once, never a stream.
+fn not_a_stream(path: &Path) -> Result<(), Refusal> {
+    match path.as_os_str() == "-" {
+        true => Err(Refusal::Unusable(
+            "the journal is a file, not stdin or stdout: give a path".to_owned(),
+        )),
+        false => Ok(()),
+    }
 }
 
 /// Makes the directory for the journal at `path` (the default place), owner-only, when

@@ -981,5 +981,14 @@ fn a_sandbox_run_keeps_its_checks_where_the_profile_says_and_off_in_any_case_is_
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    // Nor does it from the environment.
+    let out = payverify()
+        .current_dir(dir.path())
+        .env("PAYVERIFY_JOURNAL", "-")
+        .args(["verify", "--sandbox", "SANDBOX-OK-p"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("not stdin or stdout"));
     assert!(!dir.path().join("-").exists());
 }
