@@ -38,6 +38,9 @@ case "${1:-}" in
 esac
 
 work="$(mktemp -d)"
+# The home every check runs in: the default journal a release binary keeps goes there, not
+# into the tester's own.
+mkdir -p "$work/home"
 sandbox_pid=
 cleanup() {
   [ -z "$sandbox_pid" ] || kill "$sandbox_pid" 2>/dev/null || true
@@ -113,12 +116,12 @@ run_on() {
   local target="$1"
   shift
   case "$target" in
-  aarch64-unknown-linux-musl) env -i "$QEMU" "$@" ;;
+  aarch64-unknown-linux-musl) env -i HOME="$work/home" "$QEMU" "$@" ;;
   x86_64-pc-windows-gnu)
     env -i HOME="$work/home" WINEPREFIX="$work/wine" WINEDEBUG=-all PATH=/usr/bin:/bin \
       "$WINE" "$@"
     ;;
-  *) env -i "$@" ;;
+  *) env -i HOME="$work/home" "$@" ;;
   esac
 }
 
@@ -205,7 +208,7 @@ check_no_test_knobs() {
   check "$label: holds no PAYVERIFY_DEBUG_ test knob" not grep -aq PAYVERIFY_DEBUG_ "$bin"
   [ "$target" = "$HOST_TARGET" ] || return 0
   status=0
-  env -i PAYVERIFY_DEBUG_PANIC_ON=SANDBOX-OK-knob "$bin" verify --sandbox -q SANDBOX-OK-knob \
+  env -i HOME="$work/home" PAYVERIFY_DEBUG_PANIC_ON=SANDBOX-OK-knob "$bin" verify --sandbox -q SANDBOX-OK-knob \
     2>/dev/null || status=$?
   check "$label: ...PAYVERIFY_DEBUG_PANIC_ON changes nothing (exit $status, want 0)" \
     test "$status" -eq 0
@@ -215,7 +218,7 @@ check_no_test_knobs() {
     >"$dir/config.toml"
   chmod 600 "$dir/config.toml"
   status=0
-  env -i PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS=1 "$bin" --config "$dir/config.toml" \
+  env -i HOME="$work/home" PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS=1 "$bin" --config "$dir/config.toml" \
     --profile k verify --retries 0 -q 0000000000000044177 2>/dev/null || status=$?
   check "$label: ...PAYVERIFY_DEBUG_SECRET_COMMAND_TIMEOUT_MS changes nothing (exit $status, want 7)" \
     test "$status" -eq 7
