@@ -339,8 +339,8 @@ impl Journal {
         }
     }
 
-    /// Claims `payment` (a transactionRef, else a paymentRef) of this run's service for
-    /// `order`, asked as `reference`; the earlier claim when another order holds it. The
+    /// gate's claim: `payment`, under each of its names in this run's merchant account,
+    /// for `order`, asked as `reference`; the earlier claim when another order holds it. The
     /// same order again (a re-run, an overlapping export, gate and reconcile on one order)
     /// is no conflict: see [`Order::is`]. An error when the journal cannot answer: then
     /// nothing may pass.

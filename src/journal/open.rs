@@ -80,20 +80,13 @@ pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connectio
     if make_directory {
         make_directory_of(path)?;
     }
-    // Before anything is made: a journal is never made where it would be refused.
+    // Before anything is made: a journal is never made where it would be refused. A file
+    // made here is the user's, in a directory only they can write: nothing to check again.
     trusted(path)?;
     make(path)?;
-    trusted(path)?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(unusable)?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
     // Looked at before anything is written: a file that is not a journal, or a newer
     // payverify's, is refused as it was found (WAL mode alone rewrites the header).
-    let (id, version, tables) = marks(&conn)?;
-    if !(id == 0 && version == 0 && tables == 0) {
-        known(id, version)?;
-        as_made(&conn, version)?;
-    }
+    let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
     // Persistent in the file: a no-op once set. Readers never block the writer, and a run
     // killed mid-write leaves the last commit whole.
     let mode: String = conn
@@ -130,15 +123,26 @@ pub(super) fn for_reading(path: &Path) -> Result<Option<Connection>, Refusal> {
         Ok(_) => {}
     }
     trusted(path)?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(unusable)?;
+    connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map(Some)
+}
+
+/// Opens the SQLite file at `path` with `flags`, and refuses one that is not a journal
+/// as payverify made it (a new, empty file passes: there is nothing in it yet).
+fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, Refusal> {
+    let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(unusable)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
     let (id, version, tables) = marks(&conn)?;
-    if !(id == 0 && version == 0 && tables == 0) {
+    if !fresh(id, version, tables) {
         known(id, version)?;
         as_made(&conn, version)?;
     }
-    Ok(Some(conn))
+    Ok(conn)
+}
+
+/// Whether the marks [`marks`] read are a new file's, whoever made it.
+fn fresh(id: i32, version: i32, tables: i64) -> bool {
+    id == 0 && version == 0 && tables == 0
 }
 
 /// Refuses `-` (from the environment or a profile; the flag refuses it itself): it names
@@ -232,7 +236,7 @@ fn trusted(path: &Path) -> Result<(), Refusal> {
 /// newer; inside the caller's write transaction.
 fn schema(conn: &Connection) -> Result<(), Refusal> {
     let (id, version, tables) = marks(conn)?;
-    let fresh = id == 0 && version == 0 && tables == 0;
+    let fresh = fresh(id, version, tables);
     if !fresh {
         known(id, version)?;
     }
