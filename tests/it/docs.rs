@@ -478,3 +478,100 @@ fn check_magic_table(help: &str, columns: usize, context: &str) {
         assert_eq!(row.answer, answer, "{context}: {pattern}'s answer");
     }
 }
+
+/// The fenced block of `lang` that follows `marker` on docs/sandbox.md.
+fn sandbox_block(marker: &str, lang: &str) -> String {
+    let page = pages::page("docs/sandbox.md");
+    let from = page
+        .text
+        .find(marker)
+        .unwrap_or_else(|| panic!("{} lacks {marker:?}", page.path));
+    let open = format!("```{lang}\n");
+    let start = from
+        + page.text[from..]
+            .find(&open)
+            .unwrap_or_else(|| panic!("no {lang} block after {marker:?}"))
+        + open.len();
+    let len = page.text[start..].find("```").expect("an unclosed block");
+    page.text[start..start + len].to_owned()
+}
+
+/// Issue 38 item 9: the gate lines docs/sandbox.md gives for a WooCommerce merchant
+/// reference of a chosen amount exit as their comments say. The sandbox answers the
+/// WooCommerce part as the merchantRef; answered with the whole reference (as it was), the
+/// first line exits 4.
+#[test]
+fn sandbox_page_gate_lines_for_a_woocommerce_order_exit_as_written() {
+    let block = sandbox_block("A checkout hook can so be tried", "sh");
+    let mut tried = 0;
+    for line in block.lines().filter(|l| l.starts_with("payverify gate")) {
+        let (command, comment) = line.split_once('#').expect("an `# exit N` comment");
+        let want: i32 = comment
+            .trim()
+            .strip_prefix("exit ")
+            .and_then(|c| c.split(':').next())
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("{line:?}: no exit code"));
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = crate::common::payverify().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "{line}: {}",
+            crate::common::stderr_of(&out)
+        );
+        assert!(out.stdout.is_empty(), "{line}");
+        tried += 1;
+    }
+    assert_eq!(tried, 2, "{block}");
+}
+
+/// Issue 38 item 9: the Shopify-shaped order docs/sandbox.md shows reconciles with the
+/// sandbox as the page says, `#1001` as order 1001, its second row a line item, the gift
+/// card's part not counted against the gateway, the dollars in dollars.
+#[test]
+fn sandbox_page_shopify_order_reconciles_as_written() {
+    let block = sandbox_block("**A Shopify-shaped order.**", "csv");
+    let dir = crate::common::TempDir::new("docs-shopify");
+    dir.write("export.csv", block.as_bytes());
+    let out = crate::common::payverify()
+        .current_dir(dir.path())
+        .args([
+            "reconcile",
+            "--sandbox",
+            "--retries",
+            "0",
+            "export.csv",
+            "-o",
+            "jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr_of(&out)
+    );
+    let rows = crate::common::jsonl(&out.stdout);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["row"]["Name"].as_str().unwrap_or_default(),
+                r["result"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("#1001", "MATCHED"),
+            ("#1001", "LINE_ITEM"),
+            ("#1002", "SPLIT_PAID"),
+            ("#1003", "MATCHED"),
+        ]
+    );
+    assert_eq!(rows[3]["gateway_currency"], "USD");
+    assert_eq!(rows[2]["gateway_amount_kobo"], 3_000_000);
+}

@@ -134,7 +134,7 @@ fn a_shopify_export_reconciles_with_no_flags_and_no_editing() {
     assert_eq!(row(2)["error"], Value::Null);
     assert_eq!(
         row(28)["error"],
-        "the payment is for order 1099 (merchantRef \"1099_1795301099_3000000\"), not this \
+        "the payment is for order 1099 (merchantRef \"1099_1795301099\"), not this \
          row's order \"#1019\""
     );
     assert_eq!(

@@ -55,7 +55,7 @@ pub const MAGIC_REFERENCES: &[MagicReference] = &[
         |r| (r == SAMPLE_REFERENCE).then_some(Magic::Sample)),
     row("<order id>_<unix time>", "WooCommerce merchant reference: SUCCESSFUL, ₦40,000.00",
         |r| merchant_form(r).filter(|_| r.split('_').count() == 2)),
-    row("<order id>_<unix time>_<kobo>", "SUCCESSFUL with that amount (_1250000: ₦12,500.00)",
+    row("<order id>_<unix time>_<kobo>", "SUCCESSFUL with that amount (_1250000: ₦12,500.00), merchantRef <order id>_<unix time>",
         |r| merchant_form(r).filter(|_| merchant_amount(r))),
     row("<order id>_<unix time>_<kobo>_FAILED", "FAILED with that amount, code 51",
         |r| merchant_form(r).filter(|_| r.ends_with("_FAILED"))),
@@ -153,9 +153,11 @@ pub(crate) enum Magic {
 /// What the WooCommerce references answer besides status and amount, for `--help` and the
 /// banner.
 pub const MERCHANT_NOTE: &str = "WooCommerce merchant references answer as the gateway's \
-WooCommerce plugin expects: merchantRef is the reference, transactionRef digits of the \
-sandbox's own. Write an order's total in kobo after it to try reconcile --sandbox on a file \
-shaped like your export.";
+WooCommerce plugin expects: merchantRef is <order id>_<unix time>, transactionRef digits of \
+the sandbox's own. Write an order's total in kobo after it to choose the amount (the \
+reference asked then comes back as paymentRef, and gate --merchant-ref <order id>_<unix time> \
+passes), or to try reconcile --sandbox on a file shaped like your WooCommerce or Shopify \
+export.";
 
 /// The WooCommerce plugin's merchant reference, `<order id>_<unix time>`, with an
 /// optional `_<kobo>` and `_FAILED` / `_PENDING` / `_SUCCESSFUL` after it; `None` for

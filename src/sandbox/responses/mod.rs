@@ -319,15 +319,30 @@ fn transaction(reference: &str, outcome: Outcome, amount: Kobo) -> Value {
 }
 
 /// The answer for a WooCommerce merchant reference, as the gateway gives it: the
-/// reference is the merchantRef (and is signed as such), the gateway's transactionRef is
-/// its own digits (19 of them, as in the documented sample), and the payment happened at
-/// the reference's unix time, the moment the plugin opened the payment page.
+/// merchantRef is the plugin's `<order id>_<unix time>` (and is signed as such), the
+/// gateway's transactionRef is its own digits (19 of them, as in the documented sample), and
+/// the payment happened at the reference's unix time, the moment the plugin opened the
+/// payment page.
+///
+/// A reference with the sandbox's `_<kobo>` (and status or currency) after it is answered as
+/// the payment page's own reference for that merchant reference: the merchantRef is the
+/// WooCommerce part alone, as the shop stored it, and the reference asked comes back as the
+/// paymentRef, so the answer still names it. `gate 1007_1763730000_1850000 --merchant-ref
+/// 1007_1763730000` then checks what a WooCommerce checkout would.
 fn merchant_transaction(reference: &str, outcome: Outcome, amount: Kobo, currency: &str) -> Value {
     let mut body = transaction(reference, outcome, amount);
     let h = fnv1a(reference);
+    let mut parts = reference.splitn(3, '_');
+    let woocommerce = match (parts.next(), parts.next(), parts.next()) {
+        (Some(order), Some(time), Some(_)) => {
+            body["paymentRef"] = Value::String(reference.to_owned());
+            &reference[..order.len() + 1 + time.len()]
+        }
+        _ => reference,
+    };
     body["currencyCode"] = Value::String(currency.to_owned());
-    body["hmac"] = Value::String(sign(reference, currency, amount));
-    body["merchantRef"] = Value::String(reference.to_owned());
+    body["hmac"] = Value::String(sign(woocommerce, currency, amount));
+    body["merchantRef"] = Value::String(woocommerce.to_owned());
     body["transactionRef"] = Value::String(format!("{:019}", h % 10_000_000_000_000_000_000));
     let at_ms = reference
         .split('_')

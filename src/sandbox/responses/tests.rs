@@ -246,7 +246,15 @@ fn woocommerce_merchant_references_answer_with_the_amount_and_status_they_state(
         (status_of(&priced), &priced.body["amount"]),
         ("SUCCESSFUL", &1_250_000.into())
     );
-    assert_eq!(priced.body["merchantRef"], "4101_1763730000_1250000");
+    // The `_<kobo>` only chooses the answer: the merchantRef is the WooCommerce part the shop
+    // stored, signed as such, and the reference asked comes back as the paymentRef.
+    assert_eq!(priced.body["merchantRef"], "4101_1763730000");
+    assert_eq!(priced.body["paymentRef"], "4101_1763730000_1250000");
+    assert_eq!(
+        priced.body["hmac"],
+        sign("4101_1763730000", "NGN", Kobo(1_250_000)).as_str()
+    );
+    assert_ne!(plain.body["paymentRef"], "4101_1763730000");
     for (reference, status, amount) in [
         ("4102_1763730100_1250000_FAILED", "FAILED", 1_250_000),
         ("4102_1763730100_1250000_PENDING", "PENDING", 1_250_000),
@@ -257,7 +265,8 @@ fn woocommerce_merchant_references_answer_with_the_amount_and_status_they_state(
         assert_eq!(r.status, 200, "{reference}");
         assert_eq!(status_of(&r), status, "{reference}");
         assert_eq!(r.body["amount"], amount, "{reference}");
-        assert_eq!(r.body["merchantRef"], reference, "{reference}");
+        assert_eq!(r.body["merchantRef"], "4102_1763730100", "{reference}");
+        assert_eq!(r.body["paymentRef"], reference, "{reference}");
     }
     // Near misses are unknown references: 404.
     for near in [
