@@ -75,10 +75,7 @@ impl Answer {
         let journal = self.claims.as_ref()?;
         let order = record.job.expect.merchant_ref.as_deref()?;
         let v = record.verdict.outcome.verification()?;
-        let payment = Payment {
-            transaction_ref: v.transaction_ref.as_deref(),
-            payment_ref: v.payment_ref.as_deref(),
-        };
+        let payment = Payment::of(v);
         let shown = payment.shown()?;
         if record.verdict.exit() != Exit::Successful {
             return None;

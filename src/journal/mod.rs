@@ -45,28 +45,52 @@ pub(crate) struct Run {
 
 /// A payment as the gateway names it: by its transactionRef, its paymentRef, or both. A
 /// claim is on each name it has, so an answer that names it by one only is still the same
-/// payment.
+/// payment. An answer with neither names its payment by its merchantRef alone (the
+/// interface does not say the two are always there): that is then its name, so such a
+/// payment is claimed too, never passed again for another order.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Payment<'a> {
     pub(crate) transaction_ref: Option<&'a str>,
     pub(crate) payment_ref: Option<&'a str>,
+    /// Used only when there is neither of the other two.
+    pub(crate) merchant_ref: Option<&'a str>,
 }
 
-impl Payment<'_> {
-    /// The payment as people name it: its transactionRef, else its paymentRef.
-    pub(crate) fn shown(&self) -> Option<&str> {
-        self.transaction_ref.or(self.payment_ref)
+impl<'a> Payment<'a> {
+    /// The payment an answer is for. A blank field names nothing: every answer with an
+    /// empty transactionRef would otherwise be one payment.
+    pub(crate) fn of(answer: &'a crate::domain::model::Verification) -> Payment<'a> {
+        let name = |field: &'a Option<String>| field.as_deref().filter(|n| !n.trim().is_empty());
+        Payment {
+            transaction_ref: name(&answer.transaction_ref),
+            payment_ref: name(&answer.payment_ref),
+            merchant_ref: name(&answer.merchant_ref),
+        }
     }
 
-    /// The keys it is claimed under, one a name.
-    fn keys(&self) -> Vec<String> {
+    /// The payment as people name it: its transactionRef, else its paymentRef, else its
+    /// merchantRef.
+    pub(crate) fn shown(&self) -> Option<&'a str> {
+        (self.transaction_ref.or(self.payment_ref)).or(self.merchant_ref)
+    }
+
+    /// The keys it is known by, one a name (`transactionRef:T`, `paymentRef:P`; or
+    /// `merchantRef:M` when it has neither): what a claim is on, and what two answers must
+    /// share to be one payment.
+    pub(crate) fn keys(&self) -> Vec<String> {
         let names = [
             ("transactionRef", self.transaction_ref),
             ("paymentRef", self.payment_ref),
         ];
-        (names.into_iter())
+        let mut keys: Vec<String> = (names.into_iter())
             .filter_map(|(kind, name)| name.map(|n| format!("{kind}:{n}")))
-            .collect()
+            .collect();
+        if keys.is_empty()
+            && let Some(merchant_ref) = self.merchant_ref
+        {
+            keys.push(format!("merchantRef:{merchant_ref}"));
+        }
+        keys
     }
 }
 
@@ -127,6 +151,9 @@ pub(crate) struct Order {
     /// The order's merchant reference, where it is known (gate's, a row's merchant ref
     /// column).
     pub(crate) merchant_ref: Option<String>,
+    /// Whether `key` is an order id as the shop wrote it (reconcile's), not worked out
+    /// from a merchant reference (gate's).
+    pub(crate) by_id: bool,
 }
 
 impl Order {
@@ -136,17 +163,30 @@ impl Order {
         Order {
             key: key.to_owned(),
             merchant_ref: Some(merchant_ref.to_owned()),
+            by_id: false,
         }
     }
 
-    /// Whether `other` is this order: the same key, or the same merchant reference where
-    /// both know one. A reconcile file with no merchant ref column and a gate whose
-    /// merchant references are not WooCommerce's cannot be told to be one order: they
+    /// The order a reconcile row names by its order id (without a leading `#`), with the
+    /// row's merchant reference where the file has one.
+    pub(crate) fn of_id(id: &str, merchant_ref: Option<&str>) -> Order {
+        Order {
+            key: crate::domain::checks::order_number(id).to_owned(),
+            merchant_ref: merchant_ref.map(str::to_owned),
+            by_id: true,
+        }
+    }
+
+    /// Whether `other` is this order: the same key; or, where one of the two knows its
+    /// order only by a merchant reference (gate's), the same merchant reference. Two order
+    /// ids that differ are two orders, whatever merchant reference their rows give: one
+    /// payment never pays for both. A reconcile file with no merchant ref column and a gate
+    /// whose merchant references are not WooCommerce's cannot be told to be one order: they
     /// count as two, and the later is a DUPLICATE naming the first, for a person to look.
     pub(crate) fn is(&self, other: &Order) -> bool {
         let same_ref =
             matches!((&self.merchant_ref, &other.merchant_ref), (Some(a), Some(b)) if a == b);
-        self.key == other.key || same_ref
+        self.key == other.key || (same_ref && !(self.by_id && other.by_id))
     }
 }
 
@@ -189,14 +229,17 @@ fn earlier_claim(
          WHERE account = ?1 AND payment = ?2",
     )?
     .query_row(params![account, key], |row| {
+        let command: String = row.get(3)?;
         let order = Order {
             key: row.get(0)?,
             merchant_ref: row.get(1)?,
+            // Only reconcile claims by an order id; gate by a merchant reference.
+            by_id: command == "reconcile",
         };
         let claim = Claim {
             order: order.key.clone(),
             at: row.get(2)?,
-            command: row.get(3)?,
+            command,
         };
         Ok((order, claim))
     })
@@ -547,14 +590,12 @@ mod tests {
         Payment {
             transaction_ref: Some(name),
             payment_ref: None,
+            merchant_ref: None,
         }
     }
 
     fn order(key: &str) -> Order {
-        Order {
-            key: key.to_owned(),
-            merchant_ref: None,
-        }
+        Order::of_id(key, None)
     }
 
     #[test]
@@ -635,6 +676,7 @@ mod tests {
         let both = Payment {
             transaction_ref: Some("T1"),
             payment_ref: Some("P1"),
+            merchant_ref: None,
         };
         assert_eq!(gate.claim(both, &order("A"), "T1"), Ok(None));
         gate.close().unwrap();
@@ -648,6 +690,7 @@ mod tests {
         let by_payment_ref = Payment {
             transaction_ref: None,
             payment_ref: Some("P1"),
+            merchant_ref: None,
         };
         let refused = batch
             .claim_in_batch(by_payment_ref, &order("B"), "P1")

@@ -40,6 +40,7 @@ mod json_markers;
 mod layers;
 mod leaks;
 mod one_judge;
+mod one_payment;
 mod order_ref;
 mod outputs;
 mod pacing;

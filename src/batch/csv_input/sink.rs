@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::batch::Look;
-use crate::domain::checks::{CheckFailure, order_number};
+use crate::batch::seen::Seen;
+use crate::domain::checks::CheckFailure;
 use crate::domain::outcome::Record;
 use crate::domain::reconcile::claimed_by;
 use crate::domain::row_record::RowRecord;
@@ -23,6 +24,10 @@ pub(crate) struct ReconcileSink {
     /// to two references (its transaction and its payment reference), and must count for
     /// one order only.
     lines_of: ReferenceLines,
+    /// The line each payment was first answered for, by each name it has ([`Payment::keys`]):
+    /// two references may be answered as one payment without either answer naming the
+    /// other's reference, and it still counts for one order only.
+    payments: Seen<u64>,
     /// The totals so far.
     pub(crate) summary: Summary,
     /// Where the reference and the order id are among a row's cells, for the closing
@@ -44,6 +49,7 @@ impl ReconcileSink {
         ReconcileSink {
             writer,
             lines_of,
+            payments: Seen::default(),
             summary: Summary::default(),
             columns,
             claims: None,
@@ -71,17 +77,11 @@ impl ReconcileSink {
         else {
             return;
         };
-        let payment = Payment {
-            transaction_ref: v.transaction_ref.as_deref(),
-            payment_ref: v.payment_ref.as_deref(),
-        };
+        let payment = Payment::of(v);
         let Some(shown) = payment.shown() else {
             return;
         };
-        let order = Order {
-            key: order_number(order).to_owned(),
-            merchant_ref: expect.merchant_ref.clone(),
-        };
+        let order = Order::of_id(order, expect.merchant_ref.as_deref());
         let reference = answered.job.reference.as_str();
         if let Ok(Some(claim)) = journal.claim_in_batch(payment, &order, reference) {
             record.claimed(&CheckFailure::Claimed {
@@ -123,7 +123,7 @@ impl ReconcileSink {
 
     /// The one judgement of an entry: its record, a DUPLICATE when an earlier row claimed
     /// its payment ([`claimed_by`]).
-    fn record(&self, entry: &Entry<Reconciled>) -> RowRecord {
+    fn record(&mut self, entry: &Entry<Reconciled>) -> RowRecord {
         let answered = match entry {
             Entry::Verified(record) => record,
             Entry::Decided(Reconciled::Carried(Carried(record))) => record,
@@ -142,6 +142,20 @@ impl ReconcileSink {
             )
         {
             record.duplicate_of(first);
+        }
+        // The same payment under references that do not name each other: the first row it
+        // was answered for, whatever that row's result, has it.
+        if let Some(v) = answered.verdict.outcome.verification() {
+            let line = record.line;
+            let first = (Payment::of(v).keys().iter())
+                .filter_map(|key| self.payments.first(key, line))
+                .filter(|&first| first < line)
+                .min();
+            if let Some(first) = first
+                && matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
+            {
+                record.duplicate_of(first);
+            }
         }
         if matches!(record.result, RowResult::Matched | RowResult::SplitPaid) {
             self.claim(&mut record, answered);

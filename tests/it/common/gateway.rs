@@ -58,7 +58,7 @@ impl Txn {
             "SUCCESSFUL" => ("00", "Approved by Financial Institution"),
             _ => ("51", "Insufficient Funds"),
         };
-        serde_json::json!({
+        let mut body = serde_json::json!({
             "hmac": hmac,
             "mode": "live",
             "status": self.status,
@@ -67,11 +67,15 @@ impl Txn {
             "amount": self.amount_kobo,
             "merchantRef": self.merchant_ref,
             "transactionRef": self.transaction_ref,
-            "paymentRef": self.payment_ref.clone().unwrap_or_else(|| "0".into()),
             "currencyCode": "NGN",
             "paymentDate": "2026-11-22T10:00:00.000Z",
-        })
-        .to_string()
+        });
+        // A transaction with no payment reference answers none: one placeholder shared by
+        // every such answer would name them all one payment.
+        if let Some(payment_ref) = &self.payment_ref {
+            body["paymentRef"] = payment_ref.as_str().into();
+        }
+        body.to_string()
     }
 }
 

@@ -1,0 +1,213 @@
+//! One payment pays for one order, however the gateway names it (the attack on issue 38's
+//! item 9 found three ways round it, each an exit 0): two references answered as one
+//! payment without either answer naming the other's reference; two orders of different ids
+//! whose rows give one merchant reference; and a payment an answer names by its
+//! merchantRef alone, which was never claimed. Each through the real binary, against a
+//! gateway that answers what the test says.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::common::{KeepAliveServer, SECRET, TempDir, jsonl, payverify_at, stderr_of};
+
+/// What the gateway answers for one reference: a SUCCESSFUL payment of ₦18,500.00 with
+/// these names (`None`: the field is left out).
+#[derive(Clone)]
+struct Names {
+    transaction_ref: Option<&'static str>,
+    payment_ref: Option<&'static str>,
+    merchant_ref: &'static str,
+}
+
+fn body(names: &Names) -> String {
+    let amount = 1_850_000;
+    let hmac = payverify::sign(
+        &payverify::Secret::new(SECRET),
+        &format!("{}NGN{amount}", names.merchant_ref),
+    );
+    let mut body = serde_json::json!({
+        "hmac": hmac,
+        "mode": "live",
+        "status": "SUCCESSFUL",
+        "code": "00",
+        "description": "Approved by Financial Institution",
+        "amount": amount,
+        "merchantRef": names.merchant_ref,
+        "currencyCode": "NGN",
+        "paymentDate": "2026-11-22T10:00:00.000Z",
+    });
+    if let Some(t) = names.transaction_ref {
+        body["transactionRef"] = t.into();
+    }
+    if let Some(p) = names.payment_ref {
+        body["paymentRef"] = p.into();
+    }
+    body.to_string()
+}
+
+/// A gateway answering each reference of `answers`, 404 for any other.
+fn gateway(answers: &[(&'static str, Names)]) -> KeepAliveServer {
+    let by_reference: Arc<HashMap<String, String>> = Arc::new(
+        (answers.iter())
+            .map(|(r, names)| ((*r).to_owned(), body(names)))
+            .collect(),
+    );
+    KeepAliveServer::start(move |path, _| {
+        let reference = path.rsplit('/').next().unwrap_or("");
+        match by_reference.get(reference) {
+            Some(body) => ("200 OK".into(), vec![], body.clone()),
+            None => (
+                "404 Not Found".into(),
+                vec![],
+                r#"{"message":"not found"}"#.into(),
+            ),
+        }
+    })
+}
+
+const HEADER: &str = "Order ID,Reference,Amount,Currency,Merchant Ref\n";
+
+/// `reconcile FILE -o jsonl ARGS` in `dir` against `url`: the exit and each row's result.
+fn reconcile(dir: &TempDir, url: &str, file: &str, args: &[&str]) -> (Option<i32>, Vec<String>) {
+    let out = payverify_at(url)
+        .current_dir(dir.path())
+        .args(["reconcile", file, "-o", "jsonl", "--retries", "0"])
+        .args(args)
+        .output()
+        .unwrap();
+    let results = (jsonl(&out.stdout).iter())
+        .map(|r: &Value| r["result"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    (out.status.code(), results)
+}
+
+fn journal_dir(dir: &TempDir) -> String {
+    let journal = dir.path().join("journal");
+    std::fs::create_dir(&journal).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    journal.join("j.sqlite3").to_string_lossy().into_owned()
+}
+
+#[test]
+fn one_payment_under_two_references_is_matched_for_one_row_only() {
+    // Shared by transactionRef (each answer naming its own reference as paymentRef), then
+    // by paymentRef alone: the second row is a DUPLICATE of the first, with or without a
+    // journal, at -j 1 and -j 8.
+    let by_transaction = |r| Names {
+        transaction_ref: Some("6399594986477588676"),
+        payment_ref: Some(r),
+        merchant_ref: "SHOP-4101",
+    };
+    let by_payment = |r| Names {
+        transaction_ref: Some(r),
+        payment_ref: Some("330137174040"),
+        merchant_ref: "SHOP-4101",
+    };
+    for (how, names) in [
+        ("transactionRef", by_transaction as fn(_) -> _),
+        ("paymentRef", by_payment),
+    ] {
+        let server = gateway(&[("PAY-A", names("PAY-A")), ("PAY-B", names("PAY-B"))]);
+        let dir = TempDir::new("one-payment-two-refs");
+        // Another order, and the same order again: one payment, one row.
+        dir.write(
+            "orders.csv",
+            format!("{HEADER}4101,PAY-A,18500,NGN,\n4200,PAY-B,18500,NGN,\n"),
+        );
+        dir.write(
+            "same-order.csv",
+            format!("{HEADER}4101,PAY-A,18500,NGN,\n4101,PAY-B,18500,NGN,\n"),
+        );
+        let journal = journal_dir(&dir);
+        for file in ["orders.csv", "same-order.csv"] {
+            for jobs in ["1", "8"] {
+                for journal in [vec!["--no-journal"], vec!["--journal", journal.as_str()]] {
+                    let mut args = vec!["-j", jobs];
+                    args.extend(journal.iter().copied());
+                    let got = reconcile(&dir, &server.url, file, &args);
+                    assert_eq!(
+                        got,
+                        (Some(4), vec!["MATCHED".to_owned(), "DUPLICATE".to_owned()]),
+                        "{how}, {file}, {args:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn two_order_ids_whose_rows_give_one_merchant_ref_are_two_orders() {
+    // One payment, T-1, each answer naming the reference asked as its paymentRef.
+    let names = |r| Names {
+        transaction_ref: Some("T-1"),
+        payment_ref: Some(r),
+        merchant_ref: "M1",
+    };
+    let server = gateway(&[("R1", names("R1")), ("R2", names("R2"))]);
+    let dir = TempDir::new("one-payment-merchant-ref");
+    let journal = journal_dir(&dir);
+    // In one file.
+    dir.write(
+        "both.csv",
+        format!("{HEADER}4101,R1,18500,NGN,M1\n4200,R2,18500,NGN,M1\n"),
+    );
+    let got = reconcile(&dir, &server.url, "both.csv", &["--journal", &journal]);
+    assert_eq!(got, (Some(4), vec!["MATCHED".into(), "DUPLICATE".into()]));
+    // Across two runs: the second order's row is the DUPLICATE; the first order's again
+    // (a re-run) is not.
+    let journal = journal.replace("j.sqlite3", "k.sqlite3");
+    dir.write("a.csv", format!("{HEADER}4101,R1,18500,NGN,M1\n"));
+    dir.write("b.csv", format!("{HEADER}4200,R2,18500,NGN,M1\n"));
+    assert_eq!(
+        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
+        (Some(0), vec!["MATCHED".into()])
+    );
+    assert_eq!(
+        reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]),
+        (Some(4), vec!["DUPLICATE".into()])
+    );
+    assert_eq!(
+        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
+        (Some(0), vec!["MATCHED".into()])
+    );
+}
+
+#[test]
+fn a_payment_named_by_its_merchant_ref_alone_is_claimed_for_one_order() {
+    let names = Names {
+        transaction_ref: None,
+        payment_ref: None,
+        merchant_ref: "REF-A",
+    };
+    let server = gateway(&[("REF-A", names)]);
+    let dir = TempDir::new("one-payment-merchant-only");
+    let journal = journal_dir(&dir);
+    dir.write("a.csv", format!("{HEADER}4101,REF-A,18500,NGN,\n"));
+    dir.write("b.csv", format!("{HEADER}4200,REF-A,18500,NGN,\n"));
+    assert_eq!(
+        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
+        (Some(0), vec!["MATCHED".into()])
+    );
+    let (code, results) = reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]);
+    assert_eq!((code, results), (Some(4), vec!["DUPLICATE".to_owned()]));
+    // gate, which passes it only for its own merchantRef, is refused too: order 4101 has it.
+    let other = payverify_at(&server.url)
+        .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
+        .args(["--expect-mode", "live"])
+        .args(["--merchant-ref", "REF-A", "--", "REF-A"])
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(4), "{}", stderr_of(&other));
+    assert!(
+        stderr_of(&other).contains("order 4101"),
+        "{}",
+        stderr_of(&other)
+    );
+}
