@@ -15,6 +15,9 @@
 # one run. The load average is printed before and after: the machine may be shared, and
 # the ratios are only meaningful within one run.
 set -euo pipefail
+# The journal's own cost is benches/journal.sh's to measure; here it is off, so no run
+# writes the tester's own journal and the baseline builds (which had none) compare alike.
+export PAYVERIFY_JOURNAL=off
 cd "$(dirname "$0")/.."
 
 N=${N:-1000}                # references in the 20 ms latency comparisons

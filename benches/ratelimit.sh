@@ -12,6 +12,9 @@
 # user who knows the limit in advance can do: `--rate` a little under it. Runs alternate
 # within one invocation, REPS times, and medians are printed.
 set -euo pipefail
+# The journal's own cost is benches/journal.sh's to measure; here it is off, so no run
+# writes the tester's own journal and the baseline builds (which had none) compare alike.
+export PAYVERIFY_JOURNAL=off
 cd "$(dirname "$0")/.."
 
 N=${N:-2000}              # references per run

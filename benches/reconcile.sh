@@ -11,6 +11,9 @@
 # (GNU time's %M), and reconcile / verify ratios (the issue's bar: within 10%, i.e. <= 1.10
 # for time and RSS).
 set -euo pipefail
+# The journal's own cost is benches/journal.sh's to measure; here it is off, so no run
+# writes the tester's own journal and the baseline builds (which had none) compare alike.
+export PAYVERIFY_JOURNAL=off
 cd "$(dirname "$0")/.."
 
 N=${N:-100000}

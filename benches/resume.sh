@@ -14,6 +14,9 @@
 #   N=10000 REPS=1 bash benches/resume.sh          # a quick look
 #   PARTS=state bash benches/resume.sh             # --state only
 set -euo pipefail
+# The journal's own cost is benches/journal.sh's to measure; here it is off, so no run
+# writes the tester's own journal and the baseline builds (which had none) compare alike.
+export PAYVERIFY_JOURNAL=off
 cd "$(dirname "$0")/.."
 
 N=${N:-100000}

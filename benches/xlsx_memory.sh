@@ -11,6 +11,9 @@
 # stdout at the end. Reported: medians of wall time and peak RSS (GNU time's %M), and the
 # xlsx / csv ratios (issue 39's bar: peak RSS within 1.5x). Not part of CI.
 set -euo pipefail
+# The journal's own cost is benches/journal.sh's to measure; here it is off, so no run
+# writes the tester's own journal and the baseline builds (which had none) compare alike.
+export PAYVERIFY_JOURNAL=off
 cd "$(dirname "$0")/.."
 
 N=${N:-100000}

@@ -144,10 +144,13 @@ impl ReconcileSink {
             record.duplicate_of(first);
         }
         // The same payment under references that do not name each other: the first row it
-        // was answered for, whatever that row's result, has it.
+        // was answered for, whatever that row's result, has it. A name that is the row's
+        // own reference is left to `lines_of`, which knows every reference asked (and
+        // [`claimed_by`] looks there): kept once, not twice.
         if let Some(v) = answered.verdict.outcome.verification() {
-            let line = record.line;
+            let (line, own) = (record.line, answered.job.reference.as_str());
             let first = (Payment::of(v).keys().iter())
+                .filter(|key| key.split_once(':').map(|(_, name)| name) != Some(own))
                 .filter_map(|key| self.payments.first(key, line))
                 .filter(|&first| first < line)
                 .min();
