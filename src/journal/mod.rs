@@ -57,10 +57,11 @@ pub(crate) struct Payment<'a> {
 }
 
 impl<'a> Payment<'a> {
-    /// The payment an answer is for. A blank field names nothing: every answer with an
-    /// empty transactionRef would otherwise be one payment.
+    /// The payment an answer is for. A field that is only a placeholder names nothing:
+    /// every answer with an empty (or `0`, or `null`) transactionRef would otherwise be one
+    /// payment, and every later one a DUPLICATE.
     pub(crate) fn of(answer: &'a crate::domain::model::Verification) -> Payment<'a> {
-        let name = |field: &'a Option<String>| field.as_deref().filter(|n| !n.trim().is_empty());
+        let name = |field: &'a Option<String>| field.as_deref().filter(|n| !placeholder(n));
         Payment {
             transaction_ref: name(&answer.transaction_ref),
             payment_ref: name(&answer.payment_ref),
@@ -92,6 +93,18 @@ impl<'a> Payment<'a> {
         }
         keys
     }
+}
+
+/// Whether `name` stands for no name: nothing but blanks and unseen characters, zeros
+/// alone, or a word for nothing.
+fn placeholder(name: &str) -> bool {
+    let seen: String = (name.chars())
+        .filter(|&c| !c.is_whitespace() && !crate::unseen::is_unsafe(c))
+        .collect();
+    seen.bytes().all(|b| b == b'0')
+        || ["null", "none", "nil", "undefined", "n/a", "na", "-"]
+            .iter()
+            .any(|word| seen.eq_ignore_ascii_case(word))
 }
 
 /// An open journal, shared by the parts of a run that write to it.
@@ -271,6 +284,17 @@ fn insert_claim(
             at
         ])?;
     Ok(written == 1)
+}
+
+/// Gives the claim on payment key `key` to `order`, an order id the claim's merchant
+/// reference was matched to (see [`Order::is`]): later runs then tell that order from
+/// another with the same merchant reference.
+fn take_over_claim(conn: &Connection, run: &Run, key: &str, order: &Order) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE claims SET \"order\" = ?3, command = ?4 WHERE account = ?1 AND payment = ?2",
+    )?
+    .execute(params![run.account, key, order.key, run.command])?;
+    Ok(())
 }
 
 /// The time now as the journal writes it: RFC 3339, UTC, to the millisecond, so the text
@@ -526,8 +550,20 @@ impl Store {
                 if insert_claim(conn, run, key, order, reference, &claim.at)? {
                     continue;
                 }
+                let earlier = earlier_claim(conn, &run.account, key)?;
+                // A gate's claim, known by its merchant reference alone, that this row's
+                // order id has now been matched to: the order id takes it, so another order
+                // id with the same merchant reference is another order from now on.
+                if let Some((earlier, _)) = &earlier
+                    && earlier.is(order)
+                    && order.by_id
+                    && !earlier.by_id
+                {
+                    take_over_claim(conn, run, key, order)?;
+                    continue;
+                }
                 // Claimed by another process since this run looked.
-                if let Some((earlier, by)) = earlier_claim(conn, &run.account, key)?
+                if let Some((earlier, by)) = earlier
                     && !earlier.is(order)
                 {
                     let payment = key.split_once(':').map_or(key.as_str(), |(_, name)| name);
@@ -666,6 +702,40 @@ mod tests {
             .unwrap();
         assert_eq!(kept.map(|c| c.order), Some("1".to_owned()));
         later.close().unwrap();
+    }
+
+    #[test]
+    fn placeholders_name_no_payment_and_a_merchant_ref_names_one_that_has_nothing_else() {
+        for none in [
+            "",
+            " ",
+            "0",
+            "000",
+            "null",
+            "NULL",
+            "None",
+            "n/a",
+            "-",
+            "\u{200b}",
+            "0\u{feff}",
+        ] {
+            assert!(placeholder(none), "{none:?}");
+        }
+        for name in ["1", "01", "T1", "nullable", "0x0", "330137174040"] {
+            assert!(!placeholder(name), "{name:?}");
+        }
+        let only_merchant = Payment {
+            transaction_ref: None,
+            payment_ref: None,
+            merchant_ref: Some("M1"),
+        };
+        assert_eq!(only_merchant.keys(), ["merchantRef:M1"]);
+        assert_eq!(only_merchant.shown(), Some("M1"));
+        let named = Payment {
+            merchant_ref: Some("M1"),
+            ..tx("T1")
+        };
+        assert_eq!(named.keys(), ["transactionRef:T1"]);
     }
 
     #[test]

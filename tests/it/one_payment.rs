@@ -211,3 +211,151 @@ fn a_payment_named_by_its_merchant_ref_alone_is_claimed_for_one_order() {
         stderr_of(&other)
     );
 }
+
+#[test]
+fn a_later_row_asking_by_a_name_the_earlier_answer_gave_is_a_duplicate_in_either_order() {
+    // T1 is answered {T1, P1}; P1, asked by a later row, is answered {T9, P1}: one payment
+    // by its paymentRef, though the later answer names nothing the earlier row asked. And
+    // the other way round: P1 answered {T1, P1}, then T1 answered {T1, P9}.
+    let cases: [(&str, [(&'static str, Names); 2]); 2] = [
+        (
+            "T1 then P1",
+            [
+                (
+                    "T1",
+                    Names {
+                        transaction_ref: Some("T1"),
+                        payment_ref: Some("P1"),
+                        merchant_ref: "M1",
+                    },
+                ),
+                (
+                    "P1",
+                    Names {
+                        transaction_ref: Some("T9"),
+                        payment_ref: Some("P1"),
+                        merchant_ref: "M9",
+                    },
+                ),
+            ],
+        ),
+        (
+            "P1 then T1",
+            [
+                (
+                    "P1",
+                    Names {
+                        transaction_ref: Some("T1"),
+                        payment_ref: Some("P1"),
+                        merchant_ref: "M1",
+                    },
+                ),
+                (
+                    "T1",
+                    Names {
+                        transaction_ref: Some("T1"),
+                        payment_ref: Some("P9"),
+                        merchant_ref: "M9",
+                    },
+                ),
+            ],
+        ),
+    ];
+    for (case, answers) in cases {
+        let server = gateway(&answers);
+        let dir = TempDir::new("one-payment-later-name");
+        let (first, second) = (answers[0].0, answers[1].0);
+        for order in ["1001", "1002"] {
+            dir.write(
+                "orders.csv",
+                format!("{HEADER}1001,{first},18500,NGN,\n{order},{second},18500,NGN,\n"),
+            );
+            for jobs in ["1", "8"] {
+                assert_eq!(
+                    reconcile(
+                        &dir,
+                        &server.url,
+                        "orders.csv",
+                        &["--no-journal", "-j", jobs]
+                    ),
+                    (Some(4), vec!["MATCHED".to_owned(), "DUPLICATE".to_owned()]),
+                    "{case}, second order {order}, -j {jobs}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_gate_claim_matched_to_an_order_id_is_that_orders_from_then_on() {
+    let names = |r| Names {
+        transaction_ref: Some("T1"),
+        payment_ref: Some(r),
+        merchant_ref: "M1",
+    };
+    let server = gateway(&[
+        ("T1", names("P1")),
+        ("R2", names("R2")),
+        ("R3", names("R3")),
+    ]);
+    let dir = TempDir::new("one-payment-gate-then-orders");
+    let journal = journal_dir(&dir);
+    let gate = payverify_at(&server.url)
+        .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
+        .args(["--expect-mode", "live", "--merchant-ref", "M1", "--", "T1"])
+        .output()
+        .unwrap();
+    assert_eq!(gate.status.code(), Some(0), "{}", stderr_of(&gate));
+    // Order 1002 gives the gate's merchant reference: the gate's order, now by its id.
+    dir.write("a.csv", format!("{HEADER}1002,R2,18500,NGN,M1\n"));
+    assert_eq!(
+        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
+        (Some(0), vec!["MATCHED".into()])
+    );
+    // Order 1003 with the same merchant reference is another order, on a later run and in
+    // one file with 1002 again.
+    dir.write("b.csv", format!("{HEADER}1003,R3,18500,NGN,M1\n"));
+    assert_eq!(
+        reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]),
+        (Some(4), vec!["DUPLICATE".into()])
+    );
+    let journal = journal.replace("j.sqlite3", "k.sqlite3");
+    let gate = payverify_at(&server.url)
+        .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
+        .args(["--expect-mode", "live", "--merchant-ref", "M1", "--", "T1"])
+        .output()
+        .unwrap();
+    assert_eq!(gate.status.code(), Some(0), "{}", stderr_of(&gate));
+    dir.write(
+        "both.csv",
+        format!("{HEADER}1002,R2,18500,NGN,M1\n1003,R3,18500,NGN,M1\n"),
+    );
+    assert_eq!(
+        reconcile(&dir, &server.url, "both.csv", &["--journal", &journal]),
+        (Some(4), vec!["MATCHED".into(), "DUPLICATE".into()])
+    );
+}
+
+#[test]
+fn placeholder_names_do_not_make_two_payments_one() {
+    // Two payments whose paymentRef is a placeholder (or whose transactionRef is one, with
+    // the reference asked as paymentRef): each its own payment, MATCHED.
+    for placeholder in ["0", "000", "null", "\u{200b}", " "] {
+        let names = |t: &'static str, m: &'static str| Names {
+            transaction_ref: Some(t),
+            payment_ref: Some(Box::leak(placeholder.to_owned().into_boxed_str())),
+            merchant_ref: m,
+        };
+        let server = gateway(&[("T1", names("T1", "M1")), ("T2", names("T2", "M2"))]);
+        let dir = TempDir::new("one-payment-placeholders");
+        dir.write(
+            "orders.csv",
+            format!("{HEADER}1001,T1,18500,NGN,\n1002,T2,18500,NGN,\n"),
+        );
+        assert_eq!(
+            reconcile(&dir, &server.url, "orders.csv", &["--no-journal"]),
+            (Some(0), vec!["MATCHED".to_owned(), "MATCHED".to_owned()]),
+            "paymentRef {placeholder:?}"
+        );
+    }
+}

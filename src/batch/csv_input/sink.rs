@@ -144,16 +144,22 @@ impl ReconcileSink {
             record.duplicate_of(first);
         }
         // The same payment under references that do not name each other: the first row it
-        // was answered for, whatever that row's result, has it. A name that is the row's
-        // own reference is left to `lines_of`, which knows every reference asked (and
-        // [`claimed_by`] looks there): kept once, not twice.
+        // was answered for, whatever that row's result, has it. Every name is looked up; a
+        // name that is the row's own reference is not kept, as `lines_of` knows every
+        // reference asked and [`claimed_by`] looks a later answer's names up there (a later
+        // row asking the same reference is that reader's DUPLICATE).
         if let Some(v) = answered.verdict.outcome.verification() {
             let (line, own) = (record.line, answered.job.reference.as_str());
-            let first = (Payment::of(v).keys().iter())
-                .filter(|key| key.split_once(':').map(|(_, name)| name) != Some(own))
-                .filter_map(|key| self.payments.first(key, line))
-                .filter(|&first| first < line)
-                .min();
+            let mut first = None;
+            for key in Payment::of(v).keys() {
+                let earlier = match key.split_once(':').map(|(_, name)| name) == Some(own) {
+                    true => self.payments.find(&key),
+                    false => self.payments.first(&key, line),
+                };
+                if let Some(earlier) = earlier.filter(|&l| l < line) {
+                    first = Some(first.map_or(earlier, |f: u64| f.min(earlier)));
+                }
+            }
             if let Some(first) = first
                 && matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
             {
