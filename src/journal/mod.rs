@@ -75,25 +75,44 @@ impl<'a> Payment<'a> {
         (self.transaction_ref.or(self.payment_ref)).or(self.merchant_ref)
     }
 
-    /// The keys it is known by, one a name (`transactionRef:T`, `paymentRef:P`; or
-    /// `merchantRef:M` when it has neither): what a claim is on, and what two answers must
-    /// share to be one payment.
-    pub(crate) fn keys(&self) -> Vec<String> {
+    /// The names it is known by, each with its field: its transactionRef and paymentRef,
+    /// or its merchantRef when it has neither. Two answers that share one (in whichever
+    /// field) are one payment.
+    pub(crate) fn names(&self) -> Vec<(&'static str, &'a str)> {
         let names = [
             ("transactionRef", self.transaction_ref),
             ("paymentRef", self.payment_ref),
         ];
-        let mut keys: Vec<String> = (names.into_iter())
-            .filter_map(|(kind, name)| name.map(|n| format!("{kind}:{n}")))
+        let mut named: Vec<_> = (names.into_iter())
+            .filter_map(|(kind, name)| Some((kind, name?)))
             .collect();
-        if keys.is_empty()
+        if named.is_empty()
             && let Some(merchant_ref) = self.merchant_ref
         {
-            keys.push(format!("merchantRef:{merchant_ref}"));
+            named.push(("merchantRef", merchant_ref));
         }
-        keys
+        named
+    }
+
+    /// The keys a claim on it is written under, one a name (`transactionRef:T`,
+    /// `paymentRef:P`, `merchantRef:M`).
+    fn keys(&self) -> Vec<String> {
+        (self.names().into_iter())
+            .map(|(kind, name)| format!("{kind}:{name}"))
+            .collect()
+    }
+
+    /// The keys an earlier claim on it may be under: each of its names in each field, as
+    /// another answer may have given one name in another field.
+    fn lookups(&self) -> Vec<String> {
+        (self.names().into_iter())
+            .flat_map(|(_, name)| NAME_FIELDS.map(|kind| format!("{kind}:{name}")))
+            .collect()
     }
 }
+
+/// The fields of an answer that name its payment.
+const NAME_FIELDS: [&str; 3] = ["transactionRef", "paymentRef", "merchantRef"];
 
 /// Whether `name` stands for no name: nothing but blanks and unseen characters, zeros
 /// alone, or a word for nothing.
@@ -429,7 +448,7 @@ impl Journal {
         }
         let mut found = None;
         store.transaction(|conn| {
-            for key in &keys {
+            for key in &payment.lookups() {
                 match earlier_claim(conn, &run.account, key)? {
                     Some((earlier, claim)) if !earlier.is(order) => {
                         found = Some(claim);
@@ -471,7 +490,7 @@ impl Journal {
             return Err(why.clone());
         }
         let mut queue = self.queue();
-        for key in &keys {
+        for key in &payment.lookups() {
             if let Some(earlier) = queue.claims.get(key) {
                 if earlier.order.is(order) {
                     continue;
@@ -730,6 +749,10 @@ mod tests {
             merchant_ref: Some("M1"),
         };
         assert_eq!(only_merchant.keys(), ["merchantRef:M1"]);
+        assert_eq!(
+            only_merchant.lookups(),
+            ["transactionRef:M1", "paymentRef:M1", "merchantRef:M1"]
+        );
         assert_eq!(only_merchant.shown(), Some("M1"));
         let named = Payment {
             merchant_ref: Some("M1"),

@@ -359,3 +359,47 @@ fn placeholder_names_do_not_make_two_payments_one() {
         );
     }
 }
+
+#[test]
+fn one_name_in_two_fields_is_one_payment_in_a_file_and_across_days() {
+    // Q is answered {transactionRef Q, paymentRef T1}; T1 is answered {T1, P1}: T1 names
+    // one payment whichever field holds it.
+    let server = gateway(&[
+        (
+            "Q",
+            Names {
+                transaction_ref: Some("Q"),
+                payment_ref: Some("T1"),
+                merchant_ref: "MQ",
+            },
+        ),
+        (
+            "T1",
+            Names {
+                transaction_ref: Some("T1"),
+                payment_ref: Some("P1"),
+                merchant_ref: "M1",
+            },
+        ),
+    ]);
+    let dir = TempDir::new("one-payment-two-fields");
+    dir.write(
+        "orders.csv",
+        format!("{HEADER}1001,Q,18500,NGN,\n1002,T1,18500,NGN,\n"),
+    );
+    assert_eq!(
+        reconcile(&dir, &server.url, "orders.csv", &["--no-journal"]),
+        (Some(4), vec!["MATCHED".to_owned(), "DUPLICATE".to_owned()])
+    );
+    let journal = journal_dir(&dir);
+    dir.write("a.csv", format!("{HEADER}1001,T1,18500,NGN,\n"));
+    dir.write("b.csv", format!("{HEADER}1002,Q,18500,NGN,\n"));
+    assert_eq!(
+        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
+        (Some(0), vec!["MATCHED".into()])
+    );
+    assert_eq!(
+        reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]),
+        (Some(4), vec!["DUPLICATE".into()])
+    );
+}

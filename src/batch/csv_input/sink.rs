@@ -24,7 +24,8 @@ pub(crate) struct ReconcileSink {
     /// to two references (its transaction and its payment reference), and must count for
     /// one order only.
     lines_of: ReferenceLines,
-    /// The line each payment was first answered for, by each name it has ([`Payment::keys`]):
+    /// The line each payment was first answered for, by each name it has ([`Payment::names`],
+    /// whatever field an answer gives it in):
     /// two references may be answered as one payment without either answer naming the
     /// other's reference, and it still counts for one order only.
     payments: Seen<u64>,
@@ -151,10 +152,10 @@ impl ReconcileSink {
         if let Some(v) = answered.verdict.outcome.verification() {
             let (line, own) = (record.line, answered.job.reference.as_str());
             let mut first = None;
-            for key in Payment::of(v).keys() {
-                let earlier = match key.split_once(':').map(|(_, name)| name) == Some(own) {
-                    true => self.payments.find(&key),
-                    false => self.payments.first(&key, line),
+            for (_, name) in Payment::of(v).names() {
+                let earlier = match name == own {
+                    true => self.payments.find(name),
+                    false => self.payments.first(name, line),
                 };
                 if let Some(earlier) = earlier.filter(|&l| l < line) {
                     first = Some(first.map_or(earlier, |f: u64| f.min(earlier)));
