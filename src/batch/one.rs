@@ -75,7 +75,7 @@ impl Answer {
         let journal = self.claims.as_ref()?;
         let order = record.job.expect.merchant_ref.as_deref()?;
         let v = record.verdict.outcome.verification()?;
-        let payment = Payment::of(v);
+        let payment = Payment::of(v, record.job.reference.as_str());
         let shown = payment.shown()?;
         if record.verdict.exit() != Exit::Successful {
             return None;

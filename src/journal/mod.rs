@@ -57,11 +57,13 @@ pub(crate) struct Payment<'a> {
 }
 
 impl<'a> Payment<'a> {
-    /// The payment an answer is for. A field that is only a placeholder names nothing:
-    /// every answer with an empty (or `0`, or `null`) transactionRef would otherwise be one
-    /// payment, and every later one a DUPLICATE.
-    pub(crate) fn of(answer: &'a crate::domain::model::Verification) -> Payment<'a> {
-        let name = |field: &'a Option<String>| field.as_deref().filter(|n| !placeholder(n));
+    /// The payment an answer to `asked` is for. A field that is only a placeholder names
+    /// nothing (every answer with an empty, `0` or `null` transactionRef would otherwise be
+    /// one payment, and every later one a DUPLICATE), unless it is the reference asked:
+    /// what was asked by is a name, however it looks.
+    pub(crate) fn of(answer: &'a crate::domain::model::Verification, asked: &str) -> Payment<'a> {
+        let name =
+            |field: &'a Option<String>| field.as_deref().filter(|n| *n == asked || !placeholder(n));
         Payment {
             transaction_ref: name(&answer.transaction_ref),
             payment_ref: name(&answer.payment_ref),

@@ -403,3 +403,38 @@ fn one_name_in_two_fields_is_one_payment_in_a_file_and_across_days() {
         (Some(4), vec!["DUPLICATE".into()])
     );
 }
+
+#[test]
+fn a_reference_that_looks_like_a_placeholder_still_names_the_payment_asked_by_it() {
+    // The reference asked is `0`, and each answer names it so, with another merchantRef
+    // each time: the second gate, for another order, is refused.
+    let server = KeepAliveServer::start(|_, n| {
+        let merchant_ref: &'static str = if n == 1 { "M1" } else { "M2" };
+        let names = Names {
+            transaction_ref: Some("0"),
+            payment_ref: Some("0"),
+            merchant_ref,
+        };
+        ("200 OK".into(), vec![], body(&names))
+    });
+    let dir = TempDir::new("one-payment-zero");
+    let journal = journal_dir(&dir);
+    let gate = |merchant_ref: &str| {
+        payverify_at(&server.url)
+            .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
+            .args([
+                "--expect-mode",
+                "live",
+                "--merchant-ref",
+                merchant_ref,
+                "--",
+                "0",
+            ])
+            .output()
+            .unwrap()
+    };
+    let first = gate("M1");
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let second = gate("M2");
+    assert_eq!(second.status.code(), Some(4), "{}", stderr_of(&second));
+}

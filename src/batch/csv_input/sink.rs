@@ -78,7 +78,7 @@ impl ReconcileSink {
         else {
             return;
         };
-        let payment = Payment::of(v);
+        let payment = Payment::of(v, answered.job.reference.as_str());
         let Some(shown) = payment.shown() else {
             return;
         };
@@ -152,7 +152,7 @@ impl ReconcileSink {
         if let Some(v) = answered.verdict.outcome.verification() {
             let (line, own) = (record.line, answered.job.reference.as_str());
             let mut first = None;
-            for (_, name) in Payment::of(v).names() {
+            for (_, name) in Payment::of(v, own).names() {
                 let earlier = match name == own {
                     true => self.payments.find(name),
                     false => self.payments.first(name, line),
