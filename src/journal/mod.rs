@@ -568,26 +568,29 @@ impl Store {
             pending.iter().try_for_each(|entry| entry.insert(conn))?;
             for (key, claim) in claims {
                 let (order, reference) = (&claim.order, claim.reference.as_str());
-                if insert_claim(conn, run, key, order, reference, &claim.at)? {
-                    continue;
-                }
-                let earlier = earlier_claim(conn, &run.account, key)?;
-                // A gate's claim, known by its merchant reference alone, that this row's
-                // order id has now been matched to: the order id takes it, so another order
-                // id with the same merchant reference is another order from now on.
-                if let Some((earlier, _)) = &earlier
+                if !insert_claim(conn, run, key, order, reference, &claim.at)?
+                    && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
                     && earlier.is(order)
                     && order.by_id
                     && !earlier.by_id
                 {
+                    // A gate's claim, known by its merchant reference alone, that this row's
+                    // order id has now been matched to: the order id takes it, so another
+                    // order id with the same merchant reference is another order from now on.
                     take_over_claim(conn, run, key, order)?;
-                    continue;
                 }
-                // Claimed by another process since this run looked.
-                if let Some((earlier, by)) = earlier
-                    && !earlier.is(order)
-                {
-                    let payment = key.split_once(':').map_or(key.as_str(), |(_, name)| name);
+                // Claimed by another process since this run looked, under this name in any
+                // field (another answer may give it in another).
+                let payment = key.split_once(':').map_or(key.as_str(), |(_, name)| name);
+                for field in NAME_FIELDS {
+                    let Some((earlier, by)) =
+                        earlier_claim(conn, &run.account, &format!("{field}:{payment}"))?
+                    else {
+                        continue;
+                    };
+                    if earlier.is(order) {
+                        continue;
+                    }
                     let line = format!(
                         "the payment {} was claimed for {} while this run matched it to order \
                          {}: one payment counts for one order; look at both",
@@ -681,6 +684,43 @@ mod tests {
                 );
             }
             // reconcile's claim was written first (its thread ran): the gate is refused.
+            Some(claim) => {
+                assert_eq!(claim.order, "1001");
+                assert!(closed.is_ok());
+            }
+        }
+        assert!(gate.close().is_ok());
+    }
+
+    #[test]
+    fn a_claim_taken_meanwhile_under_the_name_in_another_field_is_found_at_the_write() {
+        let dir = TempDir::new("journal-race-field");
+        let path = dir.path().join("j.sqlite3");
+        let reconcile = Journal::open(&path, false, run("reconcile")).unwrap();
+        let gate = Journal::open(&path, false, run("gate")).unwrap();
+        // reconcile's answer gives TX-1 as its transactionRef; the gate's, meanwhile, as
+        // its paymentRef: one payment, claimed under two keys.
+        assert_eq!(
+            reconcile.claim_in_batch(tx("TX-1"), &order("1001"), "TX-1"),
+            Ok(None)
+        );
+        let by_payment_ref = Payment {
+            transaction_ref: None,
+            payment_ref: Some("TX-1"),
+            merchant_ref: None,
+        };
+        let gated = gate.claim(by_payment_ref, &order("1002"), "TX-1").unwrap();
+        let closed = reconcile.close();
+        match gated {
+            None => {
+                let failure = closed.unwrap_err();
+                assert_eq!(failure.exit, Exit::CheckFailed);
+                assert!(
+                    failure.message.contains("order 1002 (gate"),
+                    "{}",
+                    failure.message
+                );
+            }
             Some(claim) => {
                 assert_eq!(claim.order, "1001");
                 assert!(closed.is_ok());
