@@ -118,14 +118,17 @@ const NAME_FIELDS: [&str; 3] = ["transactionRef", "paymentRef", "merchantRef"];
 
 /// Whether `name` stands for no name: nothing but blanks and unseen characters, zeros
 /// alone, or a word for nothing.
+/// Allocates nothing: it is asked of every answer's names, on the batch's one writer.
 fn placeholder(name: &str) -> bool {
-    let seen: String = (name.chars())
-        .filter(|&c| !c.is_whitespace() && !crate::unseen::is_unsafe(c))
-        .collect();
-    seen.bytes().all(|b| b == b'0')
+    let seen = || {
+        (name.chars())
+            .filter(|&c| !c.is_whitespace() && !crate::unseen::is_unsafe(c))
+            .map(|c| c.to_ascii_lowercase())
+    };
+    seen().all(|c| c == '0')
         || ["null", "none", "nil", "undefined", "n/a", "na", "-"]
             .iter()
-            .any(|word| seen.eq_ignore_ascii_case(word))
+            .any(|word| seen().eq(word.chars()))
 }
 
 /// An open journal, shared by the parts of a run that write to it.

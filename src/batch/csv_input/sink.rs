@@ -69,16 +69,14 @@ impl ReconcileSink {
     /// Claims a paid row's payment for its order; a DUPLICATE when another order claimed it
     /// first, in this run or an earlier one. A journal that cannot answer leaves the row as
     /// it is: the run then ends with exit 6, the journal saying why.
-    fn claim(&self, record: &mut RowRecord, answered: &Record) {
+    fn claim(&self, record: &mut RowRecord, answered: &Record, payment: Payment<'_>) {
         let Some(journal) = &self.claims else {
             return;
         };
         let expect = &answered.job.expect;
-        let (Some(order), Some(v)) = (&expect.order_id, answered.verdict.outcome.verification())
-        else {
+        let Some(order) = &expect.order_id else {
             return;
         };
-        let payment = Payment::of(v, answered.job.reference.as_str());
         let Some(shown) = payment.shown() else {
             return;
         };
@@ -122,6 +120,33 @@ impl ReconcileSink {
         }))
     }
 
+    /// The earlier line that was answered for the payment `v` (asked as `own`, on `line`)
+    /// is for, if one was, and this row's names kept for the rows after it. Either the
+    /// answer names a reference an earlier row asked ([`claimed_by`]), or it shares a name
+    /// with an earlier answer though neither names the other's reference. A name that is
+    /// the row's own reference is looked up but not kept: `lines_of` knows every reference
+    /// asked, and a later row asking the same one is the reader's DUPLICATE.
+    fn first_answered_for(
+        &mut self,
+        v: &crate::domain::model::Verification,
+        payment: Payment<'_>,
+        own: &str,
+        line: u64,
+    ) -> Option<u64> {
+        let mut first = claimed_by(v, own, line, self.lines_of.as_ref());
+        // Every name is looked up and kept, whichever one gives the earliest line.
+        for (_, name) in payment.names() {
+            let earlier = match name == own {
+                true => self.payments.find(name),
+                false => self.payments.first(name, line),
+            };
+            if let Some(earlier) = earlier.filter(|&l| l < line) {
+                first = Some(first.map_or(earlier, |f| f.min(earlier)));
+            }
+        }
+        first
+    }
+
     /// The one judgement of an entry: its record, a DUPLICATE when an earlier row claimed
     /// its payment ([`claimed_by`]).
     fn record(&mut self, entry: &Entry<Reconciled>) -> RowRecord {
@@ -132,43 +157,20 @@ impl ReconcileSink {
         };
         // A file with no order id column lists payments (a settlement report, a statement).
         let mut record = RowRecord::verified(answered, self.columns.1.is_none());
-        // One payment never confirms two orders, in full or in part.
-        if matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
-            && let Some(v) = answered.verdict.outcome.verification()
-            && let Some(first) = claimed_by(
-                v,
-                answered.job.reference.as_str(),
-                record.line,
-                self.lines_of.as_ref(),
-            )
+        let Some(v) = answered.verdict.outcome.verification() else {
+            return record;
+        };
+        let own = answered.job.reference.as_str();
+        let payment = Payment::of(v, own);
+        // One payment never confirms two orders, in full or in part: the first row it was
+        // answered for, whatever that row's result, has it.
+        if let Some(first) = self.first_answered_for(v, payment, own, record.line)
+            && matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
         {
             record.duplicate_of(first);
         }
-        // The same payment under references that do not name each other: the first row it
-        // was answered for, whatever that row's result, has it. Every name is looked up; a
-        // name that is the row's own reference is not kept, as `lines_of` knows every
-        // reference asked and [`claimed_by`] looks a later answer's names up there (a later
-        // row asking the same reference is that reader's DUPLICATE).
-        if let Some(v) = answered.verdict.outcome.verification() {
-            let (line, own) = (record.line, answered.job.reference.as_str());
-            let mut first = None;
-            for (_, name) in Payment::of(v, own).names() {
-                let earlier = match name == own {
-                    true => self.payments.find(name),
-                    false => self.payments.first(name, line),
-                };
-                if let Some(earlier) = earlier.filter(|&l| l < line) {
-                    first = Some(first.map_or(earlier, |f: u64| f.min(earlier)));
-                }
-            }
-            if let Some(first) = first
-                && matches!(record.result, RowResult::Matched | RowResult::SplitPaid)
-            {
-                record.duplicate_of(first);
-            }
-        }
         if matches!(record.result, RowResult::Matched | RowResult::SplitPaid) {
-            self.claim(&mut record, answered);
+            self.claim(&mut record, answered, payment);
         }
         record
     }
