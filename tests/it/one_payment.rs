@@ -94,6 +94,46 @@ fn journal_dir(dir: &TempDir) -> String {
     journal.join("j.sqlite3").to_string_lossy().into_owned()
 }
 
+/// `gate --journal JOURNAL --amount-kobo 1850000 --expect-mode live --merchant-ref M --
+/// REFERENCE` against `url`: its exit, with stderr for the message.
+fn gate(url: &str, journal: &str, merchant_ref: &str, reference: &str) -> (Option<i32>, String) {
+    let out = payverify_at(url)
+        .args(["--journal", journal, "gate", "--amount-kobo", "1850000"])
+        .args([
+            "--expect-mode",
+            "live",
+            "--merchant-ref",
+            merchant_ref,
+            "--",
+            reference,
+        ])
+        .output()
+        .unwrap();
+    (out.status.code(), stderr_of(&out))
+}
+
+/// Each `(order id, reference, merchant ref)` reconciled alone, one run after another on
+/// `journal`: each run's exit and its one row's result.
+fn runs(
+    dir: &TempDir,
+    url: &str,
+    journal: &str,
+    rows: &[(&str, &str, &str)],
+) -> Vec<(Option<i32>, Vec<String>)> {
+    (rows.iter())
+        .map(|(order, reference, merchant_ref)| {
+            let row = format!("{order},{reference},18500,NGN,{merchant_ref}\n");
+            dir.write("run.csv", format!("{HEADER}{row}"));
+            reconcile(dir, url, "run.csv", &["--journal", journal])
+        })
+        .collect()
+}
+
+/// One row's run: its exit and result.
+fn row(code: i32, result: &str) -> (Option<i32>, Vec<String>) {
+    (Some(code), vec![result.to_owned()])
+}
+
 #[test]
 fn one_payment_under_two_references_is_matched_for_one_row_only() {
     // Shared by transactionRef (each answer naming its own reference as paymentRef), then
@@ -163,19 +203,10 @@ fn two_order_ids_whose_rows_give_one_merchant_ref_are_two_orders() {
     // Across two runs: the second order's row is the DUPLICATE; the first order's again
     // (a re-run) is not.
     let journal = journal.replace("j.sqlite3", "k.sqlite3");
-    dir.write("a.csv", format!("{HEADER}4101,R1,18500,NGN,M1\n"));
-    dir.write("b.csv", format!("{HEADER}4200,R2,18500,NGN,M1\n"));
+    let a = ("4101", "R1", "M1");
     assert_eq!(
-        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
-        (Some(0), vec!["MATCHED".into()])
-    );
-    assert_eq!(
-        reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]),
-        (Some(4), vec!["DUPLICATE".into()])
-    );
-    assert_eq!(
-        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
-        (Some(0), vec!["MATCHED".into()])
+        runs(&dir, &server.url, &journal, &[a, ("4200", "R2", "M1"), a]),
+        [row(0, "MATCHED"), row(4, "DUPLICATE"), row(0, "MATCHED")]
     );
 }
 
@@ -189,27 +220,19 @@ fn a_payment_named_by_its_merchant_ref_alone_is_claimed_for_one_order() {
     let server = gateway(&[("REF-A", names)]);
     let dir = TempDir::new("one-payment-merchant-only");
     let journal = journal_dir(&dir);
-    dir.write("a.csv", format!("{HEADER}4101,REF-A,18500,NGN,\n"));
-    dir.write("b.csv", format!("{HEADER}4200,REF-A,18500,NGN,\n"));
     assert_eq!(
-        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
-        (Some(0), vec!["MATCHED".into()])
+        runs(
+            &dir,
+            &server.url,
+            &journal,
+            &[("4101", "REF-A", ""), ("4200", "REF-A", "")]
+        ),
+        [row(0, "MATCHED"), row(4, "DUPLICATE")]
     );
-    let (code, results) = reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]);
-    assert_eq!((code, results), (Some(4), vec!["DUPLICATE".to_owned()]));
     // gate, which passes it only for its own merchantRef, is refused too: order 4101 has it.
-    let other = payverify_at(&server.url)
-        .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
-        .args(["--expect-mode", "live"])
-        .args(["--merchant-ref", "REF-A", "--", "REF-A"])
-        .output()
-        .unwrap();
-    assert_eq!(other.status.code(), Some(4), "{}", stderr_of(&other));
-    assert!(
-        stderr_of(&other).contains("order 4101"),
-        "{}",
-        stderr_of(&other)
-    );
+    let (code, stderr) = gate(&server.url, &journal, "REF-A", "REF-A");
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(stderr.contains("order 4101"), "{stderr}");
 }
 
 #[test]
@@ -300,32 +323,23 @@ fn a_gate_claim_matched_to_an_order_id_is_that_orders_from_then_on() {
     ]);
     let dir = TempDir::new("one-payment-gate-then-orders");
     let journal = journal_dir(&dir);
-    let gate = payverify_at(&server.url)
-        .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
-        .args(["--expect-mode", "live", "--merchant-ref", "M1", "--", "T1"])
-        .output()
-        .unwrap();
-    assert_eq!(gate.status.code(), Some(0), "{}", stderr_of(&gate));
+    let (code, stderr) = gate(&server.url, &journal, "M1", "T1");
+    assert_eq!(code, Some(0), "{stderr}");
     // Order 1002 gives the gate's merchant reference: the gate's order, now by its id.
-    dir.write("a.csv", format!("{HEADER}1002,R2,18500,NGN,M1\n"));
-    assert_eq!(
-        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
-        (Some(0), vec!["MATCHED".into()])
-    );
     // Order 1003 with the same merchant reference is another order, on a later run and in
     // one file with 1002 again.
-    dir.write("b.csv", format!("{HEADER}1003,R3,18500,NGN,M1\n"));
     assert_eq!(
-        reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]),
-        (Some(4), vec!["DUPLICATE".into()])
+        runs(
+            &dir,
+            &server.url,
+            &journal,
+            &[("1002", "R2", "M1"), ("1003", "R3", "M1")]
+        ),
+        [row(0, "MATCHED"), row(4, "DUPLICATE")]
     );
     let journal = journal.replace("j.sqlite3", "k.sqlite3");
-    let gate = payverify_at(&server.url)
-        .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
-        .args(["--expect-mode", "live", "--merchant-ref", "M1", "--", "T1"])
-        .output()
-        .unwrap();
-    assert_eq!(gate.status.code(), Some(0), "{}", stderr_of(&gate));
+    let (code, stderr) = gate(&server.url, &journal, "M1", "T1");
+    assert_eq!(code, Some(0), "{stderr}");
     dir.write(
         "both.csv",
         format!("{HEADER}1002,R2,18500,NGN,M1\n1003,R3,18500,NGN,M1\n"),
@@ -392,15 +406,14 @@ fn one_name_in_two_fields_is_one_payment_in_a_file_and_across_days() {
         (Some(4), vec!["MATCHED".to_owned(), "DUPLICATE".to_owned()])
     );
     let journal = journal_dir(&dir);
-    dir.write("a.csv", format!("{HEADER}1001,T1,18500,NGN,\n"));
-    dir.write("b.csv", format!("{HEADER}1002,Q,18500,NGN,\n"));
     assert_eq!(
-        reconcile(&dir, &server.url, "a.csv", &["--journal", &journal]),
-        (Some(0), vec!["MATCHED".into()])
-    );
-    assert_eq!(
-        reconcile(&dir, &server.url, "b.csv", &["--journal", &journal]),
-        (Some(4), vec!["DUPLICATE".into()])
+        runs(
+            &dir,
+            &server.url,
+            &journal,
+            &[("1001", "T1", ""), ("1002", "Q", "")]
+        ),
+        [row(0, "MATCHED"), row(4, "DUPLICATE")]
     );
 }
 
@@ -419,22 +432,8 @@ fn a_reference_that_looks_like_a_placeholder_still_names_the_payment_asked_by_it
     });
     let dir = TempDir::new("one-payment-zero");
     let journal = journal_dir(&dir);
-    let gate = |merchant_ref: &str| {
-        payverify_at(&server.url)
-            .args(["--journal", &journal, "gate", "--amount-kobo", "1850000"])
-            .args([
-                "--expect-mode",
-                "live",
-                "--merchant-ref",
-                merchant_ref,
-                "--",
-                "0",
-            ])
-            .output()
-            .unwrap()
-    };
-    let first = gate("M1");
-    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
-    let second = gate("M2");
-    assert_eq!(second.status.code(), Some(4), "{}", stderr_of(&second));
+    let (first, stderr) = gate(&server.url, &journal, "M1", "0");
+    assert_eq!(first, Some(0), "{stderr}");
+    let (second, stderr) = gate(&server.url, &journal, "M2", "0");
+    assert_eq!(second, Some(4), "{stderr}");
 }
