@@ -29,6 +29,15 @@ use crate::transport::exchange::{MAX_RETRY_AFTER, parse_retry_after_at};
 use crate::transport::gate::{Gate, Refused, sleep_until};
 use crate::transport::network;
 
+/// The longest response head taken (ureq's own default).
+const MAX_HEAD: usize = 64 * 1024;
+/// The room a connection reads into: past [`MAX_HEAD`], so a longer head fills it beyond
+/// the limit and is refused as too large (exit 8), where a full buffer with no head in it
+/// would read as a dropped connection (exit 7, and asked again).
+const IN_BUFFER: usize = MAX_HEAD + 8 * 1024;
+/// The room a connection writes a request head into.
+const OUT_BUFFER: usize = 32 * 1024;
+
 /// How the credentials are written in the Authorization header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub(crate) enum AuthStyle {
@@ -146,6 +155,13 @@ impl Client {
             .max_idle_connections(options.pool.max(3))
             .max_idle_connections_per_host(options.pool.max(3))
             .user_agent(concat!("payverify/", env!("CARGO_PKG_VERSION")))
+            // ureq's 128 KiB each way, zeroed on a connection's first use, were half of a
+            // run's heap at -j 16 (twice that over TLS, whose plain text has its own). The
+            // input holds a response head, so it stays past ureq's limit on one; the
+            // output holds a request head: a 4 KiB reference percent-encoded is 12 KiB.
+            .input_buffer_size(IN_BUFFER)
+            .max_response_header_size(MAX_HEAD)
+            .output_buffer_size(OUT_BUFFER)
             .build();
         let authorization_header =
             HeaderValue::from_str(authorization.expose())

@@ -158,6 +158,27 @@ fn twenty_megabyte_body() {
     assert!(f.elapsed < Duration::from_secs(10), "{:?}", f.elapsed);
 }
 
+/// A response head past the 64 KiB limit is a bad response (exit 8), whatever room a
+/// connection reads into: never taken for a dropped connection (exit 7, asked again).
+#[test]
+fn a_response_head_over_the_limit_is_a_bad_response() {
+    for pad in [70 * 1024, 200 * 1024] {
+        let server = RawServer::start(move |mut stream| {
+            read_head(&mut stream);
+            let head = format!("HTTP/1.1 200 OK\r\nX-Pad: {}\r\n", "a".repeat(pad));
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(b"Content-Length: 2\r\n\r\n{}");
+        });
+        let f = verify_against(&server.url, &["--retries", "0"]);
+        assert_eq!(f.code, 8, "{pad}: {}", f.stderr);
+        assert!(
+            f.stderr.contains("headers too large"),
+            "{pad}: {}",
+            f.stderr
+        );
+    }
+}
+
 #[test]
 fn json_that_is_not_an_object() {
     for (body, kind) in [

@@ -95,6 +95,27 @@ fn item8_a_4096_byte_reference_is_accepted_from_every_path_and_4097_from_none() 
     }
 }
 
+/// The longest reference whose every byte is percent-encoded (12 KiB of path) still fits
+/// the room a connection writes its request head into, plain and over TLS.
+#[test]
+fn a_4096_byte_reference_that_encodes_to_three_times_its_length_is_asked() {
+    let longest = format!("SANDBOX-OK-{}", "%".repeat(4085));
+    assert_eq!(longest.len(), 4096);
+    for tls in [false, true] {
+        let mut cmd = payverify();
+        cmd.args(["verify", "--sandbox", "-o", "jsonl"]);
+        if tls {
+            cmd.arg("--tls");
+        }
+        let out = cmd.args(["--", &longest]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "tls {tls}: {}", stderr_of(&out));
+        let records = jsonl(&out.stdout);
+        assert_eq!(records.len(), 1, "tls {tls}");
+        assert_eq!(records[0]["reference"], Value::from(longest.as_str()));
+        assert_eq!(records[0]["outcome"], "SUCCESSFUL", "tls {tls}");
+    }
+}
+
 /// gate's names for the expectations (`--amount`, `--currency`, `--merchant-ref`) are
 /// verify's too, so a slip between the two commands is understood, and a misspelling is
 /// pointed at the right flag, not at `--timeout` (issue 39, item 5).
