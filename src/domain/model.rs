@@ -5,6 +5,8 @@
 //! type there is a bad response, not something to guess around. Display-only fields are
 //! shown as whatever scalar the service sent.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::domain::json::BodyError;
@@ -27,8 +29,9 @@ pub struct Card {
 /// A typed view of one verification result, with the object as received kept beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verification {
-    /// The response object exactly as received (key order and unknown fields kept).
-    pub raw: Map<String, Value>,
+    /// The response object exactly as received (key order and unknown fields kept);
+    /// shared, so a record that shows it (reconcile's row) holds it without a copy.
+    pub raw: Arc<Map<String, Value>>,
     /// `status`: SUCCESSFUL, FAILED, or something not final.
     pub status: Option<String>,
     /// `code`: "00" accompanies an approval.
@@ -108,7 +111,7 @@ impl Verification {
             transaction_date: display(&raw, "transactionDate"),
             payment_date: strict("paymentDate")?,
             card,
-            raw,
+            raw: Arc::new(raw),
         })
     }
 }

@@ -41,7 +41,7 @@ pub(crate) struct RowRecord {
     pub(crate) error: Option<String>,
     /// The gateway's answer, as received (redacted where it entered).
     #[serde(default)]
-    pub(crate) response: Option<Map<String, Value>>,
+    pub(crate) response: Option<std::sync::Arc<Map<String, Value>>>,
     /// What judged its answer ([`crate::domain::seal::Judged`]), for `--resume` and
     /// `--state`; absent for a row decided from the input alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]

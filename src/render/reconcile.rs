@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use crate::domain::money::naira_decimal_total;
 use crate::domain::row_record::{RowRecord, is_naira, money};
@@ -84,9 +83,33 @@ impl ResultCells {
 #[derive(Serialize)]
 struct RowJson<'a> {
     line: u64,
-    row: Map<String, Value>,
+    row: RowCells<'a>,
     #[serde(flatten)]
     record: &'a RowRecord,
+}
+
+/// The row's cells under the header's keys, each redacted as it is written: a cell or a
+/// key with nothing to hide is written from where it is, with no copy.
+struct RowCells<'a> {
+    keys: &'a [String],
+    cells: &'a [String],
+}
+
+impl Serialize for RowCells<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.keys.len()))?;
+        // As many cells as the header has: a short row's missing ones are empty.
+        let cells = self
+            .cells
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::repeat(""));
+        for (key, cell) in self.keys.iter().zip(cells) {
+            map.serialize_entry(&redact(key), &redact(cell))?;
+        }
+        map.end()
+    }
 }
 
 /// The most rows the table keeps (it is laid out at the end, so it holds its rows): a
@@ -157,16 +180,10 @@ impl View for RowView {
     }
 
     fn json(&self, record: &RowRecord) -> String {
-        let row: Map<String, Value> = self
-            .row_keys
-            .iter()
-            .map(|key| redact(key).into_owned())
-            .zip(
-                self.padded(record)
-                    .into_iter()
-                    .map(|cell| Value::String(redact(&cell).into_owned())),
-            )
-            .collect();
+        let row = RowCells {
+            keys: &self.row_keys,
+            cells: &record.cells,
+        };
         let record = match (
             record.checks.as_deref().map(redact),
             record.error.as_deref().map(redact),

@@ -67,7 +67,7 @@ struct Stored<'a> {
 /// A stored answer: verify's as its text, reconcile's as the object its record read.
 enum Answer<'a> {
     Text(&'a RawValue),
-    Object(serde_json::Map<String, Value>),
+    Object(std::sync::Arc<serde_json::Map<String, Value>>),
 }
 
 impl Answer<'_> {
@@ -76,7 +76,7 @@ impl Answer<'_> {
     fn verification(self) -> Option<Verification> {
         let object = match self {
             Answer::Text(text) => crate::domain::json::parse_record(text.get()).ok()?,
-            Answer::Object(object) => object,
+            Answer::Object(object) => std::sync::Arc::unwrap_or_clone(object),
         };
         kept_answer(object)
     }
