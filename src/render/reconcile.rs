@@ -15,15 +15,18 @@ use crate::render::{Style, csv, new_table, table_text};
 use crate::secret::redact;
 use crate::terminal;
 
-/// The keys of jsonl's `row` object for a file with `header`: its names, in order; two
-/// columns of one name keep both values, the later one as `name (N)`.
+/// The keys of jsonl's `row` object for a file with `header`: its names, in order, each
+/// redacted once here; two columns of one name keep both values, the later one as
+/// `name (N)` for its position N. Keys stay distinct even where a name redacts to another's
+/// text or is itself written `name (N)`: a later clash gains another ` (N)`, since a JSON
+/// object with a key twice loses a value (and payverify's own reader refuses it).
 pub(crate) fn row_keys(header: &[String]) -> Vec<String> {
     let mut keys: Vec<String> = Vec::with_capacity(header.len());
     for (i, name) in header.iter().enumerate() {
-        let key = match keys.contains(name) {
-            true => format!("{name} ({})", i + 1),
-            false => name.clone(),
-        };
+        let mut key = redact(name).into_owned();
+        while keys.contains(&key) {
+            key = format!("{key} ({})", i + 1);
+        }
         keys.push(key);
     }
     keys
@@ -88,8 +91,8 @@ struct RowJson<'a> {
     record: &'a RowRecord,
 }
 
-/// The row's cells under the header's keys, each redacted as it is written: a cell or a
-/// key with nothing to hide is written from where it is, with no copy.
+/// The row's cells under the header's keys (already redacted), each cell redacted as it is
+/// written: a cell with nothing to hide is written from where it is, with no copy.
 struct RowCells<'a> {
     keys: &'a [String],
     cells: &'a [String],
@@ -106,7 +109,7 @@ impl Serialize for RowCells<'_> {
             .map(String::as_str)
             .chain(std::iter::repeat(""));
         for (key, cell) in self.keys.iter().zip(cells) {
-            map.serialize_entry(&redact(key), &redact(cell))?;
+            map.serialize_entry(key, &redact(cell))?;
         }
         map.end()
     }

@@ -623,3 +623,43 @@ fn carried_rows_with_edited_figures_never_reach_the_totals() {
     assert_eq!(requests(&out), 3, "{}", stderr_of(&out));
     assert_eq!(out.stdout, first.stdout);
 }
+
+/// Column names that would give jsonl's `row` one key twice: a name holding the client
+/// secret next to the text it redacts to, and a name written as another column's `name (N)`.
+/// Each column keeps its own key and value, and the output resumes as it was written (a
+/// key twice would lose a value, and the resume reader refuses such a record).
+#[test]
+fn column_names_that_clash_after_redaction_keep_a_key_each_and_resume() {
+    let dir = TempDir::new("reconcile-clashing-keys");
+    dir.write(
+        "orders.csv",
+        "Order,Reference,Amount,x sandbox-secret,x <redacted>,Note (8),Note,Note\n\
+         1,SANDBOX-OK-1,40000,a,b,c,d,e\n",
+    );
+    let first = reconcile(&dir, "orders.csv", &["-o", "jsonl"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let stdout = stdout_of(&first);
+    assert!(!stdout.contains("sandbox-secret"), "{stdout}");
+    let record: Value = serde_json::from_str(stdout.trim_end()).unwrap();
+    let row = record["row"].as_object().unwrap();
+    let mut values: Vec<&str> = row.values().filter_map(Value::as_str).collect();
+    values.sort_unstable();
+    assert_eq!(
+        values,
+        ["1", "40000", "SANDBOX-OK-1", "a", "b", "c", "d", "e"],
+        "{stdout}"
+    );
+    dir.write("run1.jsonl", &stdout);
+    let again = reconcile(
+        &dir,
+        "orders.csv",
+        &["-o", "jsonl", "--resume", "run1.jsonl"],
+    );
+    assert_eq!(
+        (again.status.code(), requests(&again)),
+        (Some(0), 0),
+        "{}",
+        stderr_of(&again)
+    );
+    assert_eq!(stdout_of(&again), stdout);
+}
