@@ -35,8 +35,21 @@ const MAX_HEAD: usize = 64 * 1024;
 /// the limit and is refused as too large (exit 8), where a full buffer with no head in it
 /// would read as a dropped connection (exit 7, and asked again).
 const IN_BUFFER: usize = MAX_HEAD + 8 * 1024;
-/// The room a connection writes a request head into.
+/// The room a connection writes a request head into, past what the endpoint adds to every
+/// request ([`out_buffer`]): the longest reference percent-encoded is 12 KiB of path.
 const OUT_BUFFER: usize = 32 * 1024;
+
+/// The room for a request head to `endpoint` with `authorization`: [`OUT_BUFFER`] plus the
+/// credentials and the base URL (and twice a proxy URL, whose userinfo goes out base64 in
+/// a header), which every request carries whatever their length, so no credential is too
+/// long to be sent (a head that does not fit fails as a bad response).
+fn out_buffer(endpoint: &Endpoint, authorization: &Secret) -> usize {
+    let proxy = endpoint
+        .proxy
+        .as_ref()
+        .map_or(0, |proxy| 2 * proxy.url.len());
+    OUT_BUFFER + authorization.expose().len() + endpoint.base_url.to_string().len() + proxy
+}
 
 /// How the credentials are written in the Authorization header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -161,7 +174,7 @@ impl Client {
             // output holds a request head: a 4 KiB reference percent-encoded is 12 KiB.
             .input_buffer_size(IN_BUFFER)
             .max_response_header_size(MAX_HEAD)
-            .output_buffer_size(OUT_BUFFER)
+            .output_buffer_size(out_buffer(endpoint, &authorization))
             .build();
         let authorization_header =
             HeaderValue::from_str(authorization.expose())

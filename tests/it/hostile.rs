@@ -1502,3 +1502,55 @@ fn a_newline_inside_a_value_is_shown_escaped_not_folded() {
     assert!(stdout.contains("R-1\\nR-2"), "{stdout}");
     assert!(!stdout.contains("R-1 R-2"), "{stdout}");
 }
+
+/// A client id and secret far longer than any real gateway key (40,000 characters between
+/// them) still go out whole in the Authorization header, and the answer they sign is
+/// judged as any other: the room a request head is written into grows with what every
+/// request carries, rather than the run failing as a bad response (exit 8).
+#[test]
+fn credentials_tens_of_kilobytes_long_are_sent_whole() {
+    use base64::Engine as _;
+    let (id, secret) = ("I".repeat(10_000), "S".repeat(30_000));
+    let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(b"WQ-506391000507913NGN4000000");
+    let hmac: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let body = SAMPLE.replace(SAMPLE_HMAC_FOR_SECRET, &hmac);
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    let server = RawServer::start(move |mut stream| {
+        seen.lock().unwrap().push(read_head(&mut stream));
+        respond(&mut stream, "200 OK", body.as_bytes());
+    });
+    let out = payverify()
+        .env("PAYVERIFY_BASE_URL", &server.url)
+        .env("PAYVERIFY_CLIENT_ID", &id)
+        .env("PAYVERIFY_CLIENT_SECRET", &secret)
+        .args(["verify", "-o", "jsonl", "--hmac", "require", REF])
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(jsonl(&out.stdout)[0]["outcome"], "SUCCESSFUL");
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+    let heads = heads.lock().unwrap();
+    assert_eq!(heads.len(), 1);
+    assert!(
+        heads[0].to_ascii_lowercase().contains(&format!(
+            "\r\nauthorization: basic {}\r\n",
+            basic.to_ascii_lowercase()
+        )),
+        "{}",
+        &heads[0][..200]
+    );
+    for shown in [stdout_of(&out), stderr] {
+        assert!(
+            !shown.contains(&secret[..64]) && !shown.contains(&basic[..64]),
+            "{shown}"
+        );
+    }
+}
