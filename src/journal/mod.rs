@@ -239,9 +239,13 @@ pub(crate) struct Claim {
 }
 
 impl Claim {
-    /// The claim as the error line says it: `order 1001 (gate, 2026-12-01T10:00:00Z)`.
+    /// The claim as the error line says it: `order 1001 (gate, 2026-12-01T10:00:00Z)`, or
+    /// `a row with no order id (reconcile, ...)` for a row whose order id cell was empty.
     pub(crate) fn said(&self) -> String {
-        format!("order {} ({}, {})", self.order, self.command, self.at)
+        match self.order.is_empty() {
+            true => format!("a row with no order id ({}, {})", self.command, self.at),
+            false => format!("order {} ({}, {})", self.order, self.command, self.at),
+        }
     }
 }
 

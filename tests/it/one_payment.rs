@@ -437,3 +437,45 @@ fn a_reference_that_looks_like_a_placeholder_still_names_the_payment_asked_by_it
     let (second, stderr) = gate(&server.url, &journal, "M2", "0");
     assert_eq!(second, Some(4), "{stderr}");
 }
+
+/// A row whose order id cell is empty, in a file with an order id column, claims its
+/// payment too (for "no order id"): a later run giving the payment to an order is a
+/// DUPLICATE naming that row, and so is the other way round; the blank row again (a re-run)
+/// is not.
+#[test]
+fn a_row_with_no_order_id_still_claims_its_payment_across_runs() {
+    let names = Names {
+        transaction_ref: Some("R77"),
+        payment_ref: Some("P-77"),
+        merchant_ref: "M77",
+    };
+    let server = gateway(&[("R77", names)]);
+    let dir = TempDir::new("one-payment-blank-order");
+    let journal = journal_dir(&dir);
+    let blank = ("", "R77", "");
+    assert_eq!(
+        runs(
+            &dir,
+            &server.url,
+            &journal,
+            &[blank, blank, ("4105", "R77", "")]
+        ),
+        [row(0, "MATCHED"), row(0, "MATCHED"), row(4, "DUPLICATE")]
+    );
+    let out = payverify_at(&server.url)
+        .current_dir(dir.path())
+        .args(["--journal", &journal, "reconcile", "run.csv", "-o", "jsonl"])
+        .output()
+        .unwrap();
+    let record = &jsonl(&out.stdout)[0];
+    assert!(
+        (record["error"].as_str().unwrap_or_default())
+            .contains("already paid for a row with no order id (reconcile, "),
+        "{record}"
+    );
+    let journal = journal.replace("j.sqlite3", "k.sqlite3");
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("4105", "R77", ""), blank]),
+        [row(0, "MATCHED"), row(4, "DUPLICATE")]
+    );
+}

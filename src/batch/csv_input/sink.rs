@@ -74,8 +74,14 @@ impl ReconcileSink {
             return;
         };
         let expect = &answered.job.expect;
-        let Some(order) = &expect.order_id else {
-            return;
+        // A row whose order id cell is empty, in a file with an order id column, still
+        // claims its payment, for "no order id": else a later run could give that payment
+        // to an order quietly. A file with no order id column (a settlement file) is of
+        // payments, not orders, and claims nothing.
+        let order = match (&expect.order_id, self.columns.1) {
+            (Some(id), _) => id.as_str(),
+            (None, Some(_)) => "",
+            (None, None) => return,
         };
         let Some(shown) = payment.shown() else {
             return;
