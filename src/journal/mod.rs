@@ -96,25 +96,60 @@ impl<'a> Payment<'a> {
         named
     }
 
-    /// The keys a claim on it is written under, one a name (`transactionRef:T`,
-    /// `paymentRef:P`, `merchantRef:M`).
-    fn keys(&self) -> Vec<String> {
-        (self.names().into_iter())
-            .map(|(kind, name)| format!("{kind}:{name}"))
-            .collect()
+    /// Whether it is named by its merchantRef alone (it has neither other name).
+    pub(crate) fn by_merchant_ref_alone(&self) -> bool {
+        self.transaction_ref.is_none() && self.payment_ref.is_none()
     }
 
-    /// The keys an earlier claim on it may be under: each of its names in each field, as
-    /// another answer may have given one name in another field.
+    /// The keys a claim on it is written under: one a name (`transactionRef:T`,
+    /// `paymentRef:P`, `merchantRef:M`), and for a payment with other names its merchantRef
+    /// as [`MERCHANT_OF`]`:M`, which only a payment named by a merchantRef alone is held
+    /// against.
+    fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = (self.names().into_iter())
+            .map(|(kind, name)| format!("{kind}:{name}"))
+            .collect();
+        if !self.by_merchant_ref_alone()
+            && let Some(merchant_ref) = self.merchant_ref
+        {
+            keys.push(format!("{MERCHANT_OF}:{merchant_ref}"));
+        }
+        keys
+    }
+
+    /// The keys an earlier claim on it may be under: the [`rivals`] of each of its keys.
     fn lookups(&self) -> Vec<String> {
-        (self.names().into_iter())
-            .flat_map(|(_, name)| NAME_FIELDS.map(|kind| format!("{kind}:{name}")))
-            .collect()
+        self.keys().iter().flat_map(|key| rivals(key)).collect()
     }
 }
 
 /// The fields of an answer that name its payment.
 const NAME_FIELDS: [&str; 3] = ["transactionRef", "paymentRef", "merchantRef"];
+
+/// The kind of key a named payment's merchantRef is kept under. It is no name of that
+/// payment (one order's retried payments share a merchantRef, and must not be one), but a
+/// payment an answer names by a merchantRef alone may be any payment of that merchantRef:
+/// it is held against them, whichever of the two came first.
+const MERCHANT_OF: &str = "merchantOf";
+
+/// The keys under which another order's claim is a claim on the same payment as one
+/// written under `key`: a name in any field (another answer may give it in another),
+/// and between a merchantRef alone and a named payment's merchantRef, each the other.
+fn rivals(key: &str) -> Vec<String> {
+    let Some((kind, name)) = key.split_once(':') else {
+        return Vec::new();
+    };
+    if kind == MERCHANT_OF {
+        return vec![format!("merchantRef:{name}")];
+    }
+    let mut rivals: Vec<String> = (NAME_FIELDS.iter())
+        .map(|field| format!("{field}:{name}"))
+        .collect();
+    if kind == "merchantRef" {
+        rivals.push(format!("{MERCHANT_OF}:{name}"));
+    }
+    rivals
+}
 
 /// Whether `name` stands for no name: nothing but blanks and unseen characters, zeros
 /// alone, or a word for nothing.
@@ -522,8 +557,10 @@ impl Journal {
             reference: reference.to_owned(),
             at: now(),
         };
+        // The first claim on a key holds, as the file's does (`ON CONFLICT DO NOTHING`): two
+        // named payments of one merchantRef may be of two orders.
         for key in keys {
-            queue.claims.insert(key, pending.clone());
+            queue.claims.entry(key).or_insert_with(|| pending.clone());
         }
         queue.since.get_or_insert_with(Instant::now);
         Ok(None)
@@ -586,13 +623,11 @@ impl Store {
                     // order id with the same merchant reference is another order from now on.
                     take_over_claim(conn, run, key, order)?;
                 }
-                // Claimed by another process since this run looked, under this name in any
-                // field (another answer may give it in another).
+                // Claimed by another process since this run looked, under any of its
+                // rivals (another answer may give this name in another field).
                 let payment = key.split_once(':').map_or(key.as_str(), |(_, name)| name);
-                for field in NAME_FIELDS {
-                    let Some((earlier, by)) =
-                        earlier_claim(conn, &run.account, &format!("{field}:{payment}"))?
-                    else {
+                for rival in rivals(key) {
+                    let Some((earlier, by)) = earlier_claim(conn, &run.account, &rival)? else {
                         continue;
                     };
                     if earlier.is(order) {
@@ -800,14 +835,28 @@ mod tests {
         assert_eq!(only_merchant.keys(), ["merchantRef:M1"]);
         assert_eq!(
             only_merchant.lookups(),
-            ["transactionRef:M1", "paymentRef:M1", "merchantRef:M1"]
+            [
+                "transactionRef:M1",
+                "paymentRef:M1",
+                "merchantRef:M1",
+                "merchantOf:M1"
+            ]
         );
         assert_eq!(only_merchant.shown(), Some("M1"));
         let named = Payment {
             merchant_ref: Some("M1"),
             ..tx("T1")
         };
-        assert_eq!(named.keys(), ["transactionRef:T1"]);
+        assert_eq!(named.keys(), ["transactionRef:T1", "merchantOf:M1"]);
+        assert_eq!(
+            named.lookups(),
+            [
+                "transactionRef:T1",
+                "paymentRef:T1",
+                "merchantRef:T1",
+                "merchantRef:M1"
+            ]
+        );
     }
 
     #[test]

@@ -479,3 +479,73 @@ fn a_row_with_no_order_id_still_claims_its_payment_across_runs() {
         [row(0, "MATCHED"), row(4, "DUPLICATE")]
     );
 }
+
+/// An answer naming its payment by a merchantRef alone is held against an answer that
+/// names its payment and gives the same merchantRef, whichever row comes first: in one
+/// file (journal or not, -j 1 and -j 8) and across runs. Two named payments of one
+/// merchantRef stay two payments (one order's retries share it).
+#[test]
+fn a_merchant_ref_alone_meets_a_named_payment_of_that_merchant_ref_in_either_order() {
+    let alone = Names {
+        transaction_ref: None,
+        payment_ref: None,
+        merchant_ref: "M1",
+    };
+    let named = |r| Names {
+        transaction_ref: Some(r),
+        payment_ref: None,
+        merchant_ref: "M1",
+    };
+    let server = gateway(&[("M1", alone), ("R2", named("R2")), ("R3", named("R3"))]);
+    let dir = TempDir::new("one-payment-merchant-alone");
+    let journal = journal_dir(&dir);
+    let rows = [("4101", "M1"), ("4200", "R2")];
+    for (first, second) in [(rows[0], rows[1]), (rows[1], rows[0])] {
+        // A journal of its own for each order of the rows: the claims of one would decide
+        // the other's.
+        let journal = journal.replace("j.sqlite3", &format!("one-file-{}.sqlite3", first.0));
+        let line = |(order, reference): (&str, &str)| format!("{order},{reference},18500,NGN,\n");
+        dir.write(
+            "both.csv",
+            format!("{HEADER}{}{}", line(first), line(second)),
+        );
+        for jobs in ["1", "8"] {
+            for journal in [vec!["--no-journal"], vec!["--journal", journal.as_str()]] {
+                let mut args = vec!["-j", jobs];
+                args.extend(journal.iter().copied());
+                assert_eq!(
+                    reconcile(&dir, &server.url, "both.csv", &args),
+                    (Some(4), vec!["MATCHED".to_owned(), "DUPLICATE".to_owned()]),
+                    "{first:?} then {second:?}, {args:?}"
+                );
+            }
+        }
+        let journal = dir.path().join(format!("journal/{}.sqlite3", first.0));
+        let journal = journal.to_string_lossy();
+        assert_eq!(
+            runs(
+                &dir,
+                &server.url,
+                &journal,
+                &[(first.0, first.1, ""), (second.0, second.1, "")]
+            ),
+            [row(0, "MATCHED"), row(4, "DUPLICATE")],
+            "{first:?} then {second:?}, across runs"
+        );
+    }
+    // Two named payments of one merchantRef, for two orders: no DUPLICATE.
+    dir.write(
+        "named.csv",
+        format!("{HEADER}4200,R2,18500,NGN,\n4300,R3,18500,NGN,\n"),
+    );
+    let journal = dir.path().join("journal/named.sqlite3");
+    assert_eq!(
+        reconcile(
+            &dir,
+            &server.url,
+            "named.csv",
+            &["--journal", &journal.to_string_lossy()]
+        ),
+        (Some(0), vec!["MATCHED".to_owned(), "MATCHED".to_owned()])
+    );
+}

@@ -150,6 +150,22 @@ impl ReconcileSink {
                 first = Some(first.map_or(earlier, |f| f.min(earlier)));
             }
         }
+        // A merchantRef is no name of a named payment (one order's retried payments share
+        // it), but a payment named by a merchantRef alone is held against every answer
+        // that gave that merchantRef, earlier or later, as the journal's claims are. Kept
+        // apart from the names by a NUL prefix: a name an answer starts with one can only
+        // add a DUPLICATE (the first line a key was seen on holds), never hide one.
+        if let Some(merchant_ref) = payment.merchant_ref {
+            let (mine, theirs) = match payment.by_merchant_ref_alone() {
+                true => ("\0alone\0", "\0of\0"),
+                false => ("\0of\0", "\0alone\0"),
+            };
+            let earlier = self.payments.find(&format!("{theirs}{merchant_ref}"));
+            if let Some(earlier) = earlier.filter(|&l| l < line) {
+                first = Some(first.map_or(earlier, |f| f.min(earlier)));
+            }
+            self.payments.first(&format!("{mine}{merchant_ref}"), line);
+        }
         first
     }
 
