@@ -19,6 +19,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::domain::outcome::Record;
 use crate::exit::{Cause, Exit, Failure};
 pub(crate) use entry::Entry;
+use entry::Packed;
 pub(crate) use history::{Change, changes, entries};
 pub(crate) use open::Refusal;
 
@@ -188,7 +189,7 @@ struct Shared {
 /// holds), so other processes never wait on this one for longer than a write.
 #[derive(Default)]
 struct Queue {
-    pending: Vec<Entry>,
+    pending: Vec<Packed>,
     /// Claims a batch made and has not yet written, by each key of the payment.
     claims: HashMap<String, Pending>,
     since: Option<Instant>,
@@ -453,7 +454,7 @@ impl Journal {
     /// (`outcome`, `exit`; for reconcile the row's result beside the verdict's outcome),
     /// and why it is not a plain success (`why`).
     pub(crate) fn record(&self, record: &Record, counted: &str, exit: Exit, why: Option<&str>) {
-        let row = Entry::of(record, &self.0.run, counted, exit, why);
+        let row = Packed::of(record, &self.0.run, counted, exit, why);
         let mut queue = self.queue();
         queue.pending.push(row);
         queue.since.get_or_insert_with(Instant::now);
@@ -606,7 +607,7 @@ impl Journal {
 
 impl Store {
     /// Writes `pending` checks and `claims`, in one transaction.
-    fn write(&mut self, run: &Run, pending: &[Entry], claims: &HashMap<String, Pending>) {
+    fn write(&mut self, run: &Run, pending: &[Packed], claims: &HashMap<String, Pending>) {
         let mut lost = Vec::new();
         self.transaction(|conn| {
             pending.iter().try_for_each(|entry| entry.insert(conn))?;

@@ -992,3 +992,54 @@ fn a_sandbox_run_keeps_its_checks_where_the_profile_says_and_off_in_any_case_is_
     assert!(stderr_of(&out).contains("not stdin or stdout"));
     assert!(!dir.path().join("-").exists());
 }
+
+/// Every column of a check, exactly: a column written under another's name, or left out,
+/// fails here (the contract keys are checked above; this is all of them, for a check that
+/// failed, so the failed checks, the message and the digest are filled).
+#[test]
+fn a_check_keeps_each_column_as_the_run_judged_it() {
+    use sha2::Digest as _;
+    let dir = TempDir::new("journal-columns");
+    let journal = journal_in(&dir);
+    let out = run(
+        &journal,
+        &["verify", "--sandbox", "--amount", "1", "SANDBOX-OK-c1"],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    let (_, entries) = history_json(&journal, "SANDBOX-OK-c1");
+    let mut entry = entries[0].clone();
+    let checked_at = entry["checked_at"].take();
+    assert!(checked_at.as_str().is_some_and(|t| t.ends_with('Z')), "{checked_at}");
+    let answer = entry["answer"].clone();
+    let sha = sha2::Sha256::digest(serde_json::to_string(&answer).unwrap());
+    let sha: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+    let failed = "expected amount ₦1.00 (100 kobo), service says ₦40,000.00 (4000000 kobo)";
+    assert_eq!(
+        entry,
+        serde_json::json!({
+            "reference": "SANDBOX-OK-c1",
+            "checked_at": null,
+            "command": "verify",
+            "profile": null,
+            "host": "sandbox",
+            "outcome": "CHECK_FAILED",
+            "result": null,
+            "exit_code": 4,
+            "status": "SUCCESSFUL",
+            "code": "00",
+            "amount_kobo": 4_000_000,
+            "currency": "NGN",
+            "merchant_ref": answer["merchantRef"],
+            "transaction_ref": "SANDBOX-OK-c1",
+            "payment_ref": answer["paymentRef"],
+            "mode": "dev",
+            "hmac": "valid",
+            "failed_checks": [failed],
+            "order": null,
+            "message": failed,
+            "answer": answer,
+            "answer_sha256": sha,
+        })
+    );
+    assert_eq!(entry["answer"]["transactionRef"], "SANDBOX-OK-c1");
+}
