@@ -23,7 +23,7 @@ pub(crate) struct Job {
 
 /// One row of the orders file: the line it starts on and its cells as written, in the
 /// header's order (padded with empty cells to the header's width).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct Row {
     /// 1-based line of the file where the row starts.
     pub(crate) line: u64,

@@ -3,7 +3,7 @@
 //! files write. reconcile holds it against the gateway's status.
 
 /// The shop's side of an order, when its status column says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum ShopStatus {
     /// The shop counts the order as paid: it ships.
     Paid,

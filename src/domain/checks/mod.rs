@@ -13,7 +13,7 @@ use crate::secret::Secret;
 use crate::terminal;
 
 /// How the `hmac` field is treated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default, Serialize)]
 pub enum HmacMode {
     /// Do not check it.
     Off,
@@ -32,7 +32,7 @@ impl HmacMode {
 }
 
 /// What the caller expects of the transaction.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Expectations {
     /// Exact amount in kobo.
     pub amount: Option<Kobo>,
