@@ -10,6 +10,7 @@ mod history;
 mod open;
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry as Slot;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
@@ -227,16 +228,32 @@ pub(crate) struct Order {
     /// Whether `key` is an order id as the shop wrote it (reconcile's), not worked out
     /// from a merchant reference (gate's).
     pub(crate) by_id: bool,
+    /// Whether `key` is an order id at all: reconcile's, or the one a WooCommerce merchant
+    /// reference names. A gate's other merchant references are keys of their own kind: a
+    /// merchant reference `1002` is not order `1002`.
+    pub(crate) key_is_id: bool,
 }
 
 impl Order {
+    /// The holder of a [`MERCHANT_OF`] claim two orders gave ([`SEVERAL_ORDERS`]): no order
+    /// is it.
+    fn several() -> Order {
+        Order {
+            key: SEVERAL_ORDERS.to_owned(),
+            merchant_ref: None,
+            by_id: true,
+            key_is_id: true,
+        }
+    }
+
     /// The order gate passes a payment for: its merchant reference.
     pub(crate) fn of_merchant_ref(merchant_ref: &str) -> Order {
-        let key = crate::domain::checks::woocommerce_order(merchant_ref).unwrap_or(merchant_ref);
+        let order = crate::domain::checks::woocommerce_order(merchant_ref);
         Order {
-            key: key.to_owned(),
+            key: order.unwrap_or(merchant_ref).to_owned(),
             merchant_ref: Some(merchant_ref.to_owned()),
             by_id: false,
+            key_is_id: order.is_some(),
         }
     }
 
@@ -247,19 +264,22 @@ impl Order {
             key: crate::domain::checks::order_number(id).to_owned(),
             merchant_ref: merchant_ref.map(str::to_owned),
             by_id: true,
+            key_is_id: true,
         }
     }
 
-    /// Whether `other` is this order: the same key; or, where one of the two knows its
-    /// order only by a merchant reference (gate's), the same merchant reference. Two order
-    /// ids that differ are two orders, whatever merchant reference their rows give: one
-    /// payment never pays for both. A reconcile file with no merchant ref column and a gate
+    /// Whether `other` is this order: the same key of the same kind (two order ids, or two
+    /// merchant references); or, where one of the two knows its order only by a merchant
+    /// reference (gate's), the same merchant reference. Two order ids that differ are two
+    /// orders, whatever merchant reference their rows give: one payment never pays for
+    /// both; nor is a merchant reference an order id because it reads the same. A reconcile file with no merchant ref column and a gate
     /// whose merchant references are not WooCommerce's cannot be told to be one order: they
     /// count as two, and the later is a DUPLICATE naming the first, for a person to look.
     pub(crate) fn is(&self, other: &Order) -> bool {
         let same_ref =
             matches!((&self.merchant_ref, &other.merchant_ref), (Some(a), Some(b)) if a == b);
-        self.key == other.key || (same_ref && !(self.by_id && other.by_id))
+        let same_key = self.key == other.key && self.key_is_id == other.key_is_id;
+        same_key || (same_ref && !(self.by_id && other.by_id))
     }
 }
 
@@ -278,9 +298,13 @@ impl Claim {
     /// The claim as the error line says it: `order 1001 (gate, 2026-12-01T10:00:00Z)`, or
     /// `a row with no order id (reconcile, ...)` for a row whose order id cell was empty.
     pub(crate) fn said(&self) -> String {
-        match self.order.is_empty() {
-            true => format!("a row with no order id ({}, {})", self.command, self.at),
-            false => format!("order {} ({}, {})", self.order, self.command, self.at),
+        let (command, at) = (&self.command, &self.at);
+        match self.order.as_str() {
+            "" => format!("a row with no order id ({command}, {at})"),
+            SEVERAL_ORDERS => {
+                format!("several orders, by named payments of its merchantRef ({command}, {at})")
+            }
+            order => format!("order {order} ({command}, {at})"),
         }
     }
 }
@@ -307,11 +331,17 @@ fn earlier_claim(
     )?
     .query_row(params![account, key], |row| {
         let command: String = row.get(3)?;
+        let (key, merchant_ref): (String, Option<String>) = (row.get(0)?, row.get(1)?);
+        // Only reconcile claims by an order id; gate by a merchant reference, whose key is
+        // an order id only where it is the one a WooCommerce reference names (it is then
+        // not the whole reference).
+        let by_id = command == "reconcile";
+        let key_is_id = by_id || merchant_ref.as_deref() != Some(key.as_str());
         let order = Order {
-            key: row.get(0)?,
-            merchant_ref: row.get(1)?,
-            // Only reconcile claims by an order id; gate by a merchant reference.
-            by_id: command == "reconcile",
+            key,
+            merchant_ref,
+            by_id,
+            key_is_id,
         };
         let claim = Claim {
             order: order.key.clone(),
@@ -323,8 +353,13 @@ fn earlier_claim(
     .optional()
 }
 
+/// The order a [`MERCHANT_OF`] claim is held by once two orders' named payments gave its
+/// merchantRef: a payment named by that merchantRef alone may be either, so it is none of
+/// them (no order id or merchant reference is this text, NUL and all).
+const SEVERAL_ORDERS: &str = "\0several orders";
+
 /// Writes `order`'s claim on payment key `key`, unless it is claimed already: whether it
-/// was written.
+/// was written. A [`MERCHANT_OF`] key another order holds becomes [`SEVERAL_ORDERS`]'.
 fn insert_claim(
     conn: &Connection,
     run: &Run,
@@ -347,6 +382,17 @@ fn insert_claim(
             run.command,
             at
         ])?;
+    if written == 0
+        && key.starts_with(MERCHANT_OF)
+        && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
+        && !earlier.is(order)
+    {
+        conn.prepare_cached(
+            "UPDATE claims SET \"order\" = ?3, merchant_ref = NULL \
+             WHERE account = ?1 AND payment = ?2",
+        )?
+        .execute(params![run.account, key, SEVERAL_ORDERS])?;
+    }
     Ok(written == 1)
 }
 
@@ -558,10 +604,19 @@ impl Journal {
             reference: reference.to_owned(),
             at: now(),
         };
-        // The first claim on a key holds, as the file's does (`ON CONFLICT DO NOTHING`): two
-        // named payments of one merchantRef may be of two orders.
+        // The first claim on a key holds, as the file's does (`ON CONFLICT DO NOTHING`); a
+        // merchantRef two orders' named payments gave is held by several orders, as there.
         for key in keys {
-            queue.claims.entry(key).or_insert_with(|| pending.clone());
+            match queue.claims.entry(key) {
+                Slot::Vacant(vacant) => {
+                    vacant.insert(pending.clone());
+                }
+                Slot::Occupied(mut held) => {
+                    if held.key().starts_with(MERCHANT_OF) && !held.get().order.is(order) {
+                        held.get_mut().order = Order::several();
+                    }
+                }
+            }
         }
         queue.since.get_or_insert_with(Instant::now);
         Ok(None)

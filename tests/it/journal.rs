@@ -1009,7 +1009,10 @@ fn a_check_keeps_each_column_as_the_run_judged_it() {
     let (_, entries) = history_json(&journal, "SANDBOX-OK-c1");
     let mut entry = entries[0].clone();
     let checked_at = entry["checked_at"].take();
-    assert!(checked_at.as_str().is_some_and(|t| t.ends_with('Z')), "{checked_at}");
+    assert!(
+        checked_at.as_str().is_some_and(|t| t.ends_with('Z')),
+        "{checked_at}"
+    );
     let answer = entry["answer"].clone();
     let sha = sha2::Sha256::digest(serde_json::to_string(&answer).unwrap());
     let sha: String = sha.iter().map(|b| format!("{b:02x}")).collect();

@@ -549,3 +549,92 @@ fn a_merchant_ref_alone_meets_a_named_payment_of_that_merchant_ref_in_either_ord
         (Some(0), vec!["MATCHED".to_owned(), "MATCHED".to_owned()])
     );
 }
+
+/// A gate's merchant reference that is not WooCommerce's is no order id, however it reads:
+/// a reconcile row of order `1002` is not the gate's merchant reference `1002`, so one
+/// payment passed by the one is a DUPLICATE for the other, in either order (found by an
+/// attack on the release build: both exited 0).
+#[test]
+fn a_gate_merchant_ref_that_reads_as_an_order_id_is_not_that_order() {
+    let named = |r, merchant_ref| Names {
+        transaction_ref: Some(r),
+        payment_ref: None,
+        merchant_ref,
+    };
+    let server = gateway(&[("P1", named("P1", "1002")), ("P2", named("P2", "1001"))]);
+    let dir = TempDir::new("one-payment-merchant-ref-as-id");
+    let journal = journal_dir(&dir);
+    let (code, stderr) = gate(&server.url, &journal, "1002", "P1");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("1002", "P1", "")]),
+        [row(4, "DUPLICATE")]
+    );
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("1001", "P2", "")]),
+        [row(0, "MATCHED")]
+    );
+    let (code, stderr) = gate(&server.url, &journal, "1001", "P2");
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("already paid for order 1001 (reconcile, "),
+        "{stderr}"
+    );
+}
+
+/// Two orders' named payments that give one merchantRef leave it held by several orders:
+/// a later payment named by that merchantRef alone is a DUPLICATE for either order, not
+/// only for the one that came first (found by an attack on the release build: exit 0).
+#[test]
+fn a_merchant_ref_two_orders_gave_is_held_against_a_merchant_ref_alone_for_either() {
+    let named = |r| Names {
+        transaction_ref: Some(r),
+        payment_ref: None,
+        merchant_ref: "M-X",
+    };
+    let alone = Names {
+        transaction_ref: None,
+        payment_ref: None,
+        merchant_ref: "M-X",
+    };
+    let server = gateway(&[("P1", named("P1")), ("P2", named("P2")), ("M-X", alone)]);
+    let dir = TempDir::new("one-payment-several-orders");
+    let journal = journal_dir(&dir);
+    assert_eq!(
+        runs(
+            &dir,
+            &server.url,
+            &journal,
+            &[("1001", "P1", ""), ("1002", "P2", ""), ("1001", "M-X", "")]
+        ),
+        [row(0, "MATCHED"), row(0, "MATCHED"), row(4, "DUPLICATE")]
+    );
+    // The two orders in one file (the run's own queue of claims), then the merchantRef
+    // alone on the next run.
+    let journal = journal.replace("j.sqlite3", "f.sqlite3");
+    dir.write(
+        "two.csv",
+        format!("{HEADER}1001,P1,18500,NGN,\n1002,P2,18500,NGN,\n"),
+    );
+    let got = reconcile(&dir, &server.url, "two.csv", &["--journal", &journal]);
+    assert_eq!(got, (Some(0), vec!["MATCHED".into(), "MATCHED".into()]));
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("1001", "M-X", "")]),
+        [row(4, "DUPLICATE")]
+    );
+    // The same with gate: its merchant reference, then a row of another order, then gate
+    // again for the merchantRef alone.
+    let journal = journal.replace("f.sqlite3", "g.sqlite3");
+    let (code, stderr) = gate(&server.url, &journal, "M-X", "P1");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("1002", "P2", "")]),
+        [row(0, "MATCHED")]
+    );
+    let (code, stderr) = gate(&server.url, &journal, "M-X", "M-X");
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("already paid for several orders"),
+        "{stderr}"
+    );
+}
