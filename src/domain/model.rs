@@ -102,8 +102,8 @@ impl Verification {
             amount,
             currency,
             merchant_ref,
-            transaction_ref: display(&raw, "transactionRef"),
-            payment_ref: display(&raw, "paymentRef"),
+            transaction_ref: name(&raw, "transactionRef")?,
+            payment_ref: name(&raw, "paymentRef")?,
             hmac,
             mode: display(&raw, "mode"),
             option: display(&raw, "option"),
@@ -124,6 +124,24 @@ fn strict_string(raw: &Map<String, Value>, key: &'static str) -> Result<Option<S
             field: key,
             problem: format!("is {}, not a string", json_kind(other)),
         }),
+    }
+}
+
+/// A field that names the payment (`transactionRef`, `paymentRef`): what the reference is
+/// matched against and a payment is claimed by, so typed as strictly as a decision field. A
+/// string as it is, or a whole number's digits (the interface calls them strings of digits,
+/// and a gateway may send one unquoted); anything else (`[]`, `false`, `{...}`, `1.2e4`) is a
+/// bad response, never a name made of its JSON text.
+fn name(raw: &Map<String, Value>, key: &'static str) -> Result<Option<String>, BodyError> {
+    match raw.get(key) {
+        Some(Value::Number(n)) if n.as_str().bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(Some(n.as_str().to_owned()))
+        }
+        Some(Value::Number(n)) => Err(BodyError::BadField {
+            field: key,
+            problem: format!("is the number {n}, not a string of digits"),
+        }),
+        _ => strict_string(raw, key),
     }
 }
 

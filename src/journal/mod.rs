@@ -153,17 +153,19 @@ fn rivals(key: &str) -> Vec<String> {
     rivals
 }
 
-/// Whether `name` stands for no name: nothing but blanks and unseen characters, zeros
-/// alone, or a word for nothing.
-/// Allocates nothing: it is asked of every answer's names, on the batch's one writer.
+/// Whether `name` stands for no name. Its letters and digits alone are read (blanks,
+/// punctuation and unseen characters set aside: `n/a`, `#N/A`, `(null)` and `--` are as
+/// `na`, `na`, `null` and nothing): none at all, zeros alone (`0.0`, a full-width `０`), or
+/// a word for nothing. Allocates nothing: it is asked of every answer's names, on the
+/// batch's one writer.
 fn placeholder(name: &str) -> bool {
     let seen = || {
         (name.chars())
-            .filter(|&c| !c.is_whitespace() && !crate::unseen::is_unsafe(c))
+            .filter(|&c| c.is_alphanumeric() && !crate::unseen::is_unsafe(c))
             .map(|c| c.to_ascii_lowercase())
     };
-    seen().all(|c| c == '0')
-        || ["null", "none", "nil", "undefined", "n/a", "na", "-"]
+    seen().all(|c| c == '0' || c == '\u{ff10}')
+        || ["null", "none", "nil", "undefined", "na", "nan"]
             .iter()
             .any(|word| seen().eq(word.chars()))
 }
@@ -877,6 +879,14 @@ mod tests {
             "-",
             "\u{200b}",
             "0\u{feff}",
+            "--",
+            "\u{2014}",
+            "0.0",
+            "(null)",
+            "#N/A",
+            "N.A.",
+            "NaN",
+            "\u{ff10}",
         ] {
             assert!(placeholder(none), "{none:?}");
         }

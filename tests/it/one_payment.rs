@@ -638,3 +638,60 @@ fn a_merchant_ref_two_orders_gave_is_held_against_a_merchant_ref_alone_for_eithe
         "{stderr}"
     );
 }
+
+/// `transactionRef` and `paymentRef` of another type than a string or a whole number are a
+/// bad response (exit 8), never a name made of their JSON text; and placeholder spellings
+/// (`#N/A`, `(null)`, `--`, `0.0`) name nothing, so an answer giving only those and a
+/// merchantRef is named by the merchantRef alone and meets an earlier order's named payment
+/// of it (found by an attack on the release build: each passed with exit 0).
+#[test]
+fn names_of_another_type_are_a_bad_response_and_placeholder_spellings_name_nothing() {
+    let with = |fields: Value| {
+        let mut body: Value = serde_json::from_str(&body(&Names {
+            transaction_ref: None,
+            payment_ref: None,
+            merchant_ref: "M-X",
+        }))
+        .unwrap();
+        for (key, value) in fields.as_object().unwrap() {
+            body[key] = value.clone();
+        }
+        body.to_string()
+    };
+    let mut answers: Vec<(&'static str, String)> =
+        vec![("T1", with(serde_json::json!({ "transactionRef": "T1" })))];
+    let odd = [
+        ("B1", serde_json::json!({ "transactionRef": [] })),
+        ("B2", serde_json::json!({ "paymentRef": false })),
+        ("B3", serde_json::json!({ "transactionRef": { "x": 1 } })),
+        ("B4", serde_json::json!({ "paymentRef": 1.2e4 })),
+    ];
+    for (reference, fields) in &odd {
+        answers.push((reference, with(fields.clone())));
+    }
+    let placeholders = serde_json::json!({ "transactionRef": "#N/A", "paymentRef": "(null)" });
+    answers.push(("M-X", with(placeholders)));
+    let answers: Arc<HashMap<&'static str, String>> = Arc::new(answers.into_iter().collect());
+    let server = KeepAliveServer::start(move |path, _| {
+        let reference = path.rsplit('/').next().unwrap_or("");
+        match answers.get(reference) {
+            Some(body) => ("200 OK".into(), vec![], body.clone()),
+            None => ("404 Not Found".into(), vec![], "{}".into()),
+        }
+    });
+    let dir = TempDir::new("one-payment-odd-names");
+    let journal = journal_dir(&dir);
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("1001", "T1", "")]),
+        [row(0, "MATCHED")]
+    );
+    for (reference, _) in &odd {
+        let (code, results) = &runs(&dir, &server.url, &journal, &[("1002", reference, "")])[0];
+        assert_eq!(*code, Some(8), "{reference}: {results:?}");
+    }
+    // The merchantRef alone (its other names placeholders) meets order 1001's T1.
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[("1002", "M-X", "")]),
+        [row(4, "DUPLICATE")]
+    );
+}
