@@ -89,9 +89,9 @@ pub(super) fn for_writing(path: &Path, make_directory: bool) -> Result<Connectio
     let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
     // Persistent in the file: a no-op once set. Readers never block the writer, and a run
     // killed mid-write leaves the last commit whole.
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-        .map_err(unusable)?;
+    let mode: String =
+        patiently(|| conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)))
+            .map_err(unusable)?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(Refusal::Unusable(format!(
             "SQLite keeps it in {mode} mode, not WAL (is it on a network file system?)"
@@ -297,13 +297,15 @@ fn as_made(conn: &Connection, version: i32) -> Result<(), Refusal> {
 /// new file, whoever made it), read in one statement, so from one snapshot: another
 /// process making the schema at the same moment is seen before or after, never half way.
 fn marks(conn: &Connection) -> Result<(i32, i32, i64), Refusal> {
-    conn.query_row(
-        "SELECT (SELECT application_id FROM pragma_application_id()), \
-                (SELECT user_version FROM pragma_user_version()), \
-                (SELECT count(*) FROM sqlite_master)",
-        [],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-    )
+    patiently(|| {
+        conn.query_row(
+            "SELECT (SELECT application_id FROM pragma_application_id()), \
+                    (SELECT user_version FROM pragma_user_version()), \
+                    (SELECT count(*) FROM sqlite_master)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+    })
     .map_err(unusable)
 }
 
@@ -321,6 +323,28 @@ fn known(id: i32, version: i32) -> Result<(), Refusal> {
         )));
     }
     Ok(())
+}
+
+/// `step`, tried again while SQLite says another connection holds the file, for up to
+/// [`BUSY_TIMEOUT`]. The busy timeout covers most waits, but not all: a new file that
+/// another process is making (in rollback mode, before it turns to WAL) answers a read
+/// or the switch to WAL with "database is locked" at once, and two gates making one new
+/// journal must both go on.
+fn patiently<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let until = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            done => return done,
+        }
+    }
 }
 
 fn unusable(e: rusqlite::Error) -> Refusal {
