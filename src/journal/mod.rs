@@ -153,18 +153,24 @@ fn rivals(key: &str) -> Vec<String> {
     rivals
 }
 
-/// Whether `name` stands for no name. Its letters and digits alone are read (blanks,
-/// punctuation and unseen characters set aside: `n/a`, `#N/A`, `(null)` and `--` are as
-/// `na`, `na`, `null` and nothing): none at all, zeros alone (`0.0`, a full-width `０`), or
-/// a word for nothing. Allocates nothing: it is asked of every answer's names, on the
-/// batch's one writer.
+/// Whether `name` stands for no name. Its ASCII letters and digits alone are read, the
+/// full-width forms (`Ｎｕｌｌ`, `０`) as the ASCII ones: blanks, punctuation, unseen
+/// characters and other scripts' letters and digits are set aside, so `n/a`, `#N/A`,
+/// `(null)`, `--` and `𝐧𝐮𝐥𝐥` are as `na`, `na`, `null`, nothing and nothing. A placeholder
+/// is one with none at all, zeros alone (`0.0`), or a word for nothing. (The names the
+/// interface describes are digits; a name with no ASCII letter or digit names nothing.)
+/// Allocates nothing: it is asked of every answer's names, on the batch's one writer.
 fn placeholder(name: &str) -> bool {
     let seen = || {
         (name.chars())
-            .filter(|&c| c.is_alphanumeric() && !crate::unseen::is_unsafe(c))
+            .map(|c| match c {
+                '\u{ff01}'..='\u{ff5e}' => char::from_u32(u32::from(c) - 0xfee0).unwrap_or(c),
+                _ => c,
+            })
+            .filter(char::is_ascii_alphanumeric)
             .map(|c| c.to_ascii_lowercase())
     };
-    seen().all(|c| c == '0' || c == '\u{ff10}')
+    seen().all(|c| c == '0')
         || ["null", "none", "nil", "undefined", "na", "nan"]
             .iter()
             .any(|word| seen().eq(word.chars()))
@@ -868,10 +874,25 @@ mod tests {
             "N.A.",
             "NaN",
             "\u{ff10}",
+            "\u{ff2e}\u{ff55}\u{ff4c}\u{ff4c}",
+            "\u{ff2e}/\u{ff21}",
+            "\u{1d427}\u{1d42e}\u{1d425}\u{1d425}",
+            "\u{24dd}\u{24e4}\u{24db}\u{24db}",
+            "\u{660}",
+            "\u{3007}",
+            "\u{2070}\u{2080}",
         ] {
             assert!(placeholder(none), "{none:?}");
         }
-        for name in ["1", "01", "T1", "nullable", "0x0", "330137174040"] {
+        for name in [
+            "1",
+            "01",
+            "T1",
+            "nullable",
+            "0x0",
+            "330137174040",
+            "\u{ff11}\u{ff12}",
+        ] {
             assert!(!placeholder(name), "{name:?}");
         }
         let only_merchant = Payment {

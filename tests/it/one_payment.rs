@@ -641,7 +641,7 @@ fn a_merchant_ref_two_orders_gave_is_held_against_a_merchant_ref_alone_for_eithe
 
 /// `transactionRef` and `paymentRef` of another type than a string or a whole number are a
 /// bad response (exit 8), never a name made of their JSON text; and placeholder spellings
-/// (`#N/A`, `(null)`, `--`, `0.0`) name nothing, so an answer giving only those and a
+/// (`#N/A`, a full-width `Ｎｕｌｌ`) name nothing, so an answer giving only those and a
 /// merchantRef is named by the merchantRef alone and meets an earlier order's named payment
 /// of it (found by an attack on the release build: each passed with exit 0).
 #[test]
@@ -669,7 +669,7 @@ fn names_of_another_type_are_a_bad_response_and_placeholder_spellings_name_nothi
     for (reference, fields) in &odd {
         answers.push((reference, with(fields.clone())));
     }
-    let placeholders = serde_json::json!({ "transactionRef": "#N/A", "paymentRef": "(null)" });
+    let placeholders = serde_json::json!({ "transactionRef": "#N/A", "paymentRef": "\u{ff2e}\u{ff55}\u{ff4c}\u{ff4c}" });
     answers.push(("M-X", with(placeholders)));
     let answers: Arc<HashMap<&'static str, String>> = Arc::new(answers.into_iter().collect());
     let server = KeepAliveServer::start(move |path, _| {
