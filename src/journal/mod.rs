@@ -243,6 +243,18 @@ pub(crate) struct Order {
 }
 
 impl Order {
+    /// The order of a reconcile row whose order id cell is empty, in a file with an order
+    /// id column, asked as `reference`: that row alone (its re-run is the same order; a
+    /// blank row asking another reference, in any file, is another).
+    pub(crate) fn without_id(reference: &str, merchant_ref: Option<&str>) -> Order {
+        Order {
+            key: format!("{NO_ORDER_ID}{}", crate::secret::redact(reference)),
+            merchant_ref: merchant_ref.map(str::to_owned),
+            by_id: true,
+            key_is_id: true,
+        }
+    }
+
     /// The holder of a [`MERCHANT_OF`] claim two orders gave ([`SEVERAL_ORDERS`]): no order
     /// is it.
     fn several() -> Order {
@@ -307,8 +319,11 @@ impl Claim {
     /// `a row with no order id (reconcile, ...)` for a row whose order id cell was empty.
     pub(crate) fn said(&self) -> String {
         let (command, at) = (&self.command, &self.at);
+        if let Some(reference) = self.order.strip_prefix(NO_ORDER_ID) {
+            let reference = crate::terminal::scrub(reference);
+            return format!("a row with no order id, reference {reference} ({command}, {at})");
+        }
         match self.order.as_str() {
-            "" => format!("a row with no order id ({command}, {at})"),
             SEVERAL_ORDERS => {
                 format!("several orders, by named payments of its merchantRef ({command}, {at})")
             }
@@ -365,6 +380,9 @@ fn earlier_claim(
 /// merchantRef: a payment named by that merchantRef alone may be either, so it is none of
 /// them (no order id or merchant reference is this text, NUL and all).
 const SEVERAL_ORDERS: &str = "\0several orders";
+
+/// What an [`Order::without_id`]'s key starts with, before the reference it was asked as.
+const NO_ORDER_ID: &str = "\0no order id, reference ";
 
 /// Writes `order`'s claim on payment key `key`, unless it is claimed already: whether it
 /// was written. A [`MERCHANT_OF`] key another order holds becomes [`SEVERAL_ORDERS`]'.

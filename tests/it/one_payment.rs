@@ -439,9 +439,10 @@ fn a_reference_that_looks_like_a_placeholder_still_names_the_payment_asked_by_it
 }
 
 /// A row whose order id cell is empty, in a file with an order id column, claims its
-/// payment too (for "no order id"): a later run giving the payment to an order is a
-/// DUPLICATE naming that row, and so is the other way round; the blank row again (a re-run)
-/// is not.
+/// payment too, as that row's (its reference): a later run giving the payment to an order
+/// is a DUPLICATE naming that row, and so is the other way round, and so is a blank row
+/// of another file asking the payment by another reference; the blank row again (a
+/// re-run) is not.
 #[test]
 fn a_row_with_no_order_id_still_claims_its_payment_across_runs() {
     let names = Names {
@@ -449,7 +450,13 @@ fn a_row_with_no_order_id_still_claims_its_payment_across_runs() {
         payment_ref: Some("P-77"),
         merchant_ref: "M77",
     };
-    let server = gateway(&[("R77", names)]);
+    // The same payment, asked by its other name.
+    let by_payment_ref = Names {
+        transaction_ref: Some("R77"),
+        payment_ref: Some("R78"),
+        merchant_ref: "M77",
+    };
+    let server = gateway(&[("R77", names), ("R78", by_payment_ref)]);
     let dir = TempDir::new("one-payment-blank-order");
     let journal = journal_dir(&dir);
     let blank = ("", "R77", "");
@@ -470,12 +477,18 @@ fn a_row_with_no_order_id_still_claims_its_payment_across_runs() {
     let record = &jsonl(&out.stdout)[0];
     assert!(
         (record["error"].as_str().unwrap_or_default())
-            .contains("already paid for a row with no order id (reconcile, "),
+            .contains("already paid for a row with no order id, reference R77 (reconcile, "),
         "{record}"
     );
     let journal = journal.replace("j.sqlite3", "k.sqlite3");
     assert_eq!(
         runs(&dir, &server.url, &journal, &[("4105", "R77", ""), blank]),
+        [row(0, "MATCHED"), row(4, "DUPLICATE")]
+    );
+    // Two files' blank rows, the payment asked by each of its names.
+    let journal = journal.replace("k.sqlite3", "l.sqlite3");
+    assert_eq!(
+        runs(&dir, &server.url, &journal, &[blank, ("", "R78", "")]),
         [row(0, "MATCHED"), row(4, "DUPLICATE")]
     );
 }

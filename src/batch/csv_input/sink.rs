@@ -74,20 +74,20 @@ impl ReconcileSink {
             return;
         };
         let expect = &answered.job.expect;
-        // A row whose order id cell is empty, in a file with an order id column, still
-        // claims its payment, for "no order id": else a later run could give that payment
-        // to an order quietly. A file with no order id column (a settlement file) is of
-        // payments, not orders, and claims nothing.
-        let order = match (&expect.order_id, self.columns.1) {
-            (Some(id), _) => id.as_str(),
-            (None, Some(_)) => "",
-            (None, None) => return,
-        };
         let Some(shown) = payment.shown() else {
             return;
         };
-        let order = Order::of_id(order, expect.merchant_ref.as_deref());
         let reference = answered.job.reference.as_str();
+        // A row whose order id cell is empty, in a file with an order id column, still
+        // claims its payment, as that row's: else a later run could give that payment to
+        // an order quietly. A file with no order id column (a settlement file) is of
+        // payments, not orders, and claims nothing.
+        let merchant_ref = expect.merchant_ref.as_deref();
+        let order = match (&expect.order_id, self.columns.1) {
+            (Some(id), _) => Order::of_id(id, merchant_ref),
+            (None, Some(_)) => Order::without_id(reference, merchant_ref),
+            (None, None) => return,
+        };
         if let Ok(Some(claim)) = journal.claim_in_batch(payment, &order, reference) {
             record.claimed(&CheckFailure::Claimed {
                 payment: shown.to_owned(),
