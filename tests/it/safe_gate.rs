@@ -149,11 +149,12 @@ fn item_01_the_gate_is_one_text_in_readme_help_and_man_page() {
         page.contains(&format!("\\fB{GATE}\\fR")),
         "man page lacks {GATE}"
     );
-    // The long form in docs/gate.md is the gate's equivalent, and says so.
+    // The long form in docs/gate.md is the gate's checks, says so, and says gate alone
+    // claims.
     assert!(gate_page().contains(
-        "It is exactly `payverify verify -q --hmac require --expect-amount \"$total\" \
-         --expect-currency\nNGN --expect-merchant-ref \"$order_ref\" -- \"$ref\"` with \
-         `expect_mode` required."
+        "Its checks are exactly `payverify verify -q --hmac require --expect-amount \"$total\"\n\
+         --expect-currency NGN --expect-merchant-ref \"$order_ref\" -- \"$ref\"` with \
+         `expect_mode`\nrequired. What that verify does not do is claim"
     ));
 }
 
