@@ -1,29 +1,37 @@
-//! The references a batch has already seen, at about 20 bytes each however long they are.
+//! The references a batch has already seen, at about 14 bytes each however long they are.
 //!
-//! Each reference is kept as a 128-bit SipHash-1-3 under a key drawn at random per run,
-//! not as its text. Two distinct references share a key with probability 2⁻¹²⁸; among
-//! 10 million references the chance of any such pair is about n²/2¹²⁹ ≈ 10⁻²⁵, far below
+//! Each reference is kept as 96 bits of a SipHash-1-3 under a key drawn at random per run,
+//! not as its text. Two distinct references share a key with probability 2⁻⁹⁶; among
+//! 10 million references the chance of any such pair is about n²/2⁹⁷ ≈ 10⁻¹⁵, far below
 //! the rate of undetected memory errors, and with a secret key no input file can be built
 //! to collide on purpose. A collision would report a new reference as a duplicate (it
-//! would not be verified, and the warning says so), never pass an unverified one.
+//! would not be verified, and the warning says so), never pass an unverified one. (96
+//! bits, not 128: at 1,000,000 references the four bytes more a key were 4 MB of a run's
+//! peak memory, issue 40's bar being 40 MB, for odds already beyond any that matter.)
 //!
-//! Layout: a sorted run of keys (16 bytes a key, no per-entry overhead) in fixed 64 KiB
+//! Layout: a sorted run of keys (12 bytes a key, no per-entry overhead) in fixed 48 KiB
 //! chunks, so growing it never copies it (a `Vec`'s reallocation briefly holds the old and
-//! the new buffer), plus a small hash set of recent keys, merged into the run when it
-//! reaches a sixteenth of its size. A hash set alone would cost 32 to 64 bytes a key after
-//! its power-of-two growth.
+//! the new buffer), plus a small hash set of recent keys, merged into the run once it is
+//! full and holds at least a thirty-second of the run: merged when full, the set's table
+//! is never more than half empty (a hash set alone would cost 32 to 64 bytes a key after
+//! its power-of-two growth).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
 use siphasher::sip128::SipHasher13;
 
-/// Recent keys merged into the sorted run once there are this many, or a sixteenth of it.
+/// Recent keys merged into the sorted run once there are at least this many, or a
+/// thirty-second of it, and their table is full.
 const FIRST_MERGE: usize = 4096;
-/// Keys per chunk of the sorted run: 64 KiB.
+/// Keys per chunk of the sorted run: 48 KiB.
 const CHUNK: usize = 4096;
 
-/// A set of strings held as keyed 128-bit hashes, each with a small value kept beside its
+/// A key as the sorted run stores it: 96 bits, most significant first, so the arrays
+/// order as the numbers do.
+type Stored = [u32; 3];
+
+/// A set of strings held as 96-bit keyed hashes, each with a small value kept beside its
 /// key (reconcile keeps the line a reference was first on; `()` costs nothing).
 pub(crate) struct Seen<V: Copy + Default = ()> {
     hasher: SipHasher13,
@@ -58,9 +66,14 @@ impl<V: Copy + Default> Seen<V> {
         }
     }
 
+    /// `text`'s key: the top 96 bits of its keyed hash.
+    fn key(&self, text: &str) -> u128 {
+        self.hasher.hash(text.as_bytes()).as_u128() >> 32
+    }
+
     /// The value `text` was first added with, if it was.
     pub(crate) fn find(&self, text: &str) -> Option<V> {
-        let key = self.hasher.hash(text.as_bytes()).as_u128();
+        let key = self.key(text);
         self.sorted
             .find(key)
             .or_else(|| self.recent.get(&key).copied())
@@ -69,17 +82,20 @@ impl<V: Copy + Default> Seen<V> {
     /// Adds `text` with `value`: `None` when it was new, else the value it was first
     /// added with (kept; `value` is dropped).
     pub(crate) fn first(&mut self, text: &str, value: V) -> Option<V> {
-        let key = self.hasher.hash(text.as_bytes()).as_u128();
+        let key = self.key(text);
         if let Some(earlier) = self.sorted.find(key) {
             return Some(earlier);
         }
         if let Some(earlier) = self.recent.get(&key) {
             return Some(*earlier);
         }
-        self.recent.insert(key, value);
-        if self.recent.len() >= self.first_merge.max(self.sorted.len / 16) {
+        // Merged when one more key would grow the table: a table grown only while it holds
+        // less than a thirty-second of the run is never more than twice that, and full.
+        let full = self.recent.len() == self.recent.capacity();
+        if full && self.recent.len() >= self.first_merge.max(self.sorted.len / 32) {
             self.merge();
         }
+        self.recent.insert(key, value);
         None
     }
 
@@ -108,9 +124,9 @@ impl<V: Copy + Default> Seen<V> {
 }
 
 /// Keys in ascending order, in chunks of [`CHUNK`], and their values in chunks beside them
-/// (separate, so a `u128` key's alignment pads no value).
+/// (separate, so no value pads a key).
 struct Sorted<V> {
-    chunks: Vec<Box<[u128]>>,
+    chunks: Vec<Box<[Stored]>>,
     values: Vec<Box<[V]>>,
     len: usize,
 }
@@ -127,15 +143,19 @@ impl<V> Default for Sorted<V> {
 
 impl<V: Copy + Default> Sorted<V> {
     fn get(&self, i: usize) -> u128 {
-        self.chunks[i / CHUNK][i % CHUNK]
+        let [high, middle, low] = self.chunks[i / CHUNK][i % CHUNK];
+        (u128::from(high) << 64) | (u128::from(middle) << 32) | u128::from(low)
     }
 
     fn value(&self, i: usize) -> V {
         self.values[i / CHUNK][i % CHUNK]
     }
 
+    /// Stores `key`, a 96-bit key (its top 32 bits zero), at `i`.
     fn set(&mut self, i: usize, key: u128, value: V) {
-        self.chunks[i / CHUNK][i % CHUNK] = key;
+        // Each `as` takes its 32 bits of the key, by design.
+        let stored = [(key >> 64) as u32, (key >> 32) as u32, key as u32];
+        self.chunks[i / CHUNK][i % CHUNK] = stored;
         self.values[i / CHUNK][i % CHUNK] = value;
     }
 
@@ -143,7 +163,7 @@ impl<V: Copy + Default> Sorted<V> {
     fn grow(&mut self, more: usize) {
         self.len += more;
         while self.chunks.len() * CHUNK < self.len {
-            self.chunks.push(vec![0; CHUNK].into_boxed_slice());
+            self.chunks.push(vec![[0; 3]; CHUNK].into_boxed_slice());
             self.values
                 .push(vec![V::default(); CHUNK].into_boxed_slice());
         }
@@ -218,6 +238,27 @@ mod tests {
         for i in (0..10_000u64).rev() {
             assert_eq!(seen.first(&format!("REF-{i}"), 0), Some(i + 2), "{i}");
         }
+    }
+
+    /// The recent table is merged, not grown, once it holds a thirty-second of the run: it
+    /// never costs more than twice that, however many references come.
+    #[test]
+    fn the_recent_table_stays_a_small_share_of_the_run() {
+        let mut seen = Seen::default();
+        let mut merges = 0;
+        for i in 0..300_000 {
+            let before = seen.sorted.len;
+            assert!(seen.insert(&format!("SANDBOX-OK-{i}")));
+            merges += usize::from(seen.sorted.len != before);
+            let share = FIRST_MERGE.max(seen.sorted.len / 32);
+            assert!(
+                seen.recent.capacity() <= 2 * share + 8,
+                "{i}: {}",
+                seen.recent.capacity()
+            );
+        }
+        assert!(merges > 10, "{merges} merges");
+        assert_eq!(seen.sorted.len + seen.recent.len(), 300_000);
     }
 
     #[test]
