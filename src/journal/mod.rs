@@ -9,8 +9,6 @@ mod entry;
 mod history;
 mod open;
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry as Slot;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
@@ -27,8 +25,11 @@ pub(crate) use open::Refusal;
 /// How long a write transaction stays open while records come: other processes wait at
 /// most about this for the journal.
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
-/// The most checks one transaction holds.
+/// The most checks that wait to be written.
 const COMMIT_ROWS: usize = 256;
+/// How long a batch that held claims leaves the write lock free before it takes it again:
+/// others waiting for it (a gate, another batch) try every millisecond, and get it here.
+const LOCK_GAP: Duration = Duration::from_millis(5);
 
 /// What every check of a run shares: the command, the profile and the service's host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,15 +193,14 @@ struct Shared {
     store: Mutex<Store>,
 }
 
-/// Checks and claims not yet written, and since when the oldest has waited. They are
-/// written in one short transaction every [`COMMIT_EVERY`] or [`COMMIT_ROWS`]: no
-/// transaction is ever open while the run waits on anything else (a stdout a slow reader
-/// holds), so other processes never wait on this one for longer than a write.
+/// Checks not yet written, and since when the oldest has waited (or the open
+/// transaction's claims have). The journal's thread writes them every [`COMMIT_EVERY`] or
+/// [`COMMIT_ROWS`], and commits a transaction holding claims once it is [`COMMIT_EVERY`]
+/// old, whatever the run waits on (a slow gateway, a stdout a slow reader holds), so
+/// other processes never wait on this one for much longer.
 #[derive(Default)]
 struct Queue {
     pending: Vec<Packed>,
-    /// Claims a batch made and has not yet written, by each key of the payment.
-    claims: HashMap<String, Pending>,
     since: Option<Instant>,
     /// The run has ended: the journal's thread stops.
     closed: bool,
@@ -209,7 +209,7 @@ struct Queue {
 impl Queue {
     /// Whether what waits should be written now.
     fn due(&self) -> bool {
-        self.pending.len() + self.claims.len() >= COMMIT_ROWS
+        self.pending.len() >= COMMIT_ROWS
             || self.since.is_some_and(|at| at.elapsed() >= COMMIT_EVERY)
     }
 }
@@ -219,9 +219,11 @@ struct Store {
     conn: Connection,
     /// Why the journal stopped taking checks, once it has.
     failed: Option<String>,
-    /// Payments another process claimed for another order between this run's look and its
-    /// write, one line each: the run ends with exit 4 naming them.
-    lost: Vec<String>,
+    /// When the open transaction took its first batch claim: it is committed once it is
+    /// [`COMMIT_EVERY`] old, not with each write of checks.
+    claiming: Option<Instant>,
+    /// When a transaction that held claims was last committed (see [`LOCK_GAP`]).
+    released: Option<Instant>,
 }
 
 /// The order a payment is claimed for, as gate and reconcile know it.
@@ -250,17 +252,6 @@ impl Order {
         Order {
             key: format!("{NO_ORDER_ID}{}", crate::secret::redact(reference)),
             merchant_ref: merchant_ref.map(str::to_owned),
-            by_id: true,
-            key_is_id: true,
-        }
-    }
-
-    /// The holder of a [`MERCHANT_OF`] claim two orders gave ([`SEVERAL_ORDERS`]): no order
-    /// is it.
-    fn several() -> Order {
-        Order {
-            key: SEVERAL_ORDERS.to_owned(),
-            merchant_ref: None,
             by_id: true,
             key_is_id: true,
         }
@@ -330,16 +321,6 @@ impl Claim {
             order => format!("order {order} ({command}, {at})"),
         }
     }
-}
-
-/// A claim a batch made, not yet written.
-#[derive(Clone)]
-struct Pending {
-    order: Order,
-    /// The reference it was asked as.
-    reference: String,
-    /// When it was claimed, as the journal writes times.
-    at: String,
 }
 
 /// The claim on payment key `key` in `account`, with the order that holds it.
@@ -465,7 +446,8 @@ impl Journal {
             store: Mutex::new(Store {
                 conn,
                 failed: None,
-                lost: Vec::new(),
+                claiming: None,
+                released: None,
             }),
         }));
         let writer = journal.clone();
@@ -502,23 +484,30 @@ impl Journal {
                 return;
             }
             drop(queue);
-            self.flush(&mut self.store());
+            self.flush(&mut self.store(), false);
         }
     }
 
-    /// Writes what the queue holds, in one transaction: the caller holds the store, so
-    /// what is taken from the queue is written before anyone reads the store again.
-    fn flush(&self, store: &mut Store) {
-        let (pending, claims) = {
+    /// Writes what the queue holds, and commits it (`end`: whatever the transaction
+    /// holds). The caller holds the store, so what is taken from the queue is written
+    /// before anyone reads the store again.
+    fn flush(&self, store: &mut Store, end: bool) {
+        let pending = {
             let mut queue = self.queue();
             queue.since = None;
-            (
-                std::mem::take(&mut queue.pending),
-                std::mem::take(&mut queue.claims),
-            )
+            std::mem::take(&mut queue.pending)
         };
-        if !(pending.is_empty() && claims.is_empty()) {
-            store.write(&self.0.run, &pending, &claims);
+        if pending.is_empty() && store.conn.is_autocommit() {
+            return;
+        }
+        store.within(|conn| pending.iter().try_for_each(|entry| entry.insert(conn)));
+        match store.claiming {
+            // The claims stay under the write lock until their transaction is due: the
+            // journal's thread wakes for it then.
+            Some(at) if !end && at.elapsed() < COMMIT_EVERY && store.failed.is_none() => {
+                self.queue().since.get_or_insert(at);
+            }
+            _ => store.commit(),
         }
     }
 
@@ -530,7 +519,7 @@ impl Journal {
         let mut queue = self.queue();
         queue.pending.push(row);
         queue.since.get_or_insert_with(Instant::now);
-        let waiting = queue.pending.len() + queue.claims.len();
+        let waiting = queue.pending.len();
         drop(queue);
         if waiting >= COMMIT_ROWS {
             self.0.wake.notify_one();
@@ -538,7 +527,7 @@ impl Journal {
         // The journal's thread has fallen behind: the run writes a share itself rather
         // than let what waits grow with the run (1,000,000 references in a few MB).
         if waiting >= 2 * COMMIT_ROWS {
-            self.flush(&mut self.store());
+            self.flush(&mut self.store(), false);
         }
     }
 
@@ -557,7 +546,7 @@ impl Journal {
         let keys = payment.keys();
         let mut store = self.store();
         // In order: the checks before the claim are written first.
-        self.flush(&mut store);
+        self.flush(&mut store, true);
         // Synced to disk before gate answers: a claim must outlast a power cut once gate
         // has said 0. The checks of a batch are not, which is what keeps them cheap.
         if let Err(e) = store.conn.execute_batch("PRAGMA synchronous = FULL") {
@@ -588,10 +577,14 @@ impl Journal {
     }
 
     /// A batch's claim (reconcile's rows): the earlier claim when another order holds the
-    /// payment, in the journal or earlier in this run; else the claim is written with the
-    /// next checks, not in a transaction of its own, so 100,000 rows are not 100,000
-    /// commits. Another process that claims the same payment for another order in between
-    /// is found when the claim is written, and the run's end names it (exit 4).
+    /// payment, in the journal or earlier in this run; else the claim is written into the
+    /// open write transaction, committed with the next checks, so 100,000 rows are not
+    /// 100,000 commits. The look and the write are in that one transaction, which holds
+    /// SQLite's write lock: another process claiming the same payment meanwhile (a gate at
+    /// that moment) waits for the commit, at most about [`COMMIT_EVERY`], and then finds
+    /// this claim. So a row this says nothing against is the payment's only order, and may
+    /// be written as MATCHED at once. After each commit the lock is left free for
+    /// [`LOCK_GAP`], so whoever waits gets it.
     pub(crate) fn claim_in_batch(
         &self,
         payment: Payment<'_>,
@@ -599,53 +592,56 @@ impl Journal {
         reference: &str,
     ) -> Result<Option<Claim>, String> {
         let run = &self.0.run;
-        let keys = payment.keys();
-        // The store first: a claim the journal's thread is writing is in neither the queue
-        // nor the file until it is done.
         let mut store = self.store();
+        if store.conn.is_autocommit()
+            && let Some(gap) = store
+                .released
+                .map(|at| LOCK_GAP.saturating_sub(at.elapsed()))
+            && !gap.is_zero()
+        {
+            std::thread::sleep(gap);
+        }
+        let mut found = None;
+        store.within(|conn| {
+            for key in &payment.lookups() {
+                match earlier_claim(conn, &run.account, key)? {
+                    Some((earlier, claim)) if !earlier.is(order) => {
+                        found = Some(claim);
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+            }
+            let at = now();
+            for key in &payment.keys() {
+                if !insert_claim(conn, run, key, order, reference, &at)?
+                    && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
+                    && earlier.is(order)
+                    && order.by_id
+                    && !earlier.by_id
+                {
+                    // A gate's claim, known by its merchant reference alone, that this
+                    // row's order id has now been matched to: the order id takes it, so
+                    // another order id with the same merchant reference is another order
+                    // from now on.
+                    take_over_claim(conn, run, key, order)?;
+                }
+            }
+            Ok(())
+        });
         if let Some(why) = &store.failed {
             return Err(why.clone());
         }
+        let at = *store.claiming.get_or_insert_with(Instant::now);
         let mut queue = self.queue();
-        for key in &payment.lookups() {
-            if let Some(earlier) = queue.claims.get(key) {
-                if earlier.order.is(order) {
-                    continue;
-                }
-                return Ok(Some(Claim {
-                    order: earlier.order.key.clone(),
-                    at: earlier.at.clone(),
-                    command: run.command.to_owned(),
-                }));
-            }
-            // A read outside any transaction: WAL readers never wait on a writer.
-            match earlier_claim(&store.conn, &run.account, key) {
-                Ok(Some((earlier, claim))) if !earlier.is(order) => return Ok(Some(claim)),
-                Ok(_) => {}
-                Err(e) => return Err(store.fail(&e)),
-            }
+        queue.since.get_or_insert(at);
+        if queue.due() {
+            // Also when the journal's thread could not be started: the write lock is never
+            // held much longer than COMMIT_EVERY.
+            drop(queue);
+            self.flush(&mut store, false);
         }
-        let pending = Pending {
-            order: order.clone(),
-            reference: reference.to_owned(),
-            at: now(),
-        };
-        // The first claim on a key holds, as the file's does (`ON CONFLICT DO NOTHING`); a
-        // merchantRef two orders' named payments gave is held by several orders, as there.
-        for key in keys {
-            match queue.claims.entry(key) {
-                Slot::Vacant(vacant) => {
-                    vacant.insert(pending.clone());
-                }
-                Slot::Occupied(mut held) => {
-                    if held.key().starts_with(MERCHANT_OF) && !held.get().order.is(order) {
-                        held.get_mut().order = Order::several();
-                    }
-                }
-            }
-        }
-        queue.since.get_or_insert_with(Instant::now);
-        Ok(None)
+        Ok(found)
     }
 
     /// Whether the journal holds a check of `reference` on this run's service: the
@@ -669,88 +665,61 @@ impl Journal {
     }
 
     /// Writes what is left, stops the journal's thread, and says whether every check and
-    /// claim was kept: the error line (exit 6) when one was not; exit 4, a line each, for
-    /// the payments another process claimed for another order while this run matched them.
+    /// claim was kept: the error line (exit 6) when one was not.
     pub(crate) fn close(&self) -> Result<(), Failure> {
         let mut store = self.store();
-        self.flush(&mut store);
+        self.flush(&mut store, true);
         self.queue().closed = true;
         self.0.wake.notify_one();
-        if let Some(why) = &store.failed {
-            return Err(refused(&self.0.path, why));
-        }
-        match store.lost.is_empty() {
-            true => Ok(()),
-            false => Err(Failure::new(Exit::CheckFailed, store.lost.join("\n"))),
+        match &store.failed {
+            Some(why) => Err(refused(&self.0.path, why)),
+            None => Ok(()),
         }
     }
 }
 
 impl Store {
-    /// Writes `pending` checks and `claims`, in one transaction.
-    fn write(&mut self, run: &Run, pending: &[Packed], claims: &HashMap<String, Pending>) {
-        let mut lost = Vec::new();
-        self.transaction(|conn| {
-            pending.iter().try_for_each(|entry| entry.insert(conn))?;
-            for (key, claim) in claims {
-                let (order, reference) = (&claim.order, claim.reference.as_str());
-                if !insert_claim(conn, run, key, order, reference, &claim.at)?
-                    && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
-                    && earlier.is(order)
-                    && order.by_id
-                    && !earlier.by_id
-                {
-                    // A gate's claim, known by its merchant reference alone, that this row's
-                    // order id has now been matched to: the order id takes it, so another
-                    // order id with the same merchant reference is another order from now on.
-                    take_over_claim(conn, run, key, order)?;
-                }
-                // Claimed by another process since this run looked, under any of its
-                // rivals (another answer may give this name in another field).
-                let payment = key.split_once(':').map_or(key.as_str(), |(_, name)| name);
-                for rival in rivals(key) {
-                    let Some((earlier, by)) = earlier_claim(conn, &run.account, &rival)? else {
-                        continue;
-                    };
-                    if earlier.is(order) {
-                        continue;
-                    }
-                    let line = format!(
-                        "the payment {} was claimed for {} while this run matched it to order \
-                         {}: one payment counts for one order; look at both",
-                        crate::terminal::scrub(payment),
-                        by.said(),
-                        crate::terminal::scrub(&order.key)
-                    );
-                    if !lost.contains(&line) {
-                        lost.push(line);
-                    }
-                }
-            }
-            Ok(())
-        });
-        self.lost.extend(lost);
-    }
-
     /// Stops the journal for `e`: what the run's end reports.
     fn fail(&mut self, e: &rusqlite::Error) -> String {
         let why = format!("cannot write to it: {}", open::reason(e));
         self.failed.get_or_insert(why).clone()
     }
 
-    /// Runs `write` in one write transaction (taken at once, so two processes' claims are
-    /// one after the other); a failure stops the journal, and the run's end reports it.
+    /// Runs `write` in the open write transaction, or in one it opens (taken at once, so
+    /// two processes' claims are one after the other), and commits it; a failure stops the
+    /// journal, and the run's end reports it.
     fn transaction(&mut self, write: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
+        self.within(write);
+        self.commit();
+    }
+
+    /// Commits the open write transaction, if there is one.
+    fn commit(&mut self) {
+        if self.failed.is_none()
+            && !self.conn.is_autocommit()
+            && let Err(e) = self.conn.execute_batch("COMMIT")
+        {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            self.fail(&e);
+        }
+        if self.claiming.take().is_some() {
+            self.released = Some(Instant::now());
+        }
+    }
+
+    /// Runs `write` in the open write transaction, or in one it opens, and leaves it open
+    /// for the next commit; a failure rolls it back and stops the journal.
+    fn within(&mut self, write: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
         if self.failed.is_some() {
             return;
         }
-        let done =
-            (self.conn.execute_batch("BEGIN IMMEDIATE")).and_then(|()| match write(&self.conn) {
-                Ok(()) => self.conn.execute_batch("COMMIT"),
-                Err(e) => Err(e),
-            });
-        if let Err(e) = done {
+        let begun = match self.conn.is_autocommit() {
+            true => self.conn.execute_batch("BEGIN IMMEDIATE"),
+            false => Ok(()),
+        };
+        if let Err(e) = begun.and_then(|()| write(&self.conn)) {
             let _ = self.conn.execute_batch("ROLLBACK");
+            self.claiming = None;
             self.fail(&e);
         }
     }
@@ -786,6 +755,9 @@ mod tests {
     /// process passes `gated` (TX-1, in some field) for order 1002, before that claim is
     /// written. Whichever wins, the payment never goes to both orders quietly: the gate is
     /// refused naming order 1001, or reconcile's end names the payment and both orders.
+    /// reconcile's row claims TX-1 for order 1001, and may print MATCHED at once; a gate
+    /// for order 1002 at that moment, in another process, must then be refused: it waits
+    /// for reconcile's commit and finds the claim, and reconcile's run ends clean.
     fn race(name: &str, gated: Payment<'_>) {
         let dir = TempDir::new(name);
         let path = dir.path().join("j.sqlite3");
@@ -794,36 +766,18 @@ mod tests {
         let queued = reconcile.claim_in_batch(tx("TX-1"), &order("1001"), "TX-1");
         assert_eq!(queued, Ok(None));
         let gated = gate.claim(gated, &order("1002"), "TX-1").unwrap();
-        let closed = reconcile.close();
-        match gated {
-            // The gate came first: reconcile's end names the payment and both orders.
-            None => {
-                let failure = closed.unwrap_err();
-                assert_eq!(failure.exit, Exit::CheckFailed);
-                assert!(
-                    failure.message.contains("TX-1")
-                        && failure.message.contains("order 1002 (gate")
-                        && failure.message.contains("order 1001"),
-                    "{}",
-                    failure.message
-                );
-            }
-            // reconcile's claim was written first (its thread ran): the gate is refused.
-            Some(claim) => {
-                assert_eq!(claim.order, "1001");
-                assert!(closed.is_ok());
-            }
-        }
+        assert_eq!(gated.map(|c| c.order), Some("1001".to_owned()));
+        assert!(reconcile.close().is_ok());
         assert!(gate.close().is_ok());
     }
 
     #[test]
-    fn a_batch_claim_another_process_took_meanwhile_is_never_given_to_two_orders_quietly() {
+    fn a_batch_claim_another_process_wants_meanwhile_is_never_given_to_two_orders() {
         race("journal-race", tx("TX-1"));
     }
 
     #[test]
-    fn a_claim_taken_meanwhile_under_the_name_in_another_field_is_found_at_the_write() {
+    fn a_batch_claim_holds_against_a_gate_naming_it_in_another_field_meanwhile() {
         // reconcile's answer gives TX-1 as its transactionRef; the gate's, meanwhile, as
         // its paymentRef: one payment, claimed under two keys.
         let by_payment_ref = Payment {
@@ -832,6 +786,26 @@ mod tests {
             merchant_ref: None,
         };
         race("journal-race-field", by_payment_ref);
+    }
+
+    /// Two batches at once (two reconciles of overlapping exports): whichever looks second
+    /// waits for the first's commit and finds its claim, never a second MATCHED.
+    #[test]
+    fn two_batches_claiming_one_payment_at_once_give_it_to_one_order() {
+        let dir = TempDir::new("journal-race-batches");
+        let path = dir.path().join("j.sqlite3");
+        let first = Journal::open(&path, false, run("reconcile")).unwrap();
+        let second = Journal::open(&path, false, run("reconcile")).unwrap();
+        assert_eq!(
+            first.claim_in_batch(tx("TX-1"), &order("1001"), "TX-1"),
+            Ok(None)
+        );
+        let refused = second
+            .claim_in_batch(tx("TX-1"), &order("1002"), "TX-1")
+            .unwrap();
+        assert_eq!(refused.map(|c| c.order), Some("1001".to_owned()));
+        assert!(first.close().is_ok());
+        assert!(second.close().is_ok());
     }
 
     #[test]

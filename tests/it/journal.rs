@@ -870,6 +870,169 @@ fn a_batch_whose_reader_stopped_reading_never_holds_the_journal_from_a_gate() {
     let _ = child.wait();
 }
 
+/// A reconcile blocked on a stdout nobody reads holds claims: its journal's thread commits
+/// them all the same, and a gate for another order's payment is answered at once.
+#[test]
+fn a_reconcile_whose_reader_stopped_reading_never_holds_the_journal_from_a_gate() {
+    let dir = TempDir::new("journal-blocked-claims");
+    let journal = journal_in(&dir);
+    let mut text = String::from("order_id,reference,amount\n");
+    for n in 0..400 {
+        text.push_str(&format!("{n},SANDBOX-MERCHANT-M{n},40000\n"));
+    }
+    let file = dir.write("orders.csv", text);
+    let args = [
+        "reconcile",
+        "--sandbox",
+        "-o",
+        "jsonl",
+        "--journal",
+        journal.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ];
+    let (mut child, _stderr, read_end) = super::common::blocked_on_a_full_pipe(&args);
+    let started = std::time::Instant::now();
+    // Order 0's payment, for the order of merchant reference M0: refused, as reconcile's
+    // claim was committed.
+    let out = run(
+        &journal,
+        &[
+            "gate",
+            "--sandbox",
+            "--merchant-ref",
+            "M0",
+            "--amount",
+            "40000",
+            "--",
+            "SANDBOX-MERCHANT-M0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("order 0 (reconcile"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(read_end);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Two reconciles of overlapping exports at once, one journal, the same payments for
+/// different order ids: each payment is MATCHED in one run's output only, and the other
+/// run's row is DUPLICATE naming it. (Before, either run could write MATCHED and find the
+/// other's claim only when it committed: hundreds of payments MATCHED in both.)
+#[test]
+fn two_reconciles_at_once_never_both_write_one_payment_matched() {
+    let dir = TempDir::new("journal-two-reconciles");
+    let journal = journal_in(&dir);
+    let rows = 1500;
+    let file_of = |shop: &str| {
+        let mut text = String::from("order_id,reference,amount\n");
+        for n in 0..rows {
+            text.push_str(&format!("{shop}{n},SANDBOX-OK-t{n},40000\n"));
+        }
+        dir.write(&format!("{shop}.csv"), text)
+    };
+    let (a, b) = (file_of("A"), file_of("B"));
+    let start = |file: &Path| {
+        super::common::spawnable()
+            .env("PAYVERIFY_JOURNAL", &journal)
+            .args(["reconcile", "--sandbox", "-j", "8", "-o", "jsonl"])
+            .arg(file)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (start(&a), start(&b));
+    let outputs = [
+        first.wait_with_output().unwrap(),
+        second.wait_with_output().unwrap(),
+    ];
+    let mut matched = std::collections::HashMap::<String, usize>::new();
+    for out in &outputs {
+        let code = out.status.code();
+        assert!(matches!(code, Some(0 | 4)), "{code:?}: {}", stderr_of(out));
+        let mut seen = 0;
+        for line in stdout_of(out).lines() {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            let reference = row["row"]["reference"].as_str().unwrap().to_owned();
+            match row["result"].as_str() {
+                Some("MATCHED") => *matched.entry(reference).or_default() += 1,
+                Some("DUPLICATE") => assert!(
+                    row["error"].as_str().unwrap().contains("(reconcile, 20"),
+                    "{line}"
+                ),
+                other => panic!("{other:?}: {line}"),
+            }
+            seen += 1;
+        }
+        assert_eq!(seen, rows);
+        // A run that wrote a DUPLICATE row is not exit 0; one that did not is.
+        let duplicates = stdout_of(out).matches("\"result\":\"DUPLICATE\"").count();
+        assert_eq!(code == Some(0), duplicates == 0, "{}", stderr_of(out));
+    }
+    let twice: Vec<_> = matched.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "{} payments MATCHED twice", twice.len());
+    assert_eq!(matched.len(), rows, "every payment MATCHED once");
+}
+
+/// A reconcile claiming payments holds the journal's write lock in windows of 200 ms and
+/// leaves it free between them: verifies started meanwhile each finish in well under a
+/// second or two, not when the reconcile ends. (With SQLite's own busy timeout, whose
+/// tries back off to 100 ms apart, they missed the free moments and waited for the end.)
+#[test]
+fn verifies_during_a_reconcile_holding_claims_are_not_kept_waiting_for_its_end() {
+    let dir = TempDir::new("journal-fair");
+    let journal = journal_in(&dir);
+    let mut text = String::from("order_id,reference,amount\n");
+    for n in 0..600 {
+        text.push_str(&format!("{n},SANDBOX-SLOW-40-f{n},40000\n"));
+    }
+    let file = dir.write("orders.csv", text);
+    let mut reconcile = super::common::spawnable()
+        .env("PAYVERIFY_JOURNAL", &journal)
+        .args(["reconcile", "--sandbox", "-j", "4", "-q", "-o", "jsonl"])
+        .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // About 6 s of rows: the verifies below all start while it claims.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let verifies: Vec<_> = (0..8)
+        .map(|n| {
+            let journal = journal.clone();
+            std::thread::spawn(move || {
+                let started = std::time::Instant::now();
+                let out = run(
+                    &journal,
+                    &["verify", "--sandbox", "-q", &format!("SANDBOX-OK-v{n}")],
+                );
+                (out.status.code(), started.elapsed())
+            })
+        })
+        .collect();
+    let waits: Vec<_> = verifies.into_iter().map(|v| v.join().unwrap()).collect();
+    let still_claiming = reconcile.try_wait().unwrap().is_none();
+    let done = reconcile.wait().unwrap();
+    for (code, waited) in waits {
+        assert_eq!(code, Some(0));
+        assert!(waited < std::time::Duration::from_secs(3), "{waited:?}");
+    }
+    assert_eq!(done.code(), Some(0));
+    assert!(
+        still_claiming,
+        "the reconcile ended before the verifies: nothing was tested"
+    );
+}
+
 #[test]
 fn a_journal_with_a_trigger_payverify_did_not_make_is_refused() {
     let dir = TempDir::new("journal-trigger");
