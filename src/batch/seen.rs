@@ -27,6 +27,13 @@ const FIRST_MERGE: usize = 4096;
 /// Keys per chunk of the sorted run: 48 KiB.
 const CHUNK: usize = 4096;
 
+/// A line number as a [`Seen`] keeps it beside a key: four bytes, not eight. Inputs are
+/// read up to 1 GiB, so their line numbers fit; a larger one would be kept as `u32::MAX`,
+/// a line no input reaches.
+pub(crate) fn kept_line(line: u64) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
 /// A key as the sorted run stores it: 96 bits, most significant first, so the arrays
 /// order as the numbers do.
 type Stored = [u32; 3];
@@ -259,6 +266,13 @@ mod tests {
         }
         assert!(merges > 10, "{merges} merges");
         assert_eq!(seen.sorted.len + seen.recent.len(), 300_000);
+    }
+
+    #[test]
+    fn a_line_is_kept_as_written_and_one_past_four_billion_as_the_last() {
+        assert_eq!(kept_line(1_073_741_825), 1_073_741_825);
+        assert_eq!(kept_line(u64::from(u32::MAX)), u32::MAX);
+        assert_eq!(kept_line(u64::from(u32::MAX) + 1), u32::MAX);
     }
 
     #[test]

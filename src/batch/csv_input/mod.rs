@@ -17,7 +17,7 @@ mod select;
 mod sink;
 
 use super::resume::Carried;
-use super::seen::Seen;
+use super::seen::{Seen, kept_line};
 use super::{Entry, Item, Sink, Source, Tally};
 use crate::domain::checks::{Expectations, order_number};
 use crate::domain::currency::iso_code;
@@ -119,7 +119,7 @@ pub(crate) struct Orders {
     columns: Columns,
     unit: AmountUnit,
     currency: Arc<str>,
-    seen: Arc<Mutex<Seen<u64>>>,
+    seen: Arc<Mutex<Seen<u32>>>,
     record: csv::ByteRecord,
     /// What the header left open to doubt (two columns that could be the same one), each
     /// held against every row: a warning at the end only if they differ.
@@ -322,17 +322,18 @@ impl Orders {
     /// references (its transaction and its payment reference).
     pub(crate) fn reference_lines(&self) -> ReferenceLines {
         let seen = self.seen.clone();
-        Box::new(move |reference| seen.lock().ok()?.find(reference))
+        Box::new(move |reference| seen.lock().ok()?.find(reference).map(u64::from))
     }
 
     /// The line of an earlier row that was asked about `reference`, if there is one; when
     /// there is none and `claims`, the reference is recorded as asked about on `line`.
     fn earlier_line(&mut self, reference: &Reference, line: u64, claims: bool) -> Option<u64> {
         let mut seen = self.seen.lock().ok()?;
-        match claims {
-            true => seen.first(reference.as_str(), line),
+        let earlier = match claims {
+            true => seen.first(reference.as_str(), kept_line(line)),
             false => seen.find(reference.as_str()),
-        }
+        };
+        earlier.map(u64::from)
     }
 }
 

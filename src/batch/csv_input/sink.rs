@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::batch::Look;
-use crate::batch::seen::Seen;
+use crate::batch::seen::{Seen, kept_line};
 use crate::domain::checks::CheckFailure;
 use crate::domain::outcome::Record;
 use crate::domain::reconcile::claimed_by;
@@ -28,7 +28,7 @@ pub(crate) struct ReconcileSink {
     /// whatever field an answer gives it in):
     /// two references may be answered as one payment without either answer naming the
     /// other's reference, and it still counts for one order only.
-    payments: Seen<u64>,
+    payments: Seen<u32>,
     /// The totals so far.
     pub(crate) summary: Summary,
     /// Where the reference and the order id are among a row's cells, for the closing
@@ -140,12 +140,14 @@ impl ReconcileSink {
         line: u64,
     ) -> Option<u64> {
         let mut first = claimed_by(v, own, line, self.lines_of.as_ref());
+        let kept = kept_line(line);
         // Every name is looked up and kept, whichever one gives the earliest line.
         for (_, name) in payment.names() {
             let earlier = match name == own {
                 true => self.payments.find(name),
-                false => self.payments.first(name, line),
-            };
+                false => self.payments.first(name, kept),
+            }
+            .map(u64::from);
             if let Some(earlier) = earlier.filter(|&l| l < line) {
                 first = Some(first.map_or(earlier, |f| f.min(earlier)));
             }
@@ -160,11 +162,11 @@ impl ReconcileSink {
                 true => ("\0alone\0", "\0of\0"),
                 false => ("\0of\0", "\0alone\0"),
             };
-            let earlier = self.payments.find(&format!("{theirs}{merchant_ref}"));
+            let earlier = (self.payments.find(&format!("{theirs}{merchant_ref}"))).map(u64::from);
             if let Some(earlier) = earlier.filter(|&l| l < line) {
                 first = Some(first.map_or(earlier, |f| f.min(earlier)));
             }
-            self.payments.first(&format!("{mine}{merchant_ref}"), line);
+            self.payments.first(&format!("{mine}{merchant_ref}"), kept);
         }
         first
     }
