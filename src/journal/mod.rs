@@ -27,9 +27,14 @@ pub(crate) use open::Refusal;
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
 /// The most checks that wait to be written.
 const COMMIT_ROWS: usize = 256;
+/// How long a write transaction holding a batch's claims stays open: it holds the write
+/// lock meanwhile, so others (a gate at a checkout, other batches) wait about this long
+/// for each batch ahead of them.
+const CLAIM_WINDOW: Duration = Duration::from_millis(25);
 /// How long a batch that held claims leaves the write lock free before it takes it again:
-/// others waiting for it (a gate, another batch) try every millisecond, and get it here.
-const LOCK_GAP: Duration = Duration::from_millis(5);
+/// a gate waiting for it tries every quarter millisecond, another batch every two (see
+/// `open::behind_gates`), so a checkout's gate gets it here first.
+const LOCK_GAP: Duration = Duration::from_micros(1500);
 
 /// What every check of a run shares: the command, the profile and the service's host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,15 +198,15 @@ struct Shared {
     store: Mutex<Store>,
 }
 
-/// Checks not yet written, and since when the oldest has waited (or the open
-/// transaction's claims have). The journal's thread writes them every [`COMMIT_EVERY`] or
-/// [`COMMIT_ROWS`], and commits a transaction holding claims once it is [`COMMIT_EVERY`]
+/// Checks not yet written, and when they (or the open transaction's claims) are due. The
+/// journal's thread writes the checks [`COMMIT_EVERY`] after the oldest came or at
+/// [`COMMIT_ROWS`], and commits a transaction holding claims once it is [`CLAIM_WINDOW`]
 /// old, whatever the run waits on (a slow gateway, a stdout a slow reader holds), so
 /// other processes never wait on this one for much longer.
 #[derive(Default)]
 struct Queue {
     pending: Vec<Packed>,
-    since: Option<Instant>,
+    due_at: Option<Instant>,
     /// The run has ended: the journal's thread stops.
     closed: bool,
 }
@@ -209,8 +214,12 @@ struct Queue {
 impl Queue {
     /// Whether what waits should be written now.
     fn due(&self) -> bool {
-        self.pending.len() >= COMMIT_ROWS
-            || self.since.is_some_and(|at| at.elapsed() >= COMMIT_EVERY)
+        self.pending.len() >= COMMIT_ROWS || self.due_at.is_some_and(|at| at <= Instant::now())
+    }
+
+    /// What waits is to be written by `at`, or sooner if it was already.
+    fn due_by(&mut self, at: Instant) {
+        self.due_at = Some(self.due_at.map_or(at, |due| due.min(at)));
     }
 }
 
@@ -220,7 +229,7 @@ struct Store {
     /// Why the journal stopped taking checks, once it has.
     failed: Option<String>,
     /// When the open transaction took its first batch claim: it is committed once it is
-    /// [`COMMIT_EVERY`] old, not with each write of checks.
+    /// [`CLAIM_WINDOW`] old, not with each write of checks.
     claiming: Option<Instant>,
     /// When a transaction that held claims was last committed (see [`LOCK_GAP`]).
     released: Option<Instant>,
@@ -438,6 +447,9 @@ impl Journal {
     /// what the run keeps, until [`Journal::close`].
     pub(crate) fn open(path: &Path, make_directory: bool, run: Run) -> Result<Journal, Refusal> {
         let conn = open::for_writing(path, make_directory)?;
+        if run.command != "gate" {
+            open::behind_gates(&conn)?;
+        }
         let journal = Journal(Arc::new(Shared {
             path: path.to_owned(),
             run,
@@ -473,8 +485,8 @@ impl Journal {
         loop {
             let mut queue = self.queue();
             while !queue.closed && !queue.due() {
-                let wait = match queue.since {
-                    Some(at) => COMMIT_EVERY.saturating_sub(at.elapsed()),
+                let wait = match queue.due_at {
+                    Some(at) => at.saturating_duration_since(Instant::now()),
                     None => COMMIT_EVERY,
                 };
                 queue = (self.0.wake.wait_timeout(queue, wait))
@@ -494,7 +506,7 @@ impl Journal {
     fn flush(&self, store: &mut Store, end: bool) {
         let pending = {
             let mut queue = self.queue();
-            queue.since = None;
+            queue.due_at = None;
             std::mem::take(&mut queue.pending)
         };
         if pending.is_empty() && store.conn.is_autocommit() {
@@ -504,8 +516,8 @@ impl Journal {
         match store.claiming {
             // The claims stay under the write lock until their transaction is due: the
             // journal's thread wakes for it then.
-            Some(at) if !end && at.elapsed() < COMMIT_EVERY && store.failed.is_none() => {
-                self.queue().since.get_or_insert(at);
+            Some(at) if !end && at.elapsed() < CLAIM_WINDOW && store.failed.is_none() => {
+                self.queue().due_by(at + CLAIM_WINDOW);
             }
             _ => store.commit(),
         }
@@ -518,7 +530,9 @@ impl Journal {
         let row = Packed::of(record, &self.0.run, counted, exit, why);
         let mut queue = self.queue();
         queue.pending.push(row);
-        queue.since.get_or_insert_with(Instant::now);
+        queue
+            .due_at
+            .get_or_insert_with(|| Instant::now() + COMMIT_EVERY);
         let waiting = queue.pending.len();
         drop(queue);
         if waiting >= COMMIT_ROWS {
@@ -581,7 +595,7 @@ impl Journal {
     /// open write transaction, committed with the next checks, so 100,000 rows are not
     /// 100,000 commits. The look and the write are in that one transaction, which holds
     /// SQLite's write lock: another process claiming the same payment meanwhile (a gate at
-    /// that moment) waits for the commit, at most about [`COMMIT_EVERY`], and then finds
+    /// that moment) waits for the commit, at most about [`CLAIM_WINDOW`], and then finds
     /// this claim. So a row this says nothing against is the payment's only order, and may
     /// be written as MATCHED at once. After each commit the lock is left free for
     /// [`LOCK_GAP`], so whoever waits gets it.
@@ -634,10 +648,10 @@ impl Journal {
         }
         let at = *store.claiming.get_or_insert_with(Instant::now);
         let mut queue = self.queue();
-        queue.since.get_or_insert(at);
+        queue.due_by(at + CLAIM_WINDOW);
         if queue.due() {
             // Also when the journal's thread could not be started: the write lock is never
-            // held much longer than COMMIT_EVERY.
+            // held much longer than CLAIM_WINDOW.
             drop(queue);
             self.flush(&mut store, false);
         }

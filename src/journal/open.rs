@@ -131,8 +131,7 @@ pub(super) fn for_reading(path: &Path) -> Result<Option<Connection>, Refusal> {
 fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, Refusal> {
     let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(unusable)?;
-    conn.busy_handler(Some(wait_a_millisecond))
-        .map_err(unusable)?;
+    conn.busy_handler(Some(wait_briefly)).map_err(unusable)?;
     let (id, version, tables) = marks(&conn)?;
     if !fresh(id, version, tables) {
         known(id, version)?;
@@ -327,16 +326,32 @@ fn known(id: i32, version: i32) -> Result<(), Refusal> {
 }
 
 /// SQLite's busy handler for a journal connection: another connection holds the lock, so
-/// try again in a millisecond, for up to about [`BUSY_TIMEOUT`]. (SQLite's own busy timeout
-/// backs off to tries 100 ms apart, which all but never land in the few milliseconds a
+/// try again in a quarter of a millisecond, for up to about [`BUSY_TIMEOUT`]. (SQLite's own
+/// busy timeout backs off to tries 100 ms apart, which all but never land in the moment a
 /// batch holding claims leaves the lock free between its transactions.)
-fn wait_a_millisecond(tries: i32) -> bool {
-    let waited = Duration::from_millis(u64::try_from(tries).unwrap_or(0));
-    if waited >= BUSY_TIMEOUT {
+fn wait_briefly(tries: i32) -> bool {
+    wait(tries, Duration::from_micros(250))
+}
+
+/// The busy handler of a batch's connection: tries every 2 ms, so that in the moment a
+/// batch holding claims leaves the lock free, a gate (a checkout waiting on its answer)
+/// takes it before another batch does.
+fn wait_behind_gates(tries: i32) -> bool {
+    wait(tries, Duration::from_millis(2))
+}
+
+/// Sleeps `step` and says to try again, until `tries` steps come to [`BUSY_TIMEOUT`].
+fn wait(tries: i32, step: Duration) -> bool {
+    if step * u32::try_from(tries).unwrap_or(0) >= BUSY_TIMEOUT {
         return false;
     }
-    std::thread::sleep(Duration::from_millis(1));
+    std::thread::sleep(step);
     true
+}
+
+/// Makes `conn`, a batch's, wait for a busy lock behind any gate (see [`wait_behind_gates`]).
+pub(super) fn behind_gates(conn: &Connection) -> Result<(), Refusal> {
+    conn.busy_handler(Some(wait_behind_gates)).map_err(unusable)
 }
 
 /// `step`, tried again while SQLite says another connection holds the file, for up to
