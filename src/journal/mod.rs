@@ -27,14 +27,6 @@ pub(crate) use open::Refusal;
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
 /// The most checks that wait to be written.
 const COMMIT_ROWS: usize = 256;
-/// How long a write transaction holding a batch's claims stays open: it holds the write
-/// lock meanwhile, so others (a gate at a checkout, other batches) wait about this long
-/// for each batch ahead of them.
-const CLAIM_WINDOW: Duration = Duration::from_millis(25);
-/// How long a batch that held claims leaves the write lock free before it takes it again:
-/// a gate waiting for it tries every quarter millisecond, another batch every two (see
-/// `open::behind_gates`), so a checkout's gate gets it here first.
-const LOCK_GAP: Duration = Duration::from_micros(1500);
 
 /// What every check of a run shares: the command, the profile and the service's host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,11 +190,11 @@ struct Shared {
     store: Mutex<Store>,
 }
 
-/// Checks not yet written, and when they (or the open transaction's claims) are due. The
-/// journal's thread writes the checks [`COMMIT_EVERY`] after the oldest came or at
-/// [`COMMIT_ROWS`], and commits a transaction holding claims once it is [`CLAIM_WINDOW`]
-/// old, whatever the run waits on (a slow gateway, a stdout a slow reader holds), so
-/// other processes never wait on this one for much longer.
+/// Checks not yet written, and when they are due. The journal's thread writes them in one
+/// short transaction [`COMMIT_EVERY`] after the oldest came, or at [`COMMIT_ROWS`]: no
+/// transaction is ever open while the run waits on anything else (a slow gateway, a
+/// stdout a slow reader holds), so other processes never wait on this one for longer
+/// than a write.
 #[derive(Default)]
 struct Queue {
     pending: Vec<Packed>,
@@ -216,11 +208,6 @@ impl Queue {
     fn due(&self) -> bool {
         self.pending.len() >= COMMIT_ROWS || self.due_at.is_some_and(|at| at <= Instant::now())
     }
-
-    /// What waits is to be written by `at`, or sooner if it was already.
-    fn due_by(&mut self, at: Instant) {
-        self.due_at = Some(self.due_at.map_or(at, |due| due.min(at)));
-    }
 }
 
 /// The connection, and what writing through it came to.
@@ -228,11 +215,6 @@ struct Store {
     conn: Connection,
     /// Why the journal stopped taking checks, once it has.
     failed: Option<String>,
-    /// When the open transaction took its first batch claim: it is committed once it is
-    /// [`CLAIM_WINDOW`] old, not with each write of checks.
-    claiming: Option<Instant>,
-    /// When a transaction that held claims was last committed (see [`LOCK_GAP`]).
-    released: Option<Instant>,
 }
 
 /// The order a payment is claimed for, as gate and reconcile know it.
@@ -455,12 +437,7 @@ impl Journal {
             run,
             queue: Mutex::new(Queue::default()),
             wake: Condvar::new(),
-            store: Mutex::new(Store {
-                conn,
-                failed: None,
-                claiming: None,
-                released: None,
-            }),
+            store: Mutex::new(Store { conn, failed: None }),
         }));
         let writer = journal.clone();
         let spawned = std::thread::Builder::new()
@@ -496,30 +473,20 @@ impl Journal {
                 return;
             }
             drop(queue);
-            self.flush(&mut self.store(), false);
+            self.flush(&mut self.store());
         }
     }
 
-    /// Writes what the queue holds, and commits it (`end`: whatever the transaction
-    /// holds). The caller holds the store, so what is taken from the queue is written
-    /// before anyone reads the store again.
-    fn flush(&self, store: &mut Store, end: bool) {
+    /// Writes what the queue holds, in one transaction: the caller holds the store, so
+    /// what is taken from the queue is written before anyone reads the store again.
+    fn flush(&self, store: &mut Store) {
         let pending = {
             let mut queue = self.queue();
             queue.due_at = None;
             std::mem::take(&mut queue.pending)
         };
-        if pending.is_empty() && store.conn.is_autocommit() {
-            return;
-        }
-        store.within(|conn| pending.iter().try_for_each(|entry| entry.insert(conn)));
-        match store.claiming {
-            // The claims stay under the write lock until their transaction is due: the
-            // journal's thread wakes for it then.
-            Some(at) if !end && at.elapsed() < CLAIM_WINDOW && store.failed.is_none() => {
-                self.queue().due_by(at + CLAIM_WINDOW);
-            }
-            _ => store.commit(),
+        if !pending.is_empty() {
+            store.transaction(|conn| pending.iter().try_for_each(|entry| entry.insert(conn)));
         }
     }
 
@@ -541,7 +508,7 @@ impl Journal {
         // The journal's thread has fallen behind: the run writes a share itself rather
         // than let what waits grow with the run (1,000,000 references in a few MB).
         if waiting >= 2 * COMMIT_ROWS {
-            self.flush(&mut self.store(), false);
+            self.flush(&mut self.store());
         }
     }
 
@@ -560,7 +527,7 @@ impl Journal {
         let keys = payment.keys();
         let mut store = self.store();
         // In order: the checks before the claim are written first.
-        self.flush(&mut store, true);
+        self.flush(&mut store);
         // Synced to disk before gate answers: a claim must outlast a power cut once gate
         // has said 0. The checks of a batch are not, which is what keeps them cheap.
         if let Err(e) = store.conn.execute_batch("PRAGMA synchronous = FULL") {
@@ -591,14 +558,15 @@ impl Journal {
     }
 
     /// A batch's claim (reconcile's rows): the earlier claim when another order holds the
-    /// payment, in the journal or earlier in this run; else the claim is written into the
-    /// open write transaction, committed with the next checks, so 100,000 rows are not
-    /// 100,000 commits. The look and the write are in that one transaction, which holds
-    /// SQLite's write lock: another process claiming the same payment meanwhile (a gate at
-    /// that moment) waits for the commit, at most about [`CLAIM_WINDOW`], and then finds
-    /// this claim. So a row this says nothing against is the payment's only order, and may
-    /// be written as MATCHED at once. After each commit the lock is left free for
-    /// [`LOCK_GAP`], so whoever waits gets it.
+    /// payment, in the journal or earlier in this run; else this claim, written. The look
+    /// and the write are one short transaction of their own, committed before the row is
+    /// written: another process claiming the same payment meanwhile (a gate at that
+    /// moment) waits for it and then finds this claim, so a row this says nothing against
+    /// is the payment's only order, and may be written as MATCHED at once. (Held open for
+    /// many rows, the transaction kept gates waiting behind busy reconciles, and behind one
+    /// stopped with Ctrl-Z, for its whole stop; a commit a row costs less than the
+    /// lookups that found a lost claim at the end did.) The checks are not synced to disk
+    /// (`synchronous = NORMAL`), as a batch's checks are not.
     pub(crate) fn claim_in_batch(
         &self,
         payment: Payment<'_>,
@@ -607,16 +575,8 @@ impl Journal {
     ) -> Result<Option<Claim>, String> {
         let run = &self.0.run;
         let mut store = self.store();
-        if store.conn.is_autocommit()
-            && let Some(gap) = store
-                .released
-                .map(|at| LOCK_GAP.saturating_sub(at.elapsed()))
-            && !gap.is_zero()
-        {
-            std::thread::sleep(gap);
-        }
         let mut found = None;
-        store.within(|conn| {
+        store.transaction(|conn| {
             for key in &payment.lookups() {
                 match earlier_claim(conn, &run.account, key)? {
                     Some((earlier, claim)) if !earlier.is(order) => {
@@ -643,19 +603,10 @@ impl Journal {
             }
             Ok(())
         });
-        if let Some(why) = &store.failed {
-            return Err(why.clone());
+        match &store.failed {
+            Some(why) => Err(why.clone()),
+            None => Ok(found),
         }
-        let at = *store.claiming.get_or_insert_with(Instant::now);
-        let mut queue = self.queue();
-        queue.due_by(at + CLAIM_WINDOW);
-        if queue.due() {
-            // Also when the journal's thread could not be started: the write lock is never
-            // held much longer than CLAIM_WINDOW.
-            drop(queue);
-            self.flush(&mut store, false);
-        }
-        Ok(found)
     }
 
     /// Whether the journal holds a check of `reference` on this run's service: the
@@ -682,7 +633,7 @@ impl Journal {
     /// claim was kept: the error line (exit 6) when one was not.
     pub(crate) fn close(&self) -> Result<(), Failure> {
         let mut store = self.store();
-        self.flush(&mut store, true);
+        self.flush(&mut store);
         self.queue().closed = true;
         self.0.wake.notify_one();
         match &store.failed {
@@ -699,41 +650,19 @@ impl Store {
         self.failed.get_or_insert(why).clone()
     }
 
-    /// Runs `write` in the open write transaction, or in one it opens (taken at once, so
-    /// two processes' claims are one after the other), and commits it; a failure stops the
-    /// journal, and the run's end reports it.
+    /// Runs `write` in one write transaction (taken at once, so two processes' claims are
+    /// one after the other); a failure stops the journal, and the run's end reports it.
     fn transaction(&mut self, write: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
-        self.within(write);
-        self.commit();
-    }
-
-    /// Commits the open write transaction, if there is one.
-    fn commit(&mut self) {
-        if self.failed.is_none()
-            && !self.conn.is_autocommit()
-            && let Err(e) = self.conn.execute_batch("COMMIT")
-        {
-            let _ = self.conn.execute_batch("ROLLBACK");
-            self.fail(&e);
-        }
-        if self.claiming.take().is_some() {
-            self.released = Some(Instant::now());
-        }
-    }
-
-    /// Runs `write` in the open write transaction, or in one it opens, and leaves it open
-    /// for the next commit; a failure rolls it back and stops the journal.
-    fn within(&mut self, write: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
         if self.failed.is_some() {
             return;
         }
-        let begun = match self.conn.is_autocommit() {
-            true => self.conn.execute_batch("BEGIN IMMEDIATE"),
-            false => Ok(()),
-        };
-        if let Err(e) = begun.and_then(|()| write(&self.conn)) {
+        let done =
+            (self.conn.execute_batch("BEGIN IMMEDIATE")).and_then(|()| match write(&self.conn) {
+                Ok(()) => self.conn.execute_batch("COMMIT"),
+                Err(e) => Err(e),
+            });
+        if let Err(e) = done {
             let _ = self.conn.execute_batch("ROLLBACK");
-            self.claiming = None;
             self.fail(&e);
         }
     }

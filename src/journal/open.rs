@@ -327,15 +327,15 @@ fn known(id: i32, version: i32) -> Result<(), Refusal> {
 
 /// SQLite's busy handler for a journal connection: another connection holds the lock, so
 /// try again in a quarter of a millisecond, for up to about [`BUSY_TIMEOUT`]. (SQLite's own
-/// busy timeout backs off to tries 100 ms apart, which all but never land in the moment a
-/// batch holding claims leaves the lock free between its transactions.)
+/// busy timeout backs off to tries 100 ms apart: a gate behind a busy reconcile's
+/// transactions, a commit for each row, would wait a tenth of a second a try for a lock
+/// that is free most of the time.)
 fn wait_briefly(tries: i32) -> bool {
     wait(tries, Duration::from_micros(250))
 }
 
-/// The busy handler of a batch's connection: tries every 2 ms, so that in the moment a
-/// batch holding claims leaves the lock free, a gate (a checkout waiting on its answer)
-/// takes it before another batch does.
+/// The busy handler of a batch's connection: tries every 2 ms, so that when the lock comes
+/// free a gate (a checkout waiting on its answer) takes it before a batch does.
 fn wait_behind_gates(tries: i32) -> bool {
     wait(tries, Duration::from_millis(2))
 }
