@@ -268,6 +268,17 @@ impl RowRecord {
         self.error = Some(failure.to_string());
     }
 
+    /// This paid row's payment could not be claimed for its order: the journal cannot
+    /// answer (`why`), so nothing says that no other order has it. UNVERIFIED (rerun),
+    /// never MATCHED: a row on stdout that says MATCHED is its payment's only order.
+    pub(crate) fn unclaimed(&mut self, why: &str) {
+        self.result = RowResult::Unverified(Exit::Unavailable);
+        self.error = Some(format!(
+            "the journal cannot say whether another order claimed this payment ({why}): \
+             rerun once the journal answers"
+        ));
+    }
+
     /// Whether the row needs no look: MATCHED with no warning, a line item of an order, or
     /// the file's own totals row adding up.
     pub(crate) fn clean(&self) -> bool {

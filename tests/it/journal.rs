@@ -870,8 +870,9 @@ fn a_batch_whose_reader_stopped_reading_never_holds_the_journal_from_a_gate() {
     let _ = child.wait();
 }
 
-/// A reconcile blocked on a stdout nobody reads holds claims: its journal's thread commits
-/// them all the same, and a gate for another order's payment is answered at once.
+/// A reconcile blocked on a stdout nobody reads has claimed payments: each claim was
+/// committed before its row was written, and a gate for another order's payment is
+/// answered at once, refused.
 #[test]
 fn a_reconcile_whose_reader_stopped_reading_never_holds_the_journal_from_a_gate() {
     let dir = TempDir::new("journal-blocked-claims");
@@ -983,10 +984,9 @@ fn two_reconciles_at_once_never_both_write_one_payment_matched() {
     assert_eq!(matched.len(), rows, "every payment MATCHED once");
 }
 
-/// A reconcile claiming payments holds the journal's write lock in windows of 200 ms and
-/// leaves it free between them: verifies started meanwhile each finish in well under a
-/// second or two, not when the reconcile ends. (With SQLite's own busy timeout, whose
-/// tries back off to 100 ms apart, they missed the free moments and waited for the end.)
+/// A reconcile claiming payments commits a short transaction a row: verifies started
+/// meanwhile each finish in well under a second or two, not when the reconcile ends (as
+/// they did when its claims were held in one transaction for many rows).
 #[test]
 fn verifies_during_a_reconcile_holding_claims_are_not_kept_waiting_for_its_end() {
     let dir = TempDir::new("journal-fair");
@@ -1030,6 +1030,79 @@ fn verifies_during_a_reconcile_holding_claims_are_not_kept_waiting_for_its_end()
     assert!(
         still_claiming,
         "the reconcile ended before the verifies: nothing was tested"
+    );
+}
+
+/// A journal that stops answering mid-run (another program holds its lock past the 30 s
+/// busy timeout): reconcile's paid rows from then on are UNVERIFIED and the run is exit 6;
+/// none is MATCHED without its claim, least of all for a payment a gate gave another
+/// order. (They were MATCHED, the payments other orders held among them.)
+#[test]
+fn rows_after_the_journal_stops_answering_are_unverified_never_matched_unclaimed() {
+    let dir = TempDir::new("journal-stops");
+    let journal = journal_in(&dir);
+    let claimed = ["SANDBOX-MERCHANT-Q1", "SANDBOX-MERCHANT-Q2"];
+    for (n, reference) in claimed.iter().enumerate() {
+        let merchant_ref = format!("Q{}", n + 1);
+        let out = run(
+            &journal,
+            &[
+                "gate",
+                "--sandbox",
+                "--merchant-ref",
+                &merchant_ref,
+                "--amount",
+                "40000",
+                "--",
+                reference,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
+    let mut text = String::from("order_id,reference,amount\n");
+    for n in 0..300 {
+        let reference = match n {
+            250 | 251 => claimed[n - 250].to_owned(),
+            _ => format!("SANDBOX-SLOW-20-q{n}"),
+        };
+        text.push_str(&format!("{n},{reference},40000\n"));
+    }
+    let file = dir.write("orders.csv", text);
+    let reconcile = super::common::spawnable()
+        .env("PAYVERIFY_JOURNAL", &journal)
+        .args(["reconcile", "--sandbox", "-j", "2", "-o", "jsonl"])
+        .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let holder = rusqlite::Connection::open(&journal).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let out = reconcile.wait_with_output().unwrap();
+    holder.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    let mut unverified = 0;
+    for line in stdout_of(&out).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let reference = row["row"]["reference"].as_str().unwrap();
+        match row["result"].as_str() {
+            Some("MATCHED") => assert!(!claimed.contains(&reference), "{line}"),
+            Some("UNVERIFIED") => {
+                assert!(
+                    row["error"]
+                        .as_str()
+                        .unwrap()
+                        .contains("the journal cannot say"),
+                    "{line}"
+                );
+                unverified += 1;
+            }
+            other => panic!("{other:?}: {line}"),
+        }
+    }
+    assert!(
+        unverified >= 50,
+        "{unverified}: the journal stopped too late to test"
     );
 }
 

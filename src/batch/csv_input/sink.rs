@@ -67,8 +67,9 @@ impl ReconcileSink {
     }
 
     /// Claims a paid row's payment for its order; a DUPLICATE when another order claimed it
-    /// first, in this run or an earlier one. A journal that cannot answer leaves the row as
-    /// it is: the run then ends with exit 6, the journal saying why.
+    /// first, in this run or an earlier one. A journal that cannot answer makes the row
+    /// UNVERIFIED, never MATCHED unclaimed: the run then ends with exit 6, the journal
+    /// saying why.
     fn claim(&self, record: &mut RowRecord, answered: &Record, payment: Payment<'_>) {
         let Some(journal) = &self.claims else {
             return;
@@ -88,11 +89,13 @@ impl ReconcileSink {
             (None, Some(_)) => Order::without_id(reference, merchant_ref),
             (None, None) => return,
         };
-        if let Ok(Some(claim)) = journal.claim_in_batch(payment, &order, reference) {
-            record.claimed(&CheckFailure::Claimed {
+        match journal.claim_in_batch(payment, &order, reference) {
+            Ok(Some(claim)) => record.claimed(&CheckFailure::Claimed {
                 payment: shown.to_owned(),
                 by: claim.said(),
-            });
+            }),
+            Ok(None) => {}
+            Err(why) => record.unclaimed(&why),
         }
     }
 
