@@ -397,11 +397,20 @@ fn insert_claim(
 /// Gives the claim on payment key `key` to `order`, an order id the claim's merchant
 /// reference was matched to (see [`Order::is`]): later runs then tell that order from
 /// another with the same merchant reference.
-fn take_over_claim(conn: &Connection, run: &Run, key: &str, order: &Order) -> rusqlite::Result<()> {
+fn take_over_claim(
+    conn: &Connection,
+    run: &Run,
+    key: &str,
+    order: &Order,
+    at: &str,
+) -> rusqlite::Result<()> {
+    // Its time too: a later DUPLICATE names the command and the time it was taken at,
+    // not this command with the gate's time.
     conn.prepare_cached(
-        "UPDATE claims SET \"order\" = ?3, command = ?4 WHERE account = ?1 AND payment = ?2",
+        "UPDATE claims SET \"order\" = ?3, command = ?4, claimed_at = ?5 \
+         WHERE account = ?1 AND payment = ?2",
     )?
-    .execute(params![run.account, key, order.key, run.command])?;
+    .execute(params![run.account, key, order.key, run.command, at])?;
     Ok(())
 }
 
@@ -577,16 +586,26 @@ impl Journal {
         let mut store = self.store();
         let mut found = None;
         store.transaction(|conn| {
-            for key in &payment.lookups() {
+            let lookups = payment.lookups();
+            let mut taken = Vec::new();
+            for key in &lookups {
                 match earlier_claim(conn, &run.account, key)? {
                     Some((earlier, claim)) if !earlier.is(order) => {
                         found = Some(claim);
                         return Ok(());
                     }
+                    // A gate's claim this row's order id is matched to by its merchant
+                    // reference, under a key of a rival kind (the gate's payment named by
+                    // its merchantRef alone, this row's a named one of that merchantRef):
+                    // it is this order id's from now on, as below.
+                    Some((earlier, _)) if order.by_id && !earlier.by_id => taken.push(key),
                     _ => {}
                 }
             }
             let at = now();
+            for key in taken {
+                take_over_claim(conn, run, key, order, &at)?;
+            }
             for key in &payment.keys() {
                 if !insert_claim(conn, run, key, order, reference, &at)?
                     && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
@@ -598,7 +617,7 @@ impl Journal {
                     // row's order id has now been matched to: the order id takes it, so
                     // another order id with the same merchant reference is another order
                     // from now on.
-                    take_over_claim(conn, run, key, order)?;
+                    take_over_claim(conn, run, key, order, &at)?;
                 }
             }
             Ok(())
@@ -694,10 +713,6 @@ mod tests {
         Order::of_id(key, None)
     }
 
-    /// reconcile queues its claim on TX-1 for order 1001; meanwhile a gate in another
-    /// process passes `gated` (TX-1, in some field) for order 1002, before that claim is
-    /// written. Whichever wins, the payment never goes to both orders quietly: the gate is
-    /// refused naming order 1001, or reconcile's end names the payment and both orders.
     /// reconcile's row claims TX-1 for order 1001, and may print MATCHED at once; a gate
     /// for order 1002 at that moment, in another process, must then be refused: it waits
     /// for reconcile's commit and finds the claim, and reconcile's run ends clean.
@@ -749,6 +764,39 @@ mod tests {
         assert_eq!(refused.map(|c| c.order), Some("1001".to_owned()));
         assert!(first.close().is_ok());
         assert!(second.close().is_ok());
+    }
+
+    /// A gate passed a payment named by its merchantRef alone (SM-a) for merchant reference
+    /// SM-a; order 1001, whose merchant ref is SM-a, is matched to it by a named payment of
+    /// that merchantRef, and takes the claim: order 1002, the same merchant ref, is then
+    /// another order, refused. (Both were MATCHED.)
+    #[test]
+    fn an_order_id_matched_to_a_gates_merchant_ref_alone_claim_takes_it() {
+        let dir = TempDir::new("journal-merchant-alone");
+        let path = dir.path().join("j.sqlite3");
+        let alone = Payment {
+            transaction_ref: None,
+            payment_ref: None,
+            merchant_ref: Some("SM-a"),
+        };
+        let named = |name| Payment {
+            transaction_ref: Some(name),
+            payment_ref: None,
+            merchant_ref: Some("SM-a"),
+        };
+        let gate = Journal::open(&path, false, run("gate")).unwrap();
+        let by_gate = gate.claim(alone, &Order::of_merchant_ref("SM-a"), "SM-a");
+        assert_eq!(by_gate, Ok(None));
+        gate.close().unwrap();
+        let batch = Journal::open(&path, false, run("reconcile")).unwrap();
+        let first =
+            batch.claim_in_batch(named("N1-a"), &Order::of_id("1001", Some("SM-a")), "N1-a");
+        assert_eq!(first, Ok(None));
+        let second = batch
+            .claim_in_batch(named("N2-a"), &Order::of_id("1002", Some("SM-a")), "N2-a")
+            .unwrap();
+        assert_eq!(second.map(|c| c.order), Some("1001".to_owned()));
+        batch.close().unwrap();
     }
 
     #[test]
