@@ -432,6 +432,45 @@ pub(crate) fn refused(path: &Path, why: &str) -> Failure {
     )
 }
 
+/// Claims `payment` for `order`, asked as `reference`, in the caller's write transaction
+/// (gate's and a batch's alike): the earlier claim when another order holds it under any
+/// of its names, else this order's, written. A gate's claim known by its merchant
+/// reference alone that a reconcile row's order id is matched to (see [`Order::is`]),
+/// under the same key or a rival one, is that order id's from then on: another order id
+/// with the same merchant reference is another order. (A gate's order is never by id, so
+/// a gate takes nothing over.)
+fn claim_payment(
+    conn: &Connection,
+    run: &Run,
+    payment: Payment<'_>,
+    order: &Order,
+    reference: &str,
+) -> rusqlite::Result<Option<Claim>> {
+    let mut taken = Vec::new();
+    for key in payment.lookups() {
+        match earlier_claim(conn, &run.account, &key)? {
+            Some((earlier, claim)) if !earlier.is(order) => return Ok(Some(claim)),
+            Some((earlier, _)) if order.by_id && !earlier.by_id => taken.push(key),
+            _ => {}
+        }
+    }
+    let at = now();
+    for key in &taken {
+        take_over_claim(conn, run, key, order, &at)?;
+    }
+    for key in &payment.keys() {
+        if !insert_claim(conn, run, key, order, reference, &at)?
+            && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
+            && earlier.is(order)
+            && order.by_id
+            && !earlier.by_id
+        {
+            take_over_claim(conn, run, key, order, &at)?;
+        }
+    }
+    Ok(None)
+}
+
 impl Journal {
     /// Opens (or makes) the journal at `path` for `run`. `make_directory`: the default
     /// place, whose directory is made owner-only when missing. A thread of its own writes
@@ -533,7 +572,6 @@ impl Journal {
         reference: &str,
     ) -> Result<Option<Claim>, String> {
         let run = &self.0.run;
-        let keys = payment.keys();
         let mut store = self.store();
         // In order: the checks before the claim are written first.
         self.flush(&mut store);
@@ -544,19 +582,7 @@ impl Journal {
         }
         let mut found = None;
         store.transaction(|conn| {
-            for key in &payment.lookups() {
-                match earlier_claim(conn, &run.account, key)? {
-                    Some((earlier, claim)) if !earlier.is(order) => {
-                        found = Some(claim);
-                        return Ok(());
-                    }
-                    _ => {}
-                }
-            }
-            let at = now();
-            for key in &keys {
-                insert_claim(conn, run, key, order, reference, &at)?;
-            }
+            found = claim_payment(conn, run, payment, order, reference)?;
             Ok(())
         });
         let _ = store.conn.execute_batch("PRAGMA synchronous = NORMAL");
@@ -571,11 +597,10 @@ impl Journal {
     /// and the write are one short transaction of their own, committed before the row is
     /// written: another process claiming the same payment meanwhile (a gate at that
     /// moment) waits for it and then finds this claim, so a row this says nothing against
-    /// is the payment's only order, and may be written as MATCHED at once. (Held open for
-    /// many rows, the transaction kept gates waiting behind busy reconciles, and behind one
-    /// stopped with Ctrl-Z, for its whole stop; a commit a row costs less than the
-    /// lookups that found a lost claim at the end did.) The checks are not synced to disk
-    /// (`synchronous = NORMAL`), as a batch's checks are not.
+    /// is the payment's only order, and may be written as MATCHED at once. One transaction
+    /// a row, not one held for many: a held one keeps every gate waiting behind a busy or
+    /// stopped (Ctrl-Z) reconcile. Not synced to disk (`synchronous = NORMAL`), as a
+    /// batch's checks are not.
     pub(crate) fn claim_in_batch(
         &self,
         payment: Payment<'_>,
@@ -586,40 +611,7 @@ impl Journal {
         let mut store = self.store();
         let mut found = None;
         store.transaction(|conn| {
-            let lookups = payment.lookups();
-            let mut taken = Vec::new();
-            for key in &lookups {
-                match earlier_claim(conn, &run.account, key)? {
-                    Some((earlier, claim)) if !earlier.is(order) => {
-                        found = Some(claim);
-                        return Ok(());
-                    }
-                    // A gate's claim this row's order id is matched to by its merchant
-                    // reference, under a key of a rival kind (the gate's payment named by
-                    // its merchantRef alone, this row's a named one of that merchantRef):
-                    // it is this order id's from now on, as below.
-                    Some((earlier, _)) if order.by_id && !earlier.by_id => taken.push(key),
-                    _ => {}
-                }
-            }
-            let at = now();
-            for key in taken {
-                take_over_claim(conn, run, key, order, &at)?;
-            }
-            for key in &payment.keys() {
-                if !insert_claim(conn, run, key, order, reference, &at)?
-                    && let Some((earlier, _)) = earlier_claim(conn, &run.account, key)?
-                    && earlier.is(order)
-                    && order.by_id
-                    && !earlier.by_id
-                {
-                    // A gate's claim, known by its merchant reference alone, that this
-                    // row's order id has now been matched to: the order id takes it, so
-                    // another order id with the same merchant reference is another order
-                    // from now on.
-                    take_over_claim(conn, run, key, order, &at)?;
-                }
-            }
+            found = claim_payment(conn, run, payment, order, reference)?;
             Ok(())
         });
         match &store.failed {
