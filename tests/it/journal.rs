@@ -870,6 +870,25 @@ fn a_batch_whose_reader_stopped_reading_never_holds_the_journal_from_a_gate() {
     let _ = child.wait();
 }
 
+/// `reconcile --sandbox -o jsonl FILE` with `args`, started in the background on `journal`,
+/// its stdout to `stdout`.
+fn reconcile_started(
+    journal: &Path,
+    file: &Path,
+    args: &[&str],
+    stdout: std::process::Stdio,
+) -> std::process::Child {
+    super::common::spawnable()
+        .env("PAYVERIFY_JOURNAL", journal)
+        .args(["reconcile", "--sandbox", "-o", "jsonl"])
+        .args(args)
+        .arg(file)
+        .stdin(std::process::Stdio::null())
+        .stdout(stdout)
+        .spawn()
+        .unwrap()
+}
+
 /// A reconcile blocked on a stdout nobody reads has claimed payments: each claim was
 /// committed before its row was written, and a gate for another order's payment is
 /// answered at once, refused.
@@ -941,16 +960,8 @@ fn two_reconciles_at_once_never_both_write_one_payment_matched() {
         dir.write(&format!("{shop}.csv"), text)
     };
     let (a, b) = (file_of("A"), file_of("B"));
-    let start = |file: &Path| {
-        super::common::spawnable()
-            .env("PAYVERIFY_JOURNAL", &journal)
-            .args(["reconcile", "--sandbox", "-j", "8", "-o", "jsonl"])
-            .arg(file)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
+    let start =
+        |file: &Path| reconcile_started(&journal, file, &["-j", "8"], std::process::Stdio::piped());
     let (first, second) = (start(&a), start(&b));
     let outputs = [
         first.wait_with_output().unwrap(),
@@ -996,14 +1007,12 @@ fn verifies_during_a_reconcile_holding_claims_are_not_kept_waiting_for_its_end()
         text.push_str(&format!("{n},SANDBOX-SLOW-40-f{n},40000\n"));
     }
     let file = dir.write("orders.csv", text);
-    let mut reconcile = super::common::spawnable()
-        .env("PAYVERIFY_JOURNAL", &journal)
-        .args(["reconcile", "--sandbox", "-j", "4", "-q", "-o", "jsonl"])
-        .arg(&file)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut reconcile = reconcile_started(
+        &journal,
+        &file,
+        &["-j", "4", "-q"],
+        std::process::Stdio::null(),
+    );
     // About 6 s of rows: the verifies below all start while it claims.
     std::thread::sleep(std::time::Duration::from_millis(800));
     let verifies: Vec<_> = (0..8)
@@ -1068,13 +1077,7 @@ fn rows_after_the_journal_stops_answering_are_unverified_never_matched_unclaimed
         text.push_str(&format!("{n},{reference},40000\n"));
     }
     let file = dir.write("orders.csv", text);
-    let reconcile = super::common::spawnable()
-        .env("PAYVERIFY_JOURNAL", &journal)
-        .args(["reconcile", "--sandbox", "-j", "2", "-o", "jsonl"])
-        .arg(&file)
-        .stdin(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let reconcile = reconcile_started(&journal, &file, &["-j", "2"], std::process::Stdio::piped());
     std::thread::sleep(std::time::Duration::from_millis(500));
     let holder = rusqlite::Connection::open(&journal).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
